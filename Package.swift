@@ -1,0 +1,77 @@
+// swift-tools-version: 6.1
+//
+// motiond: a Linux touch input daemon. The layers are one module each, from the pure
+// physics and gesture code at the bottom to the thin executables at the top:
+//
+//   MotionCore    streams, properties, springs, recognizers, interactions (pure, no I/O)
+//   CEvdev/CUdev  the system libraries libevdev and libudev, through pkg-config
+//   TouchInput    devices, discovery, hotplug, evemu recordings, coordinate mapping
+//   MotionServer  the engine wiring input to MotionCore, the socket protocol, configuration
+//   motiond       the daemon
+//   motionctl     the command line that inspects and drives it
+import PackageDescription
+
+let package = Package(
+    name: "motiond",
+    platforms: [.macOS(.v14)],
+    products: [
+        .executable(name: "motiond", targets: ["motiond"]),
+        .executable(name: "motionctl", targets: ["motionctl"]),
+        .library(name: "MotionCore", targets: ["MotionCore"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+        .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
+    ],
+    targets: [
+        .target(name: "MotionCore"),
+        .systemLibrary(
+            name: "CEvdev",
+            pkgConfig: "libevdev",
+            providers: [.apt(["libevdev-dev"])]
+        ),
+        .systemLibrary(
+            name: "CUdev",
+            pkgConfig: "libudev",
+            providers: [.apt(["libudev-dev"])]
+        ),
+        .target(
+            name: "TouchInput",
+            dependencies: ["MotionCore", "CEvdev", "CUdev"]
+        ),
+        .target(
+            name: "MotionServer",
+            dependencies: [
+                "MotionCore",
+                "TouchInput",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+            ]
+        ),
+        .executableTarget(
+            name: "motiond",
+            dependencies: [
+                "MotionServer",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ]
+        ),
+        .executableTarget(
+            name: "motionctl",
+            dependencies: [
+                "MotionCore",
+                "MotionServer",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ]
+        ),
+        .testTarget(name: "MotionCoreTests", dependencies: ["MotionCore"]),
+        .testTarget(
+            name: "MotionServerTests",
+            dependencies: [
+                "MotionServer",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+            ]
+        ),
+        .testTarget(name: "CommandLineTests", dependencies: ["MotionCore"]),
+    ]
+)

@@ -1,0 +1,81 @@
+/// Owns the connections between streams and properties, and knows whether anything is moving.
+///
+/// The runtime is where interactions are added; it keeps their subscriptions alive, and it
+/// aggregates the ``MotionState`` of every stream it connected into one ``state``: `.atRest`
+/// only when all of them are. The daemon uses that to know when a scene has settled.
+public final class MotionRuntime {
+    /// The frame clock springs in this runtime run on.
+    public let clock: FrameClock
+
+    private var subscriptions: [Subscription] = []
+    private var interactions: [AnyObject] = []
+    private var activeStreams: Set<Int> = []
+    private var nextStreamID = 0
+    private let aggregate = ReactiveProperty(MotionState.atRest)
+
+    /// Creates a runtime whose springs run on `clock`.
+    public init(clock: FrameClock) {
+        self.clock = clock
+    }
+
+    /// `.active` while any connected stream is active, `.atRest` when all are at rest.
+    /// Written only when it changes.
+    public var state: ReadOnlyProperty<MotionState> { aggregate.readOnly }
+
+    /// Writes every value of `stream` to `property`, and counts the stream's state in ``state``.
+    public func connect<Value>(_ stream: MotionObservable<Value>, to property: ReactiveProperty<Value>) {
+        connect(stream) { property.value = $0 }
+    }
+
+    /// Subscribes to `stream` for its state alone (a gesture, say), counting it in ``state``.
+    public func observeState<Value>(of stream: MotionObservable<Value>) {
+        connect(stream) { _ in }
+    }
+
+    /// Asks `interaction` to connect itself to `target`, and keeps it alive.
+    public func add<I: Interaction>(_ interaction: I, to target: I.Target) {
+        interactions.append(interaction)
+        interaction.add(to: target, withRuntime: self)
+    }
+
+    /// Disables `spring` while `gesture` is in progress and re-enables it when the gesture
+    /// ends, however it ends: the finger moves the value, then the spring takes over from
+    /// wherever the finger left it.
+    public func toggle<Value, Event: GestureEvent>(_ spring: Spring<Value>, inReactionTo gesture: MotionObservable<Event>) {
+        let subscription = gesture.subscribe(next: { event in
+            let shouldBeEnabled = !event.state.isInProgress
+            if event.state != .possible, spring.enabled.value != shouldBeEnabled {
+                spring.enabled.value = shouldBeEnabled
+            }
+        })
+        subscriptions.append(subscription)
+    }
+
+    /// Cancels every connection the runtime made.
+    public func disconnectAll() {
+        subscriptions.forEach { $0.unsubscribe() }
+        subscriptions = []
+        interactions = []
+        activeStreams = []
+        setAggregate()
+    }
+
+    private func connect<Value>(_ stream: MotionObservable<Value>, next: @escaping (Value) -> Void) {
+        let id = nextStreamID
+        nextStreamID += 1
+        let subscription = stream.subscribe(next: next, state: { [weak self] state in
+            guard let self else { return }
+            switch state {
+            case .active: self.activeStreams.insert(id)
+            case .atRest: self.activeStreams.remove(id)
+            }
+            self.setAggregate()
+        })
+        subscriptions.append(subscription)
+    }
+
+    private func setAggregate() {
+        let state: MotionState = activeStreams.isEmpty ? .atRest : .active
+        if aggregate.value != state { aggregate.value = state }
+    }
+}

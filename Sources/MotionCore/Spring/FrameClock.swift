@@ -1,0 +1,157 @@
+/// The source of animation frames: springs ask it for a callback per frame while they move.
+///
+/// A clock only needs to run while someone observes it, which is what lets an idle kiosk
+/// sleep: when every spring is at rest, no observer is left and no frame is scheduled.
+/// Times are seconds on a monotonic clock, the same clock as the touch frames'.
+public protocol FrameClock: AnyObject {
+    /// The current time, in seconds. Springs start and retarget at this time.
+    var now: Double { get }
+
+    /// Calls `handler` with each frame's timestamp until the subscription is cancelled.
+    func observeFrames(_ handler: @escaping (Double) -> Void) -> Subscription
+}
+
+/// A list of frame observers, shared by the clocks.
+struct FrameObservers {
+    private final class Entry {
+        let handler: (Double) -> Void
+        var isActive = true
+        init(_ handler: @escaping (Double) -> Void) { self.handler = handler }
+    }
+
+    private var entries: [Entry] = []
+
+    var isEmpty: Bool { entries.isEmpty }
+    var count: Int { entries.count }
+
+    /// Adds a handler; the returned closure removes it.
+    mutating func add(_ handler: @escaping (Double) -> Void) -> AnyObject {
+        let entry = Entry(handler)
+        entries.append(entry)
+        return entry
+    }
+
+    mutating func remove(_ token: AnyObject) {
+        guard let entry = token as? Entry else { return }
+        entry.isActive = false
+        entries.removeAll { $0 === entry }
+    }
+
+    /// Calls every handler present when the frame started; one removed meanwhile is skipped.
+    func deliver(_ time: Double) {
+        for entry in entries where entry.isActive {
+            entry.handler(time)
+        }
+    }
+}
+
+/// A clock driven by hand: frames happen when ``tick(at:)`` is called. For tests, and for
+/// offline tools such as `motionctl spring` that sample a curve at chosen times.
+public final class ManualFrameClock: FrameClock {
+    private var observers = FrameObservers()
+
+    /// The current time; set it to start springs at a chosen moment.
+    public var now: Double
+
+    /// How many frames were delivered to at least one observer.
+    public private(set) var deliveredFrames = 0
+
+    /// Creates a clock whose time is `now`.
+    public init(now: Double = 0) {
+        self.now = now
+    }
+
+    /// Whether anyone is waiting for frames, i.e. whether a real clock would be running.
+    public var isRunning: Bool { !observers.isEmpty }
+
+    /// Sets the time to `time` and delivers a frame to every observer.
+    public func tick(at time: Double) {
+        now = time
+        guard !observers.isEmpty else { return }
+        deliveredFrames += 1
+        observers.deliver(time)
+    }
+
+    public func observeFrames(_ handler: @escaping (Double) -> Void) -> Subscription {
+        let token = observers.add(handler)
+        return Subscription { [weak self] in self?.observers.remove(token) }
+    }
+}
+
+/// Schedules work at a time on a monotonic clock; what a ``TimedFrameClock`` runs on.
+///
+/// motiond's engine provides one backed by its event loop; tests provide one driven by hand.
+public protocol FrameScheduler: AnyObject {
+    /// The current time, in seconds.
+    var now: Double { get }
+
+    /// Runs `work` at `deadline` (or as soon after as possible). The returned function
+    /// cancels it if it has not run yet.
+    func schedule(at deadline: Double, _ work: @escaping () -> Void) -> () -> Void
+}
+
+/// A clock that ticks at a fixed rate, but only while someone observes it.
+///
+/// Each frame is stamped with the scheduler's time when it actually runs, so a late frame
+/// carries its real time and springs, evaluated in closed form, stay exact. Deadlines follow
+/// a fixed grid from the first frame, so the rate does not drift; frames missed while the
+/// process was busy are skipped, not replayed.
+public final class TimedFrameClock: FrameClock {
+    /// Frames per second.
+    public let rate: Double
+    private let scheduler: FrameScheduler
+    private var observers = FrameObservers()
+    private var nextDeadline = 0.0
+    private var cancelPending: (() -> Void)?
+
+    /// How many times the clock woke up to deliver a frame.
+    public private(set) var wakeUps = 0
+
+    /// Creates a clock ticking `rate` times a second on `scheduler`.
+    ///
+    /// - Precondition: `rate` is positive and finite.
+    public init(rate: Double = 120, scheduler: FrameScheduler) {
+        precondition(rate.isFinite && rate > 0, "a frame clock needs a positive rate")
+        self.rate = rate
+        self.scheduler = scheduler
+    }
+
+    public var now: Double { scheduler.now }
+
+    /// Whether a frame is scheduled.
+    public var isRunning: Bool { cancelPending != nil }
+
+    public func observeFrames(_ handler: @escaping (Double) -> Void) -> Subscription {
+        let token = observers.add(handler)
+        if cancelPending == nil {
+            nextDeadline = scheduler.now + 1 / rate
+            scheduleNextFrame()
+        }
+        return Subscription { [weak self] in
+            guard let self else { return }
+            self.observers.remove(token)
+            if self.observers.isEmpty {
+                self.cancelPending?()
+                self.cancelPending = nil
+            }
+        }
+    }
+
+    private func scheduleNextFrame() {
+        cancelPending = scheduler.schedule(at: nextDeadline) { [weak self] in self?.frame() }
+    }
+
+    private func frame() {
+        cancelPending = nil
+        wakeUps += 1
+        let time = scheduler.now
+        observers.deliver(time)
+        guard !observers.isEmpty, cancelPending == nil else { return }
+        let period = 1 / rate
+        nextDeadline += period
+        if nextDeadline <= time {
+            nextDeadline += ((time - nextDeadline) / period).rounded(.down) * period + period
+        }
+        scheduleNextFrame()
+    }
+}

@@ -1,0 +1,49 @@
+import ArgumentParser
+import Foundation
+import MotionServer
+
+/// `motionctl`: inspects and drives motiond from a shell.
+///
+/// Exit codes: 0 ok, 1 the daemon (or the computation) said no, 2 usage, 3 cannot connect.
+@main
+struct MotionCtl: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "motionctl",
+        abstract: "Inspect and drive motiond, and try its physics offline.",
+        version: MotiondVersion.string,
+        subcommands: [SpringCommand.self]
+    )
+
+    /// Parses and runs, mapping every usage error to exit code 2 (ArgumentParser uses 64).
+    static func main() {
+        do {
+            var command = try parseAsRoot()
+            try command.run()
+        } catch {
+            if exitCode(for: error) == .validationFailure {
+                FileHandle.standardError.write(Data((fullMessage(for: error) + "\n").utf8))
+                Foundation.exit(ExitStatus.usage)
+            }
+            exit(withError: error)
+        }
+    }
+}
+
+/// motionctl's exit codes, shared by every subcommand.
+enum ExitStatus {
+    static let ok: Int32 = 0
+    static let refused: Int32 = 1
+    static let usage: Int32 = 2
+    static let cannotConnect: Int32 = 3
+}
+
+/// Writes a line to standard output at once: tests and pipes read it as it comes.
+func emit(_ line: String) {
+    FileHandle.standardOutput.write(Data((line + "\n").utf8))
+}
+
+/// Formats a number for JSON: Swift's shortest round-trip form, which JSON accepts.
+func json(_ value: Double) -> String {
+    precondition(value.isFinite, "JSON has no infinities")
+    return "\(value)"
+}
