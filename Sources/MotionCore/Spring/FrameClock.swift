@@ -101,8 +101,13 @@ public final class TimedFrameClock: FrameClock {
     public let rate: Double
     private let scheduler: FrameScheduler
     private var observers = FrameObservers()
-    private var nextDeadline = 0.0
+    /// The grid: frame k is due at `gridOrigin + k / rate`, computed, not accumulated.
+    private var gridOrigin = 0.0
+    private var nextFrame = 0
     private var cancelPending: (() -> Void)?
+    /// The timestamp of the frame being delivered, so that everything done during a frame
+    /// (a spring started by another's value, say) happens at the same instant.
+    private var frameTime: Double?
 
     /// How many times the clock woke up to deliver a frame.
     public private(set) var wakeUps = 0
@@ -116,7 +121,8 @@ public final class TimedFrameClock: FrameClock {
         self.scheduler = scheduler
     }
 
-    public var now: Double { scheduler.now }
+    /// The scheduler's time, or during a frame, that frame's timestamp.
+    public var now: Double { frameTime ?? scheduler.now }
 
     /// Whether a frame is scheduled.
     public var isRunning: Bool { cancelPending != nil }
@@ -124,7 +130,8 @@ public final class TimedFrameClock: FrameClock {
     public func observeFrames(_ handler: @escaping (Double) -> Void) -> Subscription {
         let token = observers.add(handler)
         if cancelPending == nil {
-            nextDeadline = scheduler.now + 1 / rate
+            gridOrigin = scheduler.now
+            nextFrame = 1
             scheduleNextFrame()
         }
         return Subscription { [weak self] in
@@ -138,20 +145,20 @@ public final class TimedFrameClock: FrameClock {
     }
 
     private func scheduleNextFrame() {
-        cancelPending = scheduler.schedule(at: nextDeadline) { [weak self] in self?.frame() }
+        let deadline = gridOrigin + Double(nextFrame) / rate
+        cancelPending = scheduler.schedule(at: deadline) { [weak self] in self?.frame() }
     }
 
     private func frame() {
         cancelPending = nil
         wakeUps += 1
         let time = scheduler.now
+        frameTime = time
         observers.deliver(time)
+        frameTime = nil
         guard !observers.isEmpty, cancelPending == nil else { return }
-        let period = 1 / rate
-        nextDeadline += period
-        if nextDeadline <= time {
-            nextDeadline += ((time - nextDeadline) / period).rounded(.down) * period + period
-        }
+        // The next grid point after this frame's real time: late frames skip, never pile up.
+        nextFrame = Swift.max(nextFrame + 1, Int(((time - gridOrigin) * rate).rounded(.down)) + 1)
         scheduleNextFrame()
     }
 }

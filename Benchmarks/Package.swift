@@ -1,0 +1,26 @@
+// swift-tools-version: 6.1
+//
+// motiond's benchmarks, kept in a package of their own so that building and testing
+// motiond does not build the benchmark tooling. Run from the repository root with
+//     swift package --package-path Benchmarks benchmark
+import PackageDescription
+
+let package = Package(
+    name: "motiond-benchmarks",
+    platforms: [.macOS(.v14)],
+    dependencies: [
+        .package(name: "motiond", path: ".."),
+        .package(url: "https://github.com/ordo-one/benchmark", from: "1.38.1", traits: ["MallocInterposer"]),
+    ],
+    targets: [
+        .executableTarget(
+            name: "MotionBenchmarks",
+            dependencies: [
+                .product(name: "Benchmark", package: "benchmark"),
+                .product(name: "MotionCore", package: "motiond"),
+            ],
+            path: "Benchmarks/MotionBenchmarks",
+            plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]
+        ),
+    ]
+)

@@ -1,0 +1,119 @@
+import Foundation
+import Testing
+
+@Suite("motionctl spring")
+struct SpringCommandTests {
+    @Test("--json --at 0.1,0.2 prints the reference values")
+    func referenceSamples() throws {
+        let run = try Run("motionctl", ["spring", "--json", "--at", "0.1,0.2"])
+        #expect(run.status == 0, "\(run.error)")
+        let objects = try run.jsonLines()
+        try #require(objects.count == 2, "\(run.output)")
+        #expect(objects[0]["t"] as? Double == 0.1)
+        #expect(Swift.abs(try #require(objects[0]["value"] as? Double) - 0.622017250) < 1e-6)
+        #expect(Swift.abs(try #require(objects[0]["velocity"] as? Double) - 6.22766) < 1e-5)
+        #expect(Swift.abs(try #require(objects[1]["value"] as? Double) - 0.970531876) < 1e-6)
+    }
+
+    @Test("the default run samples at 60 Hz until rest and ends with a rest line at the destination")
+    func defaultTrajectory() throws {
+        let run = try Run("motionctl", ["spring", "--json"])
+        #expect(run.status == 0)
+        let objects = try run.jsonLines()
+        let last = try #require(objects.last)
+        #expect(last["rest"] as? Bool == true)
+        let samples = objects.dropLast()
+        let restTime = try #require(last["t"] as? Double)
+        #expect(restTime > 0.4629 && restTime < 0.6)
+        #expect(samples.last?["value"] as? Double == 1.0)
+        #expect(samples.last?["t"] as? Double == restTime)
+        for (index, sample) in samples.enumerated() {
+            #expect(Swift.abs(try #require(sample["t"] as? Double) - Double(index) / 60) < 1e-12)
+        }
+        let peak = samples.compactMap { $0["value"] as? Double }.max() ?? 0
+        #expect(peak > 1.01 && peak < 1.0129, "the overshoot shows: \(peak)")
+    }
+
+    @Test("a toss from 0 to 100 at +1000/s, at 120 Hz")
+    func toss() throws {
+        let run = try Run("motionctl", ["spring", "--json", "--from", "0", "--to", "100", "--velocity", "1000", "--rate", "120"])
+        #expect(run.status == 0)
+        let samples = try run.jsonLines().dropLast()
+        let atTenth = try #require(samples.first { Swift.abs(($0["t"] as? Double ?? 0) - 0.1) < 1e-9 })
+        #expect(Swift.abs(try #require(atTenth["value"] as? Double) - 80.4113) < 1e-4)
+    }
+
+    @Test("spring constants can be given in Origami or POP units")
+    func designerUnits() throws {
+        let pop = try Run("motionctl", ["spring", "--bounciness", "4", "--speed", "12"])
+        #expect(pop.status == 0)
+        #expect(pop.lines.first?.contains("tension 342.1") == true, "\(pop.lines.first ?? "")")
+        let origami = try Run("motionctl", ["spring", "--origami-tension", "40", "--origami-friction", "7"])
+        #expect(origami.status == 0)
+        #expect(origami.lines.first?.contains("tension 230.2") == true)
+    }
+
+    @Test("the table lists t, value and velocity in aligned columns and says when it rests")
+    func table() throws {
+        let run = try Run("motionctl", ["spring", "--at", "0.1,0.2"])
+        #expect(run.status == 0)
+        #expect(run.lines.count == 4)
+        #expect(run.lines[1].contains("value") && run.lines[1].contains("velocity"))
+        #expect(run.lines[2].contains("0.622017250"))
+        #expect(Set(run.lines[1...].map(\.count)).count == 1, "columns are aligned")
+    }
+
+    @Test("bad arguments give a clear error and exit code 2", arguments: [
+        (["spring", "--tension", "-3"], "tension must be a positive number"),
+        (["spring", "--mass", "-1"], "mass must be a positive number"),
+        (["spring", "--friction", "0"], "never comes to rest"),
+        (["spring", "--tension", "abc"], "'abc' is invalid"),
+        (["spring", "--rate", "0"], "--rate must be a positive number"),
+        (["spring", "--at", "0.2,0.1"], "must increase"),
+        (["spring", "--at", "0.1,x"], "'x' is not a time"),
+        (["spring", "--tension", "300", "--bounciness", "3"], "choose one way"),
+        (["spring", "--bounciness", "3"], "go together"),
+        (["spring", "--rate", "60", "--at", "0.1"], "not both"),
+        (["spring", "--no-such-option"], "Unknown option"),
+    ])
+    func badArguments(arguments: [String], message: String) throws {
+        let run = try Run("motionctl", arguments)
+        #expect(run.status == 2)
+        #expect(run.error.contains(message), "stderr: \(run.error)")
+        #expect(run.output.isEmpty)
+    }
+
+    @Test("--svg draws the curve, the destination and the rest time")
+    func svg() throws {
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("spring-\(UUID().uuidString).svg").path
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let run = try Run("motionctl", ["spring", "--json", "--svg", path])
+        #expect(run.status == 0)
+        let svg = try String(contentsOfFile: path, encoding: .utf8)
+        #expect(svg.hasPrefix("<svg"))
+        #expect(svg.contains("destination 1"))
+        #expect(svg.contains("at rest 0.500 s"))
+        let samples = try run.jsonLines().count - 1
+        let polyline = try #require(svg.split(separator: "\n").first { $0.hasPrefix("<polyline") })
+        let points = polyline.split(separator: "\"")[1].split(separator: " ")
+        #expect(points.count == samples)
+
+        let unwritable = try Run("motionctl", ["spring", "--svg", "/nonexistent-directory/x.svg"])
+        #expect(unwritable.status == 2)
+        #expect(unwritable.error.contains("cannot write"))
+    }
+}
+
+@Suite("Executables")
+struct ExecutableTests {
+    @Test("--help and --version work on both executables", arguments: ["motiond", "motionctl"])
+    func helpAndVersion(executable: String) throws {
+        let help = try Run(executable, ["--help"])
+        #expect(help.status == 0)
+        #expect(help.output.contains("USAGE: \(executable)"))
+        let version = try Run(executable, ["--version"])
+        #expect(version.status == 0)
+        let text = version.output.trimmingCharacters(in: .whitespacesAndNewlines)
+        #expect(text.split(separator: ".").count == 3 && text.allSatisfy { $0.isNumber || $0 == "." }, "\(text)")
+    }
+}

@@ -1,0 +1,81 @@
+import Testing
+@testable import MotionCore
+
+@Suite("Frame clocks")
+struct FrameClockTests {
+    @Test("a timed clock makes zero wake-ups while every spring is at rest")
+    func noWakeUpsAtRest() throws {
+        let scheduler = ManualScheduler()
+        let clock = TimedFrameClock(rate: 120, scheduler: scheduler)
+        let position = ReactiveProperty(Point(x: 0, y: 0))
+        let destination = ReactiveProperty(Point(x: 0, y: 0))
+        let spring = Spring(to: destination, initialValue: position, threshold: 0.5)
+        let subscription = springSource(spring, clock: clock).subscribe(next: { position.value = $0 })
+
+        // At rest from the start: ten seconds pass without a single wake-up.
+        scheduler.advance(to: 10)
+        #expect(clock.wakeUps == 0)
+        #expect(scheduler.scheduledCount == 0)
+
+        // A new destination: frames at 120 Hz until the spring rests, then none.
+        destination.value = Point(x: 300, y: -200)
+        scheduler.advance(to: 12)
+        let wakeUpsToRest = clock.wakeUps
+        #expect(position.value == destination.value)
+        #expect(wakeUpsToRest > 40 && wakeUpsToRest < 120, "about half a second at 120 Hz, got \(wakeUpsToRest)")
+        #expect(!clock.isRunning)
+        #expect(scheduler.pendingCount == 0)
+        scheduler.advance(to: 100)
+        #expect(clock.wakeUps == wakeUpsToRest)
+        subscription.unsubscribe()
+    }
+
+    @Test("frames follow a fixed grid at the rate and carry the time they ran")
+    func gridAndLateness() {
+        let scheduler = ManualScheduler(now: 5)
+        let clock = TimedFrameClock(rate: 100, scheduler: scheduler)
+        var times: [Double] = []
+        let subscription = clock.observeFrames { times.append($0) }
+        scheduler.advance(to: 5.05)
+        #expect(times.count == 5)
+        for (index, time) in times.enumerated() {
+            #expect(Swift.abs(time - (5 + Double(index + 1) / 100)) < 1e-9)
+        }
+        // Frames that run 3 ms late are stamped with their real time; the grid does not drift.
+        times = []
+        scheduler.advance(to: 5.1, lateness: 0.003)
+        #expect(times.count == 5)
+        #expect(Swift.abs(times[0] - 5.063) < 1e-9)
+        #expect(Swift.abs(times[4] - 5.103) < 1e-9)
+        subscription.unsubscribe()
+        #expect(!clock.isRunning)
+    }
+
+    @Test("frames missed while busy are skipped, not replayed")
+    func skipsMissedFrames() {
+        let scheduler = ManualScheduler()
+        let clock = TimedFrameClock(rate: 100, scheduler: scheduler)
+        var times: [Double] = []
+        let subscription = clock.observeFrames { times.append($0) }
+        scheduler.advance(to: 0.01, lateness: 0.5)  // the first frame runs half a second late
+        scheduler.advance(to: 0.6)
+        #expect(times.count == 10, "one late frame, then the grid resumes after it: \(times)")
+        #expect(times.dropFirst().allSatisfy { $0 > 0.51 })
+        subscription.unsubscribe()
+    }
+
+    @Test("a manual clock only delivers frames while observed")
+    func manualClock() {
+        let clock = ManualFrameClock()
+        clock.tick(at: 1)
+        #expect(clock.deliveredFrames == 0)
+        var count = 0
+        let subscription = clock.observeFrames { _ in count += 1 }
+        clock.tick(at: 2)
+        subscription.unsubscribe()
+        clock.tick(at: 3)
+        #expect(count == 1)
+        #expect(clock.deliveredFrames == 1)
+        #expect(clock.now == 3)
+    }
+}
