@@ -143,8 +143,11 @@ struct SpringSourceTests {
         let spring = Spring(to: 1.0, from: 0.0, threshold: 1e-3)
         let recorder = SpringRecorder(spring)
         #expect(recorder.clock.isRunning)
+        #expect(spring.state.value == .active)
         recorder.stop()
         #expect(!recorder.clock.isRunning)
+        #expect(spring.state.value == .atRest)
+        #expect(recorder.events == ["active"], "nothing reaches the observer after unsubscribe")
         #expect(spring.destination.subscriberCount == 0)
         #expect(spring.enabled.subscriberCount == 0)
         spring.destination.value = 5

@@ -47,8 +47,8 @@ final class SpringSimulation<Value: MotionVector> {
     func disconnect() {
         links.forEach { $0.unsubscribe() }
         links = []
-        stopFrames()
         segment = nil
+        settle()
     }
 
     // MARK: Reactions to the spring's properties
