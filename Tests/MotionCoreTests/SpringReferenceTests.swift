@@ -29,6 +29,27 @@ struct SpringReferenceTests {
         }
     }
 
+    /// From 0 to 100 with ±1000/s: the values (80.4113, 100.8714, 43.9922) to the
+    /// 1e-6 the tests ask for, from mpmath.
+    static let toss: [(velocity: Double, t: Double, x: Double)] = [
+        (1000, 0.1, 80.4112620316), (1000, 0.2, 100.871352219), (-1000, 0.1, 43.9921880508), (-1000, 0.2, 93.2350230221),
+    ]
+
+    @Test("a toss from 0 to 100 at ±1000/s hits its values to 1e-6", arguments: [30.0, 60, 120, 144, 240])
+    func tossReferenceValues(rate: Double) throws {
+        for velocity in [1000.0, -1000] {
+            let spring = Spring(to: 100.0, from: 0.0, threshold: 1e-4)
+            spring.initialVelocity.value = velocity
+            let recorder = SpringRecorder(spring)
+            let grid = frameTimes(rate: rate, until: 0.3)
+            recorder.run(at: (grid + [0.1, 0.2].filter { t in !grid.contains { Swift.abs($0 - t) < 1e-12 } }).sorted())
+            for reference in Self.toss where reference.velocity == velocity {
+                let value = try #require(recorder.value(at: reference.t))
+                #expect(Swift.abs(value - reference.x) < 1e-6, "x(\(reference.t)) = \(value) at \(velocity)/s, \(rate) Hz")
+            }
+        }
+    }
+
     @Test("every frame agrees with an independent RK4 solution", arguments: [30.0, 60, 120, 144, 240])
     func matchesOracle(rate: Double) throws {
         let recorder = SpringRecorder(Spring(to: 1.0, from: 0.0, threshold: 1e-4))
