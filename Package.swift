@@ -59,6 +59,7 @@ let package = Package(
             name: "motionctl",
             dependencies: [
                 "MotionCore",
+                "TouchInput",
                 "MotionServer",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]

@@ -1,4 +1,5 @@
 import MotionCore
+import TouchInput
 import NIOCore
 
 /// Runs a ``TimedFrameClock`` on a SwiftNIO event loop, so springs, input and the socket

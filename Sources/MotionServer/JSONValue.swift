@@ -1,0 +1,87 @@
+/// A JSON value with its object keys in a chosen order, so that output is deterministic
+/// byte for byte (the same input gives the same lines) and reads naturally (`t` first).
+public enum JSONValue: Hashable, Sendable, ExpressibleByStringLiteral, ExpressibleByIntegerLiteral,
+    ExpressibleByFloatLiteral, ExpressibleByBooleanLiteral, ExpressibleByArrayLiteral, ExpressibleByNilLiteral
+{
+    case null
+    case bool(Bool)
+    case number(Double)
+    case integer(Int64)
+    case string(String)
+    case array([JSONValue])
+    case object([(String, JSONValue)])
+
+    public init(stringLiteral value: String) { self = .string(value) }
+    public init(integerLiteral value: Int64) { self = .integer(value) }
+    public init(floatLiteral value: Double) { self = .number(value) }
+    public init(booleanLiteral value: Bool) { self = .bool(value) }
+    public init(arrayLiteral elements: JSONValue...) { self = .array(elements) }
+    public init(nilLiteral: ()) { self = .null }
+
+    /// A number, or null when it is not finite (JSON has no infinities).
+    public static func number(_ value: Double?) -> JSONValue {
+        guard let value, value.isFinite else { return .null }
+        return .number(value)
+    }
+
+    /// The value on one line, with no spaces: what goes on the wire.
+    public var encoded: String {
+        var output = ""
+        encode(into: &output)
+        return output
+    }
+
+    /// Appends the encoding to `output`.
+    public func encode(into output: inout String) {
+        switch self {
+        case .null: output += "null"
+        case .bool(let value): output += value ? "true" : "false"
+        case .number(let value): output += value.isFinite ? Self.format(value) : "null"
+        case .integer(let value): output += String(value)
+        case .string(let value): Self.encode(string: value, into: &output)
+        case .array(let values):
+            output += "["
+            for (index, value) in values.enumerated() {
+                if index > 0 { output += "," }
+                value.encode(into: &output)
+            }
+            output += "]"
+        case .object(let members):
+            output += "{"
+            for (index, (key, value)) in members.enumerated() {
+                if index > 0 { output += "," }
+                Self.encode(string: key, into: &output)
+                output += ":"
+                value.encode(into: &output)
+            }
+            output += "}"
+        }
+    }
+
+    /// Swift's shortest round-trip form, which is valid JSON; whole numbers keep no ".0".
+    private static func format(_ value: Double) -> String {
+        if value == value.rounded(), Swift.abs(value) < 1e15 { return String(Int64(value)) }
+        return "\(value)"
+    }
+
+    private static func encode(string: String, into output: inout String) {
+        output += "\""
+        for scalar in string.unicodeScalars {
+            switch scalar {
+            case "\"": output += "\\\""
+            case "\\": output += "\\\\"
+            case "\n": output += "\\n"
+            case "\r": output += "\\r"
+            case "\t": output += "\\t"
+            case _ where scalar.value < 0x20:
+                let hex = String(scalar.value, radix: 16)
+                output += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
+            default: output.unicodeScalars.append(scalar)
+            }
+        }
+        output += "\""
+    }
+
+    public static func == (lhs: JSONValue, rhs: JSONValue) -> Bool { lhs.encoded == rhs.encoded }
+    public func hash(into hasher: inout Hasher) { hasher.combine(encoded) }
+}

@@ -1,0 +1,97 @@
+import MotionCore
+import TouchInput
+
+// How touch frames and devices look in JSON, for motionctl and the socket protocol.
+
+extension JSONValue {
+    /// A point as `{"x": …, "y": …}`.
+    public static func point(_ point: Point) -> JSONValue {
+        .object([("x", .number(point.x)), ("y", .number(point.y))])
+    }
+
+    /// A frame: `{"event": "frame", "t", "device", "contacts": [...]}`. Positions are screen
+    /// pixels; `mm` is null when the device does not report its resolution.
+    public static func frame(_ frame: TouchFrame, device: String) -> JSONValue {
+        .object([
+            ("event", "frame"),
+            ("t", .number(frame.time)),
+            ("device", .string(device)),
+            ("contacts", .array(frame.contacts.map(contact))),
+        ])
+    }
+
+    /// One contact of a frame.
+    public static func contact(_ contact: TouchContact) -> JSONValue {
+        var members: [(String, JSONValue)] = [
+            ("slot", .integer(Int64(contact.slot))),
+            ("id", .integer(Int64(contact.trackingID))),
+            ("phase", .string(contact.phase.rawValue)),
+            ("x", .number(contact.position.x)),
+            ("y", .number(contact.position.y)),
+            ("device_x", .integer(Int64(contact.deviceX))),
+            ("device_y", .integer(Int64(contact.deviceY))),
+            ("mm", contact.millimetres.map(point) ?? .null),
+        ]
+        if let pressure = contact.pressure { members.append(("pressure", .integer(Int64(pressure)))) }
+        if let major = contact.touchMajor { members.append(("touch_major", .integer(Int64(major)))) }
+        if let minor = contact.touchMinor { members.append(("touch_minor", .integer(Int64(minor)))) }
+        return .object(members)
+    }
+
+    /// A device's description, as `motionctl devices --json` and the protocol's `devices` show it.
+    public static func device(_ device: DeviceDescription, node: String) -> JSONValue {
+        let kind: String
+        switch device.kind {
+        case .multitouchScreen: kind = "multitouch"
+        case .singleTouchScreen: kind = "single-touch"
+        case .refused: kind = "not-a-touchscreen"
+        }
+        var members: [(String, JSONValue)] = [
+            ("node", .string(node)),
+            ("name", .string(device.name)),
+            ("bus", .string(DeviceText.bus(device.bus))),
+            ("vendor", .string(DeviceText.hex(device.vendor))),
+            ("product", .string(DeviceText.hex(device.product))),
+            ("version", .string(DeviceText.hex(device.version))),
+            ("kind", .string(kind)),
+        ]
+        if case .refused(let reason) = device.kind { members.append(("reason", .string(reason))) }
+        members += [
+            ("slots", device.kind.isTouchscreen ? .integer(Int64(device.isMultitouch ? device.slotCount : 1)) : .null),
+            ("size_mm", device.physicalSize.map { .object([("width", .number($0.width)), ("height", .number($0.height))]) } ?? .null),
+            ("axes", .array(device.axes.keys.sorted().map { code in
+                let axis = device.axes[code]!
+                return .object([
+                    ("code", .integer(Int64(code))), ("name", .string(AbsoluteAxis.name(code))),
+                    ("min", .integer(Int64(axis.minimum))), ("max", .integer(Int64(axis.maximum))),
+                    ("fuzz", .integer(Int64(axis.fuzz))), ("flat", .integer(Int64(axis.flat))),
+                    ("resolution", .integer(Int64(axis.resolution))),
+                ])
+            })),
+        ]
+        return .object(members)
+    }
+}
+
+/// Words for device ids, shared by the JSON and the text output.
+public enum DeviceText {
+    /// `0x04f3`.
+    public static func hex(_ value: UInt16) -> String {
+        let text = String(value, radix: 16)
+        return "0x" + String(repeating: "0", count: 4 - text.count) + text
+    }
+
+    /// The bus by name where it is a common one (`usb`, `i2c`, `spi`…), else in hex.
+    public static func bus(_ bus: UInt16) -> String {
+        switch bus {
+        case 0x03: return "usb"
+        case 0x05: return "bluetooth"
+        case 0x06: return "virtual"
+        case 0x11: return "i8042"
+        case 0x18: return "i2c"
+        case 0x19: return "host"
+        case 0x1c: return "spi"
+        default: return hex(bus)
+        }
+    }
+}

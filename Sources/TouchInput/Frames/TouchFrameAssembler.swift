@@ -1,0 +1,270 @@
+/// Turns a device's stream of kernel events into ``TouchFrame``s: the multitouch protocol B
+/// state machine.
+///
+/// Events update the state of the slot they address; at each `SYN_REPORT` the assembler
+/// compares each slot with the last frame and emits a frame with every contact that is down
+/// or that ended, each with its ``TouchPhase``. One slot's life:
+///
+/// | state  | event                             | next   | phase in the frame      |
+/// |--------|-----------------------------------|--------|-------------------------|
+/// | empty  | `ABS_MT_TRACKING_ID` ≥ 0          | down   | `began`                 |
+/// | empty  | the same, with the tool a palm    | palm   | (not reported)          |
+/// | down   | a position or size changes        | down   | `moved`                 |
+/// | down   | nothing                           | down   | `stationary`            |
+/// | down   | `ABS_MT_TRACKING_ID` −1           | empty  | `ended`                 |
+/// | down   | another tracking id               | down   | `ended`, then `began`   |
+/// | down   | `ABS_MT_TOOL_TYPE` = palm         | palm   | `cancelled`             |
+/// | palm   | anything but `TRACKING_ID` −1     | palm   | (not reported)          |
+/// | palm   | `ABS_MT_TRACKING_ID` −1           | empty  | (not reported)          |
+/// | down   | lost in a `SYN_DROPPED` resync    | empty  | `cancelled`             |
+///
+/// Single-touch devices (`ABS_X/Y` with `BTN_TOUCH`) are one slot whose tracking id the
+/// assembler makes up; on multitouch devices the legacy `ABS_X/Y` and `BTN_TOUCH` are ignored.
+/// Devices that never send `ABS_MT_SLOT` use slot 0. After setup, reading events allocates
+/// nothing; building a frame reuses the previous frame's storage when its reader let go of it.
+public struct TouchFrameAssembler {
+    private struct Slot {
+        var trackingID: Int32 = -1
+        /// `ABS_MT_TOOL_TYPE`: per-slot state the kernel sends only when it changes.
+        var toolType = ToolType.finger
+        /// A palm: tracked by the kernel, hidden from the frames until it lifts.
+        var suppressed = false
+        var x: Int32 = 0
+        var y: Int32 = 0
+        var pressure: Int32?
+        var touchMajor: Int32?
+        var touchMinor: Int32?
+        /// What changed since the last frame.
+        var began = false
+        var moved = false
+        /// A contact that ended in this frame, kept to report where it lifted.
+        var ended: (trackingID: Int32, x: Int32, y: Int32, cancelled: Bool)?
+
+        var isDown: Bool { trackingID >= 0 && !suppressed }
+    }
+
+    /// The device's description.
+    public let description: DeviceDescription
+    /// Device units to pixels and millimetres.
+    public var mapper: CoordinateMapper
+
+    private var slots: [Slot]
+    private var currentSlot = 0
+    private let isMultitouch: Bool
+    private let reportsPressure: Bool
+    private let reportsTouchMajor: Bool
+    private let reportsTouchMinor: Bool
+    private var nextSyntheticID: Int32 = 0
+    private var frame = TouchFrame(time: 0, contacts: [])
+    /// Between a `SYN_DROPPED` and the `SYN_REPORT` that ends the resync.
+    private var resyncing = false
+    /// Discarding a raw stream's events after a `SYN_DROPPED` nobody resyncs.
+    private var discardingUntilReport = false
+
+    /// How many times events were lost (`SYN_DROPPED`).
+    public private(set) var droppedReports = 0
+
+    /// Creates an assembler for a touchscreen.
+    ///
+    /// - Precondition: the device has position axes (``DeviceKind/isTouchscreen``).
+    public init(description: DeviceDescription, mapping: OutputMapping = OutputMapping()) {
+        guard let axes = description.positionAxes else {
+            preconditionFailure("\(description.name) has no position axes")
+        }
+        self.description = description
+        self.mapper = CoordinateMapper(xAxis: axes.x, yAxis: axes.y, mapping: mapping)
+        self.isMultitouch = description.isMultitouch
+        let absolute = description.codes[EventType.absolute] ?? []
+        self.reportsPressure = absolute.contains(isMultitouch ? AbsoluteAxis.multitouchPressure : AbsoluteAxis.pressure)
+        self.reportsTouchMajor = absolute.contains(AbsoluteAxis.touchMajor)
+        self.reportsTouchMinor = absolute.contains(AbsoluteAxis.touchMinor)
+        self.slots = Array(repeating: Slot(), count: isMultitouch ? Swift.max(description.slotCount, 1) : 1)
+        self.frame.contacts.reserveCapacity(slots.count * 2)
+    }
+
+    /// The contacts down now.
+    public var activeContactCount: Int { slots.reduce(0) { $0 + ($1.isDown ? 1 : 0) } }
+
+    /// Feeds one event; returns a frame when the event is a `SYN_REPORT` that ends a frame
+    /// with at least one contact in it.
+    public mutating func consume(_ event: InputEvent) -> TouchFrame? {
+        switch event.type {
+        case EventType.synchronization:
+            return synchronize(event)
+        case _ where discardingUntilReport:
+            return nil
+        case EventType.absolute:
+            if isMultitouch { multitouchAxis(event.code, event.value) } else { singleTouchAxis(event.code, event.value) }
+        case EventType.key where !isMultitouch && event.code == KeyCode.touch:
+            singleTouchButton(down: event.value != 0)
+        default:
+            break
+        }
+        return nil
+    }
+
+    /// Marks the start of a resync after `SYN_DROPPED`, as libevdev delivers it: the events
+    /// that follow, up to ``endResync()``, bring the slots to the device's state now.
+    /// Contacts that ended during the gap are reported `cancelled`, new ones `began`.
+    public mutating func beginResync() {
+        droppedReports += 1
+        resyncing = true
+        discardingUntilReport = false
+    }
+
+    /// Marks the end of the resync: the device's state is current again.
+    public mutating func endResync() {
+        resyncing = false
+    }
+
+    /// Ends every contact as cancelled, for a device that went away. Returns the frame to
+    /// deliver, or nil when no finger was down.
+    public mutating func cancelAll(at time: Double) -> TouchFrame? {
+        endEverything()
+        resyncing = false
+        discardingUntilReport = false
+        return makeFrame(at: time)
+    }
+
+    // MARK: Events
+
+    private mutating func synchronize(_ event: InputEvent) -> TouchFrame? {
+        switch event.code {
+        case SynchronizationCode.report:
+            if discardingUntilReport {
+                // A raw stream with no one to resync it: whatever was down is unknown now,
+                // so end it rather than leave it stuck.
+                discardingUntilReport = false
+                endEverything()
+            }
+            return makeFrame(at: event.time)
+        case SynchronizationCode.dropped:
+            droppedReports += 1
+            discardingUntilReport = true
+            return nil
+        default:
+            return nil
+        }
+    }
+
+    private mutating func multitouchAxis(_ code: UInt16, _ value: Int32) {
+        if code == AbsoluteAxis.slot {
+            currentSlot = Int(value)
+            return
+        }
+        // A slot outside the device's range (a firmware bug) is ignored rather than trusted.
+        guard slots.indices.contains(currentSlot) else { return }
+        switch code {
+        case AbsoluteAxis.trackingID:
+            setTrackingID(value, in: currentSlot)
+        case AbsoluteAxis.positionX:
+            if slots[currentSlot].x != value { slots[currentSlot].x = value; slots[currentSlot].moved = true }
+        case AbsoluteAxis.positionY:
+            if slots[currentSlot].y != value { slots[currentSlot].y = value; slots[currentSlot].moved = true }
+        case AbsoluteAxis.multitouchPressure:
+            slots[currentSlot].pressure = value
+        case AbsoluteAxis.touchMajor:
+            slots[currentSlot].touchMajor = value
+        case AbsoluteAxis.touchMinor:
+            slots[currentSlot].touchMinor = value
+        case AbsoluteAxis.toolType:
+            slots[currentSlot].toolType = value
+            if value == ToolType.palm, slots[currentSlot].isDown {
+                reportEnd(in: currentSlot, cancelled: true)
+                slots[currentSlot].suppressed = true
+            }
+        default:
+            break
+        }
+    }
+
+    private mutating func setTrackingID(_ value: Int32, in index: Int) {
+        guard value != slots[index].trackingID else { return }
+        // Any other id ends the contact in the slot: −1 by lifting, a new id by replacing it.
+        reportEnd(in: index, cancelled: resyncing)
+        slots[index].trackingID = value
+        if value >= 0 {
+            slots[index].suppressed = slots[index].toolType == ToolType.palm
+            slots[index].began = !slots[index].suppressed
+            slots[index].moved = false
+        } else {
+            slots[index].suppressed = false
+        }
+    }
+
+    private mutating func singleTouchAxis(_ code: UInt16, _ value: Int32) {
+        switch code {
+        case AbsoluteAxis.x:
+            if slots[0].x != value { slots[0].x = value; slots[0].moved = true }
+        case AbsoluteAxis.y:
+            if slots[0].y != value { slots[0].y = value; slots[0].moved = true }
+        case AbsoluteAxis.pressure:
+            slots[0].pressure = value
+        default:
+            break
+        }
+    }
+
+    private mutating func singleTouchButton(down: Bool) {
+        if down && !slots[0].isDown {
+            setTrackingID(nextSyntheticID, in: 0)
+            nextSyntheticID = nextSyntheticID == Int32.max ? 0 : nextSyntheticID + 1
+        } else if !down && slots[0].isDown {
+            setTrackingID(-1, in: 0)
+        }
+    }
+
+    /// Cancels every contact and forgets every slot.
+    private mutating func endEverything() {
+        for index in slots.indices {
+            reportEnd(in: index, cancelled: true)
+            slots[index].trackingID = -1
+            slots[index].suppressed = false
+        }
+    }
+
+    /// Records that the slot's contact is over, to report where it was in the next frame.
+    private mutating func reportEnd(in index: Int, cancelled: Bool) {
+        let slot = slots[index]
+        guard slot.isDown else { return }
+        if slot.began {
+            // Began and ended within one frame: never reported, so it never happened.
+            slots[index].began = false
+        } else {
+            slots[index].ended = (slot.trackingID, slot.x, slot.y, cancelled)
+        }
+    }
+
+    // MARK: Frames
+
+    private mutating func makeFrame(at time: Double) -> TouchFrame? {
+        frame.time = time
+        frame.contacts.removeAll(keepingCapacity: true)
+        for index in slots.indices {
+            if let ended = slots[index].ended {
+                frame.contacts.append(contact(index, id: ended.trackingID, phase: ended.cancelled ? .cancelled : .ended, x: ended.x, y: ended.y))
+                slots[index].ended = nil
+            }
+            let slot = slots[index]
+            if slot.isDown {
+                let phase: TouchPhase = slot.began ? .began : slot.moved ? .moved : .stationary
+                frame.contacts.append(contact(index, id: slot.trackingID, phase: phase, x: slot.x, y: slot.y))
+            }
+            slots[index].began = false
+            slots[index].moved = false
+        }
+        return frame.contacts.isEmpty ? nil : frame
+    }
+
+    private func contact(_ index: Int, id: Int32, phase: TouchPhase, x: Int32, y: Int32) -> TouchContact {
+        let slot = slots[index]
+        return TouchContact(
+            slot: index, trackingID: id, phase: phase, deviceX: x, deviceY: y,
+            position: mapper.pixels(x: x, y: y),
+            millimetres: mapper.millimetres(x: x, y: y),
+            pressure: reportsPressure ? slot.pressure ?? 0 : nil,
+            touchMajor: reportsTouchMajor ? slot.touchMajor ?? 0 : nil,
+            touchMinor: reportsTouchMinor ? slot.touchMinor ?? 0 : nil
+        )
+    }
+}

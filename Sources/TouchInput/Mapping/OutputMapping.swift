@@ -1,0 +1,132 @@
+import MotionCore
+
+/// How a touchscreen's panel is mounted relative to the picture: a quarter-turn rotation.
+public enum Rotation: Int, Hashable, Sendable, Codable, CaseIterable {
+    case none = 0
+    case clockwise90 = 90
+    case upsideDown = 180
+    case clockwise270 = 270
+}
+
+/// How a device's coordinates become screen pixels, configured per device.
+///
+/// The steps, in order, on coordinates normalised to 0…1 across the axis range:
+/// 1. the calibration matrix (libinput's `LIBINPUT_CALIBRATION_MATRIX`, a 2×3 matrix
+///    `a b c d e f`: x′ = a·x + b·y + c, y′ = d·x + e·y + f);
+/// 2. the horizontal and vertical flips;
+/// 3. the rotation, clockwise: at 90°, the panel's top edge runs down the screen's right side,
+///    so (x, y) → (1 − y, x), as libinput's matrix `0 -1 1 1 0 0`;
+/// 4. scaling to the output size in pixels.
+public struct OutputMapping: Hashable, Sendable {
+    /// The screen, in pixels; nil means one pixel per device unit.
+    public var outputSize: Size?
+    /// The rotation, clockwise.
+    public var rotation: Rotation
+    /// Mirror left and right.
+    public var flipHorizontal: Bool
+    /// Mirror top and bottom.
+    public var flipVertical: Bool
+    /// The six numbers of a 2×3 calibration matrix, row by row.
+    public var calibration: [Double]
+
+    /// The identity calibration.
+    public static let identityCalibration: [Double] = [1, 0, 0, 0, 1, 0]
+
+    /// Creates a mapping; by default one pixel per device unit, unrotated.
+    public init(
+        outputSize: Size? = nil,
+        rotation: Rotation = .none,
+        flipHorizontal: Bool = false,
+        flipVertical: Bool = false,
+        calibration: [Double] = OutputMapping.identityCalibration
+    ) {
+        precondition(calibration.count == 6, "a calibration matrix has six numbers")
+        self.outputSize = outputSize
+        self.rotation = rotation
+        self.flipHorizontal = flipHorizontal
+        self.flipVertical = flipVertical
+        self.calibration = calibration
+    }
+
+    /// Parses a calibration matrix as udev and libinput write it: six numbers separated by
+    /// spaces. Nil when the text is not six finite numbers.
+    public static func parseCalibration(_ text: String) -> [Double]? {
+        let numbers = text.split(whereSeparator: { $0 == " " || $0 == "\t" }).map { Double($0) }
+        guard numbers.count == 6, numbers.allSatisfy({ $0?.isFinite == true }) else { return nil }
+        return numbers.map { $0! }
+    }
+}
+
+/// Converts one device's units to screen pixels and to millimetres.
+public struct CoordinateMapper: Hashable, Sendable {
+    /// The x axis positions come from.
+    public let xAxis: AxisInfo
+    /// The y axis positions come from.
+    public let yAxis: AxisInfo
+    /// The configured mapping.
+    public let mapping: OutputMapping
+    private let output: Size
+
+    /// Creates a mapper for a device's position axes.
+    public init(xAxis: AxisInfo, yAxis: AxisInfo, mapping: OutputMapping = OutputMapping()) {
+        self.xAxis = xAxis
+        self.yAxis = yAxis
+        self.mapping = mapping
+        // One pixel per unit by default; a quarter turn swaps which axis spans the width.
+        let units = Size(width: Self.span(xAxis), height: Self.span(yAxis))
+        let turned = mapping.rotation == .clockwise90 || mapping.rotation == .clockwise270
+        self.output = mapping.outputSize ?? (turned ? Size(width: units.height, height: units.width) : units)
+    }
+
+    /// The output size in pixels.
+    public var outputSize: Size { output }
+
+    /// Whether millimetres are known: both axes report a resolution.
+    public var hasMillimetres: Bool { xAxis.resolution > 0 && yAxis.resolution > 0 }
+
+    /// A device position in screen pixels. Values outside the axis range are clamped to it,
+    /// so a panel that reports a little past its edge never puts a finger off screen.
+    public func pixels(x: Int32, y: Int32) -> Point {
+        // libinput's normalisation: the range is max − min + 1 units, so on a panel with as
+        // many units as pixels, unit n lands on pixel n.
+        var u = (Double(Self.clamp(x, xAxis)) - Double(xAxis.minimum)) / Self.span(xAxis)
+        var v = (Double(Self.clamp(y, yAxis)) - Double(yAxis.minimum)) / Self.span(yAxis)
+        let m = mapping.calibration
+        (u, v) = (m[0] * u + m[1] * v + m[2], m[3] * u + m[4] * v + m[5])
+        (u, v) = orient(u, v, width: 1, height: 1)
+        return Point(x: u * output.width, y: v * output.height)
+    }
+
+    /// A device position in millimetres from the panel's top-left corner as seen on screen
+    /// (flipped and rotated like the picture, but not calibrated, which would distort
+    /// lengths), or nil when the device does not report its resolution.
+    ///
+    /// Distances and angles between fingers are computed from these, so that a 45° path
+    /// is 45° even when the X and Y resolutions differ.
+    public func millimetres(x: Int32, y: Int32) -> Point? {
+        guard hasMillimetres else { return nil }
+        let mx = (Double(Self.clamp(x, xAxis)) - Double(xAxis.minimum)) / Double(xAxis.resolution)
+        let my = (Double(Self.clamp(y, yAxis)) - Double(yAxis.minimum)) / Double(yAxis.resolution)
+        let width = xAxis.lengthInMillimetres ?? 0, height = yAxis.lengthInMillimetres ?? 0
+        let (u, v) = orient(mx, my, width: width, height: height)
+        return Point(x: u, y: v)
+    }
+
+    /// Flips, then rotates clockwise, a point in a `width` × `height` box.
+    private func orient(_ x: Double, _ y: Double, width: Double, height: Double) -> (Double, Double) {
+        let x = mapping.flipHorizontal ? width - x : x
+        let y = mapping.flipVertical ? height - y : y
+        switch mapping.rotation {
+        case .none: return (x, y)
+        case .clockwise90: return (height - y, x)
+        case .upsideDown: return (width - x, height - y)
+        case .clockwise270: return (y, width - x)
+        }
+    }
+
+    private static func span(_ axis: AxisInfo) -> Double { Double(axis.maximum) - Double(axis.minimum) + 1 }
+
+    private static func clamp(_ value: Int32, _ axis: AxisInfo) -> Int32 {
+        Swift.min(Swift.max(value, axis.minimum), axis.maximum)
+    }
+}

@@ -1,0 +1,178 @@
+/// A recording in evemu's text format, as `evemu-record` writes it and as people attach to
+/// bug reports: a device header (`N:`, `I:`, `P:`, `B:`, `A:` lines) and events
+/// (`E: SEC.USEC TYPE CODE VALUE`). A file of events alone, with no header, is accepted too.
+public struct EvemuRecording: Sendable {
+    /// The device, when the file has a header.
+    public var device: DeviceDescription?
+    /// The events, in file order, with their timestamps as written.
+    public var events: [InputEvent]
+    /// The format version from a `# EVEMU x.y` line, if any.
+    public var formatVersion: String?
+
+    /// Creates a recording from its parts.
+    public init(device: DeviceDescription?, events: [InputEvent], formatVersion: String? = nil) {
+        self.device = device
+        self.events = events
+        self.formatVersion = formatVersion
+    }
+
+    /// Parses a recording's text.
+    ///
+    /// - Throws: ``EvemuParseError`` naming the first malformed line and what was expected.
+    public init(parsing text: String) throws(EvemuParseError) {
+        var parser = EvemuParser()
+        var lineNumber = 0
+        for line in text.split(separator: "\n", omittingEmptySubsequences: false) {
+            lineNumber += 1
+            try parser.parse(line, number: lineNumber)
+        }
+        self = parser.recording()
+    }
+
+    /// The time of the first event; replays run relative to it, since recordings hold
+    /// either absolute times or times from zero.
+    public var startTime: Double { events.first?.time ?? 0 }
+
+    /// The time from the first event to the last.
+    public var duration: Double { (events.last?.time ?? 0) - startTime }
+}
+
+/// A line of an evemu file that could not be read.
+public struct EvemuParseError: Error, Equatable, CustomStringConvertible {
+    /// The line number, from 1.
+    public var line: Int
+    /// What was wrong and what was expected.
+    public var message: String
+
+    public var description: String { "line \(line): \(message)" }
+}
+
+/// Reads an evemu file line by line.
+private struct EvemuParser {
+    private var name: String?
+    private var device = DeviceDescription(name: "")
+    private var hasHeader = false
+    private var propertyBytes: [UInt8] = []
+    private var codeBytes: [UInt16: [UInt8]] = [:]
+    private var events: [InputEvent] = []
+    private var version: String?
+
+    mutating func parse(_ rawLine: Substring, number: Int) throws(EvemuParseError) {
+        func fail(_ message: String) -> EvemuParseError { EvemuParseError(line: number, message: message) }
+
+        let line = rawLine.hasSuffix("\r") ? rawLine.dropLast() : rawLine
+        if line.allSatisfy({ $0 == " " || $0 == "\t" }) { return }
+        if line.hasPrefix("#") {
+            let comment = line.dropFirst().trimmingSpaces()
+            if comment.hasPrefix("EVEMU ") { version = String(comment.dropFirst(6)) }
+            return
+        }
+        guard line.count >= 2, line.dropFirst().first == ":" else {
+            throw fail("expected a line starting with N:, I:, P:, B:, A:, L:, S: or E:, found '\(line.prefix(40))'")
+        }
+        let kind = line.first!
+        let rest = line.dropFirst(2)
+        let fields = rest.split(whereSeparator: { $0 == " " || $0 == "\t" })
+
+        switch kind {
+        case "N":
+            hasHeader = true
+            device.name = String(rest.trimmingSpaces())
+        case "I":
+            hasHeader = true
+            let ids = fields.prefix(4).compactMap { UInt16($0, radix: 16) }
+            guard fields.count == 4, ids.count == 4 else {
+                throw fail("expected 'I: BUS VENDOR PRODUCT VERSION' as four hexadecimal numbers")
+            }
+            (device.bus, device.vendor, device.product, device.version) = (ids[0], ids[1], ids[2], ids[3])
+        case "P":
+            hasHeader = true
+            propertyBytes += try Self.bytes(fields, fail("expected 'P:' followed by hexadecimal bytes"))
+        case "B":
+            hasHeader = true
+            guard let typeField = fields.first, let type = UInt8(typeField, radix: 16) else {
+                throw fail("expected 'B: TYPE BYTES…' with the event type in hexadecimal")
+            }
+            codeBytes[UInt16(type), default: []] += try Self.bytes(fields.dropFirst(), fail("expected 'B:' bytes in hexadecimal"))
+        case "A":
+            hasHeader = true
+            let values = fields.dropFirst().map { Int32($0) }
+            guard let codeField = fields.first, let code = UInt16(codeField, radix: 16),
+                  values.count == 4 || values.count == 5, values.allSatisfy({ $0 != nil }) else {
+                throw fail("expected 'A: CODE MIN MAX FUZZ FLAT [RESOLUTION]' with the code in hexadecimal and decimal values")
+            }
+            let v = values.map { $0! }
+            device.axes[code] = AxisInfo(minimum: v[0], maximum: v[1], fuzz: v[2], flat: v[3], resolution: v.count == 5 ? v[4] : 0)
+        case "L", "S":
+            hasHeader = true  // LED and switch states: nothing a touchscreen needs.
+        case "E":
+            events.append(try Self.event(rest, fail: fail))
+        default:
+            throw fail("unknown line type '\(kind):'; expected N:, I:, P:, B:, A:, L:, S: or E:")
+        }
+    }
+
+    func recording() -> EvemuRecording {
+        var device = self.device
+        device.properties = Self.bits(propertyBytes)
+        // `B: 00` lists the event types; the other `B:` lines, the codes of each type.
+        for type in Self.bits(codeBytes[EventType.synchronization] ?? []) where type != EventType.synchronization {
+            device.codes[type] = Self.bits(codeBytes[type] ?? [])
+        }
+        return EvemuRecording(device: hasHeader ? device : nil, events: events, formatVersion: version)
+    }
+
+    /// `E: SEC.USEC TYPE CODE VALUE`, optionally followed by a `#` comment.
+    private static func event(_ rest: Substring, fail: (String) -> EvemuParseError) throws(EvemuParseError) -> InputEvent {
+        let content = rest.split(separator: "#", maxSplits: 1, omittingEmptySubsequences: false).first ?? rest
+        let fields = content.split(whereSeparator: { $0 == " " || $0 == "\t" })
+        let expected = "expected 'E: SECONDS.MICROSECONDS TYPE CODE VALUE' (type and code in hexadecimal, value in decimal)"
+        guard fields.count == 4 else { throw fail(expected + ", found \(fields.count) fields") }
+        let time = fields[0].split(separator: ".", omittingEmptySubsequences: false)
+        guard time.count == 2, let seconds = UInt64(time[0]), let micros = UInt64(time[1]), time[1].count <= 6 else {
+            throw fail(expected + "; '\(fields[0])' is not a time")
+        }
+        guard let type = UInt16(fields[1], radix: 16), let code = UInt16(fields[2], radix: 16) else {
+            throw fail(expected + "; '\(fields[1]) \(fields[2])' is not a hexadecimal type and code")
+        }
+        guard let value = Int32(fields[3]) else { throw fail(expected + "; '\(fields[3])' is not a value") }
+        // Read as a decimal fraction; evemu always writes six digits, i.e. microseconds.
+        let fraction = Double(micros) / pow10(time[1].count)
+        return InputEvent(time: Double(seconds) + fraction, type: type, code: code, value: value)
+    }
+
+    private static func pow10(_ digits: Int) -> Double {
+        var result = 1.0
+        for _ in 0..<digits { result *= 10 }
+        return result
+    }
+
+    private static func bytes<S: Sequence>(_ fields: S, _ error: EvemuParseError) throws(EvemuParseError) -> [UInt8] where S.Element == Substring {
+        var bytes: [UInt8] = []
+        for field in fields {
+            guard field.count <= 2, let byte = UInt8(field, radix: 16) else { throw error }
+            bytes.append(byte)
+        }
+        return bytes
+    }
+
+    /// The set bits of a little-endian byte mask.
+    private static func bits(_ bytes: [UInt8]) -> Set<UInt16> {
+        var set: Set<UInt16> = []
+        for (index, byte) in bytes.enumerated() where byte != 0 {
+            for bit in 0..<8 where byte & (1 << bit) != 0 {
+                set.insert(UInt16(index * 8 + bit))
+            }
+        }
+        return set
+    }
+}
+
+extension Substring {
+    func trimmingSpaces() -> Substring {
+        var result = self
+        while let first = result.first, first == " " || first == "\t" { result = result.dropFirst() }
+        while let last = result.last, last == " " || last == "\t" { result = result.dropLast() }
+        return result
+    }
+}

@@ -1,0 +1,53 @@
+/// Turns a recording into the ``TouchFrame``s a live device would give, through the same
+/// ``TouchFrameAssembler``.
+public struct RecordingReplay: Sendable {
+    /// The recording.
+    public let recording: EvemuRecording
+    /// The recorded device.
+    public let device: DeviceDescription
+    /// How its units map to the screen.
+    public let mapping: OutputMapping
+
+    /// Prepares a replay.
+    ///
+    /// - Throws: ``ReplayError`` when the recording has no device header or the device is
+    ///   not a touchscreen.
+    public init(_ recording: EvemuRecording, mapping: OutputMapping = OutputMapping()) throws(ReplayError) {
+        guard let device = recording.device else { throw .noDeviceHeader }
+        guard device.kind.isTouchscreen else {
+            if case .refused(let reason) = device.kind { throw .notATouchscreen(device.name, reason) }
+            throw .noDeviceHeader
+        }
+        self.recording = recording
+        self.device = device
+        self.mapping = mapping
+    }
+
+    /// Every frame, as fast as possible, with times relative to the first event plus `offset`
+    /// (pass the monotonic time the replay starts at to get times like a live device's).
+    public func frames(startingAt offset: Double = 0) -> [TouchFrame] {
+        var assembler = TouchFrameAssembler(description: device, mapping: mapping)
+        var frames: [TouchFrame] = []
+        let start = recording.startTime
+        for var event in recording.events {
+            event.time = event.time - start + offset
+            if let frame = assembler.consume(event) { frames.append(frame) }
+        }
+        return frames
+    }
+}
+
+/// Why a recording cannot be replayed as a touchscreen.
+public enum ReplayError: Error, Equatable, CustomStringConvertible {
+    case noDeviceHeader
+    case notATouchscreen(String, String)
+
+    public var description: String {
+        switch self {
+        case .noDeviceHeader:
+            return "the recording has no device header (N:, I:, P:, B:, A: lines); record it with evemu-record"
+        case .notATouchscreen(let name, let reason):
+            return "the recorded device '\(name)' is not a touchscreen: it is \(reason)"
+        }
+    }
+}

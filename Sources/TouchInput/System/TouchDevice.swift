@@ -1,0 +1,192 @@
+import CEvdev
+import Glibc
+
+/// An open touchscreen: a `/dev/input/event*` node read through libevdev.
+///
+/// A device has identity (a file descriptor, libevdev's state, the slots of the fingers on
+/// it), so it is a class. It is not thread-safe: read it from one thread.
+public final class TouchDevice {
+    /// The device node, such as `/dev/input/event5`.
+    public let node: String
+    /// What libevdev reports of the device.
+    public let description: DeviceDescription
+    /// The descriptor to poll for input.
+    public let fileDescriptor: Int32
+    /// Whether the kernel stamps events with `CLOCK_MONOTONIC` (asked with `EVIOCSCLOCKID`);
+    /// otherwise the timestamps are wall-clock time.
+    public let usesMonotonicClock: Bool
+
+    private var evdev: OpaquePointer?
+    private var assembler: TouchFrameAssembler
+    private var event = input_event()
+
+    /// How many times the kernel dropped events (`SYN_DROPPED`) and the device was resynced.
+    public var droppedReports: Int { assembler.droppedReports }
+
+    /// The contacts down now.
+    public var activeContactCount: Int { assembler.activeContactCount }
+
+    /// How device units map to the screen; changing it applies from the next frame.
+    public var mapping: OutputMapping {
+        get { assembler.mapper.mapping }
+        set { assembler.mapper = CoordinateMapper(xAxis: assembler.mapper.xAxis, yAxis: assembler.mapper.yAxis, mapping: newValue) }
+    }
+
+    /// How device units map to the screen.
+    public var mapper: CoordinateMapper { assembler.mapper }
+
+    /// Opens `node` and checks that it is a touchscreen.
+    ///
+    /// - Throws: ``DeviceError``: the node cannot be opened (with advice on permissions),
+    ///   libevdev cannot read it, or it is not a touchscreen (saying what it is instead).
+    public init(node: String, mapping: OutputMapping = OutputMapping()) throws(DeviceError) {
+        let fd = Glibc.open(node, O_RDONLY | O_NONBLOCK | O_CLOEXEC)
+        guard fd >= 0 else { throw DeviceError.cannotOpen(node: node, errno: motiond_errno()) }
+        var evdev: OpaquePointer?
+        let status = libevdev_new_from_fd(fd, &evdev)
+        guard status >= 0, let evdev else {
+            Glibc.close(fd)
+            throw DeviceError.libevdev(node: node, errno: -status)
+        }
+        let description = Self.describe(evdev)
+        guard description.kind.isTouchscreen else {
+            libevdev_free(evdev)
+            Glibc.close(fd)
+            if case .refused(let reason) = description.kind {
+                throw DeviceError.notATouchscreen(node: node, name: description.name, reason: reason)
+            }
+            throw DeviceError.libevdev(node: node, errno: EINVAL)
+        }
+        self.node = node
+        self.fileDescriptor = fd
+        self.evdev = evdev
+        self.description = description
+        self.usesMonotonicClock = libevdev_set_clock_id(evdev, CLOCK_MONOTONIC) == 0
+        self.assembler = TouchFrameAssembler(description: description, mapping: mapping)
+    }
+
+    deinit { close() }
+
+    /// What happened when reading.
+    public enum ReadOutcome: Equatable, Sendable {
+        /// Everything available was read; poll and read again.
+        case drained
+        /// The device is gone (unplugged); its contacts were cancelled.
+        case removed
+    }
+
+    /// Reads every event available now and calls `deliver` with each complete frame.
+    ///
+    /// Handles `SYN_DROPPED` by resyncing through libevdev: contacts that vanished during
+    /// the gap are cancelled, new ones begin. When the device has gone, delivers a last
+    /// frame cancelling its contacts, closes it and returns ``ReadOutcome/removed``.
+    public func read(_ deliver: (TouchFrame) -> Void) -> ReadOutcome {
+        guard let evdev else { return .removed }
+        var flags = LIBEVDEV_READ_FLAG_NORMAL.rawValue
+        while true {
+            let status = libevdev_next_event(evdev, flags, &event)
+            if status == LIBEVDEV_READ_STATUS_SUCCESS.rawValue || status == LIBEVDEV_READ_STATUS_SYNC.rawValue {
+                if status == LIBEVDEV_READ_STATUS_SYNC.rawValue && flags == LIBEVDEV_READ_FLAG_NORMAL.rawValue {
+                    // This is the SYN_DROPPED itself: libevdev now replays the state.
+                    assembler.beginResync()
+                    flags = LIBEVDEV_READ_FLAG_SYNC.rawValue
+                    continue
+                }
+                let input = InputEvent(
+                    time: Double(event.time.tv_sec) + Double(event.time.tv_usec) / 1_000_000,
+                    type: event.type, code: event.code, value: event.value)
+                if let frame = assembler.consume(input) { deliver(frame) }
+            } else if status == -EAGAIN {
+                if flags == LIBEVDEV_READ_FLAG_SYNC.rawValue {
+                    assembler.endResync()
+                    flags = LIBEVDEV_READ_FLAG_NORMAL.rawValue
+                    continue
+                }
+                return .drained
+            } else {
+                // -ENODEV when unplugged; any other error leaves the device unusable too.
+                remove(deliver)
+                return .removed
+            }
+        }
+    }
+
+    /// Cancels the device's contacts (delivering that frame) and closes it: for a device
+    /// that udev says was removed, before a read notices, and for shutting down.
+    ///
+    /// The frame is stamped now on the device's clock: the monotonic clock, or, where the
+    /// kernel refused it, the time of the device's last event.
+    public func remove(_ deliver: (TouchFrame) -> Void) {
+        let time = usesMonotonicClock ? monotonicNow() : lastEventTime
+        if let frame = assembler.cancelAll(at: time) { deliver(frame) }
+        close()
+    }
+
+    /// Closes the device. Reading afterwards reports it removed.
+    public func close() {
+        guard let evdev else { return }
+        libevdev_free(evdev)
+        Glibc.close(fileDescriptor)
+        self.evdev = nil
+    }
+
+    /// Whether the device is still open.
+    public var isOpen: Bool { evdev != nil }
+
+    private var lastEventTime: Double {
+        Double(event.time.tv_sec) + Double(event.time.tv_usec) / 1_000_000
+    }
+
+    /// Reads libevdev's view of the device into a ``DeviceDescription``.
+    private static func describe(_ evdev: OpaquePointer) -> DeviceDescription {
+        var device = DeviceDescription(name: libevdev_get_name(evdev).map { String(cString: $0) } ?? "")
+        device.bus = UInt16(truncatingIfNeeded: libevdev_get_id_bustype(evdev))
+        device.vendor = UInt16(truncatingIfNeeded: libevdev_get_id_vendor(evdev))
+        device.product = UInt16(truncatingIfNeeded: libevdev_get_id_product(evdev))
+        device.version = UInt16(truncatingIfNeeded: libevdev_get_id_version(evdev))
+        for property in 0..<UInt32(InputProperty.count) where libevdev_has_property(evdev, property) == 1 {
+            device.properties.insert(UInt16(property))
+        }
+        for type in 1...UInt32(EventType.max) where libevdev_has_event_type(evdev, type) == 1 {
+            let maximum = libevdev_event_type_get_max(type)
+            guard maximum >= 0 else { continue }
+            var codes: Set<UInt16> = []
+            for code in 0...UInt32(maximum) where libevdev_has_event_code(evdev, type, code) == 1 {
+                codes.insert(UInt16(code))
+                if type == UInt32(EventType.absolute), let info = libevdev_get_abs_info(evdev, code)?.pointee {
+                    device.axes[UInt16(code)] = AxisInfo(
+                        value: info.value, minimum: info.minimum, maximum: info.maximum,
+                        fuzz: info.fuzz, flat: info.flat, resolution: info.resolution)
+                }
+            }
+            device.codes[UInt16(type)] = codes
+        }
+        return device
+    }
+}
+
+/// Why a device node could not be used.
+public enum DeviceError: Error, Equatable, CustomStringConvertible {
+    case cannotOpen(node: String, errno: Int32)
+    case libevdev(node: String, errno: Int32)
+    case notATouchscreen(node: String, name: String, reason: String)
+
+    /// Whether the problem is permission to open the node.
+    public var isPermissionDenied: Bool {
+        if case .cannotOpen(_, let code) = self { return code == EACCES || code == EPERM }
+        return false
+    }
+
+    public var description: String {
+        switch self {
+        case let .cannotOpen(node, code) where code == EACCES || code == EPERM:
+            return "cannot open \(node): permission denied; input devices belong to the 'input' group: add the user to it (usermod -aG input USER, then log in again) or run motiond as its systemd service, which has it"
+        case let .cannotOpen(node, code):
+            return "cannot open \(node): \(String(cString: strerror(code)))"
+        case let .libevdev(node, code):
+            return "libevdev cannot read \(node): \(String(cString: strerror(code)))"
+        case let .notATouchscreen(node, name, reason):
+            return "\(node) (\(name)) is not used: it is \(reason)"
+        }
+    }
+}

@@ -1,0 +1,121 @@
+import Glibc
+
+/// Every selected touchscreen, found at start and as it is plugged in, read through one
+/// `poll`: the input side of motiond.
+///
+/// The hub watches udev first and enumerates second, so a device plugged in during start-up
+/// is not missed. A device that is unplugged has its contacts cancelled and the rest carries
+/// on; when it comes back, it is opened again.
+public final class TouchInputHub {
+    /// What the hub reports.
+    public enum Event {
+        /// A touchscreen was opened and is being read.
+        case deviceAdded(TouchDevice)
+        /// A device was found but not used: not selected, not a touchscreen, or not openable.
+        case deviceSkipped(node: String, reason: String)
+        /// A touchscreen went away.
+        case deviceRemoved(node: String)
+        /// A frame from a device.
+        case frame(node: String, TouchFrame)
+    }
+
+    private let discovery: DeviceDiscovery
+    private var monitor: HotplugMonitor?
+    private let selection: DeviceSelection
+    private let mapping: (TouchscreenNode, DeviceDescription) -> OutputMapping
+    private var pollDescriptors: [pollfd] = []
+
+    /// The devices being read, by node.
+    public private(set) var devices: [String: TouchDevice] = [:]
+
+    /// Creates a hub that reads the touchscreens `selection` picks, each mapped to the screen
+    /// by `mapping` (given udev's node, with any calibration matrix, and the device).
+    public init(
+        selection: DeviceSelection = DeviceSelection(),
+        mapping: @escaping (TouchscreenNode, DeviceDescription) -> OutputMapping = { node, _ in
+            OutputMapping(calibration: node.calibration ?? OutputMapping.identityCalibration)
+        }
+    ) throws(DiscoveryError) {
+        self.discovery = try DeviceDiscovery()
+        self.selection = selection
+        self.mapping = mapping
+    }
+
+    /// Starts watching for hotplug and opens the touchscreens present now.
+    public func start(_ handle: (Event) -> Void) throws(DiscoveryError) {
+        monitor = try discovery.monitor()
+        for node in discovery.touchscreens() {
+            open(node, handle)
+        }
+    }
+
+    /// Waits up to `timeout` milliseconds (−1: forever) for input or hotplug, and handles
+    /// what is ready. Returns false when interrupted by a signal.
+    @discardableResult
+    public func poll(timeout: Int32, _ handle: (Event) -> Void) -> Bool {
+        pollDescriptors.removeAll(keepingCapacity: true)
+        if let monitor { pollDescriptors.append(pollfd(fd: monitor.fileDescriptor, events: Int16(POLLIN), revents: 0)) }
+        for device in devices.values {
+            pollDescriptors.append(pollfd(fd: device.fileDescriptor, events: Int16(POLLIN), revents: 0))
+        }
+        let ready = Glibc.poll(&pollDescriptors, nfds_t(pollDescriptors.count), timeout)
+        guard ready > 0 else { return ready == 0 }
+        for descriptor in pollDescriptors where descriptor.revents != 0 {
+            if descriptor.fd == monitor?.fileDescriptor {
+                handleHotplug(handle)
+            } else if let device = devices.values.first(where: { $0.fileDescriptor == descriptor.fd }) {
+                read(device, handle)
+            }
+        }
+        return true
+    }
+
+    /// Closes every device, cancelling the contacts that were down.
+    public func stop(_ handle: (Event) -> Void) {
+        for device in devices.values {
+            device.remove { handle(.frame(node: device.node, $0)) }
+            handle(.deviceRemoved(node: device.node))
+        }
+        devices = [:]
+        monitor = nil
+    }
+
+    private func read(_ device: TouchDevice, _ handle: (Event) -> Void) {
+        let outcome = device.read { handle(.frame(node: device.node, $0)) }
+        if outcome == .removed {
+            devices[device.node] = nil
+            handle(.deviceRemoved(node: device.node))
+        }
+    }
+
+    private func handleHotplug(_ handle: (Event) -> Void) {
+        while let event = monitor?.receive() {
+            switch event {
+            case .added(let node):
+                open(node, handle)
+            case .removed(let node, _):
+                guard let device = devices.removeValue(forKey: node) else { continue }
+                // Read what the device still had to say, then cancel what is left down.
+                _ = device.read { handle(.frame(node: node, $0)) }
+                device.remove { handle(.frame(node: node, $0)) }
+                handle(.deviceRemoved(node: node))
+            }
+        }
+    }
+
+    private func open(_ node: TouchscreenNode, _ handle: (Event) -> Void) {
+        guard devices[node.node] == nil else { return }
+        do {
+            let device = try TouchDevice(node: node.node)
+            guard selection.selects(node: node.node, device: device.description) else {
+                handle(.deviceSkipped(node: node.node, reason: "'\(device.description.name)' is not selected by the configuration"))
+                return
+            }
+            device.mapping = mapping(node, device.description)
+            devices[node.node] = device
+            handle(.deviceAdded(device))
+        } catch {
+            handle(.deviceSkipped(node: node.node, reason: error.description))
+        }
+    }
+}

@@ -1,0 +1,84 @@
+import ArgumentParser
+import Foundation
+import MotionServer
+import TouchInput
+
+/// `motionctl devices`: the touchscreens this machine has, or why there are none.
+struct DevicesCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "devices",
+        abstract: "List the touchscreens found through udev, with their axes and size.",
+        discussion: "Exits with 1 when no touchscreen can be used, saying why."
+    )
+
+    @Flag(help: "One JSON object per device instead of text.") var json = false
+    @Flag(help: "Also list input devices that are not touchscreens, with the reason.") var all = false
+
+    func run() throws {
+        let discovery: DeviceDiscovery
+        do { discovery = try DeviceDiscovery() } catch {
+            fail("motionctl: \(error)")
+        }
+        let touchscreens = Set(discovery.touchscreens().map(\.node))
+        let nodes = all ? discovery.eventNodes() : touchscreens.sorted()
+        var usable = 0
+        var problems: [DeviceError] = []
+        for node in nodes {
+            do {
+                let device = try TouchDevice(node: node)
+                usable += 1
+                show(device.description, node: node, clock: device.usesMonotonicClock)
+            } catch {
+                problems.append(error)
+                if json {
+                    emit(JSONValue.object([("node", .string(node)), ("error", .string(error.description))]).encoded)
+                } else {
+                    emit("\(node): \(error)")
+                }
+            }
+        }
+        guard usable == 0 else { return }
+        let reason: String
+        if problems.contains(where: \.isPermissionDenied) {
+            reason = "no touchscreen could be opened: permission denied. Input devices belong to the 'input' group: add the user to it (usermod -aG input USER, then log in again) or run as root"
+        } else if !touchscreens.isEmpty {
+            reason = "udev lists touchscreens, but none could be used (see above)"
+        } else if discovery.eventNodes().isEmpty {
+            reason = "no input devices at all: this machine has no touchscreen. To try motiond without one, replay a recording: motiond --replay FILE.evemu"
+        } else {
+            reason = "no touchscreen: \(discovery.eventNodes().count) input devices, none of which udev marks ID_INPUT_TOUCHSCREEN (motionctl devices --all shows them)"
+        }
+        FileHandle.standardError.write(Data("motionctl: \(reason)\n".utf8))
+        throw ExitCode(ExitStatus.refused)
+    }
+
+    private func show(_ description: DeviceDescription, node: String, clock: Bool) {
+        if json {
+            emit(JSONValue.device(description, node: node).encoded)
+            return
+        }
+        emit("\(node)  \(description.name)")
+        emit("  bus \(DeviceText.bus(description.bus)), vendor \(DeviceText.hex(description.vendor)), product \(DeviceText.hex(description.product)), version \(DeviceText.hex(description.version))")
+        switch description.kind {
+        case .multitouchScreen: emit("  multitouch touchscreen, \(description.slotCount) slots")
+        case .singleTouchScreen: emit("  single-touch touchscreen")
+        case .refused(let reason): emit("  not used: \(reason)")
+        }
+        if let size = description.physicalSize {
+            emit(String(format: "  size %.1f × %.1f mm", size.width, size.height))
+        } else if description.kind.isTouchscreen {
+            emit("  size unknown: no resolution reported, so distances use screen pixels")
+        }
+        for code in description.axes.keys.sorted() {
+            let axis = description.axes[code]!
+            emit("  \(AbsoluteAxis.name(code).padding(toLength: 20, withPad: " ", startingAt: 0)) \(axis.minimum) … \(axis.maximum)  fuzz \(axis.fuzz)  resolution \(axis.resolution)\(axis.resolution > 0 ? "/mm" : "")")
+        }
+        emit("  timestamps: \(clock ? "monotonic clock" : "wall clock (the kernel refused EVIOCSCLOCKID)")")
+    }
+}
+
+/// Prints a message to standard error and exits with 1.
+func fail(_ message: String) -> Never {
+    FileHandle.standardError.write(Data((message + "\n").utf8))
+    Foundation.exit(ExitStatus.refused)
+}

@@ -1,0 +1,119 @@
+import ArgumentParser
+import Foundation
+import MotionServer
+import TouchInput
+
+/// `motionctl frames`: the touch frames motiond sees, live from the touchscreens or from a
+/// recording. The tool to reach for when a panel reports something odd.
+struct FramesCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "frames",
+        abstract: "Print touch frames, live from the touchscreens or replayed from an evemu recording.",
+        discussion: """
+            Live, devices are found through udev and read with libevdev; devices plugged in \
+            or out are reported as they come and go. From a recording, frames are computed as \
+            fast as possible (or with the recording's timing, --realtime), with times from 0.
+            """
+    )
+
+    @Argument(help: "An evemu recording to replay instead of reading the touchscreens.") var recording: String?
+    @Flag(help: "One JSON object per line.") var json = false
+    @Option(help: "Stop after this many frames.") var count: Int?
+    @Option(help: "Live: give up after this many seconds (exit code 1).") var timeout: Double?
+    @Flag(help: "Replay with the recording's timing.") var realtime = false
+
+    func validate() throws {
+        if let count, count < 1 { throw ValidationError("--count must be at least 1") }
+        if let timeout, !(timeout > 0) { throw ValidationError("--timeout must be a positive number of seconds") }
+        if recording == nil && realtime { throw ValidationError("--realtime goes with a recording") }
+    }
+
+    func run() throws {
+        if let recording { try replay(recording) } else { try live() }
+    }
+
+    private func replay(_ path: String) throws {
+        let replay = try loadReplay(path)
+        let frames = replay.frames()
+        let start = monotonicNow()
+        for frame in frames.prefix(count ?? Int.max) {
+            if realtime {
+                let wait = start + frame.time - monotonicNow()
+                if wait > 0 { Thread.sleep(forTimeInterval: wait) }
+            }
+            show(frame, device: path)
+        }
+    }
+
+    private func live() throws {
+        let hub: TouchInputHub
+        do { hub = try TouchInputHub() } catch { fail("motionctl: \(error)") }
+        var frames = 0
+        var done = false
+        let deadline = timeout.map { monotonicNow() + $0 }
+        let handle: (TouchInputHub.Event) -> Void = { event in
+            switch event {
+            case .deviceAdded(let device):
+                self.showDevice("added", node: device.node, name: device.description.name)
+            case .deviceRemoved(let node):
+                self.showDevice("removed", node: node, name: nil)
+            case let .deviceSkipped(node, reason):
+                self.showDevice("skipped", node: node, name: nil, reason: reason)
+            case let .frame(node, frame):
+                guard !done else { return }
+                self.show(frame, device: node)
+                frames += 1
+                if let count = self.count, frames >= count { done = true }
+            }
+        }
+        do { try hub.start(handle) } catch { fail("motionctl: \(error)") }
+        while !done {
+            var wait: Int32 = -1
+            if let deadline {
+                let remaining = deadline - monotonicNow()
+                if remaining <= 0 {
+                    fail("motionctl: timed out after \(timeout!) s with \(frames) frame\(frames == 1 ? "" : "s")")
+                }
+                wait = Int32((remaining * 1000).rounded(.up))
+            }
+            hub.poll(timeout: wait, handle)
+        }
+    }
+
+    private func show(_ frame: TouchFrame, device: String) {
+        if json {
+            emit(JSONValue.frame(frame, device: device).encoded)
+            return
+        }
+        let contacts = frame.contacts.map { contact in
+            String(format: "[%d] #%d %@ (%.1f, %.1f)", contact.slot, contact.trackingID, contact.phase.rawValue, contact.position.x, contact.position.y)
+        }
+        emit(String(format: "%12.6f  ", frame.time) + contacts.joined(separator: "  "))
+    }
+
+    private func showDevice(_ action: String, node: String, name: String?, reason: String? = nil) {
+        if json {
+            var members: [(String, JSONValue)] = [("event", "device"), ("action", .string(action)), ("node", .string(node))]
+            if let name { members.append(("name", .string(name))) }
+            if let reason { members.append(("reason", .string(reason))) }
+            emit(JSONValue.object(members).encoded)
+        } else {
+            emit("device \(action): \(node)\(name.map { " (\($0))" } ?? "")\(reason.map { ": \($0)" } ?? "")")
+        }
+    }
+}
+
+/// Reads and checks a recording for replay, or exits with a message naming the problem.
+func loadReplay(_ path: String) throws -> RecordingReplay {
+    let text: String
+    do { text = try String(contentsOfFile: path, encoding: .utf8) } catch {
+        throw ValidationError("cannot read \(path): \(error.localizedDescription)")
+    }
+    do {
+        return try RecordingReplay(EvemuRecording(parsing: text))
+    } catch let error as EvemuParseError {
+        fail("motionctl: \(path):\(error.line): \(error.message)")
+    } catch {
+        fail("motionctl: \(path): \(error)")
+    }
+}
