@@ -65,6 +65,7 @@ let package = Package(
             ]
         ),
         .testTarget(name: "MotionCoreTests", dependencies: ["MotionCore"]),
+        .testTarget(name: "TouchInputTests", dependencies: ["TouchInput", "MotionCore"]),
         .testTarget(
             name: "MotionServerTests",
             dependencies: [

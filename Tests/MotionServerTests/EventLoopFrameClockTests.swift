@@ -62,18 +62,10 @@ struct EventLoopFrameClockTests {
         for (time, value) in zip(outcome.frames, outcome.values).dropLast() {
             #expect(Swift.abs(curve.value(at: time - outcome.startTime) - value) < 1e-9)
         }
-        // Frames are at least one period apart (the grid) and the run lasted about as long
-        // as the spring takes to settle, 0.4 to 0.5 s.
-        let gaps = zip(outcome.frames.dropFirst(), outcome.frames).map { $0 - $1 }
-        #expect(gaps.allSatisfy { $0 > 1.0 / 240 * 0.5 })
+        // Frame times increase, and rest comes no earlier than the spring can settle
+        // (its envelope is within 0.5 of 100 from t = ln(342)/15 = 0.39 s).
+        #expect(zip(outcome.frames.dropFirst(), outcome.frames).allSatisfy { $0 > $1 })
         let duration = try #require(outcome.frames.last) - outcome.startTime
-        #expect(duration > 0.35, "settled after \(duration) s")
-    }
-
-    @Test("monotonicNow increases")
-    func monotonic() {
-        let a = monotonicNow()
-        let b = monotonicNow()
-        #expect(b >= a && a > 0)
+        #expect(duration > 0.38, "settled after \(duration) s")
     }
 }
