@@ -112,14 +112,14 @@ public enum DeviceKind: Hashable, Sendable {
             } else if key(KeyCode.touch) {
                 self = .singleTouchScreen
             } else {
-                self = .refused("an absolute pointer without BTN_TOUCH (a joystick or a virtual tablet): nothing says when a finger is down")
+                self = .refused("an absolute pointer without BTN_TOUCH (a joystick or a virtual tablet): motiond cannot tell when a finger is down")
             }
         } else if device.has(EventType.relative, RelativeAxis.x) && device.has(EventType.relative, RelativeAxis.y) {
             self = .refused("a mouse or pointing stick (relative motion, REL_X/REL_Y): motiond reads touchscreens")
         } else if key(KeyCode.a) || key(KeyCode.space) {
             self = .refused("a keyboard: motiond reads touchscreens")
         } else {
-            self = .refused("not a touch device (no ABS_X/ABS_Y or ABS_MT_POSITION_X/Y axes)")
+            self = .refused("not a touch device (no ABS_X/ABS_Y or ABS_MT_POSITION_X/Y axes): motiond reads touchscreens")
         }
     }
 
