@@ -59,6 +59,12 @@ struct FramesCommand: ParsableCommand {
                 self.showDevice("removed", node: node, name: nil)
             case let .deviceSkipped(node, reason):
                 self.showDevice("skipped", node: node, name: nil, reason: reason)
+            case let .eventsDropped(node, total):
+                if self.json {
+                    emit(JSONValue.object([("event", "dropped"), ("device", .string(node)), ("total", .integer(Int64(total)))]).encoded)
+                } else {
+                    emit("events dropped by the kernel on \(node) (\(total) so far); resynced")
+                }
             case let .frame(node, frame):
                 guard !done else { return }
                 self.show(frame, device: node)
@@ -103,17 +109,24 @@ struct FramesCommand: ParsableCommand {
     }
 }
 
-/// Reads and checks a recording for replay, or exits with a message naming the problem.
-func loadReplay(_ path: String) throws -> RecordingReplay {
+/// Reads and parses a recording, or exits with a message naming the file, line and problem.
+func loadRecording(_ path: String) throws -> EvemuRecording {
     let text: String
     do { text = try String(contentsOfFile: path, encoding: .utf8) } catch {
         throw ValidationError("cannot read \(path): \(error.localizedDescription)")
     }
     do {
-        return try RecordingReplay(EvemuRecording(parsing: text))
-    } catch let error as EvemuParseError {
-        fail("motionctl: \(path):\(error.line): \(error.message)")
+        return try EvemuRecording(parsing: text)
     } catch {
+        fail("motionctl: \(path):\(error.line): \(error.message)")
+    }
+}
+
+/// Reads a recording of a touchscreen for replay, or exits saying why it cannot be replayed.
+func loadReplay(_ path: String) throws -> RecordingReplay {
+    do {
+        return try RecordingReplay(loadRecording(path))
+    } catch let error as ReplayError {
         fail("motionctl: \(path): \(error)")
     }
 }

@@ -26,14 +26,22 @@ struct UmockdevCommand: ParsableCommand {
     }
 
     func run() throws {
-        let replay = try loadReplay(recording)
-        let export = UmockdevExport(device: replay.device, eventNumber: eventNumber)
+        // Any recorded device converts, touchscreen or not: faking a touchpad is how to test
+        // that motiond refuses one.
+        let parsed = try loadRecording(recording)
+        guard let device = parsed.device else { fail("motionctl: \(recording): \(ReplayError.noDeviceHeader)") }
+        let export = UmockdevExport(device: device, eventNumber: eventNumber)
+        do {
+            try FileManager.default.createDirectory(atPath: outputDirectory, withIntermediateDirectories: true)
+        } catch {
+            fail("motionctl: cannot create \(outputDirectory): \(error.localizedDescription)")
+        }
         let base = URL(fileURLWithPath: outputDirectory)
             .appendingPathComponent(URL(fileURLWithPath: recording).deletingPathExtension().lastPathComponent)
         let files = [
             (base.appendingPathExtension("umockdev"), export.deviceFile()),
             (base.appendingPathExtension("ioctl"), export.ioctlFile()),
-            (base.appendingPathExtension("events"), UmockdevExport.eventsFile(replay.recording.events, leadIn: leadIn)),
+            (base.appendingPathExtension("events"), UmockdevExport.eventsFile(parsed.events, leadIn: leadIn)),
         ]
         for (url, text) in files {
             do { try text.write(to: url, atomically: true, encoding: .utf8) } catch {

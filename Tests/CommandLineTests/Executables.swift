@@ -12,8 +12,9 @@ struct Run {
         URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath().deletingLastPathComponent()
     }()
 
-    init(_ executable: String, _ arguments: [String]) throws {
-        let url = Self.productsDirectory.appendingPathComponent(executable)
+    /// Runs one of the package's products, or with `absolute`, a program found on the PATH.
+    init(_ executable: String, _ arguments: [String], absolute: Bool = false) throws {
+        let url = absolute ? try Self.onPath(executable) : Self.productsDirectory.appendingPathComponent(executable)
         guard FileManager.default.isExecutableFile(atPath: url.path) else {
             throw Missing(path: url.path)
         }
@@ -36,7 +37,17 @@ struct Run {
 
     struct Missing: Error, CustomStringConvertible {
         var path: String
-        var description: String { "\(path) is not built; run `swift build` before the tests (scripts/test does)" }
+        var description: String { "\(path) is not there; scripts/test builds the products and installs umockdev" }
+    }
+
+    /// A program on the PATH (umockdev-run, umockdev-wrapper).
+    static func onPath(_ name: String) throws -> URL {
+        let path = ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin"
+        for directory in path.split(separator: ":") {
+            let url = URL(fileURLWithPath: String(directory)).appendingPathComponent(name)
+            if FileManager.default.isExecutableFile(atPath: url.path) { return url }
+        }
+        throw Missing(path: name)
     }
 
     var lines: [String] { output.split(separator: "\n").map(String.init) }

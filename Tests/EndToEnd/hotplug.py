@@ -83,7 +83,9 @@ def main():
     read_until(lambda m: m.get("event") == "device" and m.get("action") == "added")
 
     step("done")
-    child.terminate()
+    # SIGKILL: a reader started from a test runner may inherit SIGTERM blocked. Its lines
+    # are flushed as written, so nothing is lost.
+    child.kill()
     child.wait()
 
 

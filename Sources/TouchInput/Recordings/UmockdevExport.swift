@@ -9,8 +9,10 @@
 ///
 /// The ioctl answers follow what was found to work (see the shared testing notes): umockdev
 /// matches an answer on the ioctl's full number, which includes the buffer size, so each
-/// answer is exactly as long as the buffer libevdev passes; and it does not tell
-/// `EVIOCGMTSLOTS` codes apart, so one answer with every slot empty (−1) serves them all.
+/// answer is exactly as long as the buffer libevdev passes (for `EVIOCGMTSLOTS`, room for
+/// 256 slots, not the device's count); and it does not tell `EVIOCGMTSLOTS` codes apart, so
+/// one answer with every slot empty (−1) serves them all. That answer is also what a
+/// `SYN_DROPPED` resync reads: a faked device has no finger down after a drop.
 public struct UmockdevExport: Sendable {
     /// The device to fake.
     public let device: DeviceDescription
@@ -86,8 +88,10 @@ public struct UmockdevExport: Sendable {
         for (type, bytes) in maskSizes {
             answer("EVIOCGBIT(\(type))", bytes, Self.mask(device.codes[type] ?? [], bytes: bytes))
         }
-        for code in device.axes.keys.sorted() {
-            let axis = device.axes[code]!
+        // Every axis the device declares, described or not (libevdev asks for each).
+        let axisCodes = device.axes.keys.sorted() + (device.codes[EventType.absolute] ?? []).filter { device.axes[$0] == nil }.sorted()
+        for code in axisCodes {
+            let axis = device.axes[code] ?? AxisInfo(minimum: 0, maximum: 0)
             let initial = code == AbsoluteAxis.trackingID ? -1 : Swift.max(axis.minimum, Swift.min(axis.value, axis.maximum))
             let values = [initial, axis.minimum, axis.maximum, axis.fuzz, axis.flat, axis.resolution]
             // umockdev names the ioctl for axis 0 without a number.
@@ -96,9 +100,9 @@ public struct UmockdevExport: Sendable {
         answer("EVIOCGKEY(0)", 96, [UInt8](repeating: 0, count: 96))
         answer("EVIOCGLED(0)", 8, [UInt8](repeating: 0, count: 8))
         answer("EVIOCGSW(0)", 8, [UInt8](repeating: 0, count: 8))
-        if let slots = device.axes[AbsoluteAxis.slot] {
-            let count = Int(slots.maximum) + 1
-            let values = [Int32(AbsoluteAxis.trackingID)] + [Int32](repeating: -1, count: count)
+        if device.axes[AbsoluteAxis.slot] != nil {
+            // libevdev asks with room for its 256-slot maximum, whatever the device's count.
+            let values = [Int32(AbsoluteAxis.trackingID)] + [Int32](repeating: -1, count: Self.libevdevSlotCapacity)
             answer("EVIOCGMTSLOTS(0)", 0, values.flatMap { Self.littleEndian(UInt32(bitPattern: $0), bytes: 4) })
         }
         return lines.joined(separator: "\n") + "\n"
@@ -120,6 +124,9 @@ public struct UmockdevExport: Sendable {
         }
         return lines.joined(separator: "\n") + "\n"
     }
+
+    /// The slots libevdev's `EVIOCGMTSLOTS` buffer holds (seen: a 1028-byte request).
+    static let libevdevSlotCapacity = 256
 
     // MARK: Encoding
 

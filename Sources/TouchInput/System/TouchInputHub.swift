@@ -17,6 +17,9 @@ public final class TouchInputHub {
         case deviceRemoved(node: String)
         /// A frame from a device.
         case frame(node: String, TouchFrame)
+        /// The kernel dropped a device's events (`SYN_DROPPED`) and it was resynced; `total`
+        /// counts the drops since the device was opened.
+        case eventsDropped(node: String, total: Int)
     }
 
     private let discovery: DeviceDiscovery
@@ -81,7 +84,9 @@ public final class TouchInputHub {
     }
 
     private func read(_ device: TouchDevice, _ handle: (Event) -> Void) {
+        let drops = device.droppedReports
         let outcome = device.read { handle(.frame(node: device.node, $0)) }
+        if device.droppedReports > drops { handle(.eventsDropped(node: device.node, total: device.droppedReports)) }
         if outcome == .removed {
             devices[device.node] = nil
             handle(.deviceRemoved(node: device.node))
