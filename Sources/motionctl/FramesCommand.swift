@@ -21,11 +21,28 @@ struct FramesCommand: ParsableCommand {
     @Option(help: "Stop after this many frames.") var count: Int?
     @Option(help: "Live: give up after this many seconds (exit code 1).") var timeout: Double?
     @Flag(help: "Replay with the recording's timing.") var realtime = false
+    @Option(help: ArgumentHelp("Live: read only devices whose name matches this glob (repeatable).", valueName: "glob"))
+    var name: [String] = []
+    @Option(help: ArgumentHelp("Live: read only devices with these ids, like 04f3:010c (repeatable).", valueName: "vendor:product"))
+    var ids: [String] = []
+    @Option(help: ArgumentHelp("Live: read only this device node (repeatable).", valueName: "path"))
+    var node: [String] = []
+
+    /// The devices chosen by --name, --ids and --node; none chosen means all.
+    var selection: DeviceSelection {
+        DeviceSelection(name.map { .name($0) } + ids.compactMap(DeviceSelection.parseIDs) + node.map { .node($0) })
+    }
 
     func validate() throws {
         if let count, count < 1 { throw ValidationError("--count must be at least 1") }
         if let timeout, !(timeout > 0) { throw ValidationError("--timeout must be a positive number of seconds") }
         if recording == nil && realtime { throw ValidationError("--realtime goes with a recording") }
+        if recording != nil && !(name.isEmpty && ids.isEmpty && node.isEmpty) {
+            throw ValidationError("--name, --ids and --node choose live devices; a recording is one device already")
+        }
+        for text in ids where DeviceSelection.parseIDs(text) == nil {
+            throw ValidationError("--ids takes VENDOR:PRODUCT in hexadecimal, like 04f3:010c; '\(text)' is not")
+        }
     }
 
     func run() throws {
@@ -47,7 +64,7 @@ struct FramesCommand: ParsableCommand {
 
     private func live() throws {
         let hub: TouchInputHub
-        do { hub = try TouchInputHub() } catch { fail("motionctl: \(error)") }
+        do { hub = try TouchInputHub(selection: selection) } catch { fail("motionctl: \(error)") }
         var frames = 0
         var done = false
         let deadline = timeout.map { monotonicNow() + $0 }

@@ -154,6 +154,59 @@ struct UmockdevTests {
         #expect(lines.contains { $0["event"] as? String == "dropped" && $0["total"] as? Int == 1 })
     }
 
+    /// Runs `motionctl frames --json` live on a faked recording; the reader's JSON lines.
+    func readLive(_ files: (device: String, ioctl: String, events: String), _ arguments: [String]) throws -> [[String: Any]] {
+        let run = try Run("umockdev-run", [
+            "--device", files.device, "--ioctl", "/dev/input/event50=\(files.ioctl)", "--evemu-events", "/dev/input/event50=\(files.events)", "--",
+            Run.productsDirectory.appendingPathComponent("motionctl").path, "frames", "--json", "--timeout", "60",
+        ] + arguments, absolute: true)
+        return try run.jsonLines()
+    }
+
+    @Test("only selected devices are read; others are skipped, saying why")
+    func selection() throws {
+        let recording = EndToEnd.recordings.appendingPathComponent("whot-evemu-devices__atmel-maxtouch__1f-fast-taps-x9.evemu")
+        let directory = try EndToEnd.scratch()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let files = try EndToEnd.convert(recording, into: directory)
+        for arguments in [["--name", "*maXTouch*"], ["--ids", "0000:0000"], ["--node", "/dev/input/event50"], ["--name", "ELAN*", "--node", "/dev/input/event50"]] {
+            let lines = try readLive(files, arguments + ["--count", "1"])
+            #expect(lines.first?["action"] as? String == "added", "\(arguments)")
+        }
+        // Not selected: skipped with the reason, and nothing read (the timeout ends the run).
+        let run = try Run("umockdev-run", [
+            "--device", files.device, "--ioctl", "/dev/input/event50=\(files.ioctl)", "--",
+            Run.productsDirectory.appendingPathComponent("motionctl").path, "frames", "--json", "--name", "ELAN*", "--timeout", "0.5",
+        ], absolute: true)
+        let skipped = try run.jsonLines()
+        #expect(skipped.count == 1)
+        #expect(skipped.first?["action"] as? String == "skipped")
+        #expect((skipped.first?["reason"] as? String)?.contains("not selected") == true)
+        #expect(run.status == 1 && run.error.contains("timed out"))
+    }
+
+    @Test("a calibration matrix set by udev (LIBINPUT_CALIBRATION_MATRIX) maps the frames")
+    func udevCalibration() throws {
+        let recording = EndToEnd.recordings.appendingPathComponent("whot-evemu-devices__atmel-maxtouch__1f-fast-taps-x9.evemu")
+        let directory = try EndToEnd.scratch()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let files = try EndToEnd.convert(recording, into: directory)
+        // A mirrored panel: x′ = 1 − x, as a hwdb entry or udev rule would say.
+        let device = try String(contentsOfFile: files.device, encoding: .utf8)
+            .replacingOccurrences(of: "E: ID_INPUT_TOUCHSCREEN=1\nE: MAJOR", with: "E: ID_INPUT_TOUCHSCREEN=1\nE: LIBINPUT_CALIBRATION_MATRIX=-1 0 1 0 1 0\nE: MAJOR")
+        try #require(device.contains("LIBINPUT_CALIBRATION_MATRIX"))
+        try device.write(toFile: files.device, atomically: true, encoding: .utf8)
+
+        let lines = try readLive(files, ["--count", "4"]).filter { $0["event"] as? String == "frame" }
+        try #require(lines.count == 4)
+        for frame in lines {
+            let contact = try #require((frame["contacts"] as? [[String: Any]])?.first)
+            let deviceX = try #require(contact["device_x"] as? Double)
+            // One pixel per unit on this 800-unit panel, mirrored.
+            #expect(Swift.abs(try #require(contact["x"] as? Double) - (800 - deviceX)) < 1e-9)
+        }
+    }
+
     @Test("motionctl devices describes a touchscreen found through udev and opened with libevdev")
     func devices() throws {
         let recording = EndToEnd.recordings.appendingPathComponent("aosp-frameworks-base__pixel-tablet-nvt-touchscreen__1f-swipe.evemu")
