@@ -18,6 +18,7 @@ let package = Package(
         .executable(name: "motiond", targets: ["motiond"]),
         .executable(name: "motionctl", targets: ["motionctl"]),
         .library(name: "MotionCore", targets: ["MotionCore"]),
+        .library(name: "TouchInput", targets: ["TouchInput"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),

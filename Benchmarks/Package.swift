@@ -18,6 +18,7 @@ let package = Package(
             dependencies: [
                 .product(name: "Benchmark", package: "benchmark"),
                 .product(name: "MotionCore", package: "motiond"),
+                .product(name: "TouchInput", package: "motiond"),
             ],
             path: "Benchmarks/MotionBenchmarks",
             plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]

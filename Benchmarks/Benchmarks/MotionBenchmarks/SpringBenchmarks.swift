@@ -5,6 +5,7 @@ import MotionCore
 /// test), and a whole frame through springSource on a frame clock.
 let benchmarks: @Sendable () -> Void = {
     Benchmark.defaultConfiguration = .init(metrics: [.wallClock, .cpuTotal, .mallocCountTotal, .throughput], maxDuration: .seconds(2))
+    inputBenchmarks()
 
     Benchmark("SpringCurve sample (value + velocity + rest test), Double", configuration: .init(scalingFactor: .kilo)) { benchmark in
         sample(SpringCurve(from: 0.0, velocity: 250, to: 1, configuration: .standard), threshold: 0.001, benchmark)
