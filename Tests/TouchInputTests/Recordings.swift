@@ -39,3 +39,23 @@ struct MonotonicClockTests {
         #expect(b >= a && a > 0)
     }
 }
+
+@Suite("Device errors")
+struct DeviceErrorTests {
+    @Test("permission denied names the input group and what to do")
+    func permission() {
+        let error = DeviceError.cannotOpen(node: "/dev/input/event3", errno: 13)  // EACCES
+        #expect(error.isPermissionDenied)
+        #expect(error.description.contains("/dev/input/event3"))
+        #expect(error.description.contains("'input' group"))
+        #expect(error.description.contains("usermod -aG input"))
+        #expect(!DeviceError.cannotOpen(node: "/dev/input/event3", errno: 2).isPermissionDenied)
+    }
+
+    @Test("opening a node that is not there says so")
+    func missingNode() {
+        #expect(throws: DeviceError.cannotOpen(node: "/nonexistent/event9", errno: 2)) {
+            try TouchDevice(node: "/nonexistent/event9")
+        }
+    }
+}
