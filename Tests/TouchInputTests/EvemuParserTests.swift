@@ -1,3 +1,4 @@
+import MotionCore
 import Testing
 @testable import TouchInput
 

@@ -1,3 +1,4 @@
+import MotionCore
 /// Turns a device's stream of kernel events into ``TouchFrame``s: the multitouch protocol B
 /// state machine.
 ///

@@ -1,3 +1,4 @@
+import MotionCore
 import CEvdev
 import Glibc
 

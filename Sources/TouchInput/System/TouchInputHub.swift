@@ -1,3 +1,4 @@
+import MotionCore
 import Glibc
 
 /// Every selected touchscreen, found at start and as it is plugged in, read through one

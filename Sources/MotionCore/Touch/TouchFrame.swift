@@ -1,5 +1,3 @@
-import MotionCore
-
 /// Where a contact is in its life, in one frame.
 public enum TouchPhase: String, Hashable, Sendable, Codable {
     /// The finger landed in this frame.
