@@ -1,0 +1,102 @@
+/// One contact as a recognizer sees it: where it is on screen and in physical units.
+public struct TrackedContact: Hashable, Sendable {
+    /// The contact's tracking id.
+    public var id: Int32
+    /// Screen pixels.
+    public var position: Point
+    /// Millimetres when the device knows its resolution, else the same pixels.
+    public var physical: Point
+}
+
+/// What changed between two frames for a set of contacts: the comparison every recognizer
+/// starts from.
+///
+/// Movement is measured on the contacts present in both frames (including one that lifts
+/// in this frame, at its lift position), so a finger landing or lifting never makes a
+/// gesture's value jump: the gesture is re-based on the new set of fingers.
+public struct ContactTracker: Sendable {
+    /// The contacts down after the last frame, in the order they landed.
+    public private(set) var active: [TrackedContact] = []
+    /// Whether positions are millimetres (every contact reported them).
+    public private(set) var isPhysical = false
+
+    /// The same contacts before and after one frame.
+    public private(set) var persistent: [(before: TrackedContact, after: TrackedContact)] = []
+    /// How many contacts landed and lifted in the last frame.
+    public private(set) var landed = 0
+    public private(set) var lifted = 0
+    /// Whether a contact was cancelled in the last frame.
+    public private(set) var cancelled = false
+    /// The centroid, in pixels, of the contacts in the last frame, including those that
+    /// lifted in it: where a gesture that just ended was.
+    public private(set) var centroid = Point.zero
+
+    private var next: [TrackedContact] = []
+
+    /// Creates an empty tracker.
+    public init() {}
+
+    /// Takes the next frame.
+    public mutating func update(_ frame: TouchFrame) {
+        persistent.removeAll(keepingCapacity: true)
+        next.removeAll(keepingCapacity: true)
+        landed = 0
+        lifted = 0
+        cancelled = false
+        if active.isEmpty {
+            isPhysical = !frame.contacts.isEmpty && frame.contacts.allSatisfy { $0.millimetres != nil }
+        }
+        // Keep the landing order: contacts already down first, then new ones.
+        for before in active {
+            guard let contact = frame.contacts.first(where: { $0.trackingID == before.id }) else {
+                lifted += 1  // vanished without an end: treat as lifted where it was
+                continue
+            }
+            let after = tracked(contact)
+            switch contact.phase {
+            case .cancelled:
+                cancelled = true
+            case .ended:
+                persistent.append((before, after))
+                lifted += 1
+            case .began, .moved, .stationary:
+                persistent.append((before, after))
+                next.append(after)
+            }
+        }
+        for contact in frame.contacts where contact.phase == .began && !active.contains(where: { $0.id == contact.trackingID }) {
+            next.append(tracked(contact))
+            landed += 1
+        }
+        swap(&active, &next)
+        let present = persistent.map(\.after.position) + active.suffix(landed).map(\.position)
+        if !present.isEmpty { centroid = present.reduce(Point.zero, +) / Double(present.count) }
+    }
+
+    /// Forgets every contact.
+    public mutating func reset() {
+        active.removeAll(keepingCapacity: true)
+        persistent.removeAll(keepingCapacity: true)
+        landed = 0
+        lifted = 0
+        cancelled = false
+    }
+
+    /// The mean movement of the persistent contacts in this frame: pixels and physical units.
+    public var meanMovement: (position: Point, physical: Point) {
+        guard !persistent.isEmpty else { return (.zero, .zero) }
+        var position = Point.zero, physical = Point.zero
+        for pair in persistent {
+            position = position + (pair.after.position - pair.before.position)
+            physical = physical + (pair.after.physical - pair.before.physical)
+        }
+        let n = Double(persistent.count)
+        return (position / n, physical / n)
+    }
+
+    private func tracked(_ contact: TouchContact) -> TrackedContact {
+        TrackedContact(
+            id: contact.trackingID, position: contact.position,
+            physical: isPhysical ? (contact.millimetres ?? contact.position) : contact.position)
+    }
+}

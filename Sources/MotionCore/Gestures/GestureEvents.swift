@@ -1,0 +1,89 @@
+/// The recognizers motiond has.
+public enum GestureKind: String, Hashable, Sendable, Codable, CaseIterable {
+    case drag
+    case pinch
+    case rotate
+    case tap
+}
+
+/// A drag's update: cumulative translation of the fingers' centroid since touch-down.
+public struct DragEvent: TranslationGestureEvent, Hashable, Sendable {
+    public var state: RecognitionState
+    /// The frame's timestamp, in seconds.
+    public var time: Double
+    /// Fingers down (at `.ended`, the fingers that were down before the lift).
+    public var touches: Int
+    /// Translation since the first finger landed, in pixels; absolute, never a delta.
+    public var translation: Point
+    /// In pixels per second.
+    public var translationVelocity: Point
+    /// Where the fingers are, in pixels.
+    public var centroid: Point
+}
+
+/// A pinch's update: cumulative scale since touch-down.
+public struct PinchEvent: ScaleGestureEvent, Hashable, Sendable {
+    public var state: RecognitionState
+    public var time: Double
+    public var touches: Int
+    /// The fingers' spread now divided by their spread at touch-down; 1 means unchanged.
+    public var scale: Double
+    /// Per second.
+    public var scaleVelocity: Double
+    /// The fingers' centroid, in pixels: the natural pivot of the scale.
+    public var centroid: Point
+}
+
+/// A rotation's update: cumulative angle since touch-down.
+public struct RotationEvent: RotationGestureEvent, Hashable, Sendable {
+    public var state: RecognitionState
+    public var time: Double
+    public var touches: Int
+    /// Radians, positive clockwise on screen, continuous past ±π.
+    public var rotation: Double
+    /// Radians per second.
+    public var rotationVelocity: Double
+    /// The fingers' centroid, in pixels: the natural pivot of the rotation.
+    public var centroid: Point
+}
+
+/// A tap, recognized when the fingers lift, or failed.
+public struct TapEvent: GestureEvent, Hashable, Sendable {
+    /// `.recognized` or `.failed`.
+    public var state: RecognitionState
+    public var time: Double
+    /// The most fingers down at once during the tap.
+    public var touches: Int
+    /// 1 for a single tap, 2 for the second tap of a double tap, and so on.
+    public var count: Int
+    /// Where the fingers landed, in pixels.
+    public var location: Point
+}
+
+/// Any recognizer's event, as a ``GestureSet`` emits them.
+public enum RecognizedGesture: Hashable, Sendable {
+    case drag(DragEvent)
+    case pinch(PinchEvent)
+    case rotate(RotationEvent)
+    case tap(TapEvent)
+
+    /// Which recognizer.
+    public var kind: GestureKind {
+        switch self {
+        case .drag: return .drag
+        case .pinch: return .pinch
+        case .rotate: return .rotate
+        case .tap: return .tap
+        }
+    }
+
+    /// The event's state.
+    public var state: RecognitionState {
+        switch self {
+        case .drag(let e): return e.state
+        case .pinch(let e): return e.state
+        case .rotate(let e): return e.state
+        case .tap(let e): return e.state
+        }
+    }
+}

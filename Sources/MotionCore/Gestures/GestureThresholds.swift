@@ -1,0 +1,63 @@
+/// The distances, angles and times that decide when gestures begin, with their defaults.
+///
+/// Distances are in millimetres on devices that report their resolution, and in pixels on
+/// devices that do not (many touchscreens), through the `…Pixels` fallbacks: a distance
+/// must never come out of a division by an unknown resolution.
+///
+/// How the defaults compare (1 dp = 1/160 in = 0.16 mm, 1 pt ≈ 0.16 mm on a 163 ppi iPhone):
+///
+/// | threshold                | motiond        | Android                        | iOS             | Hammer.js  | libinput             |
+/// |--------------------------|----------------|--------------------------------|-----------------|------------|----------------------|
+/// | drag slop / tap movement | 3 mm, 16 px    | touch slop 8 dp = 1.3 mm       | ~10 pt = 1.6 mm | 10 px      | tap motion 1.3 mm    |
+/// | tap: longest press       | 0.3 s          | long press after 0.5 s         | none            | 250 ms     | tap timeout 180 ms   |
+/// | multiple taps: interval  | 0.3 s          | double tap 300 ms              | ~0.35 s         | 300 ms     | —                    |
+/// | multiple taps: distance  | 12 mm, 50 px   | double tap slop 100 dp = 16 mm | —               | 10 px      | —                    |
+/// | pinch: span change       | 4 mm, 20 px    | span slop 16 dp (diameter)     | —               | any        | —                    |
+/// | pinch: smallest span     | 5 mm, 20 px    | min span 27 mm (diameter)      | —               | —          | —                    |
+/// | rotation: angle          | 10°            | (no rotation detector)         | —               | any        | —                    |
+/// | velocity: window         | 100 ms         | horizon 100 ms                 | —               | last 25 ms | —                    |
+/// | velocity: finger stopped | 50 ms still    | assumed stopped after 40 ms    | —               | —          | —                    |
+///
+/// motiond's slops are larger than phones': kiosk panels are bigger, often noisier, and
+/// touched by people in gloves or in a hurry; and a finger pressed and held still on a
+/// real panel (the Atmel recording of a two-finger hold) drifts about 12 px, 2.2 mm, as its
+/// contact patch settles, which must not start a drag. A pinch's span is the mean
+/// distance of the fingers from their centroid (half of Android's two-finger diameter). The
+/// rotation threshold sits well above the 5.5° a two-finger pan drifts in the recordings.
+public struct GestureThresholds: Hashable, Sendable {
+    /// How far the fingers' centroid moves before a drag begins.
+    public var dragSlop = 3.0
+    public var dragSlopPixels = 16.0
+    /// How far any finger may move and still tap; the same as the drag slop, so that a
+    /// tap fails exactly when a drag can begin.
+    public var tapSlop = 3.0
+    public var tapSlopPixels = 16.0
+    /// The longest press that still taps, in seconds.
+    public var tapMaximumDuration = 0.3
+    /// The longest pause between the taps of a double (or triple…) tap, in seconds.
+    public var multipleTapInterval = 0.3
+    /// How far apart the taps of a multiple tap may land.
+    public var multipleTapDistance = 12.0
+    public var multipleTapDistancePixels = 50.0
+    /// How much the span changes before a pinch begins.
+    public var pinchSlop = 4.0
+    public var pinchSlopPixels = 20.0
+    /// The span below which scale and rotation are not computed (fingers too close to
+    /// measure: their angle and ratio are mostly noise).
+    public var minimumSpan = 5.0
+    public var minimumSpanPixels = 20.0
+    /// How far the fingers turn before a rotation begins, in radians.
+    public var rotationSlop = 10.0 * Double.pi / 180
+    /// The stretch of recent samples velocities are estimated from, in seconds.
+    public var velocityWindow = 0.1
+    /// A finger that has not moved for this long, in seconds, has stopped.
+    public var stoppedAfter = 0.05
+
+    /// The defaults above.
+    public init() {}
+
+    /// A distance threshold in the units positions are measured in for a frame.
+    func distance(_ millimetres: Double, _ pixels: Double, physical: Bool) -> Double {
+        physical ? millimetres : pixels
+    }
+}

@@ -1,0 +1,88 @@
+import Foundation
+
+/// Recognizes a rotation of two or more fingers about their centroid.
+///
+/// Each frame, every finger present in both frames turns by some angle about the centroid
+/// (measured in physical units, so a panel with different X and Y resolutions measures true
+/// angles); the frame's rotation is their mean, weighted by distance from the centroid
+/// (fingers near it turn erratically), each wrapped to (−π, π]. Summing these small steps
+/// makes the rotation continuous past ±π and right when fingers swap sides, where comparing
+/// absolute angles, or sorting fingers by position, goes wrong. Positive is clockwise on
+/// screen, where y grows downward.
+public struct RotationRecognizer: Sendable {
+    /// When the rotation begins.
+    public var thresholds: GestureThresholds
+    private var lifecycle = GestureLifecycle(minimumTouches: 2)
+    private var tracker = ContactTracker()
+    private var rotation = 0.0
+    private var velocity: VelocityEstimator<Double>
+
+    /// Creates a rotation recognizer.
+    public init(thresholds: GestureThresholds = GestureThresholds()) {
+        self.thresholds = thresholds
+        self.velocity = VelocityEstimator(window: thresholds.velocityWindow, stoppedAfter: thresholds.stoppedAfter)
+    }
+
+    /// Whether a rotation is in progress.
+    public var isInProgress: Bool { lifecycle.isInProgress }
+
+    /// Takes the next frame of the contacts assigned to this recognizer.
+    public mutating func update(_ frame: TouchFrame) -> RotationEvent? {
+        let touchesBefore = tracker.active.count
+        tracker.update(frame)
+        var changed = false
+        if tracker.persistent.count >= 2, let step = frameRotation() {
+            rotation += step
+            changed = step != 0
+        }
+        velocity.add(rotation, at: frame.time)
+        let state = lifecycle.step(
+            down: tracker.active.count, cancelled: tracker.cancelled,
+            beyondThreshold: Swift.abs(rotation) > thresholds.rotationSlop, changed: changed)
+        defer { if tracker.active.isEmpty { reset() } }
+        return state.map { event($0, at: frame.time, touches: tracker.active.isEmpty ? touchesBefore : tracker.active.count) }
+    }
+
+    /// Stops the rotation for the rest of the touch sequence.
+    public mutating func block(at time: Double) -> RotationEvent? {
+        lifecycle.block().map { event($0, at: time, touches: tracker.active.count) }
+    }
+
+    /// The weighted mean turn of the persistent fingers, or nil when they are too close.
+    private func frameRotation() -> Double? {
+        let before = tracker.persistent.map(\.before.physical)
+        let after = tracker.persistent.map(\.after.physical)
+        let minimum = thresholds.distance(thresholds.minimumSpan, thresholds.minimumSpanPixels, physical: tracker.isPhysical)
+        guard PinchRecognizer.span(before) >= minimum, PinchRecognizer.span(after) >= minimum else { return nil }
+        let centreBefore = before.reduce(Point.zero, +) / Double(before.count)
+        let centreAfter = after.reduce(Point.zero, +) / Double(after.count)
+        var sum = 0.0, weights = 0.0
+        for (b, a) in zip(before, after) {
+            let rb = b - centreBefore, ra = a - centreAfter
+            let weight = rb.length * ra.length
+            guard weight > 0 else { continue }
+            sum += weight * Self.wrap(atan2(ra.y, ra.x) - atan2(rb.y, rb.x))
+            weights += weight
+        }
+        return weights > 0 ? sum / weights : nil
+    }
+
+    /// An angle wrapped to (−π, π].
+    static func wrap(_ angle: Double) -> Double {
+        var a = angle.truncatingRemainder(dividingBy: 2 * .pi)
+        if a <= -.pi { a += 2 * .pi }
+        if a > .pi { a -= 2 * .pi }
+        return a
+    }
+
+    private func event(_ state: RecognitionState, at time: Double, touches: Int) -> RotationEvent {
+        let rate = state == .failed || state == .cancelled ? 0 : velocity.velocity(at: time)
+        return RotationEvent(state: state, time: time, touches: touches, rotation: rotation, rotationVelocity: rate, centroid: tracker.centroid)
+    }
+
+    private mutating func reset() {
+        rotation = 0
+        velocity.reset()
+        tracker.reset()
+    }
+}

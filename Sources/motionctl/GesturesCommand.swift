@@ -1,0 +1,78 @@
+import ArgumentParser
+import Foundation
+import MotionCore
+import MotionServer
+import TouchInput
+
+/// `motionctl gestures`: what the recognizers make of a recording, event by event. The tool
+/// to reach for when a gesture on a panel misbehaves.
+struct GesturesCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "gestures",
+        abstract: "Replay a recording through the gesture recognizers and print every event.",
+        discussion: """
+            All contacts go to one full-screen element, whose drag, pinch, rotation and tap \
+            recognizers run together (drag, pinch and rotation simultaneously; a tap fails \
+            when one of them begins). Translations are in pixels, rotations in radians \
+            (clockwise positive), velocities per second; times from the first event.
+            """
+    )
+
+    @Argument(help: "An evemu recording.") var recording: String
+    @Flag(help: "One JSON object per line.") var json = false
+    @Option(help: ArgumentHelp("The recognizers to run, comma-separated.", valueName: "drag,pinch,rotate,tap"))
+    var recognizers: String = "drag,pinch,rotate,tap"
+    @Flag(help: "Let only the first continuous gesture to begin run, instead of all at once.") var exclusive = false
+
+    func validate() throws { _ = try kinds() }
+
+    func kinds() throws -> Set<GestureKind> {
+        var kinds: Set<GestureKind> = []
+        for name in recognizers.split(separator: ",", omittingEmptySubsequences: false) {
+            let trimmed = name.trimmingCharacters(in: .whitespaces)
+            guard let kind = GestureKind(rawValue: trimmed) else {
+                throw ValidationError("--recognizers takes drag, pinch, rotate and tap separated by commas; '\(trimmed)' is none of them")
+            }
+            kinds.insert(kind)
+        }
+        return kinds
+    }
+
+    func run() throws {
+        let replay = try loadReplay(recording)
+        var gestures = GestureSet(try kinds(), simultaneity: exclusive ? .exclusive : .simultaneous)
+        if !json {
+            emit(pad("t (s)", 10) + "  " + "gesture".padding(toLength: 8, withPad: " ", startingAt: 0)
+                + "state".padding(toLength: 11, withPad: " ", startingAt: 0) + "touches  value")
+        }
+        for frame in replay.frames() {
+            for gesture in gestures.update(frame) {
+                emit(json ? JSONValue.gesture(gesture).encoded : line(gesture))
+            }
+        }
+    }
+
+    private func line(_ gesture: RecognizedGesture) -> String {
+        let (time, touches, value): (Double, Int, String)
+        switch gesture {
+        case .drag(let e):
+            (time, touches) = (e.time, e.touches)
+            value = String(format: "translation (%.1f, %.1f) px  velocity (%.0f, %.0f) px/s", e.translation.x, e.translation.y, e.translationVelocity.x, e.translationVelocity.y)
+        case .pinch(let e):
+            (time, touches) = (e.time, e.touches)
+            value = String(format: "scale %.4f  velocity %.3f/s", e.scale, e.scaleVelocity)
+        case .rotate(let e):
+            (time, touches) = (e.time, e.touches)
+            value = String(format: "rotation %.4f rad (%.1f°)  velocity %.3f rad/s", e.rotation, e.rotation * 180 / .pi, e.rotationVelocity)
+        case .tap(let e):
+            (time, touches) = (e.time, e.touches)
+            value = e.state == .recognized ? String(format: "count %d at (%.1f, %.1f)", e.count, e.location.x, e.location.y) : ""
+        }
+        return pad(String(format: "%.4f", time), 10) + "  " + gesture.kind.rawValue.padding(toLength: 8, withPad: " ", startingAt: 0)
+            + gesture.state.rawValue.padding(toLength: 11, withPad: " ", startingAt: 0) + pad("\(touches)", 7) + "  " + value
+    }
+
+    private func pad(_ text: String, _ width: Int) -> String {
+        String(repeating: " ", count: Swift.max(0, width - text.count)) + text
+    }
+}
