@@ -117,3 +117,37 @@ struct ExecutableTests {
         #expect(text.split(separator: ".").count == 3 && text.allSatisfy { $0.isNumber || $0 == "." }, "\(text)")
     }
 }
+
+@Suite("motionctl gestures")
+struct GesturesCommandTests {
+    @Test("every recording replays through the recognizers with the documented JSON keys", arguments: EndToEnd.recordingsWithEvents)
+    func everyRecording(name: String) throws {
+        let run = try Run("motionctl", ["gestures", EndToEnd.recordings.appendingPathComponent(name + ".evemu").path, "--json"])
+        #expect(run.status == 0, "\(run.error)")
+        let events = try run.jsonLines()
+        #expect(!events.isEmpty)
+        for event in events {
+            #expect(event["t"] is Double && event["touches"] is Int && event["state"] is String, "\(event)")
+            switch event["gesture"] as? String {
+            case "drag": #expect(event["translation"] is [String: Double] && event["velocity"] is [String: Double])
+            case "pinch": #expect(event["scale"] is Double && event["velocity"] is Double)
+            case "rotate": #expect(event["rotation"] is Double && event["velocity"] is Double)
+            case "tap": #expect(event["count"] is Int)
+            default: Issue.record("unknown gesture in \(event)")
+            }
+        }
+    }
+
+    @Test("--recognizers chooses which run, and a wrong name is a usage error")
+    func recognizerChoice() throws {
+        let taps = EndToEnd.recordings.appendingPathComponent("whot-evemu-devices__atmel-maxtouch__1f-fast-taps-x9.evemu").path
+        let onlyTaps = try Run("motionctl", ["gestures", taps, "--json", "--recognizers", "tap"])
+        let events = try onlyTaps.jsonLines()
+        #expect(events.count == 9 && events.allSatisfy { $0["gesture"] as? String == "tap" })
+        #expect(events.map { $0["count"] as? Int } == (1...9).map { $0 })
+        let wrong = try Run("motionctl", ["gestures", taps, "--recognizers", "drag,swipe"])
+        #expect(wrong.status == 2 && wrong.error.contains("'swipe' is none of them"))
+        let table = try Run("motionctl", ["gestures", taps])
+        #expect(table.lines.first?.contains("gesture") == true && table.lines.contains { $0.contains("count 9") })
+    }
+}
