@@ -1,5 +1,6 @@
 import Benchmark
 import Foundation
+import MotionCore
 import TouchInput
 
 /// The biggest shared recording: two fingers, 695 events, 98 frames.

@@ -69,8 +69,29 @@ public struct ContactTracker: Sendable {
             landed += 1
         }
         swap(&active, &next)
-        let present = persistent.map(\.after.position) + active.suffix(landed).map(\.position)
-        if !present.isEmpty { centroid = present.reduce(Point.zero, +) / Double(present.count) }
+        var sum = Point.zero
+        for pair in persistent { sum = sum + pair.after.position }
+        for contact in active.suffix(landed) { sum = sum + contact.position }
+        let present = persistent.count + landed
+        if present > 0 { centroid = sum / Double(present) }
+    }
+
+    /// The mean distance from their centroid of the persistent contacts' physical positions,
+    /// before (`after == false`) or after this frame: their spread.
+    public func persistentSpan(after: Bool) -> Double {
+        guard !persistent.isEmpty else { return 0 }
+        let centre = persistentCentre(after: after)
+        var total = 0.0
+        for pair in persistent { total += (after ? pair.after : pair.before).physical.distance(to: centre) }
+        return total / Double(persistent.count)
+    }
+
+    /// The centroid of the persistent contacts' physical positions, before or after this frame.
+    public func persistentCentre(after: Bool) -> Point {
+        guard !persistent.isEmpty else { return .zero }
+        var sum = Point.zero
+        for pair in persistent { sum = sum + (after ? pair.after : pair.before).physical }
+        return sum / Double(persistent.count)
     }
 
     /// Forgets every contact.

@@ -30,8 +30,8 @@ public struct PinchRecognizer: Sendable {
         let minimum = thresholds.distance(thresholds.minimumSpan, thresholds.minimumSpanPixels, physical: tracker.isPhysical)
         var changed = false
         if tracker.persistent.count >= 2 {
-            let before = Self.span(tracker.persistent.map(\.before.physical))
-            let after = Self.span(tracker.persistent.map(\.after.physical))
+            let before = tracker.persistentSpan(after: false)
+            let after = tracker.persistentSpan(after: true)
             if before >= minimum && after >= minimum && before != after {
                 scale *= after / before
                 spanChange += after - before
@@ -50,12 +50,6 @@ public struct PinchRecognizer: Sendable {
     /// Stops the pinch for the rest of the touch sequence.
     public mutating func block(at time: Double) -> PinchEvent? {
         lifecycle.block().map { event($0, at: time, touches: tracker.active.count) }
-    }
-
-    /// The mean distance of points from their centroid.
-    static func span(_ points: [Point]) -> Double {
-        let centroid = points.reduce(Point.zero, +) / Double(points.count)
-        return points.reduce(0) { $0 + $1.distance(to: centroid) } / Double(points.count)
     }
 
     private func event(_ state: RecognitionState, at time: Double, touches: Int) -> PinchEvent {

@@ -50,15 +50,13 @@ public struct RotationRecognizer: Sendable {
 
     /// The weighted mean turn of the persistent fingers, or nil when they are too close.
     private func frameRotation() -> Double? {
-        let before = tracker.persistent.map(\.before.physical)
-        let after = tracker.persistent.map(\.after.physical)
         let minimum = thresholds.distance(thresholds.minimumSpan, thresholds.minimumSpanPixels, physical: tracker.isPhysical)
-        guard PinchRecognizer.span(before) >= minimum, PinchRecognizer.span(after) >= minimum else { return nil }
-        let centreBefore = before.reduce(Point.zero, +) / Double(before.count)
-        let centreAfter = after.reduce(Point.zero, +) / Double(after.count)
+        guard tracker.persistentSpan(after: false) >= minimum, tracker.persistentSpan(after: true) >= minimum else { return nil }
+        let centreBefore = tracker.persistentCentre(after: false)
+        let centreAfter = tracker.persistentCentre(after: true)
         var sum = 0.0, weights = 0.0
-        for (b, a) in zip(before, after) {
-            let rb = b - centreBefore, ra = a - centreAfter
+        for pair in tracker.persistent {
+            let rb = pair.before.physical - centreBefore, ra = pair.after.physical - centreAfter
             let weight = rb.length * ra.length
             guard weight > 0 else { continue }
             sum += weight * Self.wrap(atan2(ra.y, ra.x) - atan2(rb.y, rb.x))
