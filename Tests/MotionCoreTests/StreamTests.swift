@@ -179,6 +179,7 @@ struct GestureOperatorTests {
         gesture.send(FakeGesture(state: .changed, translation: Point(x: 1, y: 1)))
         #expect(out == [
             Point(x: 100, y: 200), Point(x: 110, y: 195), Point(x: 130, y: 185),
+            Point(x: 130, y: 185),  // .ended: the final value, once
             Point(x: 130, y: 185), Point(x: 131, y: 186),
         ])
     }
@@ -193,8 +194,8 @@ struct GestureOperatorTests {
         gesture.stream.scaled(from: scale).subscribe(next: { scales.append($0) })
         gesture.send(FakeGesture(state: .began))
         gesture.send(FakeGesture(state: .changed, rotation: 0.25, scale: 1.5))
-        gesture.send(FakeGesture(state: .cancelled, rotation: 0.25, scale: 1.5))
-        #expect(rotations == [0.5, 0.75])
+        gesture.send(FakeGesture(state: .cancelled, rotation: 0.5, scale: 3))
+        #expect(rotations == [0.5, 0.75], "a cancelled gesture emits nothing more")
         #expect(scales == [2, 3])
     }
 

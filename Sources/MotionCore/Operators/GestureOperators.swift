@@ -38,11 +38,13 @@ extension MotionObservable where Value: GestureEvent {
         return filter { wanted.contains($0.state) }
     }
 
-    /// Emits `combine(start, event)` while the gesture is in progress, where `start` is the
+    /// Emits `combine(start, event)` while the gesture is in progress and once more at
+    /// `.ended` (a lift frame can carry the finger's last movement), where `start` is the
     /// property's value read at `.began`.
     ///
-    /// The start is cleared when the gesture leaves `began`/`changed`, so a stream joined
-    /// mid-gesture emits nothing until the next `.began` rather than jumping.
+    /// The start is cleared when the gesture ends, so a stream joined mid-gesture emits
+    /// nothing until the next `.began` rather than jumping. A cancelled gesture emits nothing
+    /// more: its last value stands.
     public func _fromStart<Start, Output>(
         of property: ReactiveProperty<Start>,
         _ combine: @escaping (Start, Value) -> Output
@@ -57,6 +59,9 @@ extension MotionObservable where Value: GestureEvent {
                     next(combine(value, event))
                 case .changed:
                     if let start { next(combine(start, event)) }
+                case .ended:
+                    if let start { next(combine(start, event)) }
+                    start = nil
                 default:
                     start = nil
                 }

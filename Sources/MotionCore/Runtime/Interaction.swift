@@ -3,7 +3,7 @@
 ///
 /// An interaction describes the connections; ``MotionRuntime/add(_:to:)`` asks it to make
 /// them, so that the runtime owns every subscription and knows what is in motion.
-public protocol Interaction: AnyObject {
+public protocol Interaction<Target>: AnyObject {
     /// What the interaction acts on: an element, a property…
     associatedtype Target
 

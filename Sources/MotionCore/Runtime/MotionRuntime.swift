@@ -60,7 +60,9 @@ public final class MotionRuntime {
         setAggregate()
     }
 
-    private func connect<Value>(_ stream: MotionObservable<Value>, next: @escaping (Value) -> Void) {
+    /// Calls `next` with every value of `stream`, and counts the stream's state in ``state``:
+    /// for an interaction that writes several properties from one value.
+    public func connect<Value>(_ stream: MotionObservable<Value>, next: @escaping (Value) -> Void) {
         let id = nextStreamID
         nextStreamID += 1
         let subscription = stream.subscribe(next: next, state: { [weak self] state in

@@ -9,6 +9,31 @@ public protocol FrameClock: AnyObject {
 
     /// Calls `handler` with each frame's timestamp until the subscription is cancelled.
     func observeFrames(_ handler: @escaping (Double) -> Void) -> Subscription
+
+    /// Runs `body` with ``now`` pinned to `time`: how the engine processes a touch frame at
+    /// the kernel's timestamp, so that springs it starts start then.
+    func perform(at time: Double, _ body: () -> Void)
+
+    /// Runs `body` once, after the frame being delivered has reached every observer, so
+    /// that what springs changed in a frame can be published together. Returns false (and
+    /// does not keep `body`) when no frame is being delivered.
+    func afterFrame(_ body: @escaping () -> Void) -> Bool
+}
+
+/// One-shot callbacks for the end of a frame, shared by the clocks.
+struct FrameEndCallbacks {
+    private var callbacks: [() -> Void] = []
+
+    mutating func add(_ body: @escaping () -> Void) { callbacks.append(body) }
+
+    /// Runs the callbacks added so far, and any they add, until none is left.
+    mutating func run() {
+        while !callbacks.isEmpty {
+            let due = callbacks
+            callbacks.removeAll()
+            due.forEach { $0() }
+        }
+    }
 }
 
 /// A list of frame observers, shared by the clocks.
@@ -69,12 +94,30 @@ public final class ManualFrameClock: FrameClock {
         now = time
         guard !observers.isEmpty else { return }
         deliveredFrames += 1
+        delivering = true
         observers.deliver(time)
+        delivering = false
+        frameEnd.run()
     }
+
+    private var delivering = false
+    private var frameEnd = FrameEndCallbacks()
 
     public func observeFrames(_ handler: @escaping (Double) -> Void) -> Subscription {
         let token = observers.add(handler)
         return Subscription { [weak self] in self?.observers.remove(token) }
+    }
+
+    /// Sets the time to `time`, then runs `body`.
+    public func perform(at time: Double, _ body: () -> Void) {
+        now = time
+        body()
+    }
+
+    public func afterFrame(_ body: @escaping () -> Void) -> Bool {
+        guard delivering else { return false }
+        frameEnd.add(body)
+        return true
     }
 }
 
@@ -121,8 +164,24 @@ public final class TimedFrameClock: FrameClock {
         self.scheduler = scheduler
     }
 
-    /// The scheduler's time, or during a frame, that frame's timestamp.
+    /// The scheduler's time, or during a frame (or ``perform(at:_:)``), that frame's timestamp.
     public var now: Double { frameTime ?? scheduler.now }
+
+    private var delivering = false
+    private var frameEnd = FrameEndCallbacks()
+
+    public func perform(at time: Double, _ body: () -> Void) {
+        let previous = frameTime
+        frameTime = time
+        body()
+        frameTime = previous
+    }
+
+    public func afterFrame(_ body: @escaping () -> Void) -> Bool {
+        guard delivering else { return false }
+        frameEnd.add(body)
+        return true
+    }
 
     /// Whether a frame is scheduled.
     public var isRunning: Bool { cancelPending != nil }
@@ -154,7 +213,10 @@ public final class TimedFrameClock: FrameClock {
         wakeUps += 1
         let time = scheduler.now
         frameTime = time
+        delivering = true
         observers.deliver(time)
+        delivering = false
+        frameEnd.run()
         frameTime = nil
         guard !observers.isEmpty, cancelPending == nil else { return }
         // The next grid point after this frame's real time: late frames skip, never pile up.

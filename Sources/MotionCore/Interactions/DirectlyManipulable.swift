@@ -1,0 +1,101 @@
+import Foundation
+
+/// Drag, rotate and scale an element at once, as if it were stuck to the fingers.
+///
+/// Each frame, the fingers present before and after it define a similarity (a translation,
+/// a rotation and a scale about their centroid), which is applied to the element: its
+/// centre moves as a point pinned under the fingers would, its rotation and scale change by
+/// the same amounts. This is the anchor-point adjustment of the Material Motion
+/// `DirectlyManipulable`, in closed form: the pivot is always the fingers' centroid, and
+/// the position is compensated so that nothing jumps.
+///
+/// Being direct, it follows the fingers from their first movement, without the slop and the
+/// rotation threshold the recognizers use to tell gestures apart: under a rigid two-finger
+/// motion the element's points stay under the fingers all the way. A finger landing or
+/// lifting moves nothing, because each frame only compares fingers present in both frames.
+/// It is measured in screen pixels, where the element is drawn.
+public final class DirectlyManipulable: Interaction {
+    /// Below this spread (mean distance from the centroid, pixels) fingers are too close to
+    /// measure a rotation or scale; the element only follows their movement.
+    public let minimumSpan: ReactiveProperty<Double>
+
+    /// Creates a direct manipulation.
+    public init(minimumSpan: Double = GestureThresholds().minimumSpanPixels) {
+        self.minimumSpan = ReactiveProperty(minimumSpan)
+    }
+
+    /// One frame's change of the fingers.
+    struct Step: Equatable {
+        var before: Point
+        var after: Point
+        var rotation: Double
+        var scale: Double
+    }
+
+    public func add(to element: Element, withRuntime runtime: MotionRuntime) {
+        element.needs(.drag, .pinch, .rotate)
+        let minimumSpan = self.minimumSpan
+        let steps = MotionObservable<Step> { observer in
+            var tracker = ContactTracker()
+            var active = false
+            return element.gestures.touches.stream.subscribe(next: { frame in
+                tracker.update(frame)
+                if !active && !tracker.active.isEmpty {
+                    active = true
+                    observer.state(.active)
+                }
+                if let step = Self.step(tracker, minimumSpan: minimumSpan.value) { observer.next(step) }
+                if active && tracker.active.isEmpty {
+                    active = false
+                    tracker.reset()
+                    observer.state(.atRest)
+                }
+            }).unsubscribe
+        }
+        runtime.connect(element.activity.tracked(steps), next: { step in
+            // A point x under the fingers goes to after + R·s·(x − before); the centre is one.
+            let offset = element.position.value - step.before
+            let c = cos(step.rotation), n = sin(step.rotation)
+            let turned = Point(x: offset.x * c - offset.y * n, y: offset.x * n + offset.y * c) * step.scale
+            element.position.value = step.after + turned
+            if step.rotation != 0 { element.rotation.value += step.rotation }
+            if step.scale != 1 { element.scale.value *= step.scale }
+        })
+    }
+
+    /// The similarity taking the persistent fingers from before to after the frame, or nil
+    /// when nothing moved.
+    static func step(_ tracker: ContactTracker, minimumSpan: Double) -> Step? {
+        let pairs = tracker.persistent
+        guard !pairs.isEmpty else { return nil }
+        var before = Point.zero, after = Point.zero
+        for pair in pairs {
+            before = before + pair.before.position
+            after = after + pair.after.position
+        }
+        before = before / Double(pairs.count)
+        after = after / Double(pairs.count)
+        var rotation = 0.0, scale = 1.0
+        if pairs.count >= 2 {
+            var spanBefore = 0.0, spanAfter = 0.0, turn = 0.0, weights = 0.0
+            for pair in pairs {
+                let rb = pair.before.position - before, ra = pair.after.position - after
+                spanBefore += rb.length
+                spanAfter += ra.length
+                let weight = rb.length * ra.length
+                if weight > 0 {
+                    turn += weight * RotationRecognizer.wrap(atan2(ra.y, ra.x) - atan2(rb.y, rb.x))
+                    weights += weight
+                }
+            }
+            spanBefore /= Double(pairs.count)
+            spanAfter /= Double(pairs.count)
+            if spanBefore >= minimumSpan && spanAfter >= minimumSpan && weights > 0 {
+                rotation = turn / weights
+                scale = spanAfter / spanBefore
+            }
+        }
+        let step = Step(before: before, after: after, rotation: rotation, scale: scale)
+        return step.before == step.after && rotation == 0 && scale == 1 ? nil : step
+    }
+}

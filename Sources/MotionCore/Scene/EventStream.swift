@@ -1,0 +1,66 @@
+/// A stream that something pushes values into and any number of observers receive: how
+/// the engine hands each element's gesture events and touch frames to its interactions.
+public final class EventStream<Value> {
+    private var observers: [(id: Int, observer: MotionObserver<Value>)] = []
+    private var nextID = 0
+    private let stateOf: (Value) -> MotionState?
+
+    /// Creates a stream; `stateOf` says which values change the motion state (a gesture's
+    /// `.began` makes it active, its end brings it to rest).
+    public init(state stateOf: @escaping (Value) -> MotionState? = { _ in nil }) {
+        self.stateOf = stateOf
+    }
+
+    /// The stream to subscribe to.
+    public var stream: MotionObservable<Value> {
+        MotionObservable { observer in
+            let id = self.nextID
+            self.nextID += 1
+            self.observers.append((id, observer))
+            return { [weak self] in self?.observers.removeAll { $0.id == id } }
+        }
+    }
+
+    /// Whether anyone subscribes: the engine skips work nobody listens to.
+    public var hasObservers: Bool { !observers.isEmpty }
+
+    /// Delivers `value`, then the state change it implies, to every observer.
+    public func send(_ value: Value) {
+        let current = observers
+        for entry in current { entry.observer.next(value) }
+        if let state = stateOf(value) {
+            for entry in current { entry.observer.state(state) }
+        }
+    }
+}
+
+/// The motion state a gesture event implies: active from `.began`, at rest once it ends.
+func gestureMotionState(_ state: RecognitionState) -> MotionState? {
+    switch state {
+    case .began: return .active
+    case .ended, .cancelled, .failed: return .atRest
+    case .possible, .changed, .recognized: return nil
+    }
+}
+
+/// The streams of one element's recognizers, fed by the engine.
+public final class GestureStreams {
+    public let drag = EventStream<DragEvent>(state: { gestureMotionState($0.state) })
+    public let pinch = EventStream<PinchEvent>(state: { gestureMotionState($0.state) })
+    public let rotation = EventStream<RotationEvent>(state: { gestureMotionState($0.state) })
+    public let tap = EventStream<TapEvent>()
+    /// The element's own touch frames: its contacts only, with the engine's contact ids.
+    public let touches = EventStream<TouchFrame>()
+
+    init() {}
+
+    /// Delivers a recognizer's event to its stream.
+    public func send(_ gesture: RecognizedGesture) {
+        switch gesture {
+        case .drag(let event): drag.send(event)
+        case .pinch(let event): pinch.send(event)
+        case .rotate(let event): rotation.send(event)
+        case .tap(let event): tap.send(event)
+        }
+    }
+}

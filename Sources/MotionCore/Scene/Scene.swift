@@ -1,0 +1,46 @@
+/// The elements on screen, and the screen itself (the container).
+///
+/// Hit testing takes the topmost element (highest z-order, then the one added last) whose
+/// bounds, rotated and scaled as drawn, contain the point; a point on no element goes to
+/// the container, which can carry interactions too (tap to move something there).
+public final class Scene {
+    /// The screen, as an element: its size is the output's.
+    public let container: Element
+    /// The elements, in the order they were added.
+    public private(set) var elements: [Element] = []
+
+    /// Creates an empty scene on a screen of `size` pixels.
+    public init(size: Size) {
+        container = Element(id: "screen", center: Point(x: size.width / 2, y: size.height / 2), size: size, zOrder: Int.min)
+    }
+
+    /// The element named `id`, or the container for "screen".
+    public func element(_ id: String) -> Element? {
+        id == container.id ? container : elements.first { $0.id == id }
+    }
+
+    /// Adds an element. An id already used is a programming error; callers check first.
+    public func add(_ element: Element) {
+        precondition(self.element(element.id) == nil, "an element named \(element.id) exists")
+        elements.append(element)
+    }
+
+    /// Removes the element named `id`; returns it, or nil if there was none.
+    @discardableResult
+    public func remove(_ id: String) -> Element? {
+        guard let index = elements.firstIndex(where: { $0.id == id }) else { return nil }
+        return elements.remove(at: index)
+    }
+
+    /// The topmost element under `point`, or the container.
+    public func hitTest(_ point: Point) -> Element {
+        var best: (element: Element, z: Int, order: Int)?
+        for (order, element) in elements.enumerated() where element.contains(point) {
+            let z = element.zOrder.value
+            if best == nil || z > best!.z || (z == best!.z && order > best!.order) {
+                best = (element, z, order)
+            }
+        }
+        return best?.element ?? container
+    }
+}
