@@ -95,3 +95,20 @@ public enum DeviceText {
         }
     }
 }
+
+extension JSONValue {
+    /// A published value: a point as `{x, y}`, a size as `{width, height}`, a number, a string.
+    public static func published(_ value: PublishedValue) -> JSONValue {
+        switch value {
+        case .point(let point): return .point(point)
+        case .size(let size): return .object([("width", .number(size.width)), ("height", .number(size.height))])
+        case .number(let number): return .number(number)
+        case .text(let text): return .string(text)
+        }
+    }
+
+    /// An update as `motionctl simulate --json` prints it: `{"t", "stream", "value"}`.
+    public static func update(_ update: PublishedUpdate) -> JSONValue {
+        .object([("t", .number(update.time)), ("stream", .string(update.stream)), ("value", .published(update.value))])
+    }
+}

@@ -11,7 +11,7 @@ struct MotionCtl: ParsableCommand {
         commandName: "motionctl",
         abstract: "Inspect and drive motiond, and try its physics offline.",
         version: MotiondVersion.string,
-        subcommands: [SpringCommand.self, GesturesCommand.self, DevicesCommand.self, FramesCommand.self, UmockdevCommand.self]
+        subcommands: [SpringCommand.self, GesturesCommand.self, SimulateCommand.self, ConfigCommand.self, DevicesCommand.self, FramesCommand.self, UmockdevCommand.self]
     )
 
     /// Parses and runs, mapping every usage error to exit code 2 (ArgumentParser uses 64).

@@ -1,0 +1,157 @@
+import MotionCore
+import TouchInput
+
+/// Everything a motiond configuration file says, checked: what `motionctl config check`
+/// prints and what the daemon builds its scene from.
+public struct Configuration: Sendable {
+    /// The file it came from, for messages; nil for the built-in default.
+    public var file: String?
+    /// The daemon's own settings.
+    public var daemon = DaemonSettings()
+    /// The screen the scene lives on, in pixels.
+    public var screen = Size(width: 1920, height: 1080)
+    /// When gestures begin.
+    public var gestures = GestureThresholds()
+    /// Which touchscreens to use and how each maps to the screen; empty means every
+    /// touchscreen, mapped to the whole screen.
+    public var devices: [DeviceSettings] = []
+    /// The elements, in the order given (later ones are on top when z-orders tie).
+    public var elements: [ElementSettings] = []
+
+    /// Creates an empty configuration.
+    public init() {}
+
+    /// What motiond runs without a configuration file: one full-screen element, `surface`,
+    /// that the fingers drag, turn and pinch, so a new kiosk shows motion out of the box.
+    public static var builtInDefault: Configuration {
+        var configuration = Configuration()
+        let screen = configuration.screen
+        configuration.elements = [
+            ElementSettings(
+                id: "surface", center: Point(x: screen.width / 2, y: screen.height / 2), size: screen,
+                interactions: [.directlyManipulable])
+        ]
+        return configuration
+    }
+
+    /// The device settings that apply to a device: the first entry whose selection picks
+    /// it, else (with no entries at all) the screen's mapping. Nil when entries exist but
+    /// none selects the device: it is not used.
+    public func deviceSettings(node: String, device: DeviceDescription) -> DeviceSettings? {
+        guard !devices.isEmpty else { return DeviceSettings() }
+        return devices.first { $0.selection.selects(node: node, device: device) }
+    }
+
+    /// How a device maps to the screen.
+    public func mapping(for settings: DeviceSettings, udevCalibration: [Double]?) -> OutputMapping {
+        OutputMapping(
+            outputSize: settings.output ?? screen, rotation: settings.rotation,
+            flipHorizontal: settings.flipHorizontal, flipVertical: settings.flipVertical,
+            calibration: settings.calibration ?? udevCalibration ?? OutputMapping.identityCalibration)
+    }
+}
+
+/// The `[daemon]` table.
+public struct DaemonSettings: Sendable, Hashable {
+    /// Where the socket is.
+    public var socket = "/run/motiond/motiond.sock"
+    /// Frames per second while something moves.
+    public var frameRate = 120.0
+    /// The group that owns the socket (anyone in it can connect and read), or nil for the
+    /// daemon's own group.
+    public var socketGroup: String?
+    /// Groups whose members may also change things (`set`, `add_element`…), besides root and
+    /// the daemon's user.
+    public var controlGroups: [String] = []
+
+    public init() {}
+}
+
+/// One `[[device]]` table: which devices, and how they map to the screen.
+public struct DeviceSettings: Sendable, Hashable {
+    /// Which devices this entry is for; no rules means every device.
+    public var selection = DeviceSelection()
+    /// The area the device covers, in pixels; nil for the whole screen.
+    public var output: Size?
+    public var rotation = Rotation.none
+    public var flipHorizontal = false
+    public var flipVertical = false
+    /// A calibration matrix; nil to use udev's `LIBINPUT_CALIBRATION_MATRIX` if set.
+    public var calibration: [Double]?
+
+    public init() {}
+}
+
+/// One `[[element]]` table.
+public struct ElementSettings: Sendable, Hashable {
+    public var id: String
+    public var center: Point
+    public var size: Size
+    public var rotation = 0.0
+    public var scale = 1.0
+    public var z = 0
+    public var interactions: [InteractionSettings] = []
+
+    public init(id: String, center: Point, size: Size, rotation: Double = 0, scale: Double = 1, z: Int = 0, interactions: [InteractionSettings] = []) {
+        self.id = id
+        self.center = center
+        self.size = size
+        self.rotation = rotation
+        self.scale = scale
+        self.z = z
+        self.interactions = interactions
+    }
+}
+
+/// Where a spring pulls: a fixed point, or another element's position.
+public enum DestinationSettings: Sendable, Hashable {
+    case point(Point)
+    case element(String)
+}
+
+/// An interaction and its parameters, as configured.
+public enum InteractionSettings: Sendable, Hashable {
+    case draggable(bounds: Rect?, maxLength: Double, spring: SpringConfiguration)
+    case tossable(destination: DestinationSettings?, snapPoints: [String: Point], spring: SpringConfiguration)
+    case attach(destination: DestinationSettings, spring: SpringConfiguration)
+    case rotatable
+    case scalable(minimum: Double?, maximum: Double?, spring: SpringConfiguration)
+    case directlyManipulable
+    case setPositionOnTap(target: TapTarget)
+    case changeDirection(minimumVelocity: Double, axis: ChangeDirection.Axis)
+
+    /// What a tap moves: the element at once, or the destination of its attach or tossable.
+    public enum TapTarget: String, Sendable, Hashable {
+        case position, attach, tossable
+    }
+
+    /// The name used in the configuration file.
+    public var name: String {
+        switch self {
+        case .draggable: return "draggable"
+        case .tossable: return "tossable"
+        case .attach: return "attach"
+        case .rotatable: return "rotatable"
+        case .scalable: return "scalable"
+        case .directlyManipulable: return "directly_manipulable"
+        case .setPositionOnTap: return "set_position_on_tap"
+        case .changeDirection: return "change_direction"
+        }
+    }
+}
+
+/// Why a configuration was refused: the file, the line, and what is wrong.
+public struct ConfigurationError: Error, Equatable, CustomStringConvertible {
+    public var file: String
+    /// The line, from 1; 0 when the problem is not on one line.
+    public var line: Int
+    public var message: String
+
+    public init(file: String, line: Int, message: String) {
+        self.file = file
+        self.line = line
+        self.message = message
+    }
+
+    public var description: String { line > 0 ? "\(file):\(line): \(message)" : "\(file): \(message)" }
+}

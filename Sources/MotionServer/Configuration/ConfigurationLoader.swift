@@ -1,0 +1,465 @@
+import Foundation
+import MotionCore
+import TOMLKit
+import TouchInput
+
+extension Configuration {
+    /// Reads and checks a configuration file.
+    ///
+    /// - Throws: ``ConfigurationError`` with the file, the line and the reason: a syntax
+    ///   error, an unknown key, a value of the wrong type or out of range, a reference to an
+    ///   element that does not exist. Nothing is half-loaded: a broken file changes nothing.
+    public static func load(file: String) throws(ConfigurationError) -> Configuration {
+        let text: String
+        do { text = try String(contentsOfFile: file, encoding: .utf8) } catch {
+            throw ConfigurationError(file: file, line: 0, message: "cannot read the file: \(error.localizedDescription)")
+        }
+        return try parse(text, file: file)
+    }
+
+    /// Parses and checks configuration text; `file` names it in errors.
+    public static func parse(_ text: String, file: String) throws(ConfigurationError) -> Configuration {
+        let table: TOMLTable
+        do { table = try TOMLTable(string: text) } catch let error as TOMLParseError {
+            throw ConfigurationError(file: file, line: error.source.begin.line, message: "not valid TOML: \(error.description)")
+        } catch {
+            throw ConfigurationError(file: file, line: 0, message: "not valid TOML: \(error)")
+        }
+        let context = ReadContext(file: file, locator: TOMLLocator(text))
+        var root = TableReader(table, path: [], context: context)
+        var configuration = Configuration()
+        configuration.file = file
+
+        if var daemon = try root.table("daemon") {
+            configuration.daemon.socket = try daemon.string("socket") ?? configuration.daemon.socket
+            configuration.daemon.frameRate = try daemon.number("frame_rate", in: 1...1000) ?? configuration.daemon.frameRate
+            configuration.daemon.socketGroup = try daemon.string("socket_group")
+            configuration.daemon.controlGroups = try daemon.strings("control_groups") ?? []
+            try daemon.finish()
+        }
+        if var screen = try root.table("screen") {
+            let width = try screen.number("width", in: 1...100_000) ?? configuration.screen.width
+            let height = try screen.number("height", in: 1...100_000) ?? configuration.screen.height
+            configuration.screen = Size(width: width, height: height)
+            try screen.finish()
+        }
+        if var gestures = try root.table("gestures") {
+            configuration.gestures = try readGestures(&gestures)
+        }
+        for var device in try root.tables("device") {
+            configuration.devices.append(try readDevice(&device))
+        }
+        var ids: Set<String> = []
+        var elements = try root.tables("element")
+        for index in elements.indices {
+            let element = try readElement(&elements[index])
+            guard ids.insert(element.id).inserted, element.id != "screen" else {
+                throw elements[index].error("id", element.id == "screen" ? "'screen' is the name of the screen itself; choose another id" : "another element is already called '\(element.id)'")
+            }
+            configuration.elements.append(element)
+        }
+        try root.finish()
+
+        // References between elements, now that every id is known.
+        for (index, element) in configuration.elements.enumerated() {
+            for interaction in element.interactions {
+                let destination: DestinationSettings?
+                switch interaction {
+                case .tossable(let d, _, _): destination = d
+                case .attach(let d, _): destination = d
+                default: destination = nil
+                }
+                if case .element(let other)? = destination, !ids.contains(other) || other == element.id {
+                    throw elements[index].error([interaction.name, "destination"],
+                        other == element.id ? "an element cannot be its own destination" : "no element is called '\(other)' (the elements are: \(ids.sorted().joined(separator: ", ")))")
+                }
+                if case .setPositionOnTap(let target) = interaction, target != .position,
+                   !element.interactions.contains(where: { $0.name == target.rawValue }) {
+                    throw elements[index].error(["set_position_on_tap", "target"], "target = \"\(target.rawValue)\" needs the element to have \(target.rawValue) too")
+                }
+            }
+        }
+        return configuration
+    }
+
+    private static func readGestures(_ table: inout TableReader) throws(ConfigurationError) -> GestureThresholds {
+        var t = GestureThresholds()
+        let distance = 0.0...100.0, seconds = 0.0...10.0
+        t.dragSlop = try table.number("drag_slop_mm", in: distance) ?? t.dragSlop
+        t.dragSlopPixels = try table.number("drag_slop_px", in: 0...1000) ?? t.dragSlopPixels
+        t.tapSlop = try table.number("tap_slop_mm", in: distance) ?? t.tapSlop
+        t.tapSlopPixels = try table.number("tap_slop_px", in: 0...1000) ?? t.tapSlopPixels
+        t.tapMaximumDuration = try table.number("tap_max_duration", in: seconds) ?? t.tapMaximumDuration
+        t.multipleTapInterval = try table.number("multiple_tap_interval", in: seconds) ?? t.multipleTapInterval
+        t.multipleTapDistance = try table.number("multiple_tap_distance_mm", in: distance) ?? t.multipleTapDistance
+        t.multipleTapDistancePixels = try table.number("multiple_tap_distance_px", in: 0...1000) ?? t.multipleTapDistancePixels
+        t.pinchSlop = try table.number("pinch_slop_mm", in: distance) ?? t.pinchSlop
+        t.pinchSlopPixels = try table.number("pinch_slop_px", in: 0...1000) ?? t.pinchSlopPixels
+        t.minimumSpan = try table.number("minimum_span_mm", in: distance) ?? t.minimumSpan
+        t.minimumSpanPixels = try table.number("minimum_span_px", in: 0...1000) ?? t.minimumSpanPixels
+        t.rotationSlop = try table.number("rotation_slop_degrees", in: 0...180).map { $0 * .pi / 180 } ?? t.rotationSlop
+        t.velocityWindow = try table.number("velocity_window", in: 0.005...1) ?? t.velocityWindow
+        t.stoppedAfter = try table.number("stopped_after", in: 0.001...1) ?? t.stoppedAfter
+        try table.finish()
+        return t
+    }
+
+    private static func readDevice(_ table: inout TableReader) throws(ConfigurationError) -> DeviceSettings {
+        var device = DeviceSettings()
+        var rules: [DeviceSelection.Rule] = []
+        if let name = try table.string("name") { rules.append(.name(name)) }
+        if let ids = try table.string("ids") {
+            guard let rule = DeviceSelection.parseIDs(ids) else {
+                throw table.error("ids", "ids takes VENDOR:PRODUCT in hexadecimal, like \"04f3:010c\"; '\(ids)' is not")
+            }
+            rules.append(rule)
+        }
+        if let node = try table.string("node") { rules.append(.node(node)) }
+        device.selection = DeviceSelection(rules)
+        device.output = try table.size("output")
+        if let degrees = try table.int("rotation") {
+            guard let rotation = Rotation(rawValue: degrees) else {
+                throw table.error("rotation", "rotation is 0, 90, 180 or 270 (degrees clockwise), not \(degrees)")
+            }
+            device.rotation = rotation
+        }
+        device.flipHorizontal = try table.bool("flip_horizontal") ?? false
+        device.flipVertical = try table.bool("flip_vertical") ?? false
+        if let matrix = try table.numbers("calibration") {
+            guard matrix.count == 6 else {
+                throw table.error("calibration", "a calibration matrix has six numbers (a b c d e f, as in LIBINPUT_CALIBRATION_MATRIX), not \(matrix.count)")
+            }
+            device.calibration = matrix
+        }
+        try table.finish()
+        return device
+    }
+
+    private static func readElement(_ table: inout TableReader) throws(ConfigurationError) -> ElementSettings {
+        guard let id = try table.string("id") else { throw table.error(nil, "an element needs an id") }
+        guard !id.isEmpty, id.allSatisfy({ $0.isLetter || $0.isNumber || $0 == "_" || $0 == "-" }) else {
+            throw table.error("id", "an element id is letters, digits, '_' and '-' (it names streams such as \(id).position), not '\(id)'")
+        }
+        guard let center = try table.point("center") else { throw table.error(nil, "element '\(id)' needs a center, like center = [960, 540]") }
+        guard let size = try table.size("size") else { throw table.error(nil, "element '\(id)' needs a size, like size = [400, 300]") }
+        var element = ElementSettings(id: id, center: center, size: size)
+        element.rotation = try table.number("rotation") ?? 0
+        element.scale = try table.number("scale", in: 0.000_001...1_000_000) ?? 1
+        element.z = try table.int("z") ?? 0
+
+        if var draggable = try table.table("draggable") {
+            element.interactions.append(.draggable(
+                bounds: try draggable.rect("bounds"), maxLength: try draggable.number("max_length", in: 0...10_000) ?? 48,
+                spring: try draggable.spring("spring")))
+            try draggable.finish()
+        }
+        if var tossable = try table.table("tossable") {
+            let destination = try tossable.destination("destination")
+            let snaps = try tossable.points("snap_points") ?? [:]
+            if destination == nil && snaps.isEmpty {
+                throw tossable.error(nil, "a tossable needs a destination (a point or an element id) or snap_points")
+            }
+            if destination != nil && !snaps.isEmpty {
+                throw tossable.error("snap_points", "give a destination or snap_points, not both: snap points choose the destination")
+            }
+            element.interactions.append(.tossable(destination: destination, snapPoints: snaps, spring: try tossable.spring("spring")))
+            try tossable.finish()
+        }
+        if var attach = try table.table("attach") {
+            guard let destination = try attach.destination("destination") else {
+                throw attach.error(nil, "attach needs a destination: a point like [960, 540] or an element id")
+            }
+            element.interactions.append(.attach(destination: destination, spring: try attach.spring("spring")))
+            try attach.finish()
+        }
+        if var rotatable = try table.table("rotatable") {
+            element.interactions.append(.rotatable)
+            try rotatable.finish()
+        }
+        if var scalable = try table.table("scalable") {
+            let minimum = try scalable.number("minimum", in: 0.000_001...1_000_000)
+            let maximum = try scalable.number("maximum", in: 0.000_001...1_000_000)
+            if let minimum, let maximum, minimum > maximum {
+                throw scalable.error("maximum", "maximum (\(TableReader.format(maximum))) is below minimum (\(TableReader.format(minimum)))")
+            }
+            element.interactions.append(.scalable(minimum: minimum, maximum: maximum, spring: try scalable.spring("spring")))
+            try scalable.finish()
+        }
+        if var direct = try table.table("directly_manipulable") {
+            element.interactions.append(.directlyManipulable)
+            try direct.finish()
+        }
+        if var tap = try table.table("set_position_on_tap") {
+            let name = try tap.string("target") ?? "position"
+            guard let target = InteractionSettings.TapTarget(rawValue: name) else {
+                throw tap.error("target", "target is \"position\", \"attach\" or \"tossable\", not \"\(name)\"")
+            }
+            element.interactions.append(.setPositionOnTap(target: target))
+            try tap.finish()
+        }
+        if var direction = try table.table("change_direction") {
+            let axisName = try direction.string("axis") ?? "vertical"
+            guard let axis = ChangeDirection.Axis(rawValue: axisName) else {
+                throw direction.error("axis", "axis is \"vertical\" or \"horizontal\", not \"\(axisName)\"")
+            }
+            element.interactions.append(.changeDirection(minimumVelocity: try direction.number("minimum_velocity", in: 0...100_000) ?? 100, axis: axis))
+            try direction.finish()
+        }
+        let names = element.interactions.map(\.name)
+        if names.contains("directly_manipulable"), let other = names.first(where: { ["draggable", "tossable", "rotatable", "scalable"].contains($0) }) {
+            throw table.error("directly_manipulable", "directly_manipulable already drags, rotates and scales; it cannot be combined with \(other)")
+        }
+        if names.contains("draggable") && names.contains("tossable") {
+            throw table.error("tossable", "tossable already drags; remove draggable")
+        }
+        try table.finish()
+        return element
+    }
+}
+
+/// Where errors point.
+struct ReadContext {
+    let file: String
+    let locator: TOMLLocator
+}
+
+/// Reads one TOML table along a key path, remembering which keys were read so that
+/// ``finish()`` can refuse the others: an unknown key is an error, never ignored.
+struct TableReader {
+    private let table: TOMLTable
+    let path: [String]
+    private let context: ReadContext
+    private var read: Set<String> = []
+
+    init(_ table: TOMLTable, path: [String], context: ReadContext) {
+        self.table = table
+        self.path = path
+        self.context = context
+    }
+
+    /// An error about `key` (or the table itself), on its line.
+    func error(_ key: String?, _ message: String) -> ConfigurationError {
+        error(key.map { [$0] } ?? [], message)
+    }
+
+    /// An error about a key path below this table.
+    func error(_ keys: [String], _ message: String) -> ConfigurationError {
+        ConfigurationError(file: context.file, line: context.locator.line(path + keys), message: message)
+    }
+
+    private var name: String { path.isEmpty ? "the top level" : "[\(path.joined(separator: "."))]" }
+
+    /// Refuses any key that was not read.
+    func finish() throws(ConfigurationError) {
+        for key in table.keys.sorted() where !read.contains(key) {
+            throw error(key, "unknown key '\(key)' in \(name)")
+        }
+    }
+
+    private mutating func value(_ key: String) -> TOMLValueConvertible? {
+        read.insert(key)
+        return table[key]
+    }
+
+    private func wrongType(_ key: String, _ expected: String, _ value: TOMLValueConvertible) -> ConfigurationError {
+        error(key, "\(key) must be \(expected), not \(Self.describe(value))")
+    }
+
+    static func describe(_ value: TOMLValueConvertible) -> String {
+        switch value.type {
+        case .string: return "the string \"\(value.string ?? "")\""
+        case .int: return "the integer \(value.int ?? 0)"
+        case .double: return "the number \(value.double ?? 0)"
+        case .bool: return "\(value.bool ?? false)"
+        case .table: return "a table"
+        case .array: return "an array"
+        default: return "a date or time"
+        }
+    }
+
+    mutating func string(_ key: String) throws(ConfigurationError) -> String? {
+        guard let value = value(key) else { return nil }
+        guard let string = value.string else { throw wrongType(key, "a string", value) }
+        return string
+    }
+
+    mutating func bool(_ key: String) throws(ConfigurationError) -> Bool? {
+        guard let value = value(key) else { return nil }
+        guard let bool = value.bool else { throw wrongType(key, "true or false", value) }
+        return bool
+    }
+
+    mutating func int(_ key: String) throws(ConfigurationError) -> Int? {
+        guard let value = value(key) else { return nil }
+        guard value.type == .int, let int = value.int else { throw wrongType(key, "an integer", value) }
+        return int
+    }
+
+    /// A number, integer or not, optionally within `range`.
+    mutating func number(_ key: String, in range: ClosedRange<Double>? = nil) throws(ConfigurationError) -> Double? {
+        guard let value = value(key) else { return nil }
+        guard let number = Self.number(value) else { throw wrongType(key, "a number", value) }
+        if let range, !range.contains(number) {
+            throw error(key, "\(key) must be between \(Self.format(range.lowerBound)) and \(Self.format(range.upperBound)), not \(Self.format(number))")
+        }
+        return number
+    }
+
+    mutating func numbers(_ key: String) throws(ConfigurationError) -> [Double]? {
+        guard let value = value(key) else { return nil }
+        guard let array = value.array else { throw wrongType(key, "an array of numbers", value) }
+        var numbers: [Double] = []
+        for element in array {
+            guard let number = Self.number(element) else { throw wrongType(key, "an array of numbers", value) }
+            numbers.append(number)
+        }
+        return numbers
+    }
+
+    mutating func strings(_ key: String) throws(ConfigurationError) -> [String]? {
+        guard let value = value(key) else { return nil }
+        guard let array = value.array else { throw wrongType(key, "an array of strings", value) }
+        var strings: [String] = []
+        for element in array {
+            guard let string = element.string else { throw wrongType(key, "an array of strings", value) }
+            strings.append(string)
+        }
+        return strings
+    }
+
+    /// `[x, y]` or `{ x = …, y = … }`.
+    mutating func point(_ key: String) throws(ConfigurationError) -> Point? {
+        guard let value = value(key) else { return nil }
+        guard let point = try pair(value, key: key, names: ("x", "y")) else {
+            throw wrongType(key, "a point, [x, y] or { x = …, y = … }", value)
+        }
+        return Point(x: point.0, y: point.1)
+    }
+
+    /// `[width, height]` or `{ width = …, height = … }`, both positive.
+    mutating func size(_ key: String) throws(ConfigurationError) -> Size? {
+        guard let value = value(key) else { return nil }
+        guard let size = try pair(value, key: key, names: ("width", "height")) else {
+            throw wrongType(key, "a size, [width, height] or { width = …, height = … }", value)
+        }
+        guard size.0 > 0 && size.1 > 0 else { throw error(key, "\(key) must be positive, not \(Self.format(size.0)) × \(Self.format(size.1))") }
+        return Size(width: size.0, height: size.1)
+    }
+
+    /// `[x, y, width, height]` or `{ x, y, width, height }`.
+    mutating func rect(_ key: String) throws(ConfigurationError) -> Rect? {
+        guard let value = value(key) else { return nil }
+        let expected = "a rectangle, [x, y, width, height] or { x = …, y = …, width = …, height = … }"
+        var numbers: [Double] = []
+        if let array = value.array {
+            for element in array { if let n = Self.number(element) { numbers.append(n) } }
+            guard numbers.count == 4, array.count == 4 else { throw wrongType(key, expected, value) }
+        } else if let table = value.table {
+            var inner = TableReader(table, path: path + [key], context: context)
+            for name in ["x", "y", "width", "height"] {
+                guard let n = try inner.number(name) else { throw inner.error(nil, "\(key) needs \(name)") }
+                numbers.append(n)
+            }
+            try inner.finish()
+        } else {
+            throw wrongType(key, expected, value)
+        }
+        guard numbers[2] >= 0 && numbers[3] >= 0 else { throw error(key, "\(key) needs a width and height of zero or more") }
+        return Rect(x: numbers[0], y: numbers[1], width: numbers[2], height: numbers[3])
+    }
+
+    /// A table of named points, `{ name = [x, y], … }`.
+    mutating func points(_ key: String) throws(ConfigurationError) -> [String: Point]? {
+        guard let value = value(key) else { return nil }
+        guard let table = value.table else { throw wrongType(key, "a table of named points, { name = [x, y], … }", value) }
+        var inner = TableReader(table, path: path + [key], context: context)
+        var points: [String: Point] = [:]
+        for name in table.keys.sorted() { points[name] = try inner.point(name) }
+        return points
+    }
+
+    /// A point, or the id of another element whose position to follow.
+    mutating func destination(_ key: String) throws(ConfigurationError) -> DestinationSettings? {
+        guard let value = value(key) else { return nil }
+        if let id = value.string { return .element(id) }
+        guard let point = try pair(value, key: key, names: ("x", "y")) else {
+            throw wrongType(key, "a point, [x, y], or an element id", value)
+        }
+        return .point(Point(x: point.0, y: point.1))
+    }
+
+    /// `{ tension, friction [, mass] }`, `{ origami_tension, origami_friction }` or
+    /// `{ bounciness, speed }`; the default spring when absent. Checked to come to rest.
+    mutating func spring(_ key: String) throws(ConfigurationError) -> SpringConfiguration {
+        guard let value = value(key) else { return .standard }
+        guard let table = value.table else {
+            throw wrongType(key, "a table: { tension = 342, friction = 30 }, { origami_tension = …, origami_friction = … } or { bounciness = …, speed = … }", value)
+        }
+        var inner = TableReader(table, path: path + [key], context: context)
+        let keys = Set(table.keys)
+        var configuration: SpringConfiguration
+        if keys.contains("origami_tension") || keys.contains("origami_friction") {
+            guard let t = try inner.number("origami_tension"), let f = try inner.number("origami_friction") else {
+                throw inner.error(nil, "origami_tension and origami_friction go together")
+            }
+            configuration = SpringConfiguration(origamiTension: t, origamiFriction: f)
+        } else if keys.contains("bounciness") || keys.contains("speed") {
+            guard let b = try inner.number("bounciness"), let s = try inner.number("speed") else {
+                throw inner.error(nil, "bounciness and speed go together")
+            }
+            configuration = SpringConfiguration(bounciness: b, speed: s)
+        } else {
+            configuration = SpringConfiguration(tension: try inner.number("tension") ?? 342, friction: try inner.number("friction") ?? 30)
+        }
+        configuration.mass = try inner.number("mass") ?? 1
+        try inner.finish()
+        do { return try configuration.validated() } catch {
+            throw self.error(key, "this spring cannot run: \(error)")
+        }
+    }
+
+    /// A table below this one, if present.
+    mutating func table(_ key: String) throws(ConfigurationError) -> TableReader? {
+        guard let value = value(key) else { return nil }
+        guard let table = value.table else { throw wrongType(key, "a table ([\((path + [key]).joined(separator: "."))])", value) }
+        return TableReader(table, path: path + [key], context: context)
+    }
+
+    /// An array of tables (`[[key]]`), each with its index in the path.
+    mutating func tables(_ key: String) throws(ConfigurationError) -> [TableReader] {
+        guard let value = value(key) else { return [] }
+        guard let array = value.array else { throw wrongType(key, "an array of tables ([[\(key)]])", value) }
+        var tables: [TableReader] = []
+        for (index, element) in array.enumerated() {
+            guard let table = element.table else { throw wrongType(key, "an array of tables ([[\(key)]])", value) }
+            tables.append(TableReader(table, path: path + ["\(key)[\(index)]"], context: context))
+        }
+        return tables
+    }
+
+    private func pair(_ value: TOMLValueConvertible, key: String, names: (String, String)) throws(ConfigurationError) -> (Double, Double)? {
+        if let array = value.array {
+            let numbers = array.compactMap(Self.number)
+            return numbers.count == 2 && array.count == 2 ? (numbers[0], numbers[1]) : nil
+        }
+        if let table = value.table {
+            var inner = TableReader(table, path: path + [key], context: context)
+            guard let a = try inner.number(names.0), let b = try inner.number(names.1) else { return nil }
+            try inner.finish()
+            return (a, b)
+        }
+        return nil
+    }
+
+    private static func number(_ value: TOMLValueConvertible) -> Double? {
+        switch value.type {
+        case .int: return value.int.map(Double.init)
+        case .double: return value.double.flatMap { $0.isFinite ? $0 : nil }
+        default: return nil
+        }
+    }
+
+    static func format(_ value: Double) -> String {
+        value == value.rounded() && Swift.abs(value) < 1e15 ? String(Int64(value)) : String(value)
+    }
+}

@@ -1,0 +1,176 @@
+import ArgumentParser
+import Foundation
+import MotionCore
+import MotionServer
+import TouchInput
+
+/// `motionctl config`: configuration files.
+struct ConfigCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "config",
+        abstract: "Check motiond configuration files.",
+        subcommands: [ConfigCheckCommand.self]
+    )
+}
+
+/// `motionctl config check FILE`.
+struct ConfigCheckCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "check",
+        abstract: "Validate a configuration file and print what it defines, or where it is wrong.",
+        discussion: "Exits with 1 and FILE:LINE: reason when the file is refused."
+    )
+
+    @Argument(help: "The configuration file.") var file: String
+
+    func run() throws {
+        let configuration = try loadConfiguration(file)
+        emit("\(file): OK")
+        let daemon = configuration.daemon
+        emit("daemon: socket \(daemon.socket), \(format(daemon.frameRate)) frames/s"
+            + (daemon.socketGroup.map { ", socket group \($0)" } ?? "")
+            + (daemon.controlGroups.isEmpty ? "" : ", control groups \(daemon.controlGroups.joined(separator: ", "))"))
+        emit("screen: \(format(configuration.screen.width)) × \(format(configuration.screen.height)) px")
+        if configuration.devices.isEmpty {
+            emit("devices: every touchscreen, mapped to the whole screen")
+        } else {
+            emit("devices:")
+            for device in configuration.devices { emit("  " + describe(device)) }
+        }
+        let changed = gestureChanges(configuration.gestures)
+        emit("gestures: " + (changed.isEmpty ? "default thresholds" : changed.joined(separator: ", ")))
+        emit("elements:")
+        for element in configuration.elements {
+            emit("  \(element.id): centre (\(format(element.center.x)), \(format(element.center.y))), size \(format(element.size.width)) × \(format(element.size.height)), z \(element.z)"
+                + (element.rotation != 0 ? ", rotation \(element.rotation) rad" : "") + (element.scale != 1 ? ", scale \(element.scale)" : ""))
+            for interaction in element.interactions { emit("    " + describe(interaction)) }
+        }
+        if configuration.elements.isEmpty { emit("  none: touches are read, but nothing moves") }
+    }
+
+    private func describe(_ device: DeviceSettings) -> String {
+        let rules = device.selection.rules.map { rule -> String in
+            switch rule {
+            case .name(let glob): return "name \(glob)"
+            case let .ids(vendor, product): return "ids \(DeviceText.hex(vendor)):\(DeviceText.hex(product))"
+            case .node(let node): return node
+            }
+        }
+        var parts = [rules.isEmpty ? "every touchscreen" : rules.joined(separator: " or ")]
+        if let output = device.output { parts.append("output \(format(output.width)) × \(format(output.height))") }
+        if device.rotation != .none { parts.append("rotated \(device.rotation.rawValue)°") }
+        if device.flipHorizontal { parts.append("flipped horizontally") }
+        if device.flipVertical { parts.append("flipped vertically") }
+        if let matrix = device.calibration { parts.append("calibration " + matrix.map(format).joined(separator: " ")) }
+        return parts.joined(separator: ", ")
+    }
+
+    private func describe(_ interaction: InteractionSettings) -> String {
+        func spring(_ s: SpringConfiguration) -> String {
+            String(format: "spring tension %.1f, friction %.1f", s.tension, s.friction) + (s.mass != 1 ? " mass \(format(s.mass))" : "")
+        }
+        func destination(_ d: DestinationSettings) -> String {
+            switch d {
+            case .point(let p): return "(\(format(p.x)), \(format(p.y)))"
+            case .element(let id): return "\(id)'s position"
+            }
+        }
+        switch interaction {
+        case let .draggable(bounds, maxLength, s):
+            return "draggable" + (bounds.map { ", kept in \(format($0.origin.x)), \(format($0.origin.y)), \(format($0.size.width)) × \(format($0.size.height)) (rubber band \(format(maxLength)) px, \(spring(s)))" } ?? "")
+        case let .tossable(d, snaps, s):
+            return "tossable to " + (d.map(destination) ?? "the nearest of \(snaps.keys.sorted().joined(separator: ", "))") + ", \(spring(s))"
+        case let .attach(d, s): return "attach to \(destination(d)), \(spring(s))"
+        case .rotatable: return "rotatable"
+        case let .scalable(minimum, maximum, s):
+            return "scalable" + (minimum.map { " from \(format($0))" } ?? "") + (maximum.map { " to \(format($0))" } ?? "") + (minimum ?? maximum != nil ? ", \(spring(s))" : "")
+        case .directlyManipulable: return "directly manipulable (drag, rotate, scale)"
+        case .setPositionOnTap(let target): return "set position on tap (moves its \(target == .position ? "position" : target.rawValue + " destination"))"
+        case let .changeDirection(velocity, axis): return "change direction past \(format(velocity)) px/s, \(axis.rawValue)"
+        }
+    }
+
+    private func gestureChanges(_ g: GestureThresholds) -> [String] {
+        let d = GestureThresholds()
+        var changes: [String] = []
+        func note(_ name: String, _ value: Double, _ base: Double) { if value != base { changes.append("\(name) \(format(value))") } }
+        note("drag_slop_mm", g.dragSlop, d.dragSlop); note("drag_slop_px", g.dragSlopPixels, d.dragSlopPixels)
+        note("tap_slop_mm", g.tapSlop, d.tapSlop); note("tap_slop_px", g.tapSlopPixels, d.tapSlopPixels)
+        note("tap_max_duration", g.tapMaximumDuration, d.tapMaximumDuration)
+        note("multiple_tap_interval", g.multipleTapInterval, d.multipleTapInterval)
+        note("pinch_slop_mm", g.pinchSlop, d.pinchSlop); note("minimum_span_mm", g.minimumSpan, d.minimumSpan)
+        note("rotation_slop_degrees", g.rotationSlop * 180 / .pi, d.rotationSlop * 180 / .pi)
+        note("velocity_window", g.velocityWindow, d.velocityWindow)
+        return changes
+    }
+}
+
+/// Loads a configuration, or exits with 1 and FILE:LINE: reason.
+func loadConfiguration(_ file: String) throws -> Configuration {
+    do {
+        return try Configuration.load(file: file)
+    } catch {
+        fail(error.description)
+    }
+}
+
+func format(_ value: Double) -> String {
+    value == value.rounded() && Swift.abs(value) < 1e15 ? String(Int64(value)) : String(value)
+}
+
+/// `motionctl simulate`: the whole engine offline on a recording.
+struct SimulateCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "simulate",
+        abstract: "Run the whole engine on a recording and print every published update.",
+        discussion: """
+            The recorded device is mapped as the configuration says, contacts land on \
+            elements by hit testing, recognizers and interactions run, and springs tick at \
+            the configured frame rate until everything is at rest. Same input, same output, \
+            byte for byte. Without --config, the built-in default (one full-screen element, \
+            directly manipulable) is used.
+            """
+    )
+
+    @Option(help: "The configuration file.") var config: String?
+    @Argument(help: "An evemu recording.") var recording: String
+    @Flag(help: "One JSON object per line: {\"t\", \"stream\", \"value\"}.") var json = false
+
+    func run() throws {
+        let configuration = try config.map(loadConfiguration) ?? .builtInDefault
+        let parsed = try loadRecording(recording)
+        guard let device = parsed.device else { fail("motionctl: \(recording): \(ReplayError.noDeviceHeader)") }
+        guard let settings = configuration.deviceSettings(node: recording, device: device) else {
+            fail("motionctl: no [[device]] entry in \(config ?? "the configuration") selects the recorded device '\(device.name)' (\(DeviceText.hex(device.vendor)):\(DeviceText.hex(device.product)))")
+        }
+        let replay: RecordingReplay
+        do { replay = try RecordingReplay(parsed, mapping: configuration.mapping(for: settings, udevCalibration: nil)) } catch {
+            fail("motionctl: \(recording): \(error)")
+        }
+        let clock = ManualFrameClock(now: 0)
+        let engine = configuration.makeEngine(clock: clock)
+        engine.onUpdates = { updates in
+            for update in updates {
+                if json {
+                    emit(JSONValue.update(update).encoded)
+                } else {
+                    emit(String(format: "%10.4f  ", update.time) + update.stream.padding(toLength: 24, withPad: " ", startingAt: 0) + "  " + text(update.value))
+                }
+            }
+        }
+        let outcome = Simulation(frameRate: configuration.daemon.frameRate).run(replay.frames(), through: engine, clock: clock)
+        if !outcome.settled {
+            FileHandle.standardError.write(Data("motionctl: still moving \(Int(Simulation().settleLimit)) s after the recording ended\n".utf8))
+            throw ExitCode(ExitStatus.refused)
+        }
+    }
+
+    private func text(_ value: PublishedValue) -> String {
+        switch value {
+        case .point(let p): return String(format: "(%.3f, %.3f)", p.x, p.y)
+        case .size(let s): return String(format: "%.3f × %.3f", s.width, s.height)
+        case .number(let n): return String(format: "%.6f", n)
+        case .text(let t): return t
+        }
+    }
+}

@@ -1,0 +1,133 @@
+import Foundation
+import Testing
+@testable import MotionCore
+
+@Suite("Scene and engine")
+struct EngineTests {
+    @Test("hit testing uses the element's bounds as drawn: rotated and scaled, topmost first")
+    func hitTesting() {
+        let scene = Scene(size: Size(width: 1920, height: 1080))
+        let wide = Element(id: "wide", center: Point(x: 500, y: 500), size: Size(width: 400, height: 100))
+        scene.add(wide)
+        #expect(scene.hitTest(Point(x: 680, y: 500)) === wide)
+        #expect(scene.hitTest(Point(x: 500, y: 600)) === scene.container)
+        // Turned a quarter, it is tall instead of wide.
+        wide.rotation.value = .pi / 2
+        #expect(scene.hitTest(Point(x: 680, y: 500)) === scene.container)
+        #expect(scene.hitTest(Point(x: 500, y: 680)) === wide)
+        // Scaled by 2, it reaches further.
+        wide.scale.value = 2
+        #expect(scene.hitTest(Point(x: 500, y: 880)) === wide)
+        // Overlapping elements: the higher z wins; on a tie, the later one.
+        let over = Element(id: "over", center: Point(x: 500, y: 500), size: Size(width: 50, height: 50), zOrder: 0)
+        scene.add(over)
+        #expect(scene.hitTest(Point(x: 500, y: 500)) === over)
+        wide.zOrder.value = 1
+        #expect(scene.hitTest(Point(x: 500, y: 500)) === wide)
+    }
+
+    @Test("a contact belongs to the element it landed on until it lifts, even when it leaves it; misses go to the screen")
+    func ownership() {
+        let (engine, clock) = makeEngine()
+        let a = card("a", at: Point(x: 400, y: 400)), b = card("b", at: Point(x: 1400, y: 400))
+        engine.add(a, interactions: [Draggable()])
+        engine.add(b, interactions: [Draggable()])
+        var screenTaps = 0
+        engine.scene.container.needs(.tap)
+        engine.scene.container.gestures.tap.stream.subscribe(next: { if $0.state == .recognized { screenTaps += 1 } })
+        // A finger drags a across b's place: a follows, b stays.
+        let script = FingerScript(fingers: [
+            .line(id: 1, from: Point(x: 400, y: 400), to: Point(x: 1400, y: 400), down: 0...0.5),
+            .line(id: 2, from: Point(x: 900, y: 900), to: Point(x: 900, y: 900), down: 0.7...0.75),
+        ])
+        _ = Simulation().run(script.frames(rate: 100), through: engine, clock: clock)
+        #expect(a.position.value == Point(x: 1400, y: 400))
+        #expect(b.position.value == Point(x: 1400, y: 400), "b was not touched")
+        #expect(screenTaps == 1)
+    }
+
+    @Test("each changed property is published once per frame, with the frame's time, only when it changed")
+    func coalescing() {
+        let (engine, clock) = makeEngine()
+        let element = card()
+        engine.add(element, interactions: [DirectlyManipulable()])
+        var batches: [[PublishedUpdate]] = []
+        engine.onUpdates = { batches.append($0) }
+        let script = FingerScript(fingers: [
+            .circle(id: 1, centre: Point(x: 960, y: 540), radius: 100, from: 0, turn: 0.5, down: 0...0.3),
+            .circle(id: 2, centre: Point(x: 960, y: 540), radius: 100, from: .pi, turn: 0.5, down: 0...0.3),
+        ])
+        let frames = script.frames(rate: 100)
+        _ = Simulation().run(frames, through: engine, clock: clock)
+        for batch in batches {
+            #expect(Set(batch.map(\.stream)).count == batch.count, "a stream twice in one frame")
+            #expect(Set(batch.map(\.time)).count == 1)
+            #expect(frames.contains { $0.time == batch[0].time })
+        }
+        let streams = batches.flatMap { $0 }.map(\.stream)
+        #expect(streams.contains("card.rotation") && streams.contains("card.state"))
+        #expect(!streams.contains("card.size"), "unchanged properties are not published")
+        #expect(!streams.contains("card.position"), "turning about its centre does not move it")
+        let states = batches.flatMap { $0 }.filter { $0.stream == "card.state" }.map(\.value)
+        #expect(states == [.text("active"), .text("atRest")])
+    }
+
+    @Test("elements can be added and removed while the engine runs; removing one cancels its gestures")
+    func addRemove() {
+        let (engine, clock) = makeEngine()
+        let a = card("a", at: Point(x: 400, y: 400))
+        engine.add(a, interactions: [Draggable()])
+        var dragStates: [RecognitionState] = []
+        a.gestures.drag.stream.subscribe(next: { dragStates.append($0.state) })
+        let script = FingerScript(fingers: [.line(id: 1, from: Point(x: 400, y: 400), to: Point(x: 700, y: 400), down: 0...0.6)])
+        let frames = script.frames(rate: 100)
+        _ = Simulation().run(Array(frames.prefix(30)), through: engine, clock: clock)
+        #expect(a.position.value.x > 500)
+
+        let b = card("b", at: Point(x: 1400, y: 800))
+        engine.add(b, interactions: [Draggable()])
+        #expect(engine.scene.element("b") === b)
+        engine.remove("a")
+        #expect(dragStates.last == .cancelled)
+        #expect(engine.scene.element("a") == nil)
+        #expect(engine.streams.allSatisfy { !$0.stream.hasPrefix("a.") })
+        // The rest of the finger's frames are ignored: no element, no crash.
+        let position = a.position.value
+        _ = Simulation().run(Array(frames.dropFirst(30)), through: engine, clock: clock)
+        #expect(a.position.value == position)
+        #expect(engine.state.value == .atRest)
+    }
+
+    @Test("the same frames and ticks give the same updates, bit for bit")
+    func determinism() throws {
+        func run() -> [PublishedUpdate] {
+            let (engine, clock) = makeEngine()
+            let element = card()
+            engine.add(element, interactions: [Tossable(element: element, destination: ReactiveProperty(Point(x: 960, y: 540)))])
+            let other = card("other", at: Point(x: 300, y: 300))
+            engine.add(other, interactions: [DirectlyManipulable()])
+            let script = FingerScript(fingers: [
+                .line(id: 1, from: Point(x: 960, y: 540), to: Point(x: 1400, y: 700), down: 0...0.25),
+                .circle(id: 2, centre: Point(x: 300, y: 300), radius: 80, from: 0, turn: 1, down: 0.1...0.6),
+                .circle(id: 3, centre: Point(x: 300, y: 300), radius: 80, from: .pi, turn: 1, down: 0.1...0.6),
+            ])
+            return Simulation().run(script.frames(rate: 90), through: engine, clock: clock).updates
+        }
+        let first = run(), second = run()
+        #expect(first.count > 50)
+        #expect(first == second)
+        #expect(first.map { "\($0.time.bitPattern)" } == second.map { "\($0.time.bitPattern)" })
+    }
+
+    @Test("the engine is at rest, and the clock idle, when nothing moves")
+    func restAndIdle() {
+        let (engine, clock) = makeEngine()
+        let element = card()
+        engine.add(element, interactions: [Tossable(element: element, destination: ReactiveProperty(Point(x: 960, y: 540)))])
+        #expect(engine.state.value == .atRest && !clock.isRunning)
+        let script = FingerScript(fingers: [.line(id: 1, from: Point(x: 960, y: 540), to: Point(x: 1200, y: 540), down: 0...0.2)])
+        let outcome = Simulation().run(script.frames(rate: 100), through: engine, clock: clock)
+        #expect(outcome.settled && engine.state.value == .atRest && !clock.isRunning)
+        #expect(element.position.value == Point(x: 960, y: 540))
+    }
+}

@@ -1,0 +1,140 @@
+import Foundation
+import MotionCore
+import Testing
+import TouchInput
+@testable import MotionServer
+
+@Suite("Configuration")
+struct ConfigurationTests {
+    static let example = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent().appendingPathComponent("config/motiond.toml").path
+
+    @Test("the example configuration loads, with what it says")
+    func example() throws {
+        let configuration = try Configuration.load(file: Self.example)
+        #expect(configuration.daemon.socket == "/run/motiond/motiond.sock")
+        #expect(configuration.daemon.frameRate == 120)
+        #expect(configuration.screen == Size(width: 1920, height: 1080))
+        #expect(configuration.devices.count == 2)
+        #expect(configuration.devices[0].selection == DeviceSelection([.name("*maXTouch*")]))
+        #expect(configuration.elements.map(\.id) == ["card", "photo", "drawer", "marker"])
+        let card = configuration.elements[0]
+        #expect(card.center == Point(x: 866, y: 830) && card.z == 1)
+        guard case let .tossable(nil, snaps, spring) = card.interactions.first else {
+            Issue.record("the card is tossable to snap points")
+            return
+        }
+        #expect(snaps["right"] == Point(x: 1620, y: 830) && spring == .standard)
+        let marker = configuration.elements[3]
+        #expect(marker.interactions.contains(.setPositionOnTap(target: .attach)))
+        // And the engine it describes has those elements.
+        let engine = configuration.makeEngine(clock: ManualFrameClock())
+        #expect(engine.scene.elements.map(\.id) == ["card", "photo", "drawer", "marker"])
+        #expect(engine.streams.map(\.stream).contains("card.snap"))
+        #expect(engine.streams.map(\.stream).contains("drawer.direction"))
+    }
+
+    /// Parses `text` expecting an error on `line` whose message contains `message`.
+    func refused(_ text: String, line: Int, _ message: String, sourceLocation: SourceLocation = #_sourceLocation) {
+        #expect(sourceLocation: sourceLocation) {
+            _ = try Configuration.parse(text, file: "kiosk.toml")
+        } throws: { error in
+            guard let error = error as? ConfigurationError else { return false }
+            let matches = error.file == "kiosk.toml" && error.line == line && error.message.contains(message)
+            if !matches { Issue.record("got \(error)", sourceLocation: sourceLocation) }
+            return matches
+        }
+    }
+
+    static let element = """
+        [[element]]
+        id = "card"
+        center = [100, 100]
+        size = [50, 50]
+        """
+
+    @Test("a syntax error gives the line TOML's parser found it on")
+    func syntax() {
+        refused("[daemon]\nsocket = \"/run/x\"\nframe_rate = \n", line: 3, "not valid TOML")
+        refused("[daemon\n", line: 1, "not valid TOML")
+    }
+
+    @Test("unknown keys are errors, at every level, with their line")
+    func unknownKeys() {
+        refused("[daemon]\nsocket = \"/x\"\nframerate = 60\n", line: 3, "unknown key 'framerate' in [daemon]")
+        refused("colour = \"red\"\n", line: 1, "unknown key 'colour' in the top level")
+        refused(Self.element + "\n[element.tossable]\ndestination = [1, 2]\nspeed = 3\n", line: 7, "unknown key 'speed' in [element[0].tossable]")
+        refused(Self.element + "\n[element.tossable]\ndestination = [1, 2]\nspring = { tension = 300, fricton = 20 }\n", line: 7, "unknown key 'fricton'")
+        refused(Self.element + "\nwobble = true\n", line: 5, "unknown key 'wobble' in [element[0]]")
+        refused(Self.element + "\n[element.spinnable]\n", line: 5, "unknown key 'spinnable' in [element[0]]")
+    }
+
+    @Test("values of the wrong type or out of range say what was expected")
+    func values() {
+        refused("[daemon]\nframe_rate = \"fast\"\n", line: 2, "frame_rate must be a number, not the string \"fast\"")
+        refused("[daemon]\nframe_rate = 0\n", line: 2, "frame_rate must be between 1 and 1000, not 0")
+        refused("[[device]]\nrotation = 45\n", line: 2, "rotation is 0, 90, 180 or 270")
+        refused("[[device]]\nname = \"x\"\n\n[[device]]\ncalibration = [1, 0, 0, 1, 0]\n", line: 5, "six numbers")
+        refused("[[device]]\nids = \"elan\"\n", line: 2, "VENDOR:PRODUCT")
+        refused("[screen]\nwidth = -5\n", line: 2, "width must be between")
+        refused("[[element]]\nid = \"a\"\ncenter = [1, 2, 3]\nsize = [1, 1]\n", line: 3, "center must be a point")
+        refused("[[element]]\nid = \"a\"\ncenter = [1, 2]\nsize = [0, 10]\n", line: 4, "size must be positive")
+        refused(Self.element + "\n[element.tossable]\ndestination = [1, 2]\nspring = { tension = 342, friction = 0 }\n", line: 7, "never comes to rest")
+        refused(Self.element + "\n[element.scalable]\nminimum = 3\nmaximum = 2\n", line: 7, "maximum (2) is below minimum (3)")
+    }
+
+    @Test("what an element needs, and what it cannot combine, is checked")
+    func elements() {
+        refused("[[element]]\ncenter = [1, 2]\nsize = [1, 1]\n", line: 1, "an element needs an id")
+        refused("[[element]]\nid = \"a\"\nsize = [1, 1]\n", line: 1, "needs a center")
+        refused("[[element]]\nid = \"a b\"\ncenter = [1, 2]\nsize = [1, 1]\n", line: 2, "an element id is letters")
+        refused(Self.element + "\n" + Self.element + "\n", line: 6, "another element is already called 'card'")
+        refused(Self.element + "\n[element.tossable]\n", line: 5, "a tossable needs a destination")
+        refused(Self.element + "\n[element.attach]\ndestination = \"nowhere\"\n", line: 6, "no element is called 'nowhere'")
+        refused(Self.element + "\n[element.directly_manipulable]\n[element.draggable]\n", line: 5, "cannot be combined with draggable")
+        refused(Self.element + "\n[element.set_position_on_tap]\ntarget = \"attach\"\n", line: 6, "needs the element to have attach too")
+    }
+
+    @Test("a file that cannot be read says so, with its name")
+    func unreadable() {
+        #expect {
+            _ = try Configuration.load(file: "/nonexistent/motiond.toml")
+        } throws: { error in
+            (error as? ConfigurationError)?.description.hasPrefix("/nonexistent/motiond.toml: cannot read the file") == true
+        }
+    }
+
+    @Test("the built-in default is one full-screen element that the fingers manipulate")
+    func builtInDefault() {
+        let configuration = Configuration.builtInDefault
+        #expect(configuration.elements.count == 1)
+        #expect(configuration.elements[0].size == configuration.screen)
+        #expect(configuration.elements[0].interactions == [.directlyManipulable])
+    }
+
+    @Test("device entries choose devices and their mapping; with none, every device covers the screen")
+    func devices() throws {
+        var atmel = DeviceDescription(name: "Atmel maXTouch Touchscreen")
+        atmel.vendor = 0x03eb
+        let configuration = try Configuration.parse("""
+            [screen]
+            width = 1000
+            height = 500
+            [[device]]
+            name = "ELAN*"
+            [[device]]
+            ids = "03eb:0000"
+            rotation = 180
+            output = [500, 250]
+            """, file: "x.toml")
+        let settings = try #require(configuration.deviceSettings(node: "/dev/input/event1", device: atmel))
+        #expect(settings.rotation == .upsideDown)
+        let mapping = configuration.mapping(for: settings, udevCalibration: [0.5, 0, 0, 0, 0.5, 0])
+        #expect(mapping.outputSize == Size(width: 500, height: 250) && mapping.calibration == [0.5, 0, 0, 0, 0.5, 0])
+        var other = atmel
+        other.vendor = 1
+        #expect(configuration.deviceSettings(node: "/dev/input/event1", device: other) == nil, "not selected: not used")
+        let open = Configuration()
+        #expect(open.mapping(for: try #require(open.deviceSettings(node: "n", device: atmel)), udevCalibration: nil).outputSize == open.screen)
+    }
+}
