@@ -1,0 +1,74 @@
+import Foundation
+import Testing
+
+@Suite("motionctl config check and simulate")
+struct ConfigCommandTests {
+    static let example = EndToEnd.repository.appendingPathComponent("config/motiond.toml").path
+    static func recording(_ name: String) -> String { EndToEnd.recordings.appendingPathComponent(name + ".evemu").path }
+
+    @Test("config check prints what the example defines")
+    func checkExample() throws {
+        let run = try Run("motionctl", ["config", "check", Self.example])
+        #expect(run.status == 0, "\(run.error)")
+        #expect(run.lines.first == "\(Self.example): OK")
+        for expected in ["card: centre (866, 830)", "tossable to the nearest of left, middle, right", "photo:", "directly manipulable",
+                         "drawer:", "change direction past 100 px/s, vertical", "marker:", "set position on tap (moves its attach destination)"] {
+            #expect(run.output.contains(expected), "missing: \(expected)")
+        }
+    }
+
+    @Test("config check refuses a broken file with FILE:LINE: reason and exit code 1")
+    func checkBroken() throws {
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("broken-\(UUID().uuidString).toml").path
+        defer { try? FileManager.default.removeItem(atPath: file) }
+        try "[daemon]\nframe_rate = 120\n\n[[element]]\nid = \"x\"\ncenter = [1, 2]\nsize = [3, 4]\nopacity = 0.5\n".write(toFile: file, atomically: true, encoding: .utf8)
+        let run = try Run("motionctl", ["config", "check", file])
+        #expect(run.status == 1)
+        #expect(run.error.contains("\(file):8: unknown key 'opacity' in [element[0]]"), "\(run.error)")
+        #expect(run.output.isEmpty)
+    }
+
+    @Test("simulate: the tablet fling tosses the card to the left snap point, the same bytes every run")
+    func simulateFling() throws {
+        let arguments = ["simulate", "--config", Self.example, Self.recording("aosp-frameworks-base__pixel-tablet-nvt-touchscreen__1f-swipe"), "--json"]
+        let first = try Run("motionctl", arguments), second = try Run("motionctl", arguments)
+        #expect(first.status == 0, "\(first.error)")
+        #expect(first.output == second.output, "not deterministic")
+        let updates = try first.jsonLines()
+        #expect(updates.allSatisfy { $0["t"] is Double && $0["stream"] is String && $0["value"] != nil })
+        #expect(updates.contains { $0["stream"] as? String == "card.snap" && $0["value"] as? String == "left" })
+        let positions = updates.filter { $0["stream"] as? String == "card.position" }.compactMap { $0["value"] as? [String: Double] }
+        #expect(positions.last == ["x": 300, "y": 830])
+        #expect(updates.last { $0["stream"] as? String == "card.state" }?["value"] as? String == "atRest")
+        let times = updates.compactMap { $0["t"] as? Double }
+        #expect(zip(times.dropFirst(), times).allSatisfy { $0 >= $1 }, "times in order")
+    }
+
+    @Test("simulate: taps anywhere move the marker, which glides there on its spring")
+    func simulateTaps() throws {
+        let run = try Run("motionctl", ["simulate", "--config", Self.example, Self.recording("whot-evemu-devices__atmel-maxtouch__1f-fast-taps-x9"), "--json"])
+        #expect(run.status == 0)
+        let positions = try run.jsonLines().filter { $0["stream"] as? String == "marker.position" }.compactMap { $0["value"] as? [String: Double] }
+        // The last tap, at (373, 252) on the 800 × 480 panel, is (895.2, 567) on the 1920 × 1080 screen.
+        let last = try #require(positions.last)
+        #expect(Swift.abs(last["x"]! - 895.2) < 1e-6 && Swift.abs(last["y"]! - 567) < 1e-6)
+        #expect(positions.count > 20, "it glides, frame by frame")
+    }
+
+    @Test("simulate without a configuration uses the built-in full-screen surface")
+    func simulateDefault() throws {
+        let run = try Run("motionctl", ["simulate", Self.recording("whot-evemu-devices__ep0430m09__2f-drag-scroll")])
+        #expect(run.status == 0)
+        #expect(run.output.contains("surface.position"))
+    }
+
+    @Test("simulate says so when no [[device]] entry selects the recorded device")
+    func simulateUnselected() throws {
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("elan-\(UUID().uuidString).toml").path
+        defer { try? FileManager.default.removeItem(atPath: file) }
+        try "[[device]]\nname = \"ELAN*\"\n".write(toFile: file, atomically: true, encoding: .utf8)
+        let run = try Run("motionctl", ["simulate", "--config", file, Self.recording("whot-evemu-devices__atmel-maxtouch__1f-fast-taps-x9")])
+        #expect(run.status == 1)
+        #expect(run.error.contains("selects the recorded device 'Atmel maXTouch Touchscreen'"))
+    }
+}
