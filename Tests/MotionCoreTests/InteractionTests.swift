@@ -234,3 +234,25 @@ struct InteractionTests {
         #expect(direction.direction.value == .backward, "flicked up")
     }
 }
+
+@Suite("Interaction states")
+struct InteractionStateTests {
+    @Test("each interaction reports its own state; the element's and the runtime's aggregate them")
+    func states() throws {
+        let (engine, clock) = makeEngine()
+        let element = card()
+        let tossable = Tossable(element: element, destination: ReactiveProperty(Point(x: 960, y: 540)))
+        let rotatable = Rotatable()
+        engine.add(element, interactions: [tossable, rotatable])
+        var tossStates: [MotionState] = [], elementStates: [MotionState] = []
+        tossable.state.subscribe { tossStates.append($0) }
+        element.state.subscribe { elementStates.append($0) }
+        let script = FingerScript(fingers: [.line(id: 1, from: Point(x: 960, y: 540), to: Point(x: 1300, y: 540), down: 0...0.2)])
+        let outcome = Simulation().run(script.frames(rate: 100), through: engine, clock: clock)
+        #expect(outcome.settled)
+        #expect(tossStates == [.atRest, .active, .atRest], "dragged, then sprung home, then at rest")
+        #expect(elementStates == [.atRest, .active, .atRest])
+        #expect(rotatable.state.value == .atRest)
+        #expect(try #require(engine.runtime(of: "card")).state.value == .atRest)
+    }
+}

@@ -7,6 +7,7 @@ let benchmarks: @Sendable () -> Void = {
     Benchmark.defaultConfiguration = .init(metrics: [.wallClock, .cpuTotal, .mallocCountTotal, .throughput], maxDuration: .seconds(2))
     inputBenchmarks()
     gestureBenchmarks()
+    engineBenchmarks()
 
     Benchmark("SpringCurve sample (value + velocity + rest test), Double", configuration: .init(scalingFactor: .kilo)) { benchmark in
         sample(SpringCurve(from: 0.0, velocity: 250, to: 1, configuration: .standard), threshold: 0.001, benchmark)

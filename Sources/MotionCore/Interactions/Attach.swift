@@ -2,7 +2,9 @@
 ///
 /// Moving the destination while the spring moves retargets it from the current position
 /// and velocity: no jump.
-public final class Attach: Interaction {
+public final class Attach: Interaction, ReportsMotionState {
+    /// Whether the interaction is moving its target.
+    public let activity = ActivityTracker()
     /// The destination the spring pulls toward.
     public let destination: ReactiveProperty<Point>
     /// A velocity to apply once, in pixels per second.
@@ -27,6 +29,6 @@ public final class Attach: Interaction {
 
     public func add(to element: Element, withRuntime runtime: MotionRuntime) {
         positionStream = springSource(spring, clock: runtime.clock)
-        runtime.connect(element.activity.tracked(positionStream), to: position)
+        runtime.connect(tracked(on: element, positionStream), to: position)
     }
 }

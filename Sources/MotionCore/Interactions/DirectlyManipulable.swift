@@ -14,7 +14,9 @@ import Foundation
 /// motion the element's points stay under the fingers all the way. A finger landing or
 /// lifting moves nothing, because each frame only compares fingers present in both frames.
 /// It is measured in screen pixels, where the element is drawn.
-public final class DirectlyManipulable: Interaction {
+public final class DirectlyManipulable: Interaction, ReportsMotionState {
+    /// Whether the interaction is moving its target.
+    public let activity = ActivityTracker()
     /// Below this spread (mean distance from the centroid, pixels) fingers are too close to
     /// measure a rotation or scale; the element only follows their movement.
     public let minimumSpan: ReactiveProperty<Double>
@@ -52,7 +54,7 @@ public final class DirectlyManipulable: Interaction {
                 }
             }).unsubscribe
         }
-        runtime.connect(element.activity.tracked(steps), next: { step in
+        runtime.connect(tracked(on: element, steps), next: { step in
             // A point x under the fingers goes to after + R·s·(x − before); the centre is one.
             let offset = element.position.value - step.before
             let c = cos(step.rotation), n = sin(step.rotation)

@@ -2,7 +2,9 @@
 ///
 /// With ``bounds``, the element resists being pulled outside them (rubber-banding, maximum
 /// stretch ``maxLength``) and springs back inside when released.
-public final class Draggable: Interaction {
+public final class Draggable: Interaction, ReportsMotionState {
+    /// Whether the interaction is moving its target.
+    public let activity = ActivityTracker()
     /// The rectangle the element's centre is kept in, or nil for none.
     public let bounds: ReactiveProperty<Rect?>
     /// The most the rubber band stretches, in pixels.
@@ -19,7 +21,7 @@ public final class Draggable: Interaction {
 
     public func add(to element: Element, withRuntime runtime: MotionRuntime) {
         element.needs(.drag)
-        let drag = element.activity.tracked(element.gestures.drag.stream)
+        let drag = tracked(on: element, element.gestures.drag.stream)
         let bounds = self.bounds, maxLength = self.maxLength
         let positions = drag.translated(from: element.position).map { position in
             bounds.value.map { rubberBand(position, outsideOf: $0, maxLength: maxLength.value) } ?? position
@@ -34,7 +36,7 @@ public final class Draggable: Interaction {
         element.gestures.drag.stream.whenRecognitionState(is: .ended, .cancelled).subscribe(next: { _ in
             destination.value = Self.clamp(element.position.value, to: bounds.value)
         })
-        runtime.connect(element.activity.tracked(springSource(spring, clock: runtime.clock)), to: element.position)
+        runtime.connect(tracked(on: element, springSource(spring, clock: runtime.clock)), to: element.position)
     }
 
     static func clamp(_ point: Point, to bounds: Rect?) -> Point {

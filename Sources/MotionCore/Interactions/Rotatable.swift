@@ -1,6 +1,8 @@
 /// Rotate an element with two fingers: rotation = rotation at `.began` + gesture rotation
 /// (the Material Motion `Rotatable`).
-public final class Rotatable: Interaction {
+public final class Rotatable: Interaction, ReportsMotionState {
+    /// Whether the interaction is moving its target.
+    public let activity = ActivityTracker()
     /// The property the value stream writes to, once added (the element's rotation).
     public private(set) var property: ReactiveProperty<Double>?
     /// The rotations written, once added.
@@ -25,14 +27,16 @@ public final class Rotatable: Interaction {
         property = element.rotation
         valueStream = gestures.stream.rotated(from: element.rotation)
         velocityStream = gestures.stream.velocity()
-        runtime.connect(element.activity.tracked(valueStream), to: element.rotation)
+        runtime.connect(tracked(on: element, valueStream), to: element.rotation)
     }
 }
 
 /// Scale an element with a pinch: scale = scale at `.began` × gesture scale (the Material
 /// Motion `Scalable`), optionally kept between a minimum and a maximum: past them the
 /// element resists (rubber-banding) and springs back when released.
-public final class Scalable: Interaction {
+public final class Scalable: Interaction, ReportsMotionState {
+    /// Whether the interaction is moving its target.
+    public let activity = ActivityTracker()
     /// The smallest and largest scale, or nil for no limit.
     public let minimum: ReactiveProperty<Double?>
     public let maximum: ReactiveProperty<Double?>
@@ -73,7 +77,7 @@ public final class Scalable: Interaction {
             rubberBand(scale, min: minimum.value ?? -.infinity, max: maximum.value ?? .infinity, maxLength: maxLength.value)
         }
         velocityStream = gestures.stream.velocity()
-        runtime.connect(element.activity.tracked(valueStream), to: element.scale)
+        runtime.connect(tracked(on: element, valueStream), to: element.scale)
 
         // Back inside the limits on release.
         let destination = ReactiveProperty(element.scale.value)
@@ -83,6 +87,6 @@ public final class Scalable: Interaction {
         gestures.stream.whenRecognitionState(is: .ended, .cancelled).subscribe(next: { _ in
             destination.value = Swift.min(Swift.max(element.scale.value, minimum.value ?? -.infinity), maximum.value ?? .infinity)
         })
-        runtime.connect(element.activity.tracked(springSource(spring, clock: runtime.clock)), to: element.scale)
+        runtime.connect(tracked(on: element, springSource(spring, clock: runtime.clock)), to: element.scale)
     }
 }

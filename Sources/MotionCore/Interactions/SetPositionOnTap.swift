@@ -1,6 +1,8 @@
 /// Moves something to where the screen (or another element) is tapped: the element itself,
 /// or, for an animated move, the destination of its Attach or Tossable.
-public final class SetPositionOnTap: Interaction {
+public final class SetPositionOnTap: Interaction, ReportsMotionState {
+    /// Whether the interaction is moving its target.
+    public let activity = ActivityTracker()
     /// Where taps are listened to: usually the scene's container, the whole screen.
     public let taps: EventStream<TapEvent>
     /// The property written; nil for the element's position.
@@ -29,7 +31,9 @@ public enum TransitionDirection: String, Hashable, Sendable {
 /// Sets a transition's direction from a drag's release velocity: past `+minimumVelocity`
 /// along the axis it is forward, past `−minimumVelocity` backward, slower leaves it as it
 /// was (the Material Motion `ChangeDirection`). Published as `ID.direction`.
-public final class ChangeDirection: Interaction {
+public final class ChangeDirection: Interaction, ReportsMotionState {
+    /// Whether the interaction is moving its target.
+    public let activity = ActivityTracker()
     /// The axis the velocity is read along.
     public enum Axis: String, Hashable, Sendable { case horizontal, vertical }
 

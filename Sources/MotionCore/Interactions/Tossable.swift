@@ -6,7 +6,9 @@
 /// it coasted and slowed down like a scroll view (position + velocity · 0.499 s, the
 /// distance UIKit's normal deceleration rate covers), the behaviour of a picture-in-picture
 /// window.
-public final class Tossable: Interaction {
+public final class Tossable: Interaction, ReportsMotionState {
+    /// Whether the interaction is moving its target.
+    public let activity = ActivityTracker()
     /// The spring that carries the element after a release; disabled while it is dragged.
     public let spring: Spring<Point>
     /// Where the spring pulls.
@@ -56,7 +58,7 @@ public final class Tossable: Interaction {
         precondition(element === self.element, "a Tossable is added to the element it tosses")
         element.needs(.drag)
         let spring = self.spring
-        let drag = element.activity.tracked(element.gestures.drag.stream)
+        let drag = tracked(on: element, element.gestures.drag.stream)
         let dragged = drag.translated(from: element.position)
         runtime.connect(dragged, to: element.position)
         runtime.toggle(spring, inReactionTo: element.gestures.drag.stream)
@@ -74,7 +76,7 @@ public final class Tossable: Interaction {
             }
             spring.initialVelocity.value = velocity
         })
-        let springs = element.activity.tracked(springSource(spring, clock: runtime.clock))
+        let springs = tracked(on: element, springSource(spring, clock: runtime.clock))
         runtime.connect(springs, to: element.position)
         positionStream = dragged
         element.publish("snap", .text(snapPoint.readOnly) { $0 ?? "" })

@@ -10,3 +10,22 @@ public protocol Interaction<Target>: AnyObject {
     /// Connects the interaction's streams to `target`'s properties through `runtime`.
     func add(to target: Target, withRuntime runtime: MotionRuntime)
 }
+
+/// An interaction that reports whether it is moving its target.
+///
+/// Its ``state`` is `.active` while any of its streams is (a drag in progress, a spring
+/// moving); the element's own state, and the runtime's, aggregate it with the others'.
+public protocol ReportsMotionState: AnyObject {
+    /// Aggregates the states of the interaction's streams.
+    var activity: ActivityTracker { get }
+}
+
+extension ReportsMotionState {
+    /// `.active` while the interaction moves its target.
+    public var state: ReadOnlyProperty<MotionState> { activity.state }
+
+    /// `stream`, with its state counted for this interaction and for `element`.
+    func tracked<Value>(on element: Element, _ stream: MotionObservable<Value>) -> MotionObservable<Value> {
+        element.activity.tracked(activity.tracked(stream))
+    }
+}

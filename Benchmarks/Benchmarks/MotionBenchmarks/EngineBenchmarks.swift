@@ -1,0 +1,40 @@
+import Benchmark
+import Foundation
+import MotionCore
+
+/// What the engine costs per touch frame: routing, recognizers, interactions and the
+/// coalesced publication, for one element under two fingers and for ten elements under one
+/// finger each.
+func engineBenchmarks() {
+    for (elements, name) in [(1, "1 element, 2 contacts"), (10, "10 elements, 10 contacts")] {
+        Benchmark("Engine, one frame: \(name)", configuration: .init(scalingFactor: .kilo)) { benchmark in
+            let clock = ManualFrameClock(now: 0)
+            let engine = MotionEngine(scene: Scene(size: Size(width: 1920, height: 1080)), clock: clock)
+            var published = 0
+            engine.onUpdates = { published += $0.count }
+            for index in 0..<elements {
+                let element = Element(id: "e\(index)", center: Point(x: 96 + Double(index) * 192, y: 540), size: Size(width: 180, height: 600))
+                engine.add(element, interactions: [DirectlyManipulable()])
+            }
+            // Two fingers on the one element, or one finger on each of ten, moving every frame.
+            let fingers = elements == 1 ? [Point(x: 60, y: 500), Point(x: 130, y: 580)] : (0..<10).map { Point(x: 96 + Double($0) * 192, y: 540) }
+            func frame(_ index: Int, _ phase: TouchPhase) -> TouchFrame {
+                let t = Double(index) / 120
+                return TouchFrame(time: t, contacts: fingers.enumerated().map { slot, start in
+                    TouchContact(slot: slot, trackingID: Int32(slot), phase: phase, deviceX: 0, deviceY: 0,
+                                 position: start + Point(x: 20 * sin(t + Double(slot)), y: 20 * cos(t)))
+                })
+            }
+            engine.process(frame(0, .began))
+            let frames = (1..<4096).map { frame($0, .moved) }
+            var index = 0
+            benchmark.startMeasurement()
+            for _ in benchmark.scaledIterations {
+                engine.process(frames[index])
+                index = (index + 1) % frames.count
+            }
+            benchmark.stopMeasurement()
+            blackHole(published)
+        }
+    }
+}
