@@ -104,6 +104,9 @@ extension JSONValue {
         case .size(let size): return .object([("width", .number(size.width)), ("height", .number(size.height))])
         case .number(let number): return .number(number)
         case .text(let text): return .string(text)
+        case .bool(let flag): return .bool(flag)
+        case .spring(let spring):
+            return .object([("tension", .number(spring.tension)), ("friction", .number(spring.friction)), ("mass", .number(spring.mass))])
         }
     }
 

@@ -171,6 +171,8 @@ struct SimulateCommand: ParsableCommand {
         case .size(let s): return String(format: "%.3f × %.3f", s.width, s.height)
         case .number(let n): return String(format: "%.6f", n)
         case .text(let t): return t
+        case .bool(let b): return b ? "true" : "false"
+        case .spring(let s): return String(format: "tension %.1f, friction %.1f, mass %g", s.tension, s.friction, s.mass)
         }
     }
 }

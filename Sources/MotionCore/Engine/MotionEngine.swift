@@ -30,7 +30,7 @@ public final class MotionEngine {
     private var nextContactID: Int32 = 0
     private var recognizers: [String: GestureSet] = [:]
     private var runtimes: [String: MotionRuntime] = [:]
-    private var published: [String: (values: [(stream: String, read: () -> PublishedValue)], links: [Subscription])] = [:]
+    private var published: [String: (values: [(stream: String, property: PublishedProperty)], links: [Subscription])] = [:]
     private var lastPublished: [String: PublishedValue] = [:]
     private var dirty: Set<String> = []
     private var order: [String] = []
@@ -113,7 +113,10 @@ public final class MotionEngine {
                 var set = recognizers[id] ?? GestureSet(element.recognizers, thresholds: thresholds)
                 let events = set.update(own)
                 recognizers[id] = set
-                for event in events { element.gestures.send(event) }
+                for event in events {
+                    element.gestures.send(event)
+                    onGesture(id, event)
+                }
                 element.gestures.touches.send(own)
             }
         }
@@ -136,17 +139,17 @@ public final class MotionEngine {
         order.append(element.id)
 
         var values: [(String, PublishedProperty)] = [
-            ("position", .point(element.position)), ("size", .size(element.size)),
-            ("rotation", .number(element.rotation)), ("scale", .number(element.scale)),
-            ("state", .text(element.state) { $0.rawValue }),
+            ("position", .writablePoint(element.position)), ("size", .size(element.size)),
+            ("rotation", .number(element.rotation, writable: -1e6...1e6)), ("scale", .number(element.scale, writable: 1e-6...1e6)),
+            ("state", .text(element.state) { $0.rawValue }), ("enabled", .flag(element.enabled)),
         ]
         values += element.extraProperties.map { ($0.name, $0.property) }
         var links: [Subscription] = []
-        var readers: [(String, () -> PublishedValue)] = []
+        var readers: [(String, PublishedProperty)] = []
         for (name, property) in values {
             let stream = "\(element.id).\(name)"
             lastPublished[stream] = property.read()
-            readers.append((stream, property.read))
+            readers.append((stream, property))
             links.append(property.subscribe { [weak self] in self?.markDirty(stream) })
         }
         dirty.subtract(readers.map(\.0))
@@ -156,8 +159,20 @@ public final class MotionEngine {
 
     /// Every stream the engine publishes, with its current value, in publication order.
     public var streams: [(stream: String, value: PublishedValue)] {
-        order.flatMap { id in published[id]?.values.map { ($0.stream, $0.read()) } ?? [] }
+        order.flatMap { id in published[id]?.values.map { ($0.stream, $0.property.read()) } ?? [] }
     }
+
+    /// A published stream by name, to read or (if it allows) write.
+    public func property(_ stream: String) -> PublishedProperty? {
+        guard let dot = stream.lastIndex(of: ".") else { return nil }
+        return published[String(stream[..<dot])]?.values.first { $0.stream == stream }?.property
+    }
+
+    /// The last value published on `stream`, or nil when there is no such stream.
+    public func lastValue(_ stream: String) -> PublishedValue? { lastPublished[stream] }
+
+    /// Called with each recognizer event, and the element it happened on.
+    public var onGesture: (String, RecognizedGesture) -> Void = { _, _ in }
 
     private func markDirty(_ stream: String) {
         dirty.insert(stream)
@@ -174,8 +189,8 @@ public final class MotionEngine {
         guard !dirty.isEmpty else { return }
         var updates: [PublishedUpdate] = []
         for id in order {
-            for (stream, read) in published[id]?.values ?? [] where dirty.contains(stream) {
-                let value = read()
+            for (stream, property) in published[id]?.values ?? [] where dirty.contains(stream) {
+                let value = property.read()
                 if lastPublished[stream] != value {
                     lastPublished[stream] = value
                     updates.append(PublishedUpdate(stream: stream, value: value, time: time))

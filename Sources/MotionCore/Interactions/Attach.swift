@@ -28,6 +28,8 @@ public final class Attach: Interaction, ReportsMotionState {
     }
 
     public func add(to element: Element, withRuntime runtime: MotionRuntime) {
+        element.publish("destination", .writablePoint(destination))
+        element.publish("spring", .spring(springConfiguration))
         positionStream = springSource(spring, clock: runtime.clock)
         runtime.connect(tracked(on: element, positionStream), to: position)
     }

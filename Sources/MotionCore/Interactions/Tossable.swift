@@ -80,5 +80,7 @@ public final class Tossable: Interaction, ReportsMotionState {
         runtime.connect(springs, to: element.position)
         positionStream = dragged
         element.publish("snap", .text(snapPoint.readOnly) { $0 ?? "" })
+        element.publish("destination", .writablePoint(destination))
+        element.publish("spring", .spring(spring.configuration))
     }
 }

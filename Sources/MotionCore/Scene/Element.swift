@@ -19,6 +19,8 @@ public final class Element {
     public let scale: ReactiveProperty<Double>
     /// Higher is on top; ties go to the element added later.
     public let zOrder: ReactiveProperty<Int>
+    /// While false, touches pass through the element to what is below it.
+    public let enabled = ReactiveProperty(true)
     /// `.active` while any of the element's interactions moves it.
     public var state: ReadOnlyProperty<MotionState> { activity.state }
 
@@ -100,21 +102,78 @@ public final class ActivityTracker {
     }
 }
 
-/// A property the daemon publishes, with how to read its value.
+/// A property the daemon publishes, with how to read its value and, if clients may set
+/// it, how to write one.
 public struct PublishedProperty {
     /// The current value.
     public let read: () -> PublishedValue
     /// Subscribes to changes (the current value is delivered at once, as properties do).
     public let subscribe: (@escaping () -> Void) -> Subscription
+    /// Writes a value, returning why it cannot be written (wrong shape, out of range), or
+    /// nil when it was; nil itself for a property clients cannot set.
+    public var write: ((PublishedValue) -> String?)?
+
+    /// Creates a published property.
+    public init(read: @escaping () -> PublishedValue, subscribe: @escaping (@escaping () -> Void) -> Subscription,
+                write: ((PublishedValue) -> String?)? = nil) {
+        self.read = read
+        self.subscribe = subscribe
+        self.write = write
+    }
+
+    /// Publishes a writable point property.
+    public static func writablePoint(_ property: ReactiveProperty<Point>) -> PublishedProperty {
+        var published = point(property)
+        published.write = { value in
+            guard case .point(let point) = value, point.x.isFinite, point.y.isFinite else { return "a position is {\"x\": …, \"y\": …}" }
+            property.value = point
+            return nil
+        }
+        return published
+    }
+
+    /// Publishes a writable spring configuration.
+    public static func spring(_ property: ReactiveProperty<SpringConfiguration>) -> PublishedProperty {
+        PublishedProperty(
+            read: { .spring(property.value) },
+            subscribe: { notify in property.subscribe { _ in notify() } },
+            write: { value in
+                guard case .spring(let configuration) = value else { return "a spring is {\"tension\": …, \"friction\": …, \"mass\": …}" }
+                do { property.value = try configuration.validated() } catch { return "this spring cannot run: \(error)" }
+                return nil
+            })
+    }
+
+    /// Publishes a writable flag.
+    public static func flag(_ property: ReactiveProperty<Bool>) -> PublishedProperty {
+        PublishedProperty(
+            read: { .bool(property.value) },
+            subscribe: { notify in property.subscribe { _ in notify() } },
+            write: { value in
+                guard case .bool(let flag) = value else { return "a flag is true or false" }
+                property.value = flag
+                return nil
+            })
+    }
 
     /// Publishes a point property.
     public static func point(_ property: ReactiveProperty<Point>) -> PublishedProperty {
         PublishedProperty(read: { .point(property.value) }, subscribe: { notify in property.subscribe { _ in notify() } })
     }
 
-    /// Publishes a number property.
-    public static func number(_ property: ReactiveProperty<Double>) -> PublishedProperty {
-        PublishedProperty(read: { .number(property.value) }, subscribe: { notify in property.subscribe { _ in notify() } })
+    /// Publishes a number property; writable with `range`, the values a client may set.
+    public static func number(_ property: ReactiveProperty<Double>, writable range: ClosedRange<Double>? = nil) -> PublishedProperty {
+        PublishedProperty(
+            read: { .number(property.value) },
+            subscribe: { notify in property.subscribe { _ in notify() } },
+            write: range.map { range in
+                { value in
+                    guard case .number(let number) = value, number.isFinite else { return "a number" }
+                    guard range.contains(number) else { return "between \(range.lowerBound) and \(range.upperBound)" }
+                    property.value = number
+                    return nil
+                }
+            })
     }
 
     /// Publishes a text property (a state, a direction, a snap point's name).
@@ -122,9 +181,18 @@ public struct PublishedProperty {
         PublishedProperty(read: { .text(describe(property.value)) }, subscribe: { notify in property.subscribe { _ in notify() } })
     }
 
-    /// Publishes a size property.
+    /// Publishes a size property, which clients may set to positive sizes.
     public static func size(_ property: ReactiveProperty<Size>) -> PublishedProperty {
-        PublishedProperty(read: { .size(property.value) }, subscribe: { notify in property.subscribe { _ in notify() } })
+        PublishedProperty(
+            read: { .size(property.value) },
+            subscribe: { notify in property.subscribe { _ in notify() } },
+            write: { value in
+                guard case .size(let size) = value, size.width > 0, size.height > 0, size.width.isFinite, size.height.isFinite else {
+                    return "a size is {\"width\": …, \"height\": …}, both positive"
+                }
+                property.value = size
+                return nil
+            })
     }
 }
 
@@ -138,4 +206,8 @@ public enum PublishedValue: Hashable, Sendable {
     case number(Double)
     /// A state or a name.
     case text(String)
+    /// A flag.
+    case bool(Bool)
+    /// A spring's constants.
+    case spring(SpringConfiguration)
 }

@@ -1,7 +1,7 @@
 /// The elements on screen, and the screen itself (the container).
 ///
-/// Hit testing takes the topmost element (highest z-order, then the one added last) whose
-/// bounds, rotated and scaled as drawn, contain the point; a point on no element goes to
+/// Hit testing takes the topmost enabled element (highest z-order, then the one added last)
+/// whose bounds, rotated and scaled as drawn, contain the point; a point on no element goes to
 /// the container, which can carry interactions too (tap to move something there).
 public final class Scene {
     /// The screen, as an element: its size is the output's.
@@ -35,7 +35,7 @@ public final class Scene {
     /// The topmost element under `point`, or the container.
     public func hitTest(_ point: Point) -> Element {
         var best: (element: Element, z: Int, order: Int)?
-        for (order, element) in elements.enumerated() where element.contains(point) {
+        for (order, element) in elements.enumerated() where element.enabled.value && element.contains(point) {
             let z = element.zOrder.value
             if best == nil || z > best!.z || (z == best!.z && order > best!.order) {
                 best = (element, z, order)
