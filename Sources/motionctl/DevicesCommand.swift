@@ -7,14 +7,26 @@ import TouchInput
 struct DevicesCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "devices",
-        abstract: "List the touchscreens found through udev, with their axes and size.",
-        discussion: "Exits with 1 when no touchscreen can be used, saying why."
+        abstract: "List the touchscreens motiond reads, or (--local) the ones udev finds here.",
+        discussion: "With --local, exits with 1 when no touchscreen can be used, saying why."
     )
 
+    @OptionGroup var socket: SocketOption
+    @Flag(help: "Scan the devices directly with udev and libevdev, without the daemon.") var local = false
     @Flag(help: "One JSON object per device instead of text.") var json = false
-    @Flag(help: "Also list input devices that are not touchscreens, with the reason.") var all = false
+    @Flag(help: "With --local: also list input devices that are not touchscreens, with the reason.") var all = false
 
     func run() throws {
+        guard local else {
+            return try talking {
+                let devices = try socket.connect().request("devices")["devices"]?.array ?? []
+                if devices.isEmpty && !json { emit("motiond reads no touchscreen now (motionctl devices --local scans this machine)") }
+                for device in devices {
+                    if json { emit(device.json.encoded); continue }
+                    emit("\(device["node"]?.string ?? "?")  \(device["name"]?.string ?? "")  (\(device["kind"]?.string ?? ""), \(device["slots"]?.integer.map { "\($0) slots" } ?? ""), \(device["dropped"]?.integer ?? 0) drops)")
+                }
+            }
+        }
         let discovery: DeviceDiscovery
         do { discovery = try DeviceDiscovery() } catch {
             fail("motionctl: \(error)")

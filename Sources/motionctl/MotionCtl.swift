@@ -11,7 +11,8 @@ struct MotionCtl: ParsableCommand {
         commandName: "motionctl",
         abstract: "Inspect and drive motiond, and try its physics offline.",
         version: MotiondVersion.string,
-        subcommands: [SpringCommand.self, GesturesCommand.self, SimulateCommand.self, ConfigCommand.self, DevicesCommand.self, FramesCommand.self, UmockdevCommand.self]
+        subcommands: [StatusCommand.self, DevicesCommand.self, ElementsCommand.self, StreamsCommand.self, WatchCommand.self, GetCommand.self, SetCommand.self, StatsCommand.self,
+                      SpringCommand.self, GesturesCommand.self, SimulateCommand.self, ConfigCommand.self, FramesCommand.self, UmockdevCommand.self]
     )
 
     /// Parses and runs, mapping every usage error to exit code 2 (ArgumentParser uses 64).

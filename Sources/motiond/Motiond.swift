@@ -2,24 +2,45 @@ import ArgumentParser
 import Foundation
 import MotionServer
 
-/// The daemon's command line. The daemon itself arrives with the input layer and the
-/// socket (issues 3 and 6); for now it only answers `--help` and `--version`.
+/// The daemon's command line. Everything it does is in MotionServer's `DaemonService`.
 @main
 struct Motiond: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "motiond",
         abstract: "Touch input daemon: reads touchscreens, recognizes gestures, runs springs and publishes the motion to UI processes.",
         discussion: """
-            This build contains the motion core (streams, properties, springs). The input \
-            layer and the socket server are not built yet; try `motionctl spring` to see \
-            the spring physics.
+            Publishes the scene over a Unix-domain socket as JSON lines (docs/protocol.md). \
+            Without --config it reads /etc/motiond/motiond.toml, or without that file runs a \
+            built-in scene: one full-screen element, 'surface', that the fingers drag, turn \
+            and pinch. With --replay it plays a recording as the touchscreen, for machines \
+            that have none. SIGHUP reloads the configuration; SIGTERM stops.
             """,
         version: MotiondVersion.string
     )
 
+    @Option(help: "The configuration file (default /etc/motiond/motiond.toml).") var config: String?
+    @Option(help: "The socket path, instead of the configuration's.") var socket: String?
+    @Option(help: ArgumentHelp("Play this evemu recording as the touchscreen.", valueName: "file.evemu")) var replay: String?
+    @Flag(name: .customLong("loop"), help: "With --replay: play it again and again.") var loops = false
+    @Option(help: "With --replay: play this many times faster.") var speed: Double = 1
+
+    func validate() throws {
+        if replay == nil && (loops || speed != 1) { throw ValidationError("--loop and --speed go with --replay") }
+        if !(speed > 0 && speed.isFinite) { throw ValidationError("--speed must be a positive number") }
+    }
+
     func run() throws {
-        let message = "motiond: the daemon is not built yet in \(MotiondVersion.string); see `motionctl spring --help`\n"
-        FileHandle.standardError.write(Data(message.utf8))
-        throw ExitCode(1)
+        var options = DaemonOptions()
+        options.configFile = config
+        options.socket = socket
+        options.replay = replay
+        options.loop = loops
+        options.speed = speed
+        do {
+            try DaemonService.run(options)
+        } catch {
+            FileHandle.standardError.write(Data("<3>motiond: \(error)\n".utf8))
+            throw ExitCode(1)
+        }
     }
 }

@@ -215,7 +215,7 @@ struct UmockdevTests {
         let files = try EndToEnd.convert(recording, into: directory)
         let run = try Run("umockdev-run", [
             "--device", files.device, "--ioctl", "/dev/input/event50=\(files.ioctl)", "--",
-            Run.productsDirectory.appendingPathComponent("motionctl").path, "devices", "--json",
+            Run.productsDirectory.appendingPathComponent("motionctl").path, "devices", "--local", "--json",
         ], absolute: true)
         #expect(run.status == 0, "\(run.error)")
         let device = try #require(try run.jsonLines().first)
@@ -233,7 +233,7 @@ struct UmockdevTests {
 
         let text = try Run("umockdev-run", [
             "--device", files.device, "--ioctl", "/dev/input/event50=\(files.ioctl)", "--",
-            Run.productsDirectory.appendingPathComponent("motionctl").path, "devices",
+            Run.productsDirectory.appendingPathComponent("motionctl").path, "devices", "--local",
         ], absolute: true)
         #expect(text.output.contains("size 145.4 × 232.6 mm"))
         #expect(text.output.contains("multitouch touchscreen, 10 slots"))
@@ -267,7 +267,7 @@ struct UmockdevTests {
         let files = try EndToEnd.convert(recording, into: directory)
         let run = try Run("umockdev-run", [
             "--device", files.device, "--ioctl", "/dev/input/event50=\(files.ioctl)", "--",
-            Run.productsDirectory.appendingPathComponent("motionctl").path, "devices",
+            Run.productsDirectory.appendingPathComponent("motionctl").path, "devices", "--local",
         ], absolute: true)
         #expect(run.status == 1)
         #expect(run.output.contains("/dev/input/event50 (SynPS/2 Synaptics TouchPad) is not used: it is a touchpad"), "\(run.output)")
@@ -276,7 +276,7 @@ struct UmockdevTests {
 
     @Test("with no input devices at all, motionctl devices says so and how to try motiond without one")
     func noDevices() throws {
-        let run = try Run("umockdev-run", ["--", Run.productsDirectory.appendingPathComponent("motionctl").path, "devices"], absolute: true)
+        let run = try Run("umockdev-run", ["--", Run.productsDirectory.appendingPathComponent("motionctl").path, "devices", "--local"], absolute: true)
         #expect(run.status == 1)
         #expect(run.error.contains("no input devices at all"))
         #expect(run.error.contains("--replay"))

@@ -135,7 +135,7 @@ extension Configuration {
         return device
     }
 
-    private static func readElement(_ table: inout TableReader) throws(ConfigurationError) -> ElementSettings {
+    static func readElement(_ table: inout TableReader) throws(ConfigurationError) -> ElementSettings {
         guard let id = try table.string("id") else { throw table.error(nil, "an element needs an id") }
         guard !id.isEmpty, id.allSatisfy({ $0.isLetter || $0.isNumber || $0 == "_" || $0 == "-" }) else {
             throw table.error("id", "an element id is letters, digits, '_' and '-' (it names streams such as \(id).position), not '\(id)'")
@@ -214,6 +214,15 @@ extension Configuration {
         }
         try table.finish()
         return element
+    }
+}
+
+extension ElementSettings {
+    /// Reads one element as the configuration file's `[[element]]` gives it, from a TOML
+    /// table (what `add_element` builds from the client's JSON). Errors have no line.
+    static func read(_ table: TOMLTable, source: String) throws(ConfigurationError) -> ElementSettings {
+        var reader = TableReader(table, path: [], context: ReadContext(file: source, locator: TOMLLocator("")))
+        return try Configuration.readElement(&reader)
     }
 }
 

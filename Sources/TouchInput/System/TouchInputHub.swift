@@ -25,24 +25,58 @@ public final class TouchInputHub {
 
     private let discovery: DeviceDiscovery
     private var monitor: HotplugMonitor?
-    private let selection: DeviceSelection
-    private let mapping: (TouchscreenNode, DeviceDescription) -> OutputMapping
+    private let configure: (TouchscreenNode, DeviceDescription) -> Result<OutputMapping, SkipReason>
     private var pollDescriptors: [pollfd] = []
+    private var udevNodes: [String: TouchscreenNode] = [:]
+
+    /// Why a touchscreen is not used.
+    public struct SkipReason: Error {
+        public var description: String
+        public init(_ description: String) { self.description = description }
+    }
+
+    /// A descriptor that wakes ``poll(timeout:_:)`` when readable (another thread's pipe);
+    /// what was written to it is read and discarded.
+    public var wakeDescriptor: Int32?
 
     /// The devices being read, by node.
     public private(set) var devices: [String: TouchDevice] = [:]
 
     /// Creates a hub that reads the touchscreens `selection` picks, each mapped to the screen
     /// by `mapping` (given udev's node, with any calibration matrix, and the device).
-    public init(
+    public convenience init(
         selection: DeviceSelection = DeviceSelection(),
         mapping: @escaping (TouchscreenNode, DeviceDescription) -> OutputMapping = { node, _ in
             OutputMapping(calibration: node.calibration ?? OutputMapping.identityCalibration)
         }
     ) throws(DiscoveryError) {
+        try self.init { node, device in
+            selection.selects(node: node.node, device: device)
+                ? .success(mapping(node, device)) : .failure(SkipReason("'\(device.name)' is not selected by the configuration"))
+        }
+    }
+
+    /// Creates a hub that asks `configure` whether to use each touchscreen, and how to map it.
+    public init(configure: @escaping (TouchscreenNode, DeviceDescription) -> Result<OutputMapping, SkipReason>) throws(DiscoveryError) {
         self.discovery = try DeviceDiscovery()
-        self.selection = selection
-        self.mapping = mapping
+        self.configure = configure
+    }
+
+    /// Applies `configure` again to the open devices (after a configuration reload): new
+    /// mappings apply from the next frame; a device no longer selected is closed.
+    public func reconfigure(_ handle: (Event) -> Void) {
+        for (node, device) in devices {
+            guard let udev = udevNodes[node] else { continue }
+            switch configure(udev, device.description) {
+            case .success(let mapping):
+                device.mapping = mapping
+            case .failure(let reason):
+                devices[node] = nil
+                device.remove { handle(.frame(node: node, $0)) }
+                handle(.deviceRemoved(node: node))
+                handle(.deviceSkipped(node: node, reason: reason.description))
+            }
+        }
     }
 
     /// Starts watching for hotplug and opens the touchscreens present now.
@@ -59,6 +93,7 @@ public final class TouchInputHub {
     public func poll(timeout: Int32, _ handle: (Event) -> Void) -> Bool {
         pollDescriptors.removeAll(keepingCapacity: true)
         if let monitor { pollDescriptors.append(pollfd(fd: monitor.fileDescriptor, events: Int16(POLLIN), revents: 0)) }
+        if let wakeDescriptor { pollDescriptors.append(pollfd(fd: wakeDescriptor, events: Int16(POLLIN), revents: 0)) }
         for device in devices.values {
             pollDescriptors.append(pollfd(fd: device.fileDescriptor, events: Int16(POLLIN), revents: 0))
         }
@@ -67,6 +102,9 @@ public final class TouchInputHub {
         for descriptor in pollDescriptors where descriptor.revents != 0 {
             if descriptor.fd == monitor?.fileDescriptor {
                 handleHotplug(handle)
+            } else if descriptor.fd == wakeDescriptor {
+                var bytes = [UInt8](repeating: 0, count: 64)
+                _ = Glibc.read(descriptor.fd, &bytes, bytes.count)
             } else if let device = devices.values.first(where: { $0.fileDescriptor == descriptor.fd }) {
                 read(device, handle)
             }
@@ -113,12 +151,15 @@ public final class TouchInputHub {
         guard devices[node.node] == nil else { return }
         do {
             let device = try TouchDevice(node: node.node)
-            guard selection.selects(node: node.node, device: device.description) else {
-                handle(.deviceSkipped(node: node.node, reason: "'\(device.description.name)' is not selected by the configuration"))
+            switch configure(node, device.description) {
+            case .failure(let reason):
+                handle(.deviceSkipped(node: node.node, reason: reason.description))
                 return
+            case .success(let mapping):
+                device.mapping = mapping
             }
-            device.mapping = mapping(node, device.description)
             devices[node.node] = device
+            udevNodes[node.node] = node
             handle(.deviceAdded(device))
         } catch {
             handle(.deviceSkipped(node: node.node, reason: error.description))

@@ -1,0 +1,496 @@
+import Foundation
+import MotionCore
+import NIOCore
+import TOMLKit
+import TouchInput
+
+/// The daemon's heart: the engine, the clients, and the protocol between them
+/// (docs/protocol.md). Everything runs on one event loop; nothing here is thread-safe.
+public final class Daemon {
+    /// The engine running the configured scene.
+    public private(set) var engine: MotionEngine
+    /// The configuration in force.
+    public private(set) var configuration: Configuration
+    private let clock: FrameClock
+    private let startTime: Double
+    private var configurationLoadedAt: Double
+    private var lastReloadError: String?
+    private var sessions: [Int: ClientSession] = [:]
+    private var nextSessionID = 1
+    private var sequence: [String: Int] = [:]
+    private var interactionNames: [String: [String]] = [:]
+    private var devices: [(node: String, description: DeviceDescription, dropped: Int)] = []
+    private var frames = 0
+    private let allocator = ByteBufferAllocator()
+    private let controlPolicy: (PeerCredentials?) -> Bool
+
+    /// Creates a daemon for `configuration`, its springs on `clock`. `controlPolicy` says
+    /// which peers may change things.
+    public init(configuration: Configuration, clock: FrameClock, controlPolicy: @escaping (PeerCredentials?) -> Bool) {
+        self.configuration = configuration
+        self.clock = clock
+        self.controlPolicy = controlPolicy
+        self.startTime = clock.now
+        self.configurationLoadedAt = clock.now
+        self.engine = configuration.makeEngine(clock: clock)
+        wire()
+    }
+
+    private func wire() {
+        engine.onUpdates = { [unowned self] in self.publish($0) }
+        engine.onGesture = { [unowned self] in self.gesture($1, on: $0) }
+        interactionNames = Dictionary(uniqueKeysWithValues: configuration.elements.map { ($0.id, $0.interactions.map(\.name)) })
+    }
+
+    // MARK: Input
+
+    /// Processes a frame from the device numbered `device`.
+    public func process(_ frame: TouchFrame, device: Int) {
+        frames += 1
+        engine.process(frame, device: device)
+    }
+
+    /// A touchscreen came; every client hears of it.
+    public func deviceAdded(node: String, description: DeviceDescription) {
+        devices.removeAll { $0.node == node }
+        devices.append((node, description, 0))
+        broadcast(.object([("event", "device"), ("action", "added"), ("node", .string(node)), ("name", .string(description.name))]))
+    }
+
+    /// A touchscreen went.
+    public func deviceRemoved(node: String) {
+        devices.removeAll { $0.node == node }
+        broadcast(.object([("event", "device"), ("action", "removed"), ("node", .string(node))]))
+    }
+
+    /// The kernel dropped a device's events; `total` so far.
+    public func eventsDropped(node: String, total: Int) {
+        if let index = devices.firstIndex(where: { $0.node == node }) { devices[index].dropped = total }
+    }
+
+    /// Replaces the configuration (SIGHUP): a new scene, the same clients, whose
+    /// subscriptions are matched again against the new streams.
+    public func reload(_ configuration: Configuration) {
+        engine.onUpdates = { _ in }
+        engine.onGesture = { _, _ in }
+        self.configuration = configuration
+        engine = configuration.makeEngine(clock: clock)
+        wire()
+        configurationLoadedAt = clock.now
+        lastReloadError = nil
+        for session in sessions.values {
+            session.streams = []
+            resubscribe(session)
+        }
+    }
+
+    /// Records a refused reload, for `stats`.
+    public func reloadFailed(_ reason: String) {
+        lastReloadError = reason
+    }
+
+    // MARK: Clients
+
+    /// A client connected: it gets the hello.
+    public func connect(_ output: ClientOutput, credentials: PeerCredentials?) -> ClientSession {
+        let session = ClientSession(id: nextSessionID, credentials: credentials, control: controlPolicy(credentials), output: output)
+        nextSessionID += 1
+        sessions[session.id] = session
+        send(.object([
+            ("event", "hello"), ("protocol", 1), ("version", .string(MotiondVersion.string)),
+            ("streams", .array(streamNames.map { .string($0) })), ("control", .bool(session.control)),
+        ]), to: session)
+        session.output.flush()
+        return session
+    }
+
+    /// A client went.
+    public func disconnect(_ session: ClientSession) {
+        sessions[session.id] = nil
+    }
+
+    /// The connected clients.
+    public var clientCount: Int { sessions.count }
+
+    /// Says goodbye to every client and closes their connections.
+    public func closeAll(reason: String) {
+        let bye = encode(.object([("event", "bye"), ("reason", .string(reason))]))
+        for session in sessions.values { session.output.close(saying: bye) }
+        sessions = [:]
+    }
+
+    /// Handles one line from a client: exactly one reply.
+    public func receive(_ line: Substring, from session: ClientSession) {
+        reply(to: session, handle(line, from: session))
+        if let subscribed = initialValues.removeValue(forKey: session.id) { sendValues(subscribed, to: session) }
+        session.output.flush()
+    }
+
+    private func reply(to session: ClientSession, _ reply: (id: Int?, result: Result<JSONValue, ProtocolError>)) {
+        let id: JSONValue = reply.id.map { .integer(Int64($0)) } ?? .null
+        switch reply.result {
+        case .success(let result):
+            send(.object([("id", id), ("ok", true), ("result", result)]), to: session)
+        case .failure(let error):
+            send(.object([("id", id), ("ok", false), ("error", .object([("code", .string(error.code)), ("message", .string(error.message))]))]), to: session)
+        }
+    }
+
+    private func handle(_ line: Substring, from session: ClientSession) -> (id: Int?, result: Result<JSONValue, ProtocolError>) {
+        let request: JSONInput
+        do { request = try JSONInput(parsing: line) } catch {
+            return (nil, .failure(ProtocolError("bad_json", error.description)))
+        }
+        guard case .object = request else { return (nil, .failure(ProtocolError("bad_json", "a request is a JSON object, not \(request.kind)"))) }
+        guard let idValue = request["id"] else { return (nil, .failure(ProtocolError("bad_request", "a request needs an \"id\": an integer the reply will carry"))) }
+        guard let id = idValue.integer else { return (nil, .failure(ProtocolError("bad_request", "\"id\" must be an integer, not \(idValue.kind)"))) }
+        guard let op = request["op"]?.string else {
+            return (id, .failure(ProtocolError("bad_request", "a request needs an \"op\" string: \(Self.operations.joined(separator: ", "))")))
+        }
+        do {
+            return (id, .success(try perform(op, request, for: session)))
+        } catch {
+            return (id, .failure(error))
+        }
+    }
+
+    static let operations = ["subscribe", "unsubscribe", "list", "get", "set", "elements", "add_element", "remove_element", "devices", "stats"]
+
+    private func perform(_ op: String, _ request: JSONInput, for session: ClientSession) throws(ProtocolError) -> JSONValue {
+        switch op {
+        case "subscribe": return try subscribe(session, patterns(request))
+        case "unsubscribe": return try unsubscribe(session, patterns(request))
+        case "list":
+            return .object([("streams", .array(streamNames.map { name in
+                .object([("stream", .string(name)), ("writable", .bool(engine.property(name)?.write != nil)),
+                         ("kind", .string(engine.property(name) == nil ? "gesture" : "value"))])
+            }))])
+        case "get":
+            let name = try string(request, "stream")
+            guard let property = engine.property(name) else { throw unknownStream(name) }
+            return .object([("stream", .string(name)), ("value", .published(property.read())), ("t", .number(clock.now)), ("seq", .integer(Int64(sequence[name] ?? 0)))])
+        case "set": return try set(request, by: session)
+        case "elements": return .object([("elements", .array(engine.scene.elements.map(describe)))])
+        case "add_element": return try addElement(request, by: session)
+        case "remove_element":
+            try requireControl(session, op)
+            let id = try string(request, "id")
+            guard engine.scene.element(id) != nil, id != engine.scene.container.id else {
+                throw ProtocolError("unknown_element", "no element is called '\(id)'")
+            }
+            engine.remove(id)
+            interactionNames[id] = nil
+            return .object([("id", .string(id))])
+        case "devices":
+            return .object([("devices", .array(devices.map { device in
+                var json = JSONValue.device(device.description, node: device.node)
+                if case .object(var members) = json {
+                    members.append(("dropped", .integer(Int64(device.dropped))))
+                    json = .object(members)
+                }
+                return json
+            }))])
+        case "stats": return stats()
+        default:
+            throw ProtocolError("unknown_op", "no op is called '\(op)'; the ops are \(Self.operations.joined(separator: ", "))")
+        }
+    }
+
+    // MARK: Operations
+
+    /// Every stream: the engine's values, and each element's gesture streams.
+    private var streamNames: [String] {
+        var names = engine.streams.map(\.stream)
+        for element in [engine.scene.container] + engine.scene.elements {
+            for kind in GestureKind.allCases where element.recognizers.contains(kind) {
+                names.append("\(element.id).\(kind.rawValue)")
+            }
+        }
+        return names
+    }
+
+    private func patterns(_ request: JSONInput) throws(ProtocolError) -> [String] {
+        guard let list = request["streams"]?.array, !list.isEmpty else {
+            throw ProtocolError("bad_request", "\"streams\" must be a non-empty array of stream names or globs, like [\"card.*\"]")
+        }
+        var patterns: [String] = []
+        for item in list {
+            guard let pattern = item.string else { throw ProtocolError("bad_request", "\"streams\" holds strings, not \(item.kind)") }
+            patterns.append(pattern)
+        }
+        return patterns
+    }
+
+    private func matching(_ pattern: String) -> [String] {
+        streamNames.filter { globMatches(Substring(pattern), Substring($0)) }
+    }
+
+    private func subscribe(_ session: ClientSession, _ patterns: [String]) throws(ProtocolError) -> JSONValue {
+        var names: [String] = []
+        for pattern in patterns {
+            let found = matching(pattern)
+            guard !found.isEmpty else { throw unknownStream(pattern) }
+            names += found
+        }
+        session.patterns += patterns.filter { !session.patterns.contains($0) }
+        let new = names.filter { session.streams.insert($0).inserted }
+        // Each new stream's current value follows the reply (see `receive`).
+        initialValues[session.id, default: []] += new
+        return .object([("streams", .array(names.map { .string($0) }))])
+    }
+
+    /// Streams just subscribed to, whose current values go out after the reply.
+    private var initialValues: [Int: [String]] = [:]
+
+    private func unsubscribe(_ session: ClientSession, _ patterns: [String]) throws(ProtocolError) -> JSONValue {
+        var names: [String] = []
+        for pattern in patterns {
+            let found = session.streams.filter { globMatches(Substring(pattern), Substring($0)) }.sorted()
+            guard !found.isEmpty || !matching(pattern).isEmpty else { throw unknownStream(pattern) }
+            names += found
+            session.streams.subtract(found)
+            session.patterns.removeAll { $0 == pattern }
+        }
+        return .object([("streams", .array(names.map { .string($0) }))])
+    }
+
+    private func resubscribe(_ session: ClientSession) {
+        let names = session.patterns.flatMap(matching).filter { session.streams.insert($0).inserted }
+        sendValues(names, to: session)
+        session.output.flush()
+    }
+
+    private func sendValues(_ names: [String], to session: ClientSession) {
+        for name in names {
+            guard let property = engine.property(name) else { continue }
+            send(valueEvent(name, property.read(), time: clock.now, seq: sequence[name] ?? 0), to: session)
+        }
+    }
+
+    private func set(_ request: JSONInput, by session: ClientSession) throws(ProtocolError) -> JSONValue {
+        try requireControl(session, "set")
+        let name = try string(request, "stream")
+        guard let property = engine.property(name) else { throw unknownStream(name) }
+        guard let write = property.write else { throw ProtocolError("not_writable", "\(name) cannot be set; the writable streams are in `list`") }
+        guard let input = request["value"] else { throw ProtocolError("bad_request", "set needs a \"value\"") }
+        guard let value = Self.published(input, like: property.read()) else {
+            throw ProtocolError("bad_value", "\(name) takes \(Self.shape(of: property.read())), not \(input.kind)")
+        }
+        if let problem = write(value) { throw ProtocolError("bad_value", "\(name): \(problem)") }
+        engine.flushIfIdle()
+        return .object([("stream", .string(name)), ("value", .published(property.read()))])
+    }
+
+    private func addElement(_ request: JSONInput, by session: ClientSession) throws(ProtocolError) -> JSONValue {
+        try requireControl(session, "add_element")
+        guard let input = request["element"], case .object = input else {
+            throw ProtocolError("bad_request", "add_element needs an \"element\" object: {\"id\", \"center\", \"size\", \"interactions\"?}")
+        }
+        let table: TOMLTable
+        do { table = try Self.toml(input) } catch { throw ProtocolError("bad_value", error.message) }
+        let settings: ElementSettings
+        do { settings = try ElementSettings.read(table, source: "element") } catch {
+            throw ProtocolError("bad_value", error.message)
+        }
+        guard engine.scene.element(settings.id) == nil else { throw ProtocolError("exists", "an element is already called '\(settings.id)'") }
+        for case .element(let other)? in settings.interactions.map(Self.destination) where engine.scene.element(other) == nil {
+            throw ProtocolError("bad_value", "no element is called '\(other)'")
+        }
+        let element = settings.makeElement()
+        engine.add(element, interactions: settings.makeInteractions(for: element, in: engine) { [engine] in engine.scene.element($0)?.position })
+        interactionNames[settings.id] = settings.interactions.map(\.name)
+        for session in sessions.values { resubscribe(session) }
+        return describe(element)
+    }
+
+    private static func destination(_ interaction: InteractionSettings) -> DestinationSettings? {
+        switch interaction {
+        case .tossable(let destination, _, _): return destination
+        case .attach(let destination, _): return destination
+        default: return nil
+        }
+    }
+
+    private func describe(_ element: Element) -> JSONValue {
+        .object([
+            ("id", .string(element.id)), ("position", .point(element.position.value)),
+            ("size", .published(.size(element.size.value))), ("rotation", .number(element.rotation.value)),
+            ("scale", .number(element.scale.value)), ("z", .integer(Int64(element.zOrder.value))),
+            ("state", .string(element.state.value.rawValue)), ("enabled", .bool(element.enabled.value)),
+            ("interactions", .array((interactionNames[element.id] ?? []).map { .string($0) })),
+        ])
+    }
+
+    private func stats() -> JSONValue {
+        .object([
+            ("uptime", .number(clock.now - startTime)), ("frames", .integer(Int64(frames))),
+            ("frame_rate", .number(configuration.daemon.frameRate)), ("state", .string(engine.state.value.rawValue)),
+            ("config", .object([
+                ("file", configuration.file.map { .string($0) } ?? .null),
+                ("loaded", .number(configurationLoadedAt - startTime)),
+                ("last_error", lastReloadError.map { .string($0) } ?? .null),
+            ])),
+            ("devices", .integer(Int64(devices.count))),
+            ("dropped_events", .integer(Int64(devices.reduce(0) { $0 + $1.dropped }))),
+            ("clients", .array(sessions.values.sorted { $0.id < $1.id }.map { session in
+                .object([
+                    ("client", .integer(Int64(session.id))),
+                    ("uid", session.credentials.map { .integer(Int64($0.uid)) } ?? .null),
+                    ("control", .bool(session.control)),
+                    ("subscriptions", .integer(Int64(session.streams.count))),
+                    ("sent", .integer(Int64(session.sent))),
+                    ("coalesced", .integer(Int64(session.output.coalesced))),
+                ])
+            })),
+        ])
+    }
+
+    // MARK: Publishing
+
+    private func publish(_ updates: [PublishedUpdate]) {
+        var touched: [Int: ClientSession] = [:]
+        for update in updates {
+            let seq = (sequence[update.stream] ?? 0) + 1
+            sequence[update.stream] = seq
+            let subscribers = sessions.values.filter { $0.streams.contains(update.stream) }
+            guard !subscribers.isEmpty else { continue }
+            // One encoding, written to every subscriber.
+            let line = encode(valueEvent(update.stream, update.value, time: update.time, seq: seq))
+            for session in subscribers {
+                session.output.send(line, coalescing: update.stream)
+                session.sent += 1
+                touched[session.id] = session
+            }
+        }
+        for session in touched.values { session.output.flush() }
+    }
+
+    private func gesture(_ gesture: RecognizedGesture, on element: String) {
+        let stream = "\(element).\(gesture.kind.rawValue)"
+        guard [.began, .ended, .cancelled, .recognized].contains(gesture.state) else { return }
+        let subscribers = sessions.values.filter { $0.streams.contains(stream) }
+        guard !subscribers.isEmpty, case .object(var members) = JSONValue.gesture(gesture) else { return }
+        // {"event": "state", "stream", "state", "t", "touches", …the gesture's values}
+        members.removeAll { $0.0 == "gesture" || $0.0 == "t" || $0.0 == "state" }
+        if gesture.state != .ended { members.removeAll { $0.0 == "velocity" } }
+        let time: Double
+        switch gesture {
+        case .drag(let e): time = e.time
+        case .pinch(let e): time = e.time
+        case .rotate(let e): time = e.time
+        case .tap(let e): time = e.time
+        }
+        let line = encode(.object([("event", "state"), ("stream", .string(stream)), ("state", .string(gesture.state.rawValue)), ("t", .number(time))] + members))
+        for session in subscribers {
+            session.output.send(line, coalescing: nil)
+            session.output.flush()
+        }
+    }
+
+    private func valueEvent(_ stream: String, _ value: PublishedValue, time: Double, seq: Int) -> JSONValue {
+        .object([("event", "value"), ("stream", .string(stream)), ("value", .published(value)), ("t", .number(time)), ("seq", .integer(Int64(seq)))])
+    }
+
+    private func broadcast(_ event: JSONValue) {
+        let line = encode(event)
+        for session in sessions.values {
+            session.output.send(line, coalescing: nil)
+            session.output.flush()
+        }
+    }
+
+    private func send(_ value: JSONValue, to session: ClientSession) {
+        session.output.send(encode(value), coalescing: nil)
+        session.sent += 1
+    }
+
+    private func encode(_ value: JSONValue) -> ByteBuffer {
+        var text = ""
+        value.encode(into: &text)
+        text += "\n"
+        return allocator.buffer(string: text)
+    }
+
+    // MARK: Helpers
+
+    private func requireControl(_ session: ClientSession, _ op: String) throws(ProtocolError) {
+        guard session.control else {
+            throw ProtocolError("forbidden", "\(op) changes the scene: only root, motiond's user and members of [daemon] control_groups may use it")
+        }
+    }
+
+    private func string(_ request: JSONInput, _ key: String) throws(ProtocolError) -> String {
+        guard let value = request[key] else { throw ProtocolError("bad_request", "this op needs \"\(key)\"") }
+        guard let string = value.string else { throw ProtocolError("bad_request", "\"\(key)\" must be a string, not \(value.kind)") }
+        return string
+    }
+
+    private func unknownStream(_ name: String) -> ProtocolError {
+        ProtocolError("unknown_stream", "no stream is called or matches '\(name)'; `list` shows them")
+    }
+
+    /// A client's JSON as the kind of value a stream holds, or nil if it has another shape.
+    static func published(_ input: JSONInput, like current: PublishedValue) -> PublishedValue? {
+        switch current {
+        case .point:
+            guard let x = input["x"]?.number, let y = input["y"]?.number, input.object?.count == 2 else { return nil }
+            return .point(Point(x: x, y: y))
+        case .size:
+            guard let w = input["width"]?.number, let h = input["height"]?.number, input.object?.count == 2 else { return nil }
+            return .size(Size(width: w, height: h))
+        case .number: return input.number.map { .number($0) }
+        case .bool: return input.bool.map { .bool($0) }
+        case .text: return input.string.map { .text($0) }
+        case .spring(let spring):
+            guard let object = input.object, Set(object.keys).isSubset(of: ["tension", "friction", "mass"]) else { return nil }
+            return .spring(SpringConfiguration(
+                tension: input["tension"]?.number ?? spring.tension, friction: input["friction"]?.number ?? spring.friction,
+                mass: input["mass"]?.number ?? spring.mass))
+        }
+    }
+
+    static func shape(of value: PublishedValue) -> String {
+        switch value {
+        case .point: return "{\"x\": …, \"y\": …}"
+        case .size: return "{\"width\": …, \"height\": …}"
+        case .number: return "a number"
+        case .bool: return "true or false"
+        case .text: return "a string"
+        case .spring: return "{\"tension\": …, \"friction\": …, \"mass\": …}"
+        }
+    }
+
+    /// A client's JSON element as the TOML table the configuration loader reads.
+    static func toml(_ input: JSONInput) throws(ProtocolError) -> TOMLTable {
+        let table = TOMLTable()
+        for (key, value) in input.object ?? [:] { table[key] = try tomlValue(value, key) }
+        return table
+    }
+
+    private static func tomlValue(_ input: JSONInput, _ key: String) throws(ProtocolError) -> TOMLValueConvertible {
+        switch input {
+        case .null: throw ProtocolError("bad_value", "\(key) cannot be null")
+        case .bool(let b): return b
+        case .number(let n):
+            if let integer = input.integer { return integer }
+            return n
+        case .string(let s): return s
+        case .array(let items):
+            let array = TOMLArray()
+            for item in items { array.append(try tomlValue(item, key)) }
+            return array
+        case .object: return try toml(input)
+        }
+    }
+}
+
+/// An error reply: a code from docs/protocol.md and a message for people.
+public struct ProtocolError: Error, Equatable {
+    public var code: String
+    public var message: String
+
+    public init(_ code: String, _ message: String) {
+        self.code = code
+        self.message = message
+    }
+}

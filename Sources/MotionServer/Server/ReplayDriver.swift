@@ -1,0 +1,79 @@
+import Foundation
+import Logging
+import MotionCore
+import NIOCore
+import TouchInput
+
+/// Plays a recording to the daemon as if it were a touchscreen: each frame at its time
+/// (scaled by the speed), stamped with the monotonic clock, on the event loop. For kiosk
+/// developers without a touchscreen, and for the README's demo.
+final class ReplayDriver {
+    private let frames: [TouchFrame]
+    private let node: String
+    private let description: DeviceDescription
+    private let speed: Double
+    private let loops: Bool
+    private let daemon: Daemon
+    private let eventLoop: EventLoop
+    private let logger: Logger
+    private var next = 0
+    private var base = 0.0
+    private var task: Scheduled<Void>?
+
+    init(path: String, configuration: Configuration, speed: Double, loops: Bool, daemon: Daemon, eventLoop: EventLoop, logger: Logger) throws {
+        let recording: EvemuRecording
+        do { recording = try EvemuRecording(parsing: String(contentsOfFile: path, encoding: .utf8)) } catch let error as EvemuParseError {
+            throw SocketError(description: "\(path):\(error.line): \(error.message)")
+        }
+        guard let device = recording.device else { throw SocketError(description: "\(path): \(ReplayError.noDeviceHeader)") }
+        guard let settings = configuration.deviceSettings(node: path, device: device) else {
+            throw SocketError(description: "no [[device]] entry in the configuration selects the recorded device '\(device.name)'")
+        }
+        let replay = try RecordingReplay(recording, mapping: configuration.mapping(for: settings, udevCalibration: nil))
+        guard speed > 0, speed.isFinite else { throw SocketError(description: "--speed must be a positive number") }
+        self.frames = replay.frames()
+        self.node = "replay:" + path
+        self.description = device
+        self.speed = speed
+        self.loops = loops
+        self.daemon = daemon
+        self.eventLoop = eventLoop
+        self.logger = logger
+    }
+
+    func start() {
+        daemon.deviceAdded(node: node, description: description)
+        logger.info("replaying \(node) (\(frames.count) frames, \(loops ? "looping" : "once"), speed \(speed))")
+        base = monotonicNow() + 0.1
+        next = 0
+        schedule()
+    }
+
+    func stop() { task?.cancel() }
+
+    private func schedule() {
+        guard next < frames.count else {
+            guard loops else {
+                logger.info("the replay ended")
+                return
+            }
+            // A pause between plays, so each starts as a new gesture.
+            base = monotonicNow() + 1 - (frames.first?.time ?? 0) / speed
+            next = 0
+            return schedule()
+        }
+        let at = base + frames[next].time / speed
+        let bound = NIOLoopBound(self, eventLoop: eventLoop)
+        task = eventLoop.scheduleTask(in: .nanoseconds(Int64(Swift.max(0, at - monotonicNow()) * 1e9))) {
+            bound.value.deliver()
+        }
+    }
+
+    private func deliver() {
+        var frame = frames[next]
+        frame.time = base + frame.time / speed
+        next += 1
+        daemon.process(frame, device: 0)
+        schedule()
+    }
+}

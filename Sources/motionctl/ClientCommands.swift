@@ -1,0 +1,149 @@
+import ArgumentParser
+import Foundation
+import Glibc
+import MotionServer
+
+/// `motionctl status`: is the daemon there, and how is it doing.
+struct StatusCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(commandName: "status", abstract: "Say whether motiond runs, and how it is doing.")
+    @OptionGroup var socket: SocketOption
+    @Flag(help: "The stats as JSON.") var json = false
+
+    func run() throws {
+        try talking {
+            let connection = socket.connect()
+            let stats = try connection.request("stats")
+            if json { return emit(stats.json.encoded) }
+            let version = connection.hello["version"]?.string ?? "?"
+            emit("motiond \(version) at \(socket.path): up \(String(format: "%.0f", stats["uptime"]?.number ?? 0)) s, \(stats["state"]?.string ?? "?")")
+            emit("  \(stats["devices"]?.integer ?? 0) touchscreen(s), \(stats["frames"]?.integer ?? 0) frames, \(stats["clients"]?.array?.count ?? 0) client(s)")
+            if let file = stats["config"]?["file"]?.string { emit("  configuration \(file)") } else { emit("  built-in configuration") }
+            if let error = stats["config"]?["last_error"]?.string { emit("  last reload refused: \(error)") }
+            emit("  this connection may \(connection.hello["control"]?.bool == true ? "read and change" : "read") the scene")
+        }
+    }
+}
+
+/// `motionctl elements`.
+struct ElementsCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(commandName: "elements", abstract: "List the elements of the scene.")
+    @OptionGroup var socket: SocketOption
+    @Flag(help: "One JSON object per element.") var json = false
+
+    func run() throws {
+        try talking {
+            let elements = try socket.connect().request("elements")["elements"]?.array ?? []
+            for element in elements {
+                if json { emit(element.json.encoded); continue }
+                let position = element["position"], size = element["size"]
+                emit(String(format: "%@  centre (%.1f, %.1f)  size %.0f × %.0f  rotation %.3f  scale %.3f  z %d  %@  %@",
+                             element["id"]?.string ?? "?", position?["x"]?.number ?? 0, position?["y"]?.number ?? 0,
+                             size?["width"]?.number ?? 0, size?["height"]?.number ?? 0, element["rotation"]?.number ?? 0,
+                             element["scale"]?.number ?? 1, element["z"]?.integer ?? 0, element["state"]?.string ?? "",
+                             (element["interactions"]?.array ?? []).compactMap(\.string).joined(separator: ", ")))
+            }
+        }
+    }
+}
+
+/// `motionctl streams`.
+struct StreamsCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(commandName: "streams", abstract: "List the streams that can be watched, and which can be set.")
+    @OptionGroup var socket: SocketOption
+
+    func run() throws {
+        try talking {
+            for stream in try socket.connect().request("list")["streams"]?.array ?? [] {
+                let name = stream["stream"]?.string ?? "?"
+                let notes = [stream["kind"]?.string == "gesture" ? "gesture events" : nil, stream["writable"]?.bool == true ? "writable" : nil].compactMap { $0 }
+                emit(name + (notes.isEmpty ? "" : "  (\(notes.joined(separator: ", ")))"))
+            }
+        }
+    }
+}
+
+/// `motionctl get STREAM`.
+struct GetCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(commandName: "get", abstract: "Print a stream's current value, as JSON.")
+    @OptionGroup var socket: SocketOption
+    @Argument(help: "The stream, like card.position.") var stream: String
+
+    func run() throws {
+        try talking { emit(try socket.connect().request("get", [("stream", .string(stream))])["value"]?.json.encoded ?? "null") }
+    }
+}
+
+/// `motionctl set STREAM VALUE`.
+struct SetCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(commandName: "set", 
+        abstract: "Set a writable stream: a destination, a spring, a position, an enabled flag.",
+        discussion: "VALUE is JSON: '{\"x\": 100, \"y\": 200}', 0.5, true, '{\"tension\": 200, \"friction\": 20}'.")
+    @OptionGroup var socket: SocketOption
+    @Argument(help: "The stream, like card.destination.") var stream: String
+    @Argument(help: "The value, as JSON.") var value: String
+
+    func run() throws {
+        let parsed: JSONInput
+        do { parsed = try JSONInput(parsing: Substring(value)) } catch {
+            throw ValidationError("the value is \(error); for example '{\"x\": 100, \"y\": 200}' or 0.5")
+        }
+        try talking {
+            let result = try socket.connect().request("set", [("stream", .string(stream)), ("value", parsed.json)])
+            emit(result["value"]?.json.encoded ?? "null")
+        }
+    }
+}
+
+/// `motionctl stats`.
+struct StatsCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(commandName: "stats", abstract: "Print the daemon's statistics as JSON.")
+    @OptionGroup var socket: SocketOption
+
+    func run() throws {
+        try talking { emit(try socket.connect().request("stats").json.encoded) }
+    }
+}
+
+/// `motionctl watch [PATTERN…]`: live values.
+struct WatchCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(commandName: "watch", 
+        abstract: "Watch streams live: a table that updates in place on a terminal, JSON lines when piped.")
+    @OptionGroup var socket: SocketOption
+    @Argument(help: "Streams or globs (default: everything).") var patterns: [String] = []
+    @Flag(help: "JSON lines even on a terminal.") var json = false
+    @Option(help: "Stop after this many value events.") var count: Int?
+
+    func run() throws {
+        try talking {
+            let connection = socket.connect()
+            _ = try connection.request("subscribe", [("streams", .array((patterns.isEmpty ? ["*"] : patterns).map { .string($0) }))])
+            let table = !json && isatty(STDOUT_FILENO) == 1
+            var latest: [String: String] = [:]
+            var values = 0
+            while let event = try connection.nextEvent() {
+                if !table {
+                    emit(event.json.encoded)
+                } else if let stream = event["stream"]?.string {
+                    latest[stream] = Self.describe(event)
+                    var screen = "\u{1B}[H\u{1B}[2J" + "motiond at \(socket.path) — Ctrl-C to stop\n\n"
+                    let width = (latest.keys.map(\.count).max() ?? 0) + 2
+                    for name in latest.keys.sorted() { screen += name.padding(toLength: width, withPad: " ", startingAt: 0) + latest[name]! + "\n" }
+                    FileHandle.standardOutput.write(Data(screen.utf8))
+                } else {
+                    emit(event.json.encoded)
+                }
+                if event["event"]?.string == "value" { values += 1 }
+                if let count, values >= count { return }
+            }
+            fail("motionctl: the daemon closed the connection")
+        }
+    }
+
+    private static func describe(_ event: JSONInput) -> String {
+        if let state = event["state"]?.string { return "\(state)  " + (event["velocity"].map { "velocity \($0.json.encoded)" } ?? "") }
+        let value = event["value"]
+        if let x = value?["x"]?.number, let y = value?["y"]?.number { return String(format: "(%9.2f, %9.2f)", x, y) }
+        if let number = value?.number { return String(format: "%12.5f", number) }
+        return value?.json.encoded ?? ""
+    }
+}
