@@ -174,7 +174,7 @@ public final class Daemon {
         case "add_element": return try addElement(request, by: session)
         case "remove_element":
             try requireControl(session, op)
-            let id = try string(request, "id")
+            let id = try string(request, "element")
             guard engine.scene.element(id) != nil, id != engine.scene.container.id else {
                 throw ProtocolError("unknown_element", "no element is called '\(id)'")
             }
@@ -286,8 +286,18 @@ public final class Daemon {
         guard let input = request["element"], case .object = input else {
             throw ProtocolError("bad_request", "add_element needs an \"element\" object: {\"id\", \"center\", \"size\", \"interactions\"?}")
         }
+        // The interactions may come as a table of their own, {"interactions": {"tossable": {…}}},
+        // or beside the other keys, as in the configuration file.
+        var members = input.object ?? [:]
+        if let interactions = members.removeValue(forKey: "interactions") {
+            guard let table = interactions.object else { throw ProtocolError("bad_value", "\"interactions\" is an object, like {\"tossable\": {\"destination\": [300, 200]}}") }
+            for (name, settings) in table {
+                guard members[name] == nil else { throw ProtocolError("bad_value", "\(name) is given twice") }
+                members[name] = settings
+            }
+        }
         let table: TOMLTable
-        do { table = try Self.toml(input) } catch { throw ProtocolError("bad_value", error.message) }
+        do { table = try Self.toml(.object(members)) } catch { throw ProtocolError("bad_value", error.message) }
         let settings: ElementSettings
         do { settings = try ElementSettings.read(table, source: "element") } catch {
             throw ProtocolError("bad_value", error.message)

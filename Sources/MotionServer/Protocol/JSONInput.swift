@@ -61,6 +61,9 @@ public indirect enum JSONInput: Equatable, Sendable {
 
         func error(_ message: String) -> JSONInputError { JSONInputError(column: index + 1, message: message) }
 
+        /// An error about the byte at `position`.
+        func error(at position: Int, _ message: String) -> JSONInputError { JSONInputError(column: position + 1, message: message) }
+
         mutating func skipSpace() {
             while index < bytes.count, [0x20, 0x09, 0x0a, 0x0d].contains(bytes[index]) { index += 1 }
         }
@@ -141,7 +144,7 @@ public indirect enum JSONInput: Equatable, Sendable {
                 let byte = bytes[index]
                 index += 1
                 if byte == UInt8(ascii: "\"") { try flushRaw(); return String(scalars) }
-                if byte < 0x20 { throw error("a control character inside a string") }
+                if byte < 0x20 { throw error(at: index - 1, "a control character inside a string (write it escaped, like \\t)") }
                 guard byte == UInt8(ascii: "\\") else { raw.append(byte); continue }
                 try flushRaw()
                 guard !atEnd else { throw error("the line ends inside a string") }
@@ -192,7 +195,7 @@ public indirect enum JSONInput: Equatable, Sendable {
             }
             let whole = digits()
             guard whole > 0 else { throw error("a number needs digits") }
-            if whole > 1 && bytes[index - whole] == UInt8(ascii: "0") { throw error("a number cannot start with 0") }
+            if whole > 1 && bytes[index - whole] == UInt8(ascii: "0") { throw error(at: start, "a number cannot start with 0") }
             if index < bytes.count, bytes[index] == UInt8(ascii: ".") {
                 index += 1
                 guard digits() > 0 else { throw error("a number needs digits after '.'") }
