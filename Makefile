@@ -1,0 +1,42 @@
+# motiond: `scripts/run` and `scripts/test` are the two everyday commands (see README.md).
+# This Makefile adds `make install`, with the conventional PREFIX and DESTDIR:
+#     make install PREFIX=/usr/local DESTDIR=/tmp/staging
+PREFIX ?= /usr/local
+DESTDIR ?=
+SYSTEMD_UNIT_DIR ?= $(PREFIX)/lib/systemd/system
+SYSUSERS_DIR ?= $(PREFIX)/lib/sysusers.d
+TMPFILES_DIR ?= $(PREFIX)/lib/tmpfiles.d
+CONFIG_DIR ?= /etc/motiond
+BUILD_DIR ?= .build/release
+
+.PHONY: run test build install uninstall
+
+run:
+	scripts/run
+
+test:
+	scripts/test
+
+build:
+	scripts/install-deps
+	swift build -c release --product motiond
+	swift build -c release --product motionctl
+
+install: build
+	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(SYSTEMD_UNIT_DIR) $(DESTDIR)$(SYSUSERS_DIR) $(DESTDIR)$(TMPFILES_DIR) \
+		$(DESTDIR)$(CONFIG_DIR) $(DESTDIR)$(PREFIX)/share/doc/motiond/examples
+	install -m 0755 $(BUILD_DIR)/motiond $(BUILD_DIR)/motionctl $(DESTDIR)$(PREFIX)/bin/
+	sed 's|/usr/local/bin/|$(PREFIX)/bin/|; s|/usr/local/share/|$(PREFIX)/share/|' systemd/motiond.service > $(DESTDIR)$(SYSTEMD_UNIT_DIR)/motiond.service
+	sed 's|/usr/local/share/|$(PREFIX)/share/|' systemd/motiond.socket > $(DESTDIR)$(SYSTEMD_UNIT_DIR)/motiond.socket
+	install -m 0644 systemd/motiond.sysusers $(DESTDIR)$(SYSUSERS_DIR)/motiond.conf
+	install -m 0644 systemd/motiond.tmpfiles $(DESTDIR)$(TMPFILES_DIR)/motiond.conf
+	install -m 0644 config/motiond.toml $(DESTDIR)$(CONFIG_DIR)/motiond.toml.example
+	test -e $(DESTDIR)$(CONFIG_DIR)/motiond.toml || install -m 0644 config/motiond.toml $(DESTDIR)$(CONFIG_DIR)/motiond.toml
+	install -m 0644 docs/protocol.md README.md $(DESTDIR)$(PREFIX)/share/doc/motiond/
+	cp -r examples/python examples/node $(DESTDIR)$(PREFIX)/share/doc/motiond/examples/
+
+uninstall:
+	rm -f $(DESTDIR)$(PREFIX)/bin/motiond $(DESTDIR)$(PREFIX)/bin/motionctl \
+		$(DESTDIR)$(SYSTEMD_UNIT_DIR)/motiond.service $(DESTDIR)$(SYSTEMD_UNIT_DIR)/motiond.socket \
+		$(DESTDIR)$(SYSUSERS_DIR)/motiond.conf $(DESTDIR)$(TMPFILES_DIR)/motiond.conf
+	rm -rf $(DESTDIR)$(PREFIX)/share/doc/motiond
