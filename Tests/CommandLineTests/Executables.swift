@@ -12,9 +12,11 @@ struct Run {
         URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath().deletingLastPathComponent()
     }()
 
-    /// Runs one of the package's products, or with `absolute`, a program found on the PATH.
+    /// Runs one of the package's products, or with `absolute`, a program found on the PATH
+    /// (or at the absolute path given).
     init(_ executable: String, _ arguments: [String], absolute: Bool = false) throws {
-        let url = absolute ? try Self.onPath(executable) : Self.productsDirectory.appendingPathComponent(executable)
+        let url = executable.hasPrefix("/") ? URL(fileURLWithPath: executable)
+            : absolute ? try Self.onPath(executable) : Self.productsDirectory.appendingPathComponent(executable)
         guard FileManager.default.isExecutableFile(atPath: url.path) else {
             throw Missing(path: url.path)
         }

@@ -3,23 +3,35 @@ import MotionCore
 import NIOCore
 import TouchInput
 
-/// Splits a client's bytes into lines, refusing one longer than 64 KiB.
-final class LineFramer: ByteToMessageDecoder {
-    typealias InboundOut = ByteBuffer
-    static let maximumLength = 64 * 1024
+/// What the framer passes on: a line, or word that a line was too long.
+enum FramedLine {
+    case line(ByteBuffer)
+    case tooLong
+}
 
-    struct LineTooLong: Error {}
+/// Splits a client's bytes into lines. A line longer than 64 KiB is reported once, and from
+/// then on everything the client sends is discarded: its connection is being closed.
+final class LineFramer: ByteToMessageDecoder {
+    typealias InboundOut = FramedLine
+    static let maximumLength = 64 * 1024
+    private var discarding = false
 
     func decode(context: ChannelHandlerContext, buffer: inout ByteBuffer) throws -> DecodingState {
-        if let newline = buffer.readableBytesView.firstIndex(of: UInt8(ascii: "\n")) {
-            let length = newline - buffer.readerIndex
-            guard length <= Self.maximumLength else { throw LineTooLong() }
-            let line = buffer.readSlice(length: length)!
+        if discarding {
+            buffer.moveReaderIndex(to: buffer.writerIndex)
+            return .needMoreData
+        }
+        if let newline = buffer.readableBytesView.firstIndex(of: UInt8(ascii: "\n")), newline - buffer.readerIndex <= Self.maximumLength {
+            let line = buffer.readSlice(length: newline - buffer.readerIndex)!
             buffer.moveReaderIndex(forwardBy: 1)
-            context.fireChannelRead(wrapInboundOut(line))
+            context.fireChannelRead(wrapInboundOut(.line(line)))
             return .continue
         }
-        if buffer.readableBytes > Self.maximumLength { throw LineTooLong() }
+        if buffer.readableBytes > Self.maximumLength {
+            discarding = true
+            buffer.moveReaderIndex(to: buffer.writerIndex)
+            context.fireChannelRead(wrapInboundOut(.tooLong))
+        }
         return .needMoreData
     }
 
@@ -38,7 +50,7 @@ struct PeerCredentialsLayout {
 
 /// One client connection: framing in, the daemon's session, and the output.
 final class ClientHandler: ChannelInboundHandler {
-    typealias InboundIn = ByteBuffer
+    typealias InboundIn = FramedLine
 
     private let daemon: Daemon
     private var session: ClientSession?
@@ -77,7 +89,7 @@ final class ClientHandler: ChannelInboundHandler {
     }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
-        let line = unwrapInboundIn(data)
+        guard case .line(let line) = unwrapInboundIn(data) else { return refuseLongLine(context) }
         let text = String(decoding: line.readableBytesView, as: UTF8.self)
         guard let session else {
             early.append(text)
@@ -91,16 +103,19 @@ final class ClientHandler: ChannelInboundHandler {
         context.fireChannelWritabilityChanged()
     }
 
+    /// The error, then `bye`, then the end of output: the client reads both before it sees
+    /// the connection end. Closing outright while its line was still arriving would reset the
+    /// connection and lose them. If the client does not close within a second, motiond does.
+    private func refuseLongLine(_ context: ChannelHandlerContext) {
+        let message = "a line is longer than 64 KiB; the connection is closed"
+        var buffer = context.channel.allocator.buffer(capacity: 256)
+        buffer.writeString(JSONValue.object([("id", .null), ("ok", false), ("error", .object([("code", "line_too_long"), ("message", .string(message))]))]).encoded + "\n")
+        buffer.writeString(JSONValue.object([("event", "bye"), ("reason", .string(message))]).encoded + "\n")
+        output?.finish(saying: buffer)
+    }
+
     func errorCaught(context: ChannelHandlerContext, error: Error) {
-        if error is LineFramer.LineTooLong || (error as? ByteToMessageDecoderError) != nil {
-            let message = "a line is longer than 64 KiB; the connection is closed"
-            var buffer = context.channel.allocator.buffer(capacity: 256)
-            buffer.writeString(JSONValue.object([("id", .null), ("ok", false), ("error", .object([("code", "line_too_long"), ("message", .string(message))]))]).encoded + "\n")
-            buffer.writeString(JSONValue.object([("event", "bye"), ("reason", .string(message))]).encoded + "\n")
-            output?.close(saying: buffer)
-        } else {
-            context.close(promise: nil)
-        }
+        context.close(promise: nil)
     }
 
     func channelInactive(context: ChannelHandlerContext) {
@@ -170,6 +185,17 @@ final class ChannelOutput: ClientOutput {
         isClosed = true
         if let line { channel.writeAndFlush(line, promise: nil) }
         channel.close(promise: nil)
+    }
+
+    /// Writes `line`, ends the output (the client reads it, then the end), and closes the
+    /// connection a second later if the client has not.
+    func finish(saying line: ByteBuffer) {
+        guard !isClosed else { return }
+        isClosed = true
+        let channel = self.channel
+        channel.writeAndFlush(line).flatMap { channel.close(mode: .output) }.whenComplete { _ in
+            channel.eventLoop.scheduleTask(in: .seconds(1)) { channel.close(promise: nil) }
+        }
     }
 }
 

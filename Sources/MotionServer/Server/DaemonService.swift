@@ -66,16 +66,32 @@ public final class DaemonService {
             service.prepare(configuration)
             return NIOLoopBound(service, eventLoop: loop)
         }.wait()
-        let parts = try loop.submit { service.value.socketParts }.wait()
-        let inherited = Self.inheritedSocket(ProcessInfoEnvironment.current)
-        let path = options.socket ?? configuration.daemon.socket
-        let server = try SocketServer.start(daemon: parts.daemon, outputs: parts.outputs, on: loop, path: path,
-                                            group: inherited == nil ? configuration.daemon.socketGroup : nil, descriptor: inherited)
-        let done = try loop.submit {
-            try service.value.start(configuration, server: server, socketPath: inherited == nil ? path : nil)
-            return service.value.stopped.futureResult
-        }.wait()
+        let done: EventLoopFuture<Void>
+        do {
+            let parts = try loop.submit { service.value.socketParts }.wait()
+            let inherited = Self.inheritedSocket(ProcessInfoEnvironment.current)
+            let path = options.socket ?? configuration.daemon.socket
+            let server = try SocketServer.start(daemon: parts.daemon, outputs: parts.outputs, on: loop, path: path,
+                                                group: inherited == nil ? configuration.daemon.socketGroup : nil, descriptor: inherited)
+            done = try loop.submit {
+                try service.value.start(configuration, server: server, socketPath: inherited == nil ? path : nil)
+                return service.value.stopped.futureResult
+            }.wait()
+        } catch {
+            // Nothing is running yet but what start made: undo it, and say why.
+            try? loop.submit { service.value.abandon(error) }.wait()
+            throw error
+        }
         try done.wait()
+    }
+
+    /// Undoes a start that failed half-way.
+    private func abandon(_ error: Error) {
+        input?.stop()
+        replay?.stop()
+        server?.close(promise: nil)
+        if let socketPath { unlink(socketPath) }
+        stopped.fail(error)
     }
 
     private static func loadConfiguration(_ options: DaemonOptions, logger: Logger) throws -> Configuration {

@@ -34,9 +34,13 @@ final class InputThread: @unchecked Sendable {
             _ = fcntl(fd, F_SETFL, O_NONBLOCK)
         }
         wake = (fds[0], fds[1])
-        let thread = Thread { [self] in run(deliver) }
+        // Return once the thread watches udev and has opened the touchscreens present, so
+        // that readiness (READY=1) means no device plugged in from then on is missed.
+        let started = DispatchSemaphore(value: 0)
+        let thread = Thread { [self] in run(deliver, started: started) }
         thread.name = "motiond input"
         thread.start()
+        started.wait()
     }
 
     /// Applies a new configuration's device settings.
@@ -59,7 +63,13 @@ final class InputThread: @unchecked Sendable {
         _ = Glibc.write(wake.write, &byte, 1)
     }
 
-    private func run(_ deliver: @escaping @Sendable (InputMessage) -> Void) {
+    private func run(_ deliver: @escaping @Sendable (InputMessage) -> Void, started: DispatchSemaphore) {
+        var signalled = false
+        func signalStarted() {
+            if !signalled { started.signal() }
+            signalled = true
+        }
+        defer { signalStarted() }
         var numbers: [String: Int] = [:]
         func number(_ node: String) -> Int {
             if let number = numbers[node] { return number }
@@ -93,6 +103,7 @@ final class InputThread: @unchecked Sendable {
             deliver(.failed(error.description))
             return
         }
+        signalStarted()
         while true {
             let (stop, again) = lock.withLock { () -> (Bool, Bool) in
                 defer { reconfigure = false }
