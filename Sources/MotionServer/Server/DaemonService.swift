@@ -69,7 +69,7 @@ public final class DaemonService {
         let done: EventLoopFuture<Void>
         do {
             let parts = try loop.submit { service.value.socketParts }.wait()
-            let inherited = Self.inheritedSocket(ProcessInfoEnvironment.current)
+            let inherited = Self.inheritedSocket(ProcessInfo.processInfo.environment)
             let path = options.socket ?? configuration.daemon.socket
             let server = try SocketServer.start(daemon: parts.daemon, outputs: parts.outputs, on: loop, path: path,
                                                 group: inherited == nil ? configuration.daemon.socketGroup : nil, descriptor: inherited)
@@ -113,7 +113,7 @@ public final class DaemonService {
     }
 
     private func start(_ configuration: Configuration, server: Channel, socketPath: String?) throws {
-        let environment = ProcessInfoEnvironment.current
+        let environment = ProcessInfo.processInfo.environment
         self.server = server
         self.socketPath = socketPath
         outputs.onBlocked = { [unowned self] in self.scheduleLaggardCheck() }

@@ -1,3 +1,4 @@
+import Foundation
 import Glibc
 import MotionCore
 import NIOCore
@@ -47,13 +48,9 @@ enum SocketServer {
         }
         let probe = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
         defer { Glibc.close(probe) }
-        var address = sockaddr_un()
-        address.sun_family = sa_family_t(AF_UNIX)
-        withUnsafeMutableBytes(of: &address.sun_path) { buffer in
-            for (index, byte) in path.utf8.prefix(buffer.count - 1).enumerated() { buffer[index] = byte }
-        }
+        var (address, length) = unixSocketAddress(path)
         let connected = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(probe, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(probe, $0, length) }
         }
         if connected == 0 {
             throw SocketError(description: "another motiond is already listening on \(path); stop it first, or give this one another --socket")
@@ -66,7 +63,7 @@ enum SocketServer {
 struct SystemdNotifier {
     private let path: String?
 
-    init(environment: [String: String] = ProcessInfoEnvironment.current) {
+    init(environment: [String: String] = ProcessInfo.processInfo.environment) {
         path = environment["NOTIFY_SOCKET"].flatMap { $0.isEmpty ? nil : $0 }
     }
 
@@ -79,35 +76,11 @@ struct SystemdNotifier {
         let fd = socket(AF_UNIX, Int32(SOCK_DGRAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
         guard fd >= 0 else { return }
         defer { Glibc.close(fd) }
-        var address = sockaddr_un()
-        address.sun_family = sa_family_t(AF_UNIX)
-        let bytes = Array(path.utf8)
-        withUnsafeMutableBytes(of: &address.sun_path) { buffer in
-            for (index, byte) in bytes.prefix(buffer.count - 1).enumerated() {
-                buffer[index] = index == 0 && byte == UInt8(ascii: "@") ? 0 : byte  // '@': the abstract namespace
-            }
-        }
-        let length = socklen_t(MemoryLayout<sa_family_t>.size + bytes.count)
+        var (address, length) = unixSocketAddress(path)
         _ = message.withCString { text in
             withUnsafePointer(to: &address) {
                 $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { sendto(fd, text, strlen(text), 0, $0, length) }
             }
         }
-    }
-}
-
-/// The process environment, read once.
-enum ProcessInfoEnvironment {
-    static var current: [String: String] {
-        var environment: [String: String] = [:]
-        var pointer = environ
-        while let entry = pointer.pointee {
-            let text = String(cString: entry)
-            if let equals = text.firstIndex(of: "=") {
-                environment[String(text[..<equals])] = String(text[text.index(after: equals)...])
-            }
-            pointer += 1
-        }
-        return environment
     }
 }
