@@ -1,3 +1,5 @@
+import Foundation
+
 /// One contact as a recognizer sees it: where it is on screen and in physical units.
 public struct TrackedContact: Hashable, Sendable {
     /// The contact's tracking id.
@@ -76,22 +78,63 @@ public struct ContactTracker: Sendable {
         if present > 0 { centroid = sum / Double(present) }
     }
 
-    /// The mean distance from their centroid of the persistent contacts' physical positions,
-    /// before (`after == false`) or after this frame: their spread.
-    public func persistentSpan(after: Bool) -> Double {
-        guard !persistent.isEmpty else { return 0 }
-        let centre = persistentCentre(after: after)
-        var total = 0.0
-        for pair in persistent { total += (after ? pair.after : pair.before).physical.distance(to: centre) }
-        return total / Double(persistent.count)
+    /// Where positions are measured.
+    public enum Space: Sendable {
+        /// Millimetres where the device knows them, else pixels: true distances and angles.
+        case physical
+        /// Screen pixels: where elements are drawn.
+        case screen
     }
 
-    /// The centroid of the persistent contacts' physical positions, before or after this frame.
-    public func persistentCentre(after: Bool) -> Point {
-        guard !persistent.isEmpty else { return .zero }
-        var sum = Point.zero
-        for pair in persistent { sum = sum + (after ? pair.after : pair.before).physical }
-        return sum / Double(persistent.count)
+    /// How the contacts present before and after the last frame moved, as seen from their
+    /// centroid: the recognizers' pinch and rotation, and direct manipulation, read it.
+    public struct Motion: Sendable {
+        /// The centroid before and after the frame.
+        public var before: Point
+        public var after: Point
+        /// The mean distance from the centroid (the spread) before and after.
+        public var spanBefore: Double
+        public var spanAfter: Double
+        /// The turn about the centroid, radians, clockwise: each contact's change of angle
+        /// wrapped to (−π, π] and averaged, weighted by its distance from the centroid
+        /// (contacts near it turn erratically). Nil with fewer than two contacts, or none
+        /// away from the centroid.
+        public var rotation: Double?
+    }
+
+    /// The motion of the persistent contacts in the last frame, or nil when there are none.
+    public func persistentMotion(in space: Space) -> Motion? {
+        guard !persistent.isEmpty else { return nil }
+        func place(_ contact: TrackedContact) -> Point { space == .physical ? contact.physical : contact.position }
+        let n = Double(persistent.count)
+        var before = Point.zero, after = Point.zero
+        for pair in persistent {
+            before = before + place(pair.before)
+            after = after + place(pair.after)
+        }
+        before = before / n
+        after = after / n
+        var spanBefore = 0.0, spanAfter = 0.0, turn = 0.0, weights = 0.0
+        for pair in persistent {
+            let rb = place(pair.before) - before, ra = place(pair.after) - after
+            spanBefore += rb.length
+            spanAfter += ra.length
+            let weight = rb.length * ra.length
+            if weight > 0 {
+                turn += weight * Self.wrap(atan2(ra.y, ra.x) - atan2(rb.y, rb.x))
+                weights += weight
+            }
+        }
+        let rotation = persistent.count >= 2 && weights > 0 ? turn / weights : nil
+        return Motion(before: before, after: after, spanBefore: spanBefore / n, spanAfter: spanAfter / n, rotation: rotation)
+    }
+
+    /// An angle wrapped to (−π, π].
+    static func wrap(_ angle: Double) -> Double {
+        var a = angle.truncatingRemainder(dividingBy: 2 * .pi)
+        if a <= -.pi { a += 2 * .pi }
+        if a > .pi { a -= 2 * .pi }
+        return a
     }
 
     /// Forgets every contact.

@@ -29,14 +29,11 @@ public struct PinchRecognizer: Sendable {
         tracker.update(frame)
         let minimum = thresholds.distance(thresholds.minimumSpan, thresholds.minimumSpanPixels, physical: tracker.isPhysical)
         var changed = false
-        if tracker.persistent.count >= 2 {
-            let before = tracker.persistentSpan(after: false)
-            let after = tracker.persistentSpan(after: true)
-            if before >= minimum && after >= minimum && before != after {
-                scale *= after / before
-                spanChange += after - before
-                changed = true
-            }
+        if tracker.persistent.count >= 2, let motion = tracker.persistentMotion(in: .physical),
+           motion.spanBefore >= minimum && motion.spanAfter >= minimum && motion.spanBefore != motion.spanAfter {
+            scale *= motion.spanAfter / motion.spanBefore
+            spanChange += motion.spanAfter - motion.spanBefore
+            changed = true
         }
         velocity.add(scale, at: frame.time)
         let slop = thresholds.distance(thresholds.pinchSlop, thresholds.pinchSlopPixels, physical: tracker.isPhysical)

@@ -4,8 +4,7 @@ import Foundation
 ///
 /// Each frame, every finger present in both frames turns by some angle about the centroid
 /// (measured in physical units, so a panel with different X and Y resolutions measures true
-/// angles); the frame's rotation is their mean, weighted by distance from the centroid
-/// (fingers near it turn erratically), each wrapped to (−π, π]. Summing these small steps
+/// angles); the frame's rotation is their weighted mean (``ContactTracker/persistentMotion(in:)``). Summing these small steps
 /// makes the rotation continuous past ±π and right when fingers swap sides, where comparing
 /// absolute angles, or sorting fingers by position, goes wrong. Positive is clockwise on
 /// screen, where y grows downward.
@@ -48,29 +47,11 @@ public struct RotationRecognizer: Sendable {
         lifecycle.block().map { event($0, at: time, touches: tracker.active.count) }
     }
 
-    /// The weighted mean turn of the persistent fingers, or nil when they are too close.
+    /// The persistent fingers' turn in this frame, or nil when they are too close to measure.
     private func frameRotation() -> Double? {
         let minimum = thresholds.distance(thresholds.minimumSpan, thresholds.minimumSpanPixels, physical: tracker.isPhysical)
-        guard tracker.persistentSpan(after: false) >= minimum, tracker.persistentSpan(after: true) >= minimum else { return nil }
-        let centreBefore = tracker.persistentCentre(after: false)
-        let centreAfter = tracker.persistentCentre(after: true)
-        var sum = 0.0, weights = 0.0
-        for pair in tracker.persistent {
-            let rb = pair.before.physical - centreBefore, ra = pair.after.physical - centreAfter
-            let weight = rb.length * ra.length
-            guard weight > 0 else { continue }
-            sum += weight * Self.wrap(atan2(ra.y, ra.x) - atan2(rb.y, rb.x))
-            weights += weight
-        }
-        return weights > 0 ? sum / weights : nil
-    }
-
-    /// An angle wrapped to (−π, π].
-    static func wrap(_ angle: Double) -> Double {
-        var a = angle.truncatingRemainder(dividingBy: 2 * .pi)
-        if a <= -.pi { a += 2 * .pi }
-        if a > .pi { a -= 2 * .pi }
-        return a
+        guard let motion = tracker.persistentMotion(in: .physical), motion.spanBefore >= minimum, motion.spanAfter >= minimum else { return nil }
+        return motion.rotation
     }
 
     private func event(_ state: RecognitionState, at time: Double, touches: Int) -> RotationEvent {

@@ -65,39 +65,16 @@ public final class DirectlyManipulable: Interaction, ReportsMotionState {
         })
     }
 
-    /// The similarity taking the persistent fingers from before to after the frame, or nil
-    /// when nothing moved.
+    /// The similarity taking the persistent fingers from before to after the frame, in
+    /// screen pixels, or nil when nothing moved.
     static func step(_ tracker: ContactTracker, minimumSpan: Double) -> Step? {
-        let pairs = tracker.persistent
-        guard !pairs.isEmpty else { return nil }
-        var before = Point.zero, after = Point.zero
-        for pair in pairs {
-            before = before + pair.before.position
-            after = after + pair.after.position
-        }
-        before = before / Double(pairs.count)
-        after = after / Double(pairs.count)
+        guard let motion = tracker.persistentMotion(in: .screen) else { return nil }
         var rotation = 0.0, scale = 1.0
-        if pairs.count >= 2 {
-            var spanBefore = 0.0, spanAfter = 0.0, turn = 0.0, weights = 0.0
-            for pair in pairs {
-                let rb = pair.before.position - before, ra = pair.after.position - after
-                spanBefore += rb.length
-                spanAfter += ra.length
-                let weight = rb.length * ra.length
-                if weight > 0 {
-                    turn += weight * RotationRecognizer.wrap(atan2(ra.y, ra.x) - atan2(rb.y, rb.x))
-                    weights += weight
-                }
-            }
-            spanBefore /= Double(pairs.count)
-            spanAfter /= Double(pairs.count)
-            if spanBefore >= minimumSpan && spanAfter >= minimumSpan && weights > 0 {
-                rotation = turn / weights
-                scale = spanAfter / spanBefore
-            }
+        if let turn = motion.rotation, motion.spanBefore >= minimumSpan && motion.spanAfter >= minimumSpan {
+            rotation = turn
+            scale = motion.spanAfter / motion.spanBefore
         }
-        let step = Step(before: before, after: after, rotation: rotation, scale: scale)
+        let step = Step(before: motion.before, after: motion.after, rotation: rotation, scale: scale)
         return step.before == step.after && rotation == 0 && scale == 1 ? nil : step
     }
 }
