@@ -74,3 +74,65 @@ struct GestureLifecycle: Sendable {
     /// Whether the gesture is in progress.
     var isInProgress: Bool { phase == .inProgress }
 }
+
+/// What drag, pinch and rotation share: their contacts, their lifecycle, and the velocity
+/// of their value. Each frame, a recognizer ``take(_:)``s it, measures its value from
+/// ``tracker``, then ``report(_:at:beyondThreshold:changed:)``s the value; what comes back is
+/// the event to emit, if any. The rules live here once: at the end, an event counts the
+/// fingers that were down before the lift; a failed or cancelled gesture reports no
+/// velocity; everything is forgotten when the last finger lifts.
+struct ContinuousGesture<Value: MotionVector & Sendable>: Sendable {
+    /// An event's common part.
+    struct Report {
+        var state: RecognitionState
+        var time: Double
+        var touches: Int
+        var velocity: Value
+        var centroid: Point
+    }
+
+    /// The contacts, to measure from.
+    private(set) var tracker = ContactTracker()
+    private var lifecycle: GestureLifecycle
+    private var velocity: VelocityEstimator<Value>
+    private var touchesBefore = 0
+
+    init(minimumTouches: Int, thresholds: GestureThresholds) {
+        lifecycle = GestureLifecycle(minimumTouches: minimumTouches)
+        velocity = VelocityEstimator(window: thresholds.velocityWindow, stoppedAfter: thresholds.stoppedAfter)
+    }
+
+    /// Whether the gesture is in progress.
+    var isInProgress: Bool { lifecycle.isInProgress }
+
+    /// Whether no finger is down: the recognizer forgets its value.
+    var isOver: Bool { tracker.active.isEmpty }
+
+    /// Takes the next frame's contacts.
+    mutating func take(_ frame: TouchFrame) {
+        touchesBefore = tracker.active.count
+        tracker.update(frame)
+    }
+
+    /// Records the value measured from this frame and advances the lifecycle.
+    mutating func report(_ value: Value, at time: Double, beyondThreshold: Bool, changed: Bool) -> Report? {
+        velocity.add(value, at: time)
+        let state = lifecycle.step(down: tracker.active.count, cancelled: tracker.cancelled, beyondThreshold: beyondThreshold, changed: changed)
+        let report = state.map { self.report($0, at: time, touches: isOver ? touchesBefore : tracker.active.count) }
+        if isOver {
+            velocity.reset()
+            tracker.reset()
+        }
+        return report
+    }
+
+    /// Stops the gesture for the rest of the touch sequence; see ``GestureLifecycle/block()``.
+    mutating func block(at time: Double) -> Report? {
+        lifecycle.block().map { report($0, at: time, touches: tracker.active.count) }
+    }
+
+    private func report(_ state: RecognitionState, at time: Double, touches: Int) -> Report {
+        let rate = state == .failed || state == .cancelled ? .zero : velocity.velocity(at: time)
+        return Report(state: state, time: time, touches: touches, velocity: rate, centroid: tracker.centroid)
+    }
+}

@@ -8,25 +8,23 @@
 public struct PinchRecognizer: Sendable {
     /// When the pinch begins.
     public var thresholds: GestureThresholds
-    private var lifecycle = GestureLifecycle(minimumTouches: 2)
-    private var tracker = ContactTracker()
+    private var gesture: ContinuousGesture<Double>
     private var scale = 1.0
     private var spanChange = 0.0
-    private var velocity: VelocityEstimator<Double>
 
     /// Creates a pinch recognizer.
     public init(thresholds: GestureThresholds = GestureThresholds()) {
         self.thresholds = thresholds
-        self.velocity = VelocityEstimator(window: thresholds.velocityWindow, stoppedAfter: thresholds.stoppedAfter)
+        self.gesture = ContinuousGesture(minimumTouches: 2, thresholds: thresholds)
     }
 
     /// Whether a pinch is in progress.
-    public var isInProgress: Bool { lifecycle.isInProgress }
+    public var isInProgress: Bool { gesture.isInProgress }
 
     /// Takes the next frame of the contacts assigned to this recognizer.
     public mutating func update(_ frame: TouchFrame) -> PinchEvent? {
-        let touchesBefore = tracker.active.count
-        tracker.update(frame)
+        gesture.take(frame)
+        let tracker = gesture.tracker
         let minimum = thresholds.distance(thresholds.minimumSpan, thresholds.minimumSpanPixels, physical: tracker.isPhysical)
         var changed = false
         if tracker.persistent.count >= 2, let motion = tracker.persistentMotion(in: .physical),
@@ -35,29 +33,22 @@ public struct PinchRecognizer: Sendable {
             spanChange += motion.spanAfter - motion.spanBefore
             changed = true
         }
-        velocity.add(scale, at: frame.time)
         let slop = thresholds.distance(thresholds.pinchSlop, thresholds.pinchSlopPixels, physical: tracker.isPhysical)
-        let state = lifecycle.step(
-            down: tracker.active.count, cancelled: tracker.cancelled,
-            beyondThreshold: Swift.abs(spanChange) > slop, changed: changed)
-        defer { if tracker.active.isEmpty { reset() } }
-        return state.map { event($0, at: frame.time, touches: tracker.active.isEmpty ? touchesBefore : tracker.active.count) }
+        let emitted = gesture.report(scale, at: frame.time, beyondThreshold: Swift.abs(spanChange) > slop, changed: changed).map(event)
+        if gesture.isOver {
+            scale = 1
+            spanChange = 0
+        }
+        return emitted
     }
 
     /// Stops the pinch for the rest of the touch sequence.
     public mutating func block(at time: Double) -> PinchEvent? {
-        lifecycle.block().map { event($0, at: time, touches: tracker.active.count) }
+        gesture.block(at: time).map(event)
     }
 
-    private func event(_ state: RecognitionState, at time: Double, touches: Int) -> PinchEvent {
-        let rate = state == .failed || state == .cancelled ? 0 : velocity.velocity(at: time)
-        return PinchEvent(state: state, time: time, touches: touches, scale: scale, scaleVelocity: rate, centroid: tracker.centroid)
-    }
-
-    private mutating func reset() {
-        scale = 1
-        spanChange = 0
-        velocity.reset()
-        tracker.reset()
+    private func event(_ report: ContinuousGesture<Double>.Report) -> PinchEvent {
+        PinchEvent(state: report.state, time: report.time, touches: report.touches, scale: scale,
+                   scaleVelocity: report.velocity, centroid: report.centroid)
     }
 }
