@@ -36,7 +36,7 @@ public enum JSONValue: Hashable, Sendable, ExpressibleByStringLiteral, Expressib
         switch self {
         case .null: output += "null"
         case .bool(let value): output += value ? "true" : "false"
-        case .number(let value): output += value.isFinite ? Self.format(value) : "null"
+        case .number(let value): output += value.isFinite ? compactNumber(value) : "null"
         case .integer(let value): output += String(value)
         case .string(let value): Self.encode(string: value, into: &output)
         case .array(let values):
@@ -58,11 +58,6 @@ public enum JSONValue: Hashable, Sendable, ExpressibleByStringLiteral, Expressib
         }
     }
 
-    /// Swift's shortest round-trip form, which is valid JSON; whole numbers keep no ".0".
-    private static func format(_ value: Double) -> String {
-        if value == value.rounded(), Swift.abs(value) < 1e15 { return String(Int64(value)) }
-        return "\(value)"
-    }
 
     private static func encode(string: String, into output: inout String) {
         output += "\""
@@ -84,4 +79,11 @@ public enum JSONValue: Hashable, Sendable, ExpressibleByStringLiteral, Expressib
 
     public static func == (lhs: JSONValue, rhs: JSONValue) -> Bool { lhs.encoded == rhs.encoded }
     public func hash(into hasher: inout Hasher) { hasher.combine(encoded) }
+}
+
+/// A number as people and JSON write it: whole numbers without ".0", others in Swift's
+/// shortest round-trip form (valid JSON).
+public func compactNumber(_ value: Double) -> String {
+    if value == value.rounded(), Swift.abs(value) < 1e15 { return String(Int64(value)) }
+    return "\(value)"
 }

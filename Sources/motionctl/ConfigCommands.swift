@@ -27,10 +27,10 @@ struct ConfigCheckCommand: ParsableCommand {
         let configuration = try loadConfiguration(file)
         emit("\(file): OK")
         let daemon = configuration.daemon
-        emit("daemon: socket \(daemon.socket), \(format(daemon.frameRate)) frames/s"
+        emit("daemon: socket \(daemon.socket), \(compactNumber(daemon.frameRate)) frames/s"
             + (daemon.socketGroup.map { ", socket group \($0)" } ?? "")
             + (daemon.controlGroups.isEmpty ? "" : ", control groups \(daemon.controlGroups.joined(separator: ", "))"))
-        emit("screen: \(format(configuration.screen.width)) × \(format(configuration.screen.height)) px")
+        emit("screen: \(compactNumber(configuration.screen.width)) × \(compactNumber(configuration.screen.height)) px")
         if configuration.devices.isEmpty {
             emit("devices: every touchscreen, mapped to the whole screen")
         } else {
@@ -41,7 +41,7 @@ struct ConfigCheckCommand: ParsableCommand {
         emit("gestures: " + (changed.isEmpty ? "default thresholds" : changed.joined(separator: ", ")))
         emit("elements:")
         for element in configuration.elements {
-            emit("  \(element.id): centre (\(format(element.center.x)), \(format(element.center.y))), size \(format(element.size.width)) × \(format(element.size.height)), z \(element.z)"
+            emit("  \(element.id): centre (\(compactNumber(element.center.x)), \(compactNumber(element.center.y))), size \(compactNumber(element.size.width)) × \(compactNumber(element.size.height)), z \(element.z)"
                 + (element.rotation != 0 ? ", rotation \(element.rotation) rad" : "") + (element.scale != 1 ? ", scale \(element.scale)" : ""))
             for interaction in element.interactions { emit("    " + describe(interaction)) }
         }
@@ -57,27 +57,27 @@ struct ConfigCheckCommand: ParsableCommand {
             }
         }
         var parts = [rules.isEmpty ? "every touchscreen" : rules.joined(separator: " or ")]
-        if let output = device.output { parts.append("output \(format(output.width)) × \(format(output.height))") }
+        if let output = device.output { parts.append("output \(compactNumber(output.width)) × \(compactNumber(output.height))") }
         if device.rotation != .none { parts.append("rotated \(device.rotation.rawValue)°") }
         if device.flipHorizontal { parts.append("flipped horizontally") }
         if device.flipVertical { parts.append("flipped vertically") }
-        if let matrix = device.calibration { parts.append("calibration " + matrix.map(format).joined(separator: " ")) }
+        if let matrix = device.calibration { parts.append("calibration " + matrix.map(compactNumber).joined(separator: " ")) }
         return parts.joined(separator: ", ")
     }
 
     private func describe(_ interaction: InteractionSettings) -> String {
         func spring(_ s: SpringConfiguration) -> String {
-            String(format: "spring tension %.1f, friction %.1f", s.tension, s.friction) + (s.mass != 1 ? " mass \(format(s.mass))" : "")
+            String(format: "spring tension %.1f, friction %.1f", s.tension, s.friction) + (s.mass != 1 ? " mass \(compactNumber(s.mass))" : "")
         }
         func destination(_ d: DestinationSettings) -> String {
             switch d {
-            case .point(let p): return "(\(format(p.x)), \(format(p.y)))"
+            case .point(let p): return "(\(compactNumber(p.x)), \(compactNumber(p.y)))"
             case .element(let id): return "\(id)'s position"
             }
         }
         switch interaction {
         case let .draggable(bounds, maxLength, s):
-            return "draggable" + (bounds.map { ", kept in \(format($0.origin.x)), \(format($0.origin.y)), \(format($0.size.width)) × \(format($0.size.height)) (rubber band \(format(maxLength)) px, \(spring(s)))" } ?? "")
+            return "draggable" + (bounds.map { ", kept in \(format($0.origin.x)), \(format($0.origin.y)), \(format($0.size.width)) × \(format($0.size.height)) (rubber band \(compactNumber(maxLength)) px, \(spring(s)))" } ?? "")
         case let .tossable(d, snaps, s):
             return "tossable to " + (d.map(destination) ?? "the nearest of \(snaps.keys.sorted().joined(separator: ", "))") + ", \(spring(s))"
         case let .attach(d, s): return "attach to \(destination(d)), \(spring(s))"
@@ -86,14 +86,14 @@ struct ConfigCheckCommand: ParsableCommand {
             return "scalable" + (minimum.map { " from \(format($0))" } ?? "") + (maximum.map { " to \(format($0))" } ?? "") + (minimum ?? maximum != nil ? ", \(spring(s))" : "")
         case .directlyManipulable: return "directly manipulable (drag, rotate, scale)"
         case .setPositionOnTap(let target): return "set position on tap (moves its \(target == .position ? "position" : target.rawValue + " destination"))"
-        case let .changeDirection(velocity, axis): return "change direction past \(format(velocity)) px/s, \(axis.rawValue)"
+        case let .changeDirection(velocity, axis): return "change direction past \(compactNumber(velocity)) px/s, \(axis.rawValue)"
         }
     }
 
     private func gestureChanges(_ g: GestureThresholds) -> [String] {
         let d = GestureThresholds()
         var changes: [String] = []
-        func note(_ name: String, _ value: Double, _ base: Double) { if value != base { changes.append("\(name) \(format(value))") } }
+        func note(_ name: String, _ value: Double, _ base: Double) { if value != base { changes.append("\(name) \(compactNumber(value))") } }
         note("drag_slop_mm", g.dragSlop, d.dragSlop); note("drag_slop_px", g.dragSlopPixels, d.dragSlopPixels)
         note("tap_slop_mm", g.tapSlop, d.tapSlop); note("tap_slop_px", g.tapSlopPixels, d.tapSlopPixels)
         note("tap_max_duration", g.tapMaximumDuration, d.tapMaximumDuration)
@@ -114,9 +114,6 @@ func loadConfiguration(_ file: String) throws -> Configuration {
     }
 }
 
-func format(_ value: Double) -> String {
-    value == value.rounded() && Swift.abs(value) < 1e15 ? String(Int64(value)) : String(value)
-}
 
 /// `motionctl simulate`: the whole engine offline on a recording.
 struct SimulateCommand: ParsableCommand {

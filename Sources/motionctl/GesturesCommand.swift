@@ -53,23 +53,19 @@ struct GesturesCommand: ParsableCommand {
     }
 
     private func line(_ gesture: RecognizedGesture) -> String {
-        let (time, touches, value): (Double, Int, String)
+        let value: String
         switch gesture {
         case .drag(let e):
-            (time, touches) = (e.time, e.touches)
             value = String(format: "translation (%.1f, %.1f) px  velocity (%.0f, %.0f) px/s", e.translation.x, e.translation.y, e.translationVelocity.x, e.translationVelocity.y)
         case .pinch(let e):
-            (time, touches) = (e.time, e.touches)
             value = String(format: "scale %.4f  velocity %.3f/s", e.scale, e.scaleVelocity)
         case .rotate(let e):
-            (time, touches) = (e.time, e.touches)
             value = String(format: "rotation %.4f rad (%.1f°)  velocity %.3f rad/s", e.rotation, e.rotation * 180 / .pi, e.rotationVelocity)
         case .tap(let e):
-            (time, touches) = (e.time, e.touches)
             value = e.state == .recognized ? String(format: "count %d at (%.1f, %.1f)", e.count, e.location.x, e.location.y) : ""
         }
-        return pad(String(format: "%.4f", time), 10) + "  " + gesture.kind.rawValue.padding(toLength: 8, withPad: " ", startingAt: 0)
-            + gesture.state.rawValue.padding(toLength: 11, withPad: " ", startingAt: 0) + pad("\(touches)", 7) + "  " + value
+        return pad(String(format: "%.4f", gesture.time), 10) + "  " + gesture.kind.rawValue.padding(toLength: 8, withPad: " ", startingAt: 0)
+            + gesture.state.rawValue.padding(toLength: 11, withPad: " ", startingAt: 0) + pad("\(gesture.touches)", 7) + "  " + value
     }
 
     private func pad(_ text: String, _ width: Int) -> String {

@@ -77,6 +77,26 @@ public enum RecognizedGesture: Hashable, Sendable {
         }
     }
 
+    /// The frame's timestamp, in seconds.
+    public var time: Double {
+        switch self {
+        case .drag(let e): return e.time
+        case .pinch(let e): return e.time
+        case .rotate(let e): return e.time
+        case .tap(let e): return e.time
+        }
+    }
+
+    /// The fingers the event counts.
+    public var touches: Int {
+        switch self {
+        case .drag(let e): return e.touches
+        case .pinch(let e): return e.touches
+        case .rotate(let e): return e.touches
+        case .tap(let e): return e.touches
+        }
+    }
+
     /// The event's state.
     public var state: RecognitionState {
         switch self {

@@ -180,7 +180,7 @@ extension Configuration {
             let minimum = try scalable.number("minimum", in: 0.000_001...1_000_000)
             let maximum = try scalable.number("maximum", in: 0.000_001...1_000_000)
             if let minimum, let maximum, minimum > maximum {
-                throw scalable.error("maximum", "maximum (\(TableReader.format(maximum))) is below minimum (\(TableReader.format(minimum)))")
+                throw scalable.error("maximum", "maximum (\(compactNumber(maximum))) is below minimum (\(compactNumber(minimum)))")
             }
             element.interactions.append(.scalable(minimum: minimum, maximum: maximum, spring: try scalable.spring("spring")))
             try scalable.finish()
@@ -309,7 +309,7 @@ struct TableReader {
         guard let value = value(key) else { return nil }
         guard let number = Self.number(value) else { throw wrongType(key, "a number", value) }
         if let range, !range.contains(number) {
-            throw error(key, "\(key) must be between \(Self.format(range.lowerBound)) and \(Self.format(range.upperBound)), not \(Self.format(number))")
+            throw error(key, "\(key) must be between \(compactNumber(range.lowerBound)) and \(compactNumber(range.upperBound)), not \(compactNumber(number))")
         }
         return number
     }
@@ -351,7 +351,7 @@ struct TableReader {
         guard let size = try pair(value, key: key, names: ("width", "height")) else {
             throw wrongType(key, "a size, [width, height] or { width = …, height = … }", value)
         }
-        guard size.0 > 0 && size.1 > 0 else { throw error(key, "\(key) must be positive, not \(Self.format(size.0)) × \(Self.format(size.1))") }
+        guard size.0 > 0 && size.1 > 0 else { throw error(key, "\(key) must be positive, not \(compactNumber(size.0)) × \(compactNumber(size.1))") }
         return Size(width: size.0, height: size.1)
     }
 
@@ -466,9 +466,5 @@ struct TableReader {
         case .double: return value.double.flatMap { $0.isFinite ? $0 : nil }
         default: return nil
         }
-    }
-
-    static func format(_ value: Double) -> String {
-        value == value.rounded() && Swift.abs(value) < 1e15 ? String(Int64(value)) : String(value)
     }
 }

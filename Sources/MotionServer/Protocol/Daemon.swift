@@ -383,14 +383,7 @@ public final class Daemon {
         // {"event": "state", "stream", "state", "t", "touches", …the gesture's values}
         members.removeAll { $0.0 == "gesture" || $0.0 == "t" || $0.0 == "state" }
         if gesture.state != .ended { members.removeAll { $0.0 == "velocity" } }
-        let time: Double
-        switch gesture {
-        case .drag(let e): time = e.time
-        case .pinch(let e): time = e.time
-        case .rotate(let e): time = e.time
-        case .tap(let e): time = e.time
-        }
-        let line = encode(.object([("event", "state"), ("stream", .string(stream)), ("state", .string(gesture.state.rawValue)), ("t", .number(time))] + members))
+        let line = encode(.object([("event", "state"), ("stream", .string(stream)), ("state", .string(gesture.state.rawValue)), ("t", .number(gesture.time))] + members))
         for session in subscribers {
             session.output.send(line, coalescing: nil)
             session.output.flush()
