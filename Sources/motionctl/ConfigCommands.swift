@@ -77,13 +77,13 @@ struct ConfigCheckCommand: ParsableCommand {
         }
         switch interaction {
         case let .draggable(bounds, maxLength, s):
-            return "draggable" + (bounds.map { ", kept in \(format($0.origin.x)), \(format($0.origin.y)), \(format($0.size.width)) × \(format($0.size.height)) (rubber band \(compactNumber(maxLength)) px, \(spring(s)))" } ?? "")
+            return "draggable" + (bounds.map { ", kept in \(compactNumber($0.origin.x)), \(compactNumber($0.origin.y)), \(compactNumber($0.size.width)) × \(compactNumber($0.size.height)) (rubber band \(compactNumber(maxLength)) px, \(spring(s)))" } ?? "")
         case let .tossable(d, snaps, s):
             return "tossable to " + (d.map(destination) ?? "the nearest of \(snaps.keys.sorted().joined(separator: ", "))") + ", \(spring(s))"
         case let .attach(d, s): return "attach to \(destination(d)), \(spring(s))"
         case .rotatable: return "rotatable"
         case let .scalable(minimum, maximum, s):
-            return "scalable" + (minimum.map { " from \(format($0))" } ?? "") + (maximum.map { " to \(format($0))" } ?? "") + (minimum ?? maximum != nil ? ", \(spring(s))" : "")
+            return "scalable" + (minimum.map { " from \(compactNumber($0))" } ?? "") + (maximum.map { " to \(compactNumber($0))" } ?? "") + (minimum ?? maximum != nil ? ", \(spring(s))" : "")
         case .directlyManipulable: return "directly manipulable (drag, rotate, scale)"
         case .setPositionOnTap(let target): return "set position on tap (moves its \(target == .position ? "position" : target.rawValue + " destination"))"
         case let .changeDirection(velocity, axis): return "change direction past \(compactNumber(velocity)) px/s, \(axis.rawValue)"
