@@ -21,9 +21,6 @@ public final class EventStream<Value> {
         }
     }
 
-    /// Whether anyone subscribes: the engine skips work nobody listens to.
-    public var hasObservers: Bool { !observers.isEmpty }
-
     /// Delivers `value`, then the state change it implies, to every observer.
     public func send(_ value: Value) {
         let current = observers
