@@ -4,7 +4,7 @@ import Testing
 /// Paths the end-to-end tests need, found from this file's place in the repository.
 enum EndToEnd {
     static let repository = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-    static let recordings = repository.deletingLastPathComponent().appendingPathComponent("shared/recordings")
+    static let recordings = repository.appendingPathComponent("Tests/Fixtures/recordings")
     static let hotplugScript = repository.appendingPathComponent("Tests/EndToEnd/hotplug.py")
 
     static let recordingsWithEvents = [

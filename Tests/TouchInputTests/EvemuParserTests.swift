@@ -4,9 +4,9 @@ import Testing
 
 @Suite("evemu parser")
 struct EvemuParserTests {
-    @Test("every shared recording parses, with its header and all its events", arguments: SharedRecordings.withEvents)
-    func sharedRecordings(name: String) throws {
-        let text = try SharedRecordings.text(name)
+    @Test("every fixture recording parses, with its header and all its events", arguments: FixtureRecordings.withEvents)
+    func fixtureRecordings(name: String) throws {
+        let text = try FixtureRecordings.text(name)
         let recording = try EvemuRecording(parsing: text)
         let expectedEvents = text.split(separator: "\n").filter { $0.hasPrefix("E:") }.count
         #expect(recording.events.count == expectedEvents)
@@ -18,7 +18,7 @@ struct EvemuParserTests {
 
     @Test("the Pixel Tablet header: SPI ids, 11 units/mm, no slots or legacy axes")
     func pixelHeader() throws {
-        let recording = try SharedRecordings.recording(SharedRecordings.pixel)
+        let recording = try FixtureRecordings.recording(FixtureRecordings.pixel)
         let device = try #require(recording.device)
         #expect(device.name == "NVTCapacitiveTouchScreen")
         #expect(device.bus == 0x1c && device.vendor == 0x0603 && device.product == 0x7806 && device.version == 0x0100)
@@ -33,9 +33,9 @@ struct EvemuParserTests {
         #expect(device.has(EventType.key, KeyCode.touch))
     }
 
-    @Test("device descriptions without events parse", arguments: [SharedRecordings.elan, SharedRecordings.wacom])
+    @Test("device descriptions without events parse", arguments: [FixtureRecordings.elan, FixtureRecordings.wacom])
     func descriptions(name: String) throws {
-        let recording = try SharedRecordings.recording(name)
+        let recording = try FixtureRecordings.recording(name)
         #expect(recording.events.isEmpty)
         let device = try #require(recording.device)
         #expect(device.kind == .multitouchScreen)

@@ -226,20 +226,20 @@ struct FrameAssemblyTests {
         #expect(noResolution.millimetres == nil)
     }
 
-    @Test("the shared recordings assemble into the frames their README describes")
-    func sharedRecordings() throws {
+    @Test("the fixture recordings assemble into the frames their README describes")
+    func fixtureRecordings() throws {
         func frames(_ name: String) throws -> [TouchFrame] {
-            try RecordingReplay(SharedRecordings.recording(name)).frames()
+            try RecordingReplay(FixtureRecordings.recording(name)).frames()
         }
-        let taps = try frames(SharedRecordings.atmelTaps)
+        let taps = try frames(FixtureRecordings.atmelTaps)
         #expect(taps.filter { $0.contacts.contains { $0.phase == .began } }.count == 9)
         #expect(taps.allSatisfy { $0.contacts.allSatisfy { $0.phase != .moved } }, "zero movement")
 
-        let four = try frames(SharedRecordings.atmelFour)
+        let four = try frames(FixtureRecordings.atmelFour)
         #expect(Set(four.flatMap(\.contacts).map(\.trackingID)).count == 4)
         #expect(four.map { $0.activeContacts.count }.max() == 4)
 
-        let pixel = try frames(SharedRecordings.pixel)
+        let pixel = try frames(FixtureRecordings.pixel)
         #expect(pixel.first?.time == 0, "times relative to the first event")
         #expect(pixel.last?.contacts.first?.phase == .ended)
         let start = try #require(pixel.first?.contacts.first?.millimetres)

@@ -131,7 +131,7 @@ struct UmockdevExportTests {
 
     @Test("the ioctl answers are as long as libevdev's buffers, and every slot starts empty")
     func ioctlSizes() throws {
-        let device = try #require(SharedRecordings.recording(SharedRecordings.atmelDrag).device)
+        let device = try #require(FixtureRecordings.recording(FixtureRecordings.atmelDrag).device)
         let export = UmockdevExport(device: device, eventNumber: 7)
         let ioctl = export.ioctlFile()
         #expect(ioctl.hasPrefix("@DEV /dev/input/event7\n"))
@@ -153,7 +153,7 @@ struct UmockdevExportTests {
 
     @Test("the device file makes a udev touchscreen at the node")
     func deviceFile() throws {
-        let device = try #require(SharedRecordings.recording(SharedRecordings.pixel).device)
+        let device = try #require(FixtureRecordings.recording(FixtureRecordings.pixel).device)
         let text = UmockdevExport(device: device, eventNumber: 51).deviceFile()
         for line in ["P: /devices/virtual/input/input51/event51", "N: input/event51", "E: DEVNAME=/dev/input/event51",
                      "E: ID_INPUT_TOUCHSCREEN=1", "E: PRODUCT=1c/603/7806/100", "E: NAME=\"NVTCapacitiveTouchScreen\""] {
@@ -165,7 +165,7 @@ struct UmockdevExportTests {
 
     @Test("the events file reads back as the same events, after the lead-in")
     func eventsRoundTrip() throws {
-        let recording = try SharedRecordings.recording(SharedRecordings.ep0430)
+        let recording = try FixtureRecordings.recording(FixtureRecordings.ep0430)
         let back = try EvemuRecording(parsing: UmockdevExport.eventsFile(recording.events, leadIn: 0.5))
         #expect(back.events.count == recording.events.count)
         for (original, copy) in zip(recording.events, back.events) {

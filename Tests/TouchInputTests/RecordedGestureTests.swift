@@ -2,12 +2,12 @@ import MotionCore
 import Testing
 @testable import TouchInput
 
-/// The shared recordings through the recognizers, checked against what their README says a
+/// The fixture recordings through the recognizers, checked against what their README says a
 /// recognizer should see.
 @Suite("Gestures on the real recordings")
 struct RecordedGestureTests {
     static func gestures(_ name: String) throws -> (frames: [TouchFrame], events: [RecognizedGesture]) {
-        let frames = try RecordingReplay(SharedRecordings.recording(name)).frames()
+        let frames = try RecordingReplay(FixtureRecordings.recording(name)).frames()
         var set = GestureSet()
         return (frames, frames.flatMap { set.update($0) })
     }
@@ -18,7 +18,7 @@ struct RecordedGestureTests {
 
     @Test("the up-down drag follows the finger: y 379 → 89 → 393")
     func upDownDrag() throws {
-        let (frames, events) = try Self.gestures(SharedRecordings.atmelDrag)
+        let (frames, events) = try Self.gestures(FixtureRecordings.atmelDrag)
         let start = try #require(frames.first?.contacts.first?.position)
         let drags = events.compactMap { if case .drag(let e) = $0 { return e }; return nil }
         #expect(Self.began(events, .drag) == 1)
@@ -36,7 +36,7 @@ struct RecordedGestureTests {
 
     @Test("nine taps and no drag")
     func nineTaps() throws {
-        let (_, events) = try Self.gestures(SharedRecordings.atmelTaps)
+        let (_, events) = try Self.gestures(FixtureRecordings.atmelTaps)
         let taps = events.compactMap { if case .tap(let e) = $0, e.state == .recognized { return e }; return nil }
         #expect(taps.count == 9)
         #expect(taps.allSatisfy { $0.touches == 1 })
@@ -46,7 +46,7 @@ struct RecordedGestureTests {
 
     @Test("the two-finger hold begins no pinch, no rotation and no drag")
     func twoFingerHold() throws {
-        let (_, events) = try Self.gestures(SharedRecordings.atmelHold)
+        let (_, events) = try Self.gestures(FixtureRecordings.atmelHold)
         for kind in [GestureKind.pinch, .rotate, .drag] {
             #expect(Self.began(events, kind) == 0, "\(kind) began")
         }
@@ -55,7 +55,7 @@ struct RecordedGestureTests {
 
     @Test("the two-finger parallel drag is a pan, not a pinch or a rotation")
     func parallelDrag() throws {
-        let (_, events) = try Self.gestures(SharedRecordings.ep0430)
+        let (_, events) = try Self.gestures(FixtureRecordings.ep0430)
         #expect(Self.began(events, .drag) == 1)
         #expect(Self.began(events, .pinch) == 0)
         #expect(Self.began(events, .rotate) == 0)
@@ -70,7 +70,7 @@ struct RecordedGestureTests {
 
     @Test("the four-finger drag is one downward drag")
     func fourFingerDrag() throws {
-        let (_, events) = try Self.gestures(SharedRecordings.atmelFour)
+        let (_, events) = try Self.gestures(FixtureRecordings.atmelFour)
         #expect(Self.began(events, .drag) == 1)
         let drags = events.compactMap { if case .drag(let e) = $0 { return e }; return nil }
         #expect(drags.map(\.touches).max() == 4)
@@ -82,7 +82,7 @@ struct RecordedGestureTests {
 
     @Test("the tablet fling ends at about 0.9–1.0 m/s up and to the left")
     func tabletFling() throws {
-        let (_, events) = try Self.gestures(SharedRecordings.pixel)
+        let (_, events) = try Self.gestures(FixtureRecordings.pixel)
         let end = try #require(events.compactMap { if case .drag(let e) = $0 { return e }; return nil }.last)
         #expect(end.state == .ended)
         // Pixels are device units here (no output size), at 11 units per millimetre.

@@ -3,11 +3,12 @@ import Foundation
 import Testing
 @testable import TouchInput
 
-/// The shared recordings beside the repository (`../shared/recordings`).
-enum SharedRecordings {
+/// The real recordings kept in the repository as fixtures (`Tests/Fixtures/recordings`, with
+/// their sources and licences), found from this file's place so a fresh clone has them.
+enum FixtureRecordings {
     static let directory: URL = URL(fileURLWithPath: #filePath)
-        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-        .deletingLastPathComponent().appendingPathComponent("shared/recordings")
+        .deletingLastPathComponent().deletingLastPathComponent()
+        .appendingPathComponent("Fixtures/recordings")
 
     static func url(_ name: String) -> URL { directory.appendingPathComponent(name) }
 
@@ -58,5 +59,37 @@ struct DeviceErrorTests {
         #expect(throws: DeviceError.cannotOpen(node: "/nonexistent/event9", errno: 2)) {
             try TouchDevice(node: "/nonexistent/event9")
         }
+    }
+}
+
+@Suite("Fixtures a fresh clone has")
+struct FixtureTests {
+    static let repository = URL(fileURLWithPath: #filePath)
+        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+
+    @Test("every recording the tests name is in the repository, beside its licences")
+    func recordingsPresent() throws {
+        let names = FixtureRecordings.withEvents + [FixtureRecordings.elan, FixtureRecordings.wacom]
+        for name in names + ["README.md", "LICENSE.MIT-evemu-devices", "LICENSE.Apache-2.0-aosp"] {
+            #expect(FileManager.default.fileExists(atPath: FixtureRecordings.url(name).path), "\(name) is missing")
+        }
+    }
+
+    /// Someone who clones the repository has nothing beside it: a test, benchmark or script that
+    /// reads the developers' shared folder fails for them (it did, 56 times, before the fixtures).
+    @Test("nothing under Tests/, Benchmarks/ or scripts/ reads the shared folder beside the repository")
+    func nothingReadsShared() throws {
+        // Spelled in pieces, so that this file does not find itself.
+        let needles = [".." + "/shared", "shared" + "/recordings"]
+        var offenders: [String] = []
+        for folder in ["Tests", "Benchmarks", "scripts"] {
+            let root = Self.repository.appendingPathComponent(folder)
+            let walker = try #require(FileManager.default.enumerator(at: root, includingPropertiesForKeys: nil))
+            for case let file as URL in walker where !file.path.contains("/Fixtures/") && !file.path.contains("/.build") {
+                guard let text = try? String(contentsOf: file, encoding: .utf8) else { continue }
+                for needle in needles where text.contains(needle) { offenders.append("\(file.path): \(needle)") }
+            }
+        }
+        #expect(offenders.isEmpty, "\(offenders)")
     }
 }

@@ -3,11 +3,11 @@ import Foundation
 import MotionCore
 import TouchInput
 
-/// The biggest shared recording: two fingers, 695 events, 98 frames.
+/// The biggest recording among the test fixtures: two fingers, 695 events, 98 frames.
 let biggestRecording = URL(fileURLWithPath: #filePath)
     .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-    .deletingLastPathComponent().deletingLastPathComponent()
-    .appendingPathComponent("shared/recordings/whot-evemu-devices__ep0430m09__2f-drag-scroll.evemu")
+    .deletingLastPathComponent()
+    .appendingPathComponent("Tests/Fixtures/recordings/whot-evemu-devices__ep0430m09__2f-drag-scroll.evemu")
 
 /// What reading touch input costs: one frame through the assembler (the work per frame of a
 /// live device, after libevdev), and parsing a recording.
