@@ -2,15 +2,22 @@ import Foundation
 import Glibc
 import Testing
 
+/// Every suite that starts motiond lives in here, so they run one test at a time: a daemon
+/// started by one test must not take the CPU another test's daemon needs (outcomes may not
+/// depend on that), and each test has a time limit besides its own deadlines.
+@Suite("Daemons", .serialized, .timeLimit(.minutes(5)))
+enum Daemons {}
+
 /// A motiond started for a test: its socket in a fresh directory, its readiness awaited on
 /// a notify socket (the systemd protocol), stopped with SIGTERM at the end.
 final class RunningDaemon {
     let directory: URL
     let socket: String
     let process = Process()
-    private let notify: Int32
+    private var notify: Int32
     private let errorPipe = Pipe()
     private var errorText: ThreadedReader?
+    private let exit = ExitWatch()
 
     init(_ arguments: [String], socket path: String? = nil, configuration: String? = nil, environment: [String: String] = [:]) throws {
         directory = try EndToEnd.scratch()
@@ -38,40 +45,84 @@ final class RunningDaemon {
         process.environment = ProcessInfo.processInfo.environment.merging(environment.merging(["NOTIFY_SOCKET": notifyPath]) { $1 }) { $1 }
         process.standardError = errorPipe
         process.standardOutput = FileHandle.nullDevice
+        exit.watch(process)
         try process.run()
         errorText = ThreadedReader(errorPipe.fileHandleForReading)
         try waitFor("READY=1")
     }
 
-    /// Waits for a notification containing `text` (READY=1 after start and reload).
-    func waitFor(_ text: String) throws {
+    /// Waits up to `seconds` for a notification containing `text` (READY=1 after start and reload).
+    func waitFor(_ text: String, seconds: Double = 60) throws {
         var buffer = [UInt8](repeating: 0, count: 4096)
-        while true {
-            let count = recv(notify, &buffer, buffer.count, 0)
+        let deadline = Date().addingTimeInterval(seconds)
+        while Date() < deadline {
+            let count = recv(notify, &buffer, buffer.count, 0)  // SO_RCVTIMEO bounds each wait
             if count < 0 && errno == EINTR { continue }  // a child's SIGCHLD, not an answer
-            guard count > 0 else { throw Failure(description: "motiond did not notify \(text); it said: \(stop().error)") }
+            guard count > 0 else { break }
             if String(decoding: buffer[..<count], as: UTF8.self).contains(text) { return }
         }
+        throw Failure(description: "motiond did not notify \(text) within \(Int(seconds)) s; it said: \(stop().error)")
     }
 
     /// Sends a signal.
     func signal(_ number: Int32) { kill(process.processIdentifier, number) }
 
-    /// Stops motiond (SIGTERM) and returns its exit code and what it logged.
+    /// Stops motiond (SIGTERM) and returns its exit code and what it logged. One that has not
+    /// exited `seconds` after the signal is killed: its status is then -SIGKILL and its log
+    /// says so, so the test fails with the log instead of hanging the run.
     @discardableResult
-    func stop() -> (status: Int32, error: String) {
-        if process.isRunning { signal(SIGTERM) }
-        process.waitUntilExit()
-        Glibc.close(notify)
-        return (process.terminationStatus, String(decoding: errorText?.wait() ?? Data(), as: UTF8.self))
+    func stop(seconds: Double = 10) -> (status: Int32, error: String) {
+        if !exit.hasExited { signal(SIGTERM) }
+        let inTime = exit.wait(seconds: seconds)
+        if !inTime {
+            signal(SIGKILL)
+            _ = exit.wait(seconds: 10)
+        }
+        if notify >= 0 { Glibc.close(notify); notify = -1 }
+        let log = String(decoding: errorText?.wait(seconds: 10) ?? Data(), as: UTF8.self)
+        guard inTime else { return (-SIGKILL, "motiond did not exit within \(Int(seconds)) s of SIGTERM and was killed; it said:\n" + log) }
+        return (process.terminationStatus, log)
     }
 
+    /// Waits up to `seconds` for motiond to exit by itself (after a SIGKILL, say).
+    func waitForExit(seconds: Double = 10) -> Bool { exit.wait(seconds: seconds) }
+
     deinit {
-        if process.isRunning { process.terminate(); process.waitUntilExit() }
+        if !exit.hasExited {
+            signal(SIGKILL)
+            _ = exit.wait(seconds: 10)
+        }
+        if notify >= 0 { Glibc.close(notify) }
         try? FileManager.default.removeItem(at: directory)
     }
 
     struct Failure: Error, CustomStringConvertible { var description: String }
+}
+
+/// Knows when a child process has exited, and waits for it with a deadline (Foundation's
+/// `waitUntilExit` has none).
+final class ExitWatch: @unchecked Sendable {
+    private let exited = DispatchSemaphore(value: 0)
+    private let lock = NSLock()
+    private var done = false
+
+    /// Watches `process`; call before `run()`.
+    func watch(_ process: Process) {
+        process.terminationHandler = { [self] _ in
+            lock.withLock { done = true }
+            exited.signal()
+        }
+    }
+
+    var hasExited: Bool { lock.withLock { done } }
+
+    /// Whether the process exited within `seconds`.
+    func wait(seconds: Double) -> Bool {
+        if hasExited { return true }
+        guard exited.wait(timeout: .now() + seconds) == .success else { return false }
+        exited.signal()  // for the next waiter
+        return true
+    }
 }
 
 /// A test's client connection: JSON lines over the socket, with a timeout on every read so
@@ -122,11 +173,14 @@ final class TestClient {
     }
 
     /// Sends a request and returns its reply, keeping the events that came first.
-    func request(_ line: String, events: inout [[String: Any]]) throws -> [String: Any] {
+    /// Values streaming in keep each read short, so the reply has a deadline of its own.
+    func request(_ line: String, events: inout [[String: Any]], seconds: Double = 30) throws -> [String: Any] {
         send(line + "\n")
+        let deadline = Date().addingTimeInterval(seconds)
         while let message = try next() {
             if message["id"] != nil { return message }
             events.append(message)
+            guard Date() < deadline else { throw RunningDaemon.Failure(description: "no reply to \(line) within \(Int(seconds)) s") }
         }
         throw RunningDaemon.Failure(description: "the daemon closed the connection")
     }

@@ -1,4 +1,5 @@
 import Foundation
+import Glibc
 import Testing
 
 /// Runs one of the package's executables, as a user would, and captures what it says.
@@ -13,8 +14,9 @@ struct Run {
     }()
 
     /// Runs one of the package's products, or with `absolute`, a program found on the PATH
-    /// (or at the absolute path given).
-    init(_ executable: String, _ arguments: [String], absolute: Bool = false) throws {
+    /// (or at the absolute path given). A program still running after `deadline` seconds is
+    /// killed, and the test fails with what it had said, instead of hanging the run.
+    init(_ executable: String, _ arguments: [String], absolute: Bool = false, deadline: Double = 120) throws {
         let url = executable.hasPrefix("/") ? URL(fileURLWithPath: executable)
             : absolute ? try Self.onPath(executable) : Self.productsDirectory.appendingPathComponent(executable)
         guard FileManager.default.isExecutableFile(atPath: url.path) else {
@@ -27,15 +29,28 @@ struct Run {
         process.standardOutput = out
         process.standardError = err
         process.standardInput = FileHandle.nullDevice
+        let exited = DispatchSemaphore(value: 0)
+        process.terminationHandler = { _ in exited.signal() }
         try process.run()
-        // Read both pipes to the end before waiting, so a full pipe cannot block the child.
+        // Read both pipes on threads, so a full pipe cannot block the child.
         let errorData = ThreadedReader(err.fileHandleForReading)
-        let outputData = out.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
+        let outputData = ThreadedReader(out.fileHandleForReading)
+        let timedOut = exited.wait(timeout: .now() + deadline) == .timedOut
+        if timedOut {
+            kill(process.processIdentifier, SIGKILL)
+            exited.wait()
+        }
         status = process.terminationStatus
-        output = String(decoding: outputData, as: UTF8.self)
-        error = String(decoding: errorData.wait(), as: UTF8.self)
+        // A grandchild may hold the pipes open after the child ends: wait a little, not forever.
+        output = String(decoding: outputData.wait(seconds: 10), as: UTF8.self)
+        error = String(decoding: errorData.wait(seconds: 10), as: UTF8.self)
+        if timedOut {
+            throw Timeout(description: "\(url.lastPathComponent) \(arguments.joined(separator: " ")) did not finish within \(Int(deadline)) s and was killed; it said:\n\(error)\n\(output.suffix(2000))")
+        }
     }
+
+    /// A program that ran past its deadline.
+    struct Timeout: Error, CustomStringConvertible { var description: String }
 
     struct Missing: Error, CustomStringConvertible {
         var path: String
@@ -65,18 +80,35 @@ struct Run {
 
 /// Reads a file handle to its end on another thread.
 final class ThreadedReader: @unchecked Sendable {
+    private let changed = NSCondition()
     private var data = Data()
-    private let done = DispatchSemaphore(value: 0)
+    private var ended = false
 
     init(_ handle: FileHandle) {
         Thread.detachNewThread { [self] in
-            data = handle.readDataToEndOfFile()
-            done.signal()
+            // Piece by piece, so that a deadline still returns what came before it.
+            while case let chunk = handle.availableData, !chunk.isEmpty {
+                changed.withLock { data.append(chunk) }
+                changed.broadcast()
+            }
+            changed.withLock { ended = true }
+            changed.broadcast()
         }
     }
 
-    func wait() -> Data {
-        done.wait()
+    /// What was read, once the writer closed its end or after `seconds`, whichever is first;
+    /// a writer that never closes (a stuck process) costs the deadline, not the run.
+    func wait(seconds: Double = 30) -> Data {
+        waitUntil(seconds: seconds) { _ in false }
+    }
+
+    /// What was read, as soon as it satisfies `enough`, or the writer closed its end, or
+    /// `seconds` passed.
+    func waitUntil(seconds: Double, _ enough: (Data) -> Bool) -> Data {
+        let deadline = Date().addingTimeInterval(seconds)
+        changed.lock()
+        defer { changed.unlock() }
+        while !ended && !enough(data) && changed.wait(until: deadline) {}
         return data
     }
 }

@@ -38,6 +38,16 @@ def main():
     notify.settimeout(60)
     # os.environ is a snapshot from before the testbed set UMOCKDEV_DIR: pass it on by hand.
     daemon = subprocess.Popen(command, env=dict(os.environ, NOTIFY_SOCKET=notify_path, UMOCKDEV_DIR=testbed.get_root_dir()))
+    try:
+        session(daemon, notify, socket_path, streams, testbed, device_file, ioctl_file, events_file)
+    finally:
+        # A failure anywhere above must not leave motiond running after this script.
+        if daemon.poll() is None:
+            daemon.kill()
+            daemon.wait(timeout=10)
+
+
+def session(daemon, notify, socket_path, streams, testbed, device_file, ioctl_file, events_file):
     while b"READY=1" not in notify.recv(4096):
         pass
 
