@@ -50,22 +50,6 @@ struct ReloadTeardownTests {
         #expect(oldEngines.allSatisfy { $0.value == nil }, "\(oldEngines.filter { $0.value != nil }.count) old engines are still alive")
         #expect(oldElements.allSatisfy { $0.value == nil }, "\(oldElements.filter { $0.value != nil }.count) old elements are still alive")
     }
-
-    @Test("a reload publishes nothing from the old scene afterwards")
-    func oldSceneIsSilent() throws {
-        let configuration = try Self.configuration()
-        let clock = ManualFrameClock(now: 100)
-        let daemon = Daemon(configuration: configuration, clock: clock, controlPolicy: { _ in true })
-        let output = RecordingOutput()
-        let session = daemon.connect(output, credentials: nil)
-        daemon.receive(#"{"id": 1, "op": "subscribe", "streams": ["marker.position"]}"#, from: session)
-        try Self.moveMarker(daemon, clock, to: 100)
-        daemon.reload(configuration)
-        _ = try output.take()
-        for k in 1...240 { clock.tick(at: clock.now + Double(k) / 120) }
-        // The new marker rests where the configuration puts it: nothing moves, nothing is sent.
-        #expect(try output.take().isEmpty)
-    }
 }
 
 /// A weak reference, to see whether something was freed.
