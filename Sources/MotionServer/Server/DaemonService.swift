@@ -86,6 +86,7 @@ public final class DaemonService {
             }
             if relay.stopRequested {
                 input?.stop(timeout: inputJoinTimeout)
+                try loop.submit { service.value.stopped.succeed() }.wait()
                 return logger.info("stopped before starting")
             }
             let parts = try loop.submit { service.value.socketParts }.wait()

@@ -130,12 +130,15 @@ final class SignalRelay: @unchecked Sendable {
 final class SignalThread {
     private let thread: JoinableThread
 
-    /// Starts taking the signals for `relay`.
+    /// Starts taking the signals for `relay`; returns once the thread has them blocked.
     init(relay: SignalRelay) throws(SocketError) {
+        let ready = DispatchSemaphore(value: 0)
         thread = try JoinableThread(name: "motiond signals") {
-            // Already so in motiond (main blocked them first); a test's thread may not be.
+            // Already so in motiond (main blocked them first); in a test process, until this
+            // is done, a signal sent to the thread would take its default action.
             var set = DaemonSignal.set
             pthread_sigmask(SIG_BLOCK, &set, nil)
+            ready.signal()
             while true {
                 var info = siginfo_t()
                 let number: Int32
@@ -154,6 +157,7 @@ final class SignalThread {
                 if number > 0, let signal = DaemonSignal(number: number) { relay.received(signal) }
             }
         }
+        ready.wait()
     }
 
     /// The thread, for a test that sends it a signal with `pthread_kill`.
