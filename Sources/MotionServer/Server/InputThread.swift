@@ -32,7 +32,8 @@ final class InputThread: @unchecked Sendable {
     /// once it is closed nothing more goes out.
     private var delivering = true
     private let gate = NIOLock()
-    private var wake: (read: Int32, write: Int32)?
+    /// The pipe that wakes the thread; nil once closed.
+    private(set) var wake: (read: Int32, write: Int32)?
     private var thread: JoinableThread?
 
     /// Starts the thread and returns once it watches udev and has opened the touchscreens
