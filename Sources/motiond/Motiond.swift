@@ -18,6 +18,13 @@ struct Motiond: ParsableCommand {
         version: MotiondVersion.string
     )
 
+    /// Blocks the signals before anything else, so that none is lost or handled
+    /// asynchronously (see `DaemonSignal.blockInThisThread`), then parses and runs.
+    static func main() {
+        DaemonSignal.blockInThisThread()
+        main(nil)
+    }
+
     @Option(help: "The configuration file (default /etc/motiond/motiond.toml).") var config: String?
     @Option(help: "The socket path, instead of the configuration's.") var socket: String?
     @Option(help: ArgumentHelp("Play this evemu recording as the touchscreen.", valueName: "file.evemu")) var replay: String?

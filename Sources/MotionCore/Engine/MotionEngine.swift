@@ -89,6 +89,27 @@ public final class MotionEngine {
         flushIfIdle()
     }
 
+    /// Takes the engine apart, for good: every interaction is disconnected (springs in flight
+    /// stop and no longer observe the clock), the links that published the elements'
+    /// properties are cut, and nothing more is published or reported. Springs hold
+    /// themselves alive through their subscriptions, so an engine that is only dropped
+    /// keeps its scene in memory and keeps the clock ticking; a reload calls this on the
+    /// engine it replaces. Touches in progress are forgotten, not cancelled: nobody listens.
+    public func disconnect() {
+        onUpdates = { _ in }
+        onGesture = { _, _ in }
+        for id in order { runtimes[id]?.disconnectAll() }
+        runtimes = [:]
+        for entry in published.values { entry.links.forEach { $0.unsubscribe() } }
+        published = [:]
+        activityLinks.values.forEach { $0.unsubscribe() }
+        activityLinks = [:]
+        recognizers = [:]
+        owners = [:]
+        order = []
+        dirty = []
+    }
+
     /// Processes one device's frame at its timestamp.
     public func process(_ frame: TouchFrame, device: Int = 0) {
         processing = true

@@ -33,7 +33,7 @@ public final class Draggable: Interaction, ReportsMotionState {
         let spring = Spring(to: destination, initialValue: element.position, threshold: 0.5)
         runtime.connect(configuration.stream, to: spring.configuration)
         runtime.toggle(spring, inReactionTo: element.gestures.drag.stream)
-        element.gestures.drag.stream.whenRecognitionState(is: .ended, .cancelled).subscribe(next: { _ in
+        runtime.observe(element.gestures.drag.stream.whenRecognitionState(is: .ended, .cancelled), next: { _ in
             destination.value = Self.clamp(element.position.value, to: bounds.value)
         })
         runtime.connect(tracked(on: element, springSource(spring, clock: runtime.clock)), to: element.position)

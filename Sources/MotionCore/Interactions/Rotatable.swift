@@ -84,7 +84,7 @@ public final class Scalable: Interaction, ReportsMotionState {
         let spring = Spring(to: destination, initialValue: element.scale, threshold: 0.001, configuration: configuration.value)
         runtime.connect(configuration.stream, to: spring.configuration)
         runtime.toggle(spring, inReactionTo: gestures.stream)
-        gestures.stream.whenRecognitionState(is: .ended, .cancelled).subscribe(next: { _ in
+        runtime.observe(gestures.stream.whenRecognitionState(is: .ended, .cancelled), next: { _ in
             destination.value = Swift.min(Swift.max(element.scale.value, minimum.value ?? -.infinity), maximum.value ?? .infinity)
         })
         runtime.connect(tracked(on: element, springSource(spring, clock: runtime.clock)), to: element.scale)

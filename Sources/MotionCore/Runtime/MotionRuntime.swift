@@ -51,7 +51,16 @@ public final class MotionRuntime {
         subscriptions.append(subscription)
     }
 
-    /// Cancels every connection the runtime made.
+    /// Calls `next` with every value of `stream` for as long as the runtime is connected,
+    /// without counting the stream's state: for a reaction (a release that retargets a
+    /// spring) that moves nothing itself. The runtime keeps the subscription, so
+    /// ``disconnectAll()`` ends it with the rest.
+    public func observe<Value>(_ stream: MotionObservable<Value>, next: @escaping (Value) -> Void) {
+        subscriptions.append(stream.subscribe(next: next))
+    }
+
+    /// Cancels every connection the runtime made: springs stop and let go of the clock, and
+    /// the interactions, no longer referenced by their targets' streams, can be freed.
     public func disconnectAll() {
         subscriptions.forEach { $0.unsubscribe() }
         subscriptions = []

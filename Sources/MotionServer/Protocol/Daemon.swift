@@ -70,9 +70,10 @@ public final class Daemon {
 
     /// Replaces the configuration (SIGHUP): a new scene, the same clients, whose
     /// subscriptions are matched again against the new streams.
+    /// The old engine is taken apart (``MotionEngine/disconnect()``): its springs stop, so
+    /// nothing of the old scene stays in memory or keeps the clock running.
     public func reload(_ configuration: Configuration) {
-        engine.onUpdates = { _ in }
-        engine.onGesture = { _, _ in }
+        engine.disconnect()
         self.configuration = configuration
         engine = configuration.makeEngine(clock: clock)
         wire()

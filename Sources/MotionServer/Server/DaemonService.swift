@@ -1,4 +1,3 @@
-import Dispatch
 import Foundation
 import Glibc
 import Logging
@@ -34,13 +33,16 @@ public final class DaemonService {
     private let notifier = SystemdNotifier()
     private var daemon: Daemon!
     private var server: Channel?
-    private var socketPath: String?
     private let outputs = ClientOutputs()
     private var input: InputThread?
     private var replay: ReplayDriver?
-    private var signalSources: [DispatchSourceSignal] = []
+    private var relay: SignalRelay?
+    private var stopping = false
     private var stopped: EventLoopPromise<Void>
     private var laggardCheck: Scheduled<Void>?
+
+    /// How long a stop waits for the input thread to end.
+    private static let inputJoinTimeout = 1.0
 
     private init(options: DaemonOptions, loop: EventLoop, logger: Logger) {
         self.options = options
@@ -51,46 +53,66 @@ public final class DaemonService {
 
     /// Runs motiond until SIGTERM or SIGINT. Throws when it cannot start (a broken
     /// configuration, a socket in use), saying why.
+    ///
+    /// The caller has blocked the signals (``DaemonSignal/blockInThisThread()``, first thing
+    /// in `main`); they are taken from the first line here, and a stop asked during
+    /// start-up ends it as soon as it can: before binding if it came by then, else right
+    /// after start.
     public static func run(_ options: DaemonOptions) throws {
+        let relay = SignalRelay()
+        let signals = try SignalThread(relay: relay)
+        defer { withExtendedLifetime(signals) {} }
         LoggingSystem.bootstrap(JournalLogHandler.init)
         let logger = Logger(label: "motiond")
-        Signals.prepare()
         let configuration = try loadConfiguration(options, logger: logger)
+        if relay.stopRequested { return logger.info("stopped before starting") }
         let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
         defer { try? group.syncShutdownGracefully() }
         let loop = group.next()
-        // The daemon is made on the loop; the socket is bound from here (binding waits,
-        // which the loop must never do); then everything starts on the loop.
+        // The daemon is made on the loop; the input thread and the socket are started from
+        // here (both wait, which the loop must never do); then everything starts on the loop.
         let service = try loop.submit {
             let service = DaemonService(options: options, loop: loop, logger: logger)
             service.prepare(configuration)
             return NIOLoopBound(service, eventLoop: loop)
         }.wait()
+        var input: InputThread?
         let done: EventLoopFuture<Void>
         do {
+            if options.replay == nil {
+                input = try InputThread(configuration: configuration, logger: logger) { message in
+                    loop.execute { service.value.handle(message) }
+                }
+            }
+            if relay.stopRequested {
+                input?.stop(timeout: inputJoinTimeout)
+                try loop.submit { service.value.stopped.succeed() }.wait()
+                return logger.info("stopped before starting")
+            }
             let parts = try loop.submit { service.value.socketParts }.wait()
             let inherited = Self.inheritedSocket(ProcessInfo.processInfo.environment)
             let path = options.socket ?? configuration.daemon.socket
             let server = try SocketServer.start(daemon: parts.daemon, outputs: parts.outputs, on: loop, path: path,
                                                 group: inherited == nil ? configuration.daemon.socketGroup : nil, descriptor: inherited)
-            done = try loop.submit {
-                try service.value.start(configuration, server: server, socketPath: inherited == nil ? path : nil)
+            if inherited == nil { relay.socketBound(path) }
+            done = try loop.submit { [input] in
+                try service.value.start(configuration, server: server, input: input, relay: relay)
                 return service.value.stopped.futureResult
             }.wait()
         } catch {
             // Nothing is running yet but what start made: undo it, and say why.
             try? loop.submit { service.value.abandon(error) }.wait()
+            input?.stop(timeout: inputJoinTimeout)
+            relay.removeSocket()
             throw error
         }
         try done.wait()
     }
 
-    /// Undoes a start that failed half-way.
+    /// Undoes a start that failed half-way (the caller stops the input thread).
     private func abandon(_ error: Error) {
-        input?.stop()
         replay?.stop()
         server?.close(promise: nil)
-        if let socketPath { unlink(socketPath) }
         stopped.fail(error)
     }
 
@@ -112,25 +134,23 @@ public final class DaemonService {
         (NIOLoopBound(daemon, eventLoop: loop), NIOLoopBound(outputs, eventLoop: loop))
     }
 
-    private func start(_ configuration: Configuration, server: Channel, socketPath: String?) throws {
+    private func start(_ configuration: Configuration, server: Channel, input: InputThread?, relay: SignalRelay) throws {
         let environment = ProcessInfo.processInfo.environment
         self.server = server
-        self.socketPath = socketPath
+        self.input = input
+        self.relay = relay
         outputs.onBlocked = { [unowned self] in self.scheduleLaggardCheck() }
-        logger.info("listening on \(socketPath ?? "the socket systemd passed")")
+        logger.info("listening on \(options.socket ?? configuration.daemon.socket)")
 
         if let recording = options.replay {
             replay = try ReplayDriver(path: recording, configuration: configuration, speed: options.speed, loops: options.loop,
                                       daemon: daemon, eventLoop: loop, logger: logger)
             replay?.start()
-        } else {
-            let bound = NIOLoopBound(self, eventLoop: loop)
-            let loop = self.loop
-            input = try InputThread(configuration: configuration, logger: logger) { message in
-                loop.execute { bound.value.handle(message) }
-            }
         }
-        installSignals()
+        // Signals that came during start-up are handled now, a stop first of all.
+        let bound = NIOLoopBound(self, eventLoop: loop)
+        let loop = self.loop
+        relay.run { signal in loop.execute { bound.value.handle(signal) } }
         startWatchdog(environment)
         notifier.notify("READY=1\nSTATUS=\(status)")
     }
@@ -160,16 +180,10 @@ public final class DaemonService {
 
     // MARK: Signals and systemd
 
-    private func installSignals() {
-        let bound = NIOLoopBound(self, eventLoop: loop)
-        let loop = self.loop
-        for (signal, action) in [(SIGHUP, "reload"), (SIGTERM, "stop"), (SIGINT, "stop")] {
-            let source = DispatchSource.makeSignalSource(signal: signal, queue: .global())
-            source.setEventHandler {
-                loop.execute { action == "reload" ? bound.value.reload() : bound.value.stop(reason: "the daemon is stopping") }
-            }
-            source.resume()
-            signalSources.append(source)
+    private func handle(_ signal: DaemonSignal) {
+        switch signal {
+        case .reload: reload()
+        case .stop: stop(reason: "the daemon is stopping")
         }
     }
 
@@ -192,22 +206,33 @@ public final class DaemonService {
         notifier.notify("READY=1\nSTATUS=\(status)")
     }
 
+    /// Stops in two steps. First the input: the thread ends (waited for, with a bound),
+    /// and the contacts it cancels on the way out are queued on the loop, ahead of the second
+    /// step, so clients see their touches cancelled before the goodbye. Then the clients,
+    /// the scene and the socket.
     private func stop(reason: String) {
+        guard !stopping else { return }
+        stopping = true
         notifier.notify("STOPPING=1")
         logger.info("stopping")
-        daemon.closeAll(reason: reason)
-        input?.stop()
         replay?.stop()
         laggardCheck?.cancel()
-        signalSources.forEach { $0.cancel() }
+        if let input, !input.stop(timeout: Self.inputJoinTimeout) {
+            logger.warning("the input thread did not end within \(Self.inputJoinTimeout) s; what it sends from now on is dropped")
+        }
+        let bound = NIOLoopBound(self, eventLoop: loop)
+        loop.execute { bound.value.finishStopping(reason: reason) }
+    }
+
+    private func finishStopping(reason: String) {
+        daemon.closeAll(reason: reason)
+        // Springs in flight stop, so no frame is scheduled on a loop that is going away.
+        daemon.engine.disconnect()
         let promise = stopped
-        let path = socketPath
-        if let server {
-            server.close().whenComplete { _ in
-                if let path { unlink(path) }
-                promise.succeed()
-            }
-        } else {
+        let relay = self.relay
+        guard let server else { return promise.succeed() }
+        server.close().whenComplete { _ in
+            relay?.removeSocket()
             promise.succeed()
         }
     }
@@ -259,19 +284,5 @@ struct ControlPolicy {
         var list = [gid_t](repeating: 0, count: Int(count))
         guard getgrouplist(user.pointee.pw_name, peer.gid, &list, &count) >= 0 else { return false }
         return list.prefix(Int(count)).contains { groups.contains($0) }
-    }
-}
-
-/// Signal dispositions: handled through dispatch sources, so the default actions are off,
-/// and unblocked, since a parent (a test runner) may have blocked them.
-enum Signals {
-    static func prepare() {
-        var set = sigset_t()
-        sigemptyset(&set)
-        for signal in [SIGHUP, SIGTERM, SIGINT] {
-            sigaddset(&set, signal)
-            Glibc.signal(signal, SIG_IGN)
-        }
-        pthread_sigmask(SIG_UNBLOCK, &set, nil)
     }
 }

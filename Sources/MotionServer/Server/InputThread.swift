@@ -18,13 +18,26 @@ enum InputMessage: Sendable {
 /// Reads the touchscreens on a thread of its own, blocked in `poll` until there is input,
 /// and hands frames to the event loop. A pipe wakes it for a reload or to stop, so it never
 /// polls on a timer.
+///
+/// Its life: ``init`` returns once the thread watches udev (so readiness means no device
+/// plugged in from then on is missed), which takes a moment: call it from outside the
+/// event loop. ``stop(timeout:)`` ends the thread, waits for it, and closes the pipe; what
+/// it delivers from then on is dropped, since the loop it goes to is stopping.
 final class InputThread: @unchecked Sendable {
     private let lock = NIOLock()
     private var configuration: Configuration
     private var reconfigure = false
     private var stopping = false
-    private let wake: (read: Int32, write: Int32)
+    /// Whether messages still go out; closed by ``stop(timeout:)``. Under `gate`, so that
+    /// once it is closed nothing more goes out.
+    private var delivering = true
+    private let gate = NIOLock()
+    /// The pipe that wakes the thread; nil once closed.
+    private(set) var wake: (read: Int32, write: Int32)?
+    private var thread: JoinableThread?
 
+    /// Starts the thread and returns once it watches udev and has opened the touchscreens
+    /// present. Blocks the caller meanwhile, so never call it on the event loop.
     init(configuration: Configuration, logger: Logger, deliver: @escaping @Sendable (InputMessage) -> Void) throws {
         self.configuration = configuration
         var fds: [Int32] = [0, 0]
@@ -33,13 +46,17 @@ final class InputThread: @unchecked Sendable {
             _ = fcntl(fd, F_SETFD, FD_CLOEXEC)
             _ = fcntl(fd, F_SETFL, O_NONBLOCK)
         }
-        wake = (fds[0], fds[1])
-        // Return once the thread watches udev and has opened the touchscreens present, so
-        // that readiness (READY=1) means no device plugged in from then on is missed.
+        let wake = (read: fds[0], write: fds[1])
+        self.wake = wake
         let started = DispatchSemaphore(value: 0)
-        let thread = Thread { [self] in run(deliver, started: started) }
-        thread.name = "motiond input"
-        thread.start()
+        do {
+            thread = try JoinableThread(name: "motiond input") { [self] in
+                run({ [self] message in gated(deliver, message) }, wake: wake.read, started: started)
+            }
+        } catch {
+            closePipe()
+            throw error
+        }
         started.wait()
     }
 
@@ -52,18 +69,38 @@ final class InputThread: @unchecked Sendable {
         poke()
     }
 
-    /// Cancels the contacts down, closes the devices, and ends the thread.
-    func stop() {
+    /// Cancels the contacts down, closes the devices, and ends the thread, waiting for it
+    /// at most `timeout` seconds. The cancelled contacts have been delivered when it
+    /// returns; anything later is dropped. Returns false if the thread did not end in time
+    /// (a stuck device read): its pipe then stays open, since the thread may still use it.
+    @discardableResult
+    func stop(timeout: Double) -> Bool {
         lock.withLock { stopping = true }
         poke()
+        let ended = thread?.join(timeout: timeout) ?? true
+        gate.withLock { delivering = false }
+        if ended { closePipe() }
+        return ended
+    }
+
+    private func gated(_ deliver: @Sendable (InputMessage) -> Void, _ message: InputMessage) {
+        gate.withLock { if delivering { deliver(message) } }
     }
 
     private func poke() {
+        guard let wake else { return }
         var byte: UInt8 = 1
         _ = Glibc.write(wake.write, &byte, 1)
     }
 
-    private func run(_ deliver: @escaping @Sendable (InputMessage) -> Void, started: DispatchSemaphore) {
+    private func closePipe() {
+        guard let wake else { return }
+        Glibc.close(wake.read)
+        Glibc.close(wake.write)
+        self.wake = nil
+    }
+
+    private func run(_ deliver: @escaping @Sendable (InputMessage) -> Void, wake: Int32, started: DispatchSemaphore) {
         var signalled = false
         func signalStarted() {
             if !signalled { started.signal() }
@@ -89,7 +126,7 @@ final class InputThread: @unchecked Sendable {
             deliver(.failed(error.description))
             return
         }
-        hub.wakeDescriptor = wake.read
+        hub.wakeDescriptor = wake
         let handle: (TouchInputHub.Event) -> Void = { event in
             switch event {
             case .deviceAdded(let device): deliver(.added(node: device.node, device.description))
