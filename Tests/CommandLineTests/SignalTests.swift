@@ -4,84 +4,86 @@ import Testing
 
 /// SIGTERM must stop motiond at whatever moment it comes: during start-up, before READY=1,
 /// while the socket is being bound, or later, on a loaded machine.
-@Suite("Signals", .serialized, .timeLimit(.minutes(4)))
-struct SignalTests {
-    /// The daemon under test: the built product, or MOTIOND_UNDER_TEST (to measure another build).
-    static var motiond: String {
-        ProcessInfo.processInfo.environment["MOTIOND_UNDER_TEST"] ?? Run.productsDirectory.appendingPathComponent("motiond").path
-    }
-
-    static let recording = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-        .deletingLastPathComponent().appendingPathComponent("data/recordings/atmel-maxtouch-drag-up-down.evemu").path
-
-    /// Each run is started the way a parent that blocks the signals starts it (a test runner
-    /// may): a SIGTERM sent before motiond's `main` runs is then pending, not fatal, and
-    /// `main` must take it, so every moment from exec on tests the daemon's own code. (With
-    /// the default mask, a SIGTERM before `main` kills the process by the kernel's default
-    /// action, which is out of the daemon's hands and harmless: no socket exists yet.)
-    @Test("200 starts with the CPUs loaded, each sent SIGTERM 0–300 ms after exec: every one exits 0 within 2 s and removes its socket")
-    func sigtermAtAnyMoment() throws {
-        let binary = Self.motiond
-        guard FileManager.default.isExecutableFile(atPath: binary) else { throw Run.Missing(path: binary) }
-        let seed = ProcessInfo.processInfo.environment["MOTIOND_SIGNAL_SEED"].flatMap { UInt64($0) } ?? UInt64.random(in: 0...UInt64.max)
-        var random = SplitMix64(seed: seed)
-        let plans = (0..<200).map { index in
-            Plan(index: index, delay: Double(random.next() % 300_001) / 1e6, replay: index % 2 == 0)
+extension Daemons {
+    @Suite("Signals")
+    struct SignalTests {
+        /// The daemon under test: the built product, or MOTIOND_UNDER_TEST (to measure another build).
+        static var motiond: String {
+            ProcessInfo.processInfo.environment["MOTIOND_UNDER_TEST"] ?? Run.productsDirectory.appendingPathComponent("motiond").path
         }
-        let directory = try TemporaryDirectory()
-        let load = try [ChildProcess.busyLoop(), ChildProcess.busyLoop()]
-        defer { load.forEach { $0.kill() } }
 
-        // Four at a time, to keep the test under a minute and a half on two loaded cores;
-        // each daemon still gets its own SIGTERM at its own moment.
-        let path = directory.path
-        let failures = FailureList()
-        let queue = PlanQueue(plans)
-        let finished = DispatchGroup()
-        for _ in 0..<4 {
-            finished.enter()
-            Thread.detachNewThread {
-                while let plan = queue.take() {
-                    if let failure = Self.cycle(plan, binary: binary, directory: path) { failures.add(failure) }
-                }
-                finished.leave()
+        static let recording = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent().appendingPathComponent("data/recordings/atmel-maxtouch-drag-up-down.evemu").path
+
+        /// Each run is started the way a parent that blocks the signals starts it (a test runner
+        /// may): a SIGTERM sent before motiond's `main` runs is then pending, not fatal, and
+        /// `main` must take it, so every moment from exec on tests the daemon's own code. (With
+        /// the default mask, a SIGTERM before `main` kills the process by the kernel's default
+        /// action, which is out of the daemon's hands and harmless: no socket exists yet.)
+        @Test("200 starts with the CPUs loaded, each sent SIGTERM 0–300 ms after exec: every one exits 0 within 2 s and removes its socket")
+        func sigtermAtAnyMoment() throws {
+            let binary = Self.motiond
+            guard FileManager.default.isExecutableFile(atPath: binary) else { throw Run.Missing(path: binary) }
+            let seed = ProcessInfo.processInfo.environment["MOTIOND_SIGNAL_SEED"].flatMap { UInt64($0) } ?? UInt64.random(in: 0...UInt64.max)
+            var random = SplitMix64(seed: seed)
+            let plans = (0..<200).map { index in
+                Plan(index: index, delay: Double(random.next() % 300_001) / 1e6, replay: index % 2 == 0)
             }
-        }
-        #expect(finished.wait(timeout: .now() + 200) == .success, "the cycles did not finish within 200 s")
-        withExtendedLifetime(directory) {}
-        let found = failures.all
-        if !found.isEmpty { Issue.record("\(found.count) of 200 runs failed (seed \(seed); rerun with MOTIOND_SIGNAL_SEED=\(seed)):\n\(found.prefix(5).joined(separator: "\n\n"))") }
-    }
+            let directory = try TemporaryDirectory()
+            let load = try [ChildProcess.busyLoop(), ChildProcess.busyLoop()]
+            defer { load.forEach { $0.kill() } }
 
-    struct Plan: Sendable {
-        var index: Int
-        /// Seconds after exec.
-        var delay: Double
-        var replay: Bool
-    }
-
-    /// One start and SIGTERM; nil if motiond exited 0 within 2 s and removed its socket,
-    /// else what went wrong, with its standard error.
-    static func cycle(_ plan: Plan, binary: String, directory: String) -> String? {
-        let socket = "\(directory)/\(plan.index).sock"
-        let log = "\(directory)/\(plan.index).log"
-        var arguments = ["--socket", socket]
-        if plan.replay { arguments += ["--replay", recording] }
-        let describe = "run \(plan.index) (\(plan.replay ? "--replay" : "udev"), SIGTERM at \(Int(plan.delay * 1000)) ms)"
-        let daemon: ChildProcess
-        do { daemon = try ChildProcess(binary, arguments, log: log, blockingSignals: true) } catch { return "\(describe): \(error)" }
-        let started = monotonic()
-        sleep(until: started + plan.delay)
-        daemon.signal(SIGTERM)
-        let status = daemon.wait(until: monotonic() + 2)
-        let stderr = (try? String(contentsOfFile: log, encoding: .utf8)) ?? ""
-        guard let status else {
-            daemon.kill()
-            return "\(describe): still running 2 s after SIGTERM; killed. Its standard error:\n\(stderr)"
+            // Four at a time, to keep the test under a minute and a half on two loaded cores;
+            // each daemon still gets its own SIGTERM at its own moment.
+            let path = directory.path
+            let failures = FailureList()
+            let queue = PlanQueue(plans)
+            let finished = DispatchGroup()
+            for _ in 0..<4 {
+                finished.enter()
+                Thread.detachNewThread {
+                    while let plan = queue.take() {
+                        if let failure = Self.cycle(plan, binary: binary, directory: path) { failures.add(failure) }
+                    }
+                    finished.leave()
+                }
+            }
+            #expect(finished.wait(timeout: .now() + 200) == .success, "the cycles did not finish within 200 s")
+            withExtendedLifetime(directory) {}
+            let found = failures.all
+            if !found.isEmpty { Issue.record("\(found.count) of 200 runs failed (seed \(seed); rerun with MOTIOND_SIGNAL_SEED=\(seed)):\n\(found.prefix(5).joined(separator: "\n\n"))") }
         }
-        if status != 0 { return "\(describe): ended with status \(status) (over 128: killed by signal status − 128). Its standard error:\n\(stderr)" }
-        if FileManager.default.fileExists(atPath: socket) { return "\(describe): exited 0 but left \(socket). Its standard error:\n\(stderr)" }
-        return nil
+
+        struct Plan: Sendable {
+            var index: Int
+            /// Seconds after exec.
+            var delay: Double
+            var replay: Bool
+        }
+
+        /// One start and SIGTERM; nil if motiond exited 0 within 2 s and removed its socket,
+        /// else what went wrong, with its standard error.
+        static func cycle(_ plan: Plan, binary: String, directory: String) -> String? {
+            let socket = "\(directory)/\(plan.index).sock"
+            let log = "\(directory)/\(plan.index).log"
+            var arguments = ["--socket", socket]
+            if plan.replay { arguments += ["--replay", recording] }
+            let describe = "run \(plan.index) (\(plan.replay ? "--replay" : "udev"), SIGTERM at \(Int(plan.delay * 1000)) ms)"
+            let daemon: ChildProcess
+            do { daemon = try ChildProcess(binary, arguments, log: log, blockingSignals: true) } catch { return "\(describe): \(error)" }
+            let started = monotonic()
+            sleep(until: started + plan.delay)
+            daemon.signal(SIGTERM)
+            let status = daemon.wait(until: monotonic() + 2)
+            let stderr = (try? String(contentsOfFile: log, encoding: .utf8)) ?? ""
+            guard let status else {
+                daemon.kill()
+                return "\(describe): still running 2 s after SIGTERM; killed. Its standard error:\n\(stderr)"
+            }
+            if status != 0 { return "\(describe): ended with status \(status) (over 128: killed by signal status − 128). Its standard error:\n\(stderr)" }
+            if FileManager.default.fileExists(atPath: socket) { return "\(describe): exited 0 but left \(socket). Its standard error:\n\(stderr)" }
+            return nil
+        }
     }
 }
 
@@ -174,10 +176,10 @@ private final class FailureList: @unchecked Sendable {
 /// Hands out the plans one by one to the workers.
 private final class PlanQueue: @unchecked Sendable {
     private let lock = NSLock()
-    private let plans: [SignalTests.Plan]
+    private let plans: [Daemons.SignalTests.Plan]
     private var next = 0
-    init(_ plans: [SignalTests.Plan]) { self.plans = plans }
-    func take() -> SignalTests.Plan? {
+    init(_ plans: [Daemons.SignalTests.Plan]) { self.plans = plans }
+    func take() -> Daemons.SignalTests.Plan? {
         lock.withLock {
             guard next < plans.count else { return nil }
             defer { next += 1 }
