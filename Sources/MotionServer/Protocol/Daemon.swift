@@ -392,21 +392,26 @@ public final class Daemon {
     // MARK: Publishing
 
     private func publish(_ updates: [PublishedUpdate]) {
-        var touched: [Int: ClientSession] = [:]
+        var seqs: [Int] = []
+        seqs.reserveCapacity(updates.count)
         for update in updates {
             let seq = (sequence[update.stream] ?? 0) + 1
             sequence[update.stream] = seq
-            let subscribers = sessions.values.filter { $0.streams.contains(update.stream) }
-            guard !subscribers.isEmpty else { continue }
-            // One encoding, written to every subscriber.
-            let line = encode(valueEvent(update.stream, update.value, time: update.time, seq: seq))
-            for session in subscribers {
-                session.output.send(line, coalescing: update.stream)
-                session.sent += 1
-                touched[session.id] = session
-            }
+            seqs.append(seq)
         }
-        for session in touched.values { session.output.flush() }
+        // One pass over the clients (there may be thousands); each update encoded once, when
+        // its first subscriber is found, and written to every subscriber.
+        var lines = [ByteBuffer?](repeating: nil, count: updates.count)
+        for session in sessions.values where !session.streams.isEmpty {
+            var touched = false
+            for (index, update) in updates.enumerated() where session.streams.contains(update.stream) {
+                if lines[index] == nil { lines[index] = encode(valueEvent(update.stream, update.value, time: update.time, seq: seqs[index])) }
+                session.output.send(lines[index]!, coalescing: update.stream)
+                session.sent += 1
+                touched = true
+            }
+            if touched { session.output.flush() }
+        }
     }
 
     private func gesture(_ gesture: RecognizedGesture, on element: String) {
