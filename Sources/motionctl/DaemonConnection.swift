@@ -40,9 +40,11 @@ final class DaemonConnection {
     private(set) var hello: JSONInput = .null
 
     init(path: String) throws {
+        // A path too long for sun_path is refused: cut short, it would name another socket.
+        var (address, length): (sockaddr_un, socklen_t)
+        do { (address, length) = try unixSocketAddress(path) } catch { throw Failure(description: error.description) }
         fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
         guard fd >= 0 else { throw Failure(description: String(cString: strerror(errno))) }
-        var (address, length) = unixSocketAddress(path)
         let status = withUnsafePointer(to: &address) {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { Glibc.connect(fd, $0, length) }
         }

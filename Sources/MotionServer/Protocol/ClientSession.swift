@@ -50,21 +50,45 @@ public final class ClientSession {
     }
 }
 
+/// How much matching one client may ask for. Stream names are short (`card.position`), so
+/// these leave room for any real use, while bounding what one request or one reload costs:
+/// a pattern is matched against a name in at most pattern × name steps (``globMatches``).
+enum SubscriptionLimits {
+    /// The longest pattern, in bytes of UTF-8.
+    static let patternLength = 128
+    /// Patterns in one subscribe or unsubscribe.
+    static let patternsPerRequest = 64
+    /// Patterns a client holds at once (they are matched again when streams appear).
+    static let patternsPerSession = 256
+}
+
 /// Shell-style matching of stream names: `*` is any characters (dots included), `?` one.
+///
+/// Iterative, with the classic two-pointer backtracking: on a mismatch it returns to the last
+/// `*` and lets it swallow one more character. Every retry starts further into the name, so
+/// the work is at most pattern × name steps, whatever the pattern; no recursion, so no stack
+/// to overflow. (The recursive matcher this replaces was exponential in the number of stars.)
 func globMatches(_ pattern: Substring, _ name: Substring) -> Bool {
-    guard let first = pattern.first else { return name.isEmpty }
-    switch first {
-    case "*":
-        let rest = pattern.dropFirst()
-        var candidate = name
-        while true {
-            if globMatches(rest, candidate) { return true }
-            guard !candidate.isEmpty else { return false }
-            candidate = candidate.dropFirst()
+    let pattern = Array(pattern), name = Array(name)
+    var p = 0, n = 0
+    // Where the last `*` was, and the name position it currently swallows up to.
+    var star: Int?, starName = 0
+    while n < name.count {
+        if p < pattern.count, pattern[p] == "?" || (pattern[p] != "*" && pattern[p] == name[n]) {
+            p += 1
+            n += 1
+        } else if p < pattern.count, pattern[p] == "*" {
+            star = p
+            starName = n
+            p += 1
+        } else if let star {
+            p = star + 1
+            starName += 1
+            n = starName
+        } else {
+            return false
         }
-    case "?":
-        return !name.isEmpty && globMatches(pattern.dropFirst(), name.dropFirst())
-    default:
-        return name.first == first && globMatches(pattern.dropFirst(), name.dropFirst())
     }
+    while p < pattern.count, pattern[p] == "*" { p += 1 }
+    return p == pattern.count
 }

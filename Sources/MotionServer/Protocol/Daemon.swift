@@ -40,6 +40,8 @@ public final class Daemon {
         engine.onUpdates = { [unowned self] in self.publish($0) }
         engine.onGesture = { [unowned self] in self.gesture($1, on: $0) }
         interactionNames = Dictionary(uniqueKeysWithValues: configuration.elements.map { ($0.id, $0.interactions.map(\.name)) })
+        // A new scene (a reload): the streams that went lose their counts.
+        forgetRemovedStreams()
     }
 
     // MARK: Input
@@ -181,6 +183,7 @@ public final class Daemon {
             }
             engine.remove(id)
             interactionNames[id] = nil
+            forgetRemovedStreams()
             return .object([("id", .string(id))])
         case "devices":
             return .object([("devices", .array(devices.map { device in
@@ -210,30 +213,42 @@ public final class Daemon {
         return names
     }
 
+    /// The request's `streams`, within ``SubscriptionLimits``, checked before any matching.
     private func patterns(_ request: JSONInput) throws(ProtocolError) -> [String] {
         guard let list = request["streams"]?.array, !list.isEmpty else {
             throw ProtocolError("bad_request", "\"streams\" must be a non-empty array of stream names or globs, like [\"card.*\"]")
         }
+        guard list.count <= SubscriptionLimits.patternsPerRequest else {
+            throw ProtocolError("bad_request", "\"streams\" holds \(list.count) patterns; a request may hold at most \(SubscriptionLimits.patternsPerRequest)")
+        }
         var patterns: [String] = []
         for item in list {
             guard let pattern = item.string else { throw ProtocolError("bad_request", "\"streams\" holds strings, not \(item.kind)") }
-            patterns.append(pattern)
+            guard pattern.utf8.count <= SubscriptionLimits.patternLength else {
+                throw ProtocolError("bad_request", "a pattern is \(pattern.utf8.count) bytes long; at most \(SubscriptionLimits.patternLength) are allowed")
+            }
+            if !patterns.contains(pattern) { patterns.append(pattern) }
         }
         return patterns
     }
 
-    private func matching(_ pattern: String) -> [String] {
-        streamNames.filter { globMatches(Substring(pattern), Substring($0)) }
+    private func matching(_ pattern: String, in names: [String]) -> [String] {
+        names.filter { globMatches(Substring(pattern), Substring($0)) }
     }
 
     private func subscribe(_ session: ClientSession, _ patterns: [String]) throws(ProtocolError) -> JSONValue {
+        let added = patterns.filter { !session.patterns.contains($0) }
+        guard session.patterns.count + added.count <= SubscriptionLimits.patternsPerSession else {
+            throw ProtocolError("bad_request", "a client may hold at most \(SubscriptionLimits.patternsPerSession) patterns; this one holds \(session.patterns.count), and the request adds \(added.count): unsubscribe some first")
+        }
+        let all = streamNames
         var names: [String] = []
         for pattern in patterns {
-            let found = matching(pattern)
+            let found = matching(pattern, in: all)
             guard !found.isEmpty else { throw unknownStream(pattern) }
             names += found
         }
-        session.patterns += patterns.filter { !session.patterns.contains($0) }
+        session.patterns += added
         let new = names.filter { session.streams.insert($0).inserted }
         // Each new stream's current value follows the reply (see `receive`).
         initialValues[session.id, default: []] += new
@@ -244,10 +259,11 @@ public final class Daemon {
     private var initialValues: [Int: [String]] = [:]
 
     private func unsubscribe(_ session: ClientSession, _ patterns: [String]) throws(ProtocolError) -> JSONValue {
+        let all = streamNames
         var names: [String] = []
         for pattern in patterns {
             let found = session.streams.filter { globMatches(Substring(pattern), Substring($0)) }.sorted()
-            guard !found.isEmpty || !matching(pattern).isEmpty else { throw unknownStream(pattern) }
+            guard !found.isEmpty || !matching(pattern, in: all).isEmpty else { throw unknownStream(pattern) }
             names += found
             session.streams.subtract(found)
             session.patterns.removeAll { $0 == pattern }
@@ -255,11 +271,26 @@ public final class Daemon {
         return .object([("streams", .array(names.map { .string($0) }))])
     }
 
-    private func resubscribe(_ session: ClientSession) {
-        let names = session.patterns.flatMap(matching).filter { session.streams.insert($0).inserted }
-        sendValues(names, to: session)
+    /// Subscribes `session` to the streams among `candidates` (by default every stream)
+    /// that its patterns match, sending their values.
+    private func resubscribe(_ session: ClientSession, among candidates: [String]? = nil) {
+        let names = candidates ?? streamNames
+        let new = session.patterns.flatMap { matching($0, in: names) }.filter { session.streams.insert($0).inserted }
+        sendValues(new, to: session)
         session.output.flush()
     }
+
+    /// Forgets what belongs to streams that no longer exist: their `seq` counts, and the
+    /// subscriptions to them. Run after elements go (remove_element, a reload), so that
+    /// adding and removing elements for ever does not grow these tables.
+    private func forgetRemovedStreams() {
+        let current = Set(streamNames)
+        sequence = sequence.filter { current.contains($0.key) }
+        for session in sessions.values { session.streams.formIntersection(current) }
+    }
+
+    /// How many streams have a `seq` count (for tests: it must not outgrow the streams).
+    var countedStreams: Int { sequence.count }
 
     private func sendValues(_ names: [String], to session: ClientSession) {
         for name in names {
@@ -308,9 +339,12 @@ public final class Daemon {
             throw ProtocolError("bad_value", "no element is called '\(other)'")
         }
         let element = settings.makeElement()
+        let existing = Set(streamNames)
         engine.add(element, interactions: settings.makeInteractions(for: element, in: engine) { [engine] in engine.scene.element($0)?.position })
         interactionNames[settings.id] = settings.interactions.map(\.name)
-        for session in sessions.values { resubscribe(session) }
+        // Only the new element's streams can be new matches.
+        let added = streamNames.filter { !existing.contains($0) }
+        for session in sessions.values { resubscribe(session, among: added) }
         return describe(element)
     }
 
@@ -359,21 +393,26 @@ public final class Daemon {
     // MARK: Publishing
 
     private func publish(_ updates: [PublishedUpdate]) {
-        var touched: [Int: ClientSession] = [:]
+        var seqs: [Int] = []
+        seqs.reserveCapacity(updates.count)
         for update in updates {
             let seq = (sequence[update.stream] ?? 0) + 1
             sequence[update.stream] = seq
-            let subscribers = sessions.values.filter { $0.streams.contains(update.stream) }
-            guard !subscribers.isEmpty else { continue }
-            // One encoding, written to every subscriber.
-            let line = encode(valueEvent(update.stream, update.value, time: update.time, seq: seq))
-            for session in subscribers {
-                session.output.send(line, coalescing: update.stream)
-                session.sent += 1
-                touched[session.id] = session
-            }
+            seqs.append(seq)
         }
-        for session in touched.values { session.output.flush() }
+        // One pass over the clients (there may be thousands); each update encoded once, when
+        // its first subscriber is found, and written to every subscriber.
+        var lines = [ByteBuffer?](repeating: nil, count: updates.count)
+        for session in sessions.values where !session.streams.isEmpty {
+            var touched = false
+            for (index, update) in updates.enumerated() where session.streams.contains(update.stream) {
+                if lines[index] == nil { lines[index] = encode(valueEvent(update.stream, update.value, time: update.time, seq: seqs[index])) }
+                session.output.send(lines[index]!, coalescing: update.stream)
+                session.sent += 1
+                touched = true
+            }
+            if touched { session.output.flush() }
+        }
     }
 
     private func gesture(_ gesture: RecognizedGesture, on element: String) {

@@ -49,53 +49,45 @@ struct PeerCredentialsLayout {
 }
 
 /// One client connection: framing in, the daemon's session, and the output.
+///
+/// The peer's credentials are read before the connection becomes active (see
+/// ``SocketServer``), so the session exists before the first line arrives and nothing has
+/// to wait for it.
 final class ClientHandler: ChannelInboundHandler {
     typealias InboundIn = FramedLine
 
     private let daemon: Daemon
+    private let credentials: PeerCredentials?
     private var session: ClientSession?
     private var output: ChannelOutput?
     private let outputs: ClientOutputs
-    /// Lines that came before the peer's credentials were known.
-    private var early: [String] = []
 
-    init(daemon: Daemon, outputs: ClientOutputs) {
+    init(daemon: Daemon, outputs: ClientOutputs, credentials: PeerCredentials?) {
         self.daemon = daemon
         self.outputs = outputs
+        self.credentials = credentials
+    }
+
+    /// The peer of `channel` (`SO_PEERCRED`), or nil when the socket cannot say.
+    static func credentials(of channel: Channel) -> EventLoopFuture<PeerCredentials?> {
+        guard let provider = channel as? SocketOptionProvider else { return channel.eventLoop.makeSucceededFuture(nil) }
+        let future: EventLoopFuture<PeerCredentialsLayout> = provider.unsafeGetSocketOption(
+            level: SocketOptionLevel(SOL_SOCKET), name: SocketOptionName(SO_PEERCRED))
+        return future.map { PeerCredentials(pid: $0.pid, uid: $0.uid, gid: $0.gid) }.recover { _ in nil }
     }
 
     func channelActive(context: ChannelHandlerContext) {
         let output = ChannelOutput(channel: context.channel)
         self.output = output
         outputs.add(output)
-        if let provider = context.channel as? SocketOptionProvider {
-            let future: EventLoopFuture<PeerCredentialsLayout> = provider.unsafeGetSocketOption(
-                level: SocketOptionLevel(SOL_SOCKET), name: SocketOptionName(SO_PEERCRED))
-            future.assumeIsolated().whenComplete { result in
-                let peer = try? result.get()
-                self.start(output, peer.map { PeerCredentials(pid: $0.pid, uid: $0.uid, gid: $0.gid) })
-            }
-        } else {
-            start(output, nil)
-        }
+        session = daemon.connect(output, credentials: credentials)
         context.fireChannelActive()
-    }
-
-    private func start(_ output: ChannelOutput, _ credentials: PeerCredentials?) {
-        let session = daemon.connect(output, credentials: credentials)
-        self.session = session
-        for line in early { daemon.receive(Substring(line), from: session) }
-        early = []
     }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         guard case .line(let line) = unwrapInboundIn(data) else { return refuseLongLine(context) }
-        let text = String(decoding: line.readableBytesView, as: UTF8.self)
-        guard let session else {
-            early.append(text)
-            return
-        }
-        daemon.receive(Substring(text), from: session)
+        guard let session else { return }  // only after channelInactive
+        daemon.receive(Substring(String(decoding: line.readableBytesView, as: UTF8.self)), from: session)
     }
 
     func channelWritabilityChanged(context: ChannelHandlerContext) {
@@ -128,11 +120,17 @@ final class ClientHandler: ChannelInboundHandler {
 
 /// A client's output on its channel. While the socket is full, lines wait here, a newer
 /// value of a stream replacing the older one, so a slow client never holds anything up and
-/// reads current values when it catches up.
+/// reads current values when it catches up. What waits is bounded: a client with more than
+/// ``pendingLimit`` bytes waiting is disconnected the moment it goes over.
 final class ChannelOutput: ClientOutput {
+    /// The most a client may have waiting (docs/protocol.md, Slow clients).
+    static let defaultPendingLimit = 4 << 20
     private let channel: Channel
+    private let pendingLimit: Int
     /// Called when the client falls behind.
     var onBlocked: () -> Void = {}
+    /// Called when the client is disconnected for having too much waiting.
+    var onOverflow: () -> Void = {}
     private var pending: [(stream: String?, line: ByteBuffer)] = []
     private var pendingIndex: [String: Int] = [:]
     private(set) var pendingBytes = 0
@@ -141,7 +139,10 @@ final class ChannelOutput: ClientOutput {
     private(set) var blockedSince: Double?
     private(set) var isClosed = false
 
-    init(channel: Channel) { self.channel = channel }
+    init(channel: Channel, pendingLimit: Int = ChannelOutput.defaultPendingLimit) {
+        self.channel = channel
+        self.pendingLimit = pendingLimit
+    }
 
     func send(_ line: ByteBuffer, coalescing stream: String?) {
         guard !isClosed else { return }
@@ -162,6 +163,17 @@ final class ChannelOutput: ClientOutput {
             pending.append((stream, line))
             pendingBytes += line.readableBytes
         }
+        if pendingBytes > pendingLimit { overflow() }
+    }
+
+    /// Drops what waited and the client, saying why.
+    private func overflow() {
+        pending = []
+        pendingIndex = [:]
+        pendingBytes = 0
+        let reason = "too slow: more than \(pendingLimit >> 20) MiB waited for this client"
+        close(saying: channel.allocator.buffer(string: JSONValue.object([("event", "bye"), ("reason", .string(reason))]).encoded + "\n"))
+        onOverflow()
     }
 
     func flush() {
@@ -204,20 +216,28 @@ final class ClientOutputs {
     private var outputs: [ObjectIdentifier: ChannelOutput] = [:]
     /// Called when any client falls behind.
     var onBlocked: () -> Void = {}
+    /// Clients disconnected for too much output since the last ``dropLaggards``.
+    private var overflowed = 0
 
     /// Whether any client is behind.
     var anyBlocked: Bool { outputs.values.contains { $0.blockedSince != nil } }
 
     func add(_ output: ChannelOutput) {
         output.onBlocked = { [weak self] in self?.onBlocked() }
+        output.onOverflow = { [weak self, unowned output] in
+            self?.overflowed += 1
+            self?.remove(output)
+        }
         outputs[ObjectIdentifier(output)] = output
     }
     func remove(_ output: ChannelOutput) { outputs[ObjectIdentifier(output)] = nil }
 
-    /// Disconnects clients behind for longer than `seconds` or with more than `bytes` waiting.
+    /// Disconnects clients behind for longer than `seconds` or with more than `bytes` waiting;
+    /// how many were, counting those dropped for too much output since the last call.
     func dropLaggards(olderThan seconds: Double, orLargerThan bytes: Int, allocator: ByteBufferAllocator) -> Int {
         let now = monotonicNow()
-        var dropped = 0
+        var dropped = overflowed
+        overflowed = 0
         for output in outputs.values {
             guard let since = output.blockedSince, now - since > seconds || output.pendingBytes > bytes else { continue }
             let reason = "too slow: this client did not read for \(Int(now - since)) s"

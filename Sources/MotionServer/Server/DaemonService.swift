@@ -265,24 +265,3 @@ public final class DaemonService {
         return 3  // SD_LISTEN_FDS_START
     }
 }
-
-/// Which peers may use the control operations.
-struct ControlPolicy {
-    let daemonUID = getuid()
-    let groups: Set<gid_t>
-
-    init(_ settings: DaemonSettings) {
-        groups = Set(settings.controlGroups.compactMap { getgrnam($0)?.pointee.gr_gid })
-    }
-
-    func allows(_ peer: PeerCredentials?) -> Bool {
-        guard let peer else { return false }
-        if peer.uid == 0 || peer.uid == daemonUID { return true }
-        if groups.contains(peer.gid) { return true }
-        guard !groups.isEmpty, let user = getpwuid(peer.uid) else { return false }
-        var count: Int32 = 64
-        var list = [gid_t](repeating: 0, count: Int(count))
-        guard getgrouplist(user.pointee.pw_name, peer.gid, &list, &count) >= 0 else { return false }
-        return list.prefix(Int(count)).contains { groups.contains($0) }
-    }
-}

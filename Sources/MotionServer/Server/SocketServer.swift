@@ -1,8 +1,10 @@
 import Foundation
 import Glibc
+import Logging
 import MotionCore
 import NIOCore
 import NIOPosix
+import TouchInput
 
 /// Why the socket could not be opened.
 public struct SocketError: Error, CustomStringConvertible {
@@ -12,23 +14,36 @@ public struct SocketError: Error, CustomStringConvertible {
 /// The listening socket: bound here (replacing a stale file from a crash, refusing to
 /// replace a live motiond's) or inherited from systemd (`LISTEN_FDS`).
 enum SocketServer {
+    /// How many connections may wait to be accepted.
+    static let backlog: Int32 = 128
+
     /// Starts listening; `descriptor` is a socket systemd passed, if any.
     /// Binds from outside the loop: binding waits.
     static func start(daemon boundDaemon: NIOLoopBound<Daemon>, outputs boundOutputs: NIOLoopBound<ClientOutputs>, on loop: EventLoop,
                       path: String, group: String?, descriptor: Int32?) throws -> Channel {
+        let listener = try descriptor ?? listen(on: path)
         let bootstrap = ServerBootstrap(group: loop)
-            .serverChannelOption(.backlog, value: 128)
-            .childChannelInitializer { channel in
+            .serverChannelInitializer { channel in
                 channel.eventLoop.makeCompletedFuture {
-                    try channel.pipeline.syncOperations.addHandler(ByteToMessageHandler(LineFramer()))
-                    try channel.pipeline.syncOperations.addHandler(ClientHandler(daemon: boundDaemon.value, outputs: boundOutputs.value))
+                    try channel.pipeline.syncOperations.addHandler(DescriptorReserve(listener: listener))
+                    // Should the reserve not help, accepting pauses instead of spinning on EMFILE.
+                    try channel.pipeline.syncOperations.addHandler(AcceptBackoffHandler(shouldForwardIOErrorCaught: false))
                 }
             }
-        if let descriptor {
-            return try bootstrap.withBoundSocket(descriptor).wait()
+            .childChannelInitializer { channel in
+                // The peer's credentials first: the session exists before any line arrives.
+                ClientHandler.credentials(of: channel).flatMapThrowing { credentials in
+                    try channel.pipeline.syncOperations.addHandler(ByteToMessageHandler(LineFramer()))
+                    try channel.pipeline.syncOperations.addHandler(
+                        ClientHandler(daemon: boundDaemon.value, outputs: boundOutputs.value, credentials: credentials))
+                }
+            }
+        let channel: Channel
+        do { channel = try bootstrap.withBoundSocket(listener).wait() } catch {
+            if descriptor == nil { unlink(path) }
+            throw error
         }
-        try removeStaleSocket(path)
-        let channel = try bootstrap.bind(unixDomainSocketPath: path).wait()
+        guard descriptor == nil else { return channel }
         guard chmod(path, 0o660) == 0 else { throw SocketError(description: "cannot set the mode of \(path): \(String(cString: strerror(errno)))") }
         if let group {
             guard let entry = getgrnam(group) else { throw SocketError(description: "no group is called '\(group)' ([daemon] socket_group)") }
@@ -39,6 +54,25 @@ enum SocketServer {
         return channel
     }
 
+    /// A socket listening on `path`, a stale file from a crash replaced.
+    private static func listen(on path: String) throws -> Int32 {
+        let (address, length): (sockaddr_un, socklen_t)
+        do { (address, length) = try unixSocketAddress(path) } catch { throw SocketError(description: error.description) }
+        try removeStaleSocket(path)
+        let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue) | Int32(SOCK_NONBLOCK.rawValue), 0)
+        guard fd >= 0 else { throw SocketError(description: "cannot make a socket: \(String(cString: strerror(errno)))") }
+        var bound = address
+        let status = withUnsafePointer(to: &bound) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, length) }
+        }
+        guard status == 0, Glibc.listen(fd, backlog) == 0 else {
+            let reason = String(cString: strerror(errno))
+            Glibc.close(fd)
+            throw SocketError(description: "cannot listen on \(path): \(reason)")
+        }
+        return fd
+    }
+
     /// Removes a socket file nobody listens on; refuses when someone does.
     static func removeStaleSocket(_ path: String) throws {
         var status = stat()
@@ -46,9 +80,10 @@ enum SocketServer {
         guard status.st_mode & S_IFMT == S_IFSOCK else {
             throw SocketError(description: "\(path) exists and is not a socket; remove it or choose another path")
         }
-        let probe = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
+        var (address, length): (sockaddr_un, socklen_t)
+        do { (address, length) = try unixSocketAddress(path) } catch { throw SocketError(description: error.description) }
+        let probe = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
         defer { Glibc.close(probe) }
-        var (address, length) = unixSocketAddress(path)
         let connected = withUnsafePointer(to: &address) {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(probe, $0, length) }
         }
@@ -72,15 +107,75 @@ struct SystemdNotifier {
 
     /// Sends `READY=1`, `STATUS=…`, `WATCHDOG=1`, `STOPPING=1` or `RELOADING=1`.
     func notify(_ message: String) {
-        guard let path else { return }
+        guard let path, case (var address, let length)? = try? unixSocketAddress(path) else { return }
         let fd = socket(AF_UNIX, Int32(SOCK_DGRAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
         guard fd >= 0 else { return }
         defer { Glibc.close(fd) }
-        var (address, length) = unixSocketAddress(path)
         _ = message.withCString { text in
             withUnsafePointer(to: &address) {
                 $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { sendto(fd, text, strlen(text), 0, $0, length) }
             }
         }
+    }
+}
+
+/// One descriptor kept in reserve, so that a daemon out of descriptors (EMFILE, ENFILE)
+/// still answers: it frees the reserve, accepts each waiting connection, tells it why with a
+/// `bye` and closes it, then takes the reserve back. Clients that are connected keep being
+/// served; new ones are refused clearly instead of hanging in the backlog, and are accepted
+/// again as soon as descriptors are free. Without this, NIO's accept fails, the listening
+/// socket stays readable, and the loop spins on it.
+final class DescriptorReserve: ChannelInboundHandler {
+    typealias InboundIn = Channel
+    typealias InboundOut = Channel
+
+    private let listener: Int32
+    private var reserve: Int32 = -1
+    private let logger = Logger(label: "motiond")
+    /// Connections refused since the last log line, and when that was.
+    private var refused = 0
+    private var loggedAt = -Double.infinity
+    static let bye = JSONValue.object([("event", "bye"), ("reason", "motiond has no descriptor left for another client; try again later")]).encoded + "\n"
+
+    init(listener: Int32) {
+        self.listener = listener
+        takeReserve()
+    }
+
+    deinit { if reserve >= 0 { Glibc.close(reserve) } }
+
+    private func takeReserve() {
+        if reserve < 0 { reserve = open("/dev/null", O_RDONLY | O_CLOEXEC) }
+    }
+
+    func errorCaught(context: ChannelHandlerContext, error: Error) {
+        guard let error = error as? IOError, error.errnoCode == EMFILE || error.errnoCode == ENFILE else {
+            return context.fireErrorCaught(error)
+        }
+        takeReserve()
+        guard reserve >= 0 else { return context.fireErrorCaught(error) }  // the backoff handler waits instead
+        Glibc.close(reserve)
+        reserve = -1
+        // At most a backlog's worth: a flood of connections cannot keep the loop here.
+        for _ in 0..<SocketServer.backlog {
+            let client = accept(listener, nil, nil)
+            if client < 0 { break }
+            _ = Self.bye.withCString { send(client, $0, strlen($0), Int32(MSG_NOSIGNAL) | Int32(MSG_DONTWAIT)) }
+            Glibc.close(client)
+            refused += 1
+        }
+        takeReserve()
+        let now = monotonicNow()
+        if refused > 0, now - loggedAt >= 10 {
+            logger.warning("out of file descriptors: refused \(refused) connection(s); raise LimitNOFILE or find who holds connections open")
+            refused = 0
+            loggedAt = now
+        }
+    }
+
+    func channelInactive(context: ChannelHandlerContext) {
+        if reserve >= 0 { Glibc.close(reserve) }
+        reserve = -1
+        context.fireChannelInactive()
     }
 }

@@ -1,0 +1,204 @@
+import Foundation
+import Glibc
+import MotionCore
+import NIOCore
+import NIOPosix
+import Testing
+@testable import MotionServer
+
+/// Clients that try to stall, exhaust or confuse the daemon, driven without sockets.
+@Suite("Hostile clients")
+struct HostileClientTests {
+    /// A watcher receiving the marker's values while `hostile` lines are handled between
+    /// frames: every line is answered within `bound` seconds, and the watcher sees every
+    /// `seq`, none skipped.
+    private func answeredWhileOthersReceive(_ hostile: [String], bound: Double = 2) throws -> [JSONInput] {
+        let (daemon, clock) = try makeDaemon()
+        let watcher = RecordingOutput()
+        let watching = daemon.connect(watcher, credentials: nil)
+        daemon.receive(#"{"id": 1, "op": "subscribe", "streams": ["marker.position"]}"#, from: watching)
+        daemon.receive(#"{"id": 2, "op": "set", "stream": "marker.destination", "value": {"x": 100, "y": 200}}"#, from: watching)
+        _ = try watcher.take()
+        let output = RecordingOutput()
+        let session = daemon.connect(output, credentials: nil)
+        _ = try output.take()
+        var replies: [JSONInput] = []
+        var seqs: [Int] = []
+        for (index, line) in hostile.enumerated() {
+            let start = ProcessInfo.processInfo.systemUptime
+            daemon.receive(Substring(line), from: session)
+            let elapsed = ProcessInfo.processInfo.systemUptime - start
+            #expect(elapsed < bound, "line \(index) took \(elapsed) s")
+            let reply = try #require(try output.take().first { $0["id"] != nil })
+            replies.append(reply)
+            clock.tick(at: 100 + Double(index + 1) / 60)
+            seqs += try watcher.take().filter { $0["stream"]?.string == "marker.position" }.compactMap { $0["seq"]?.integer }
+        }
+        #expect(seqs.count == hostile.count, "the watcher got a value every frame")
+        #expect(zip(seqs.dropFirst(), seqs).allSatisfy { $0 == $1 + 1 }, "the watcher missed values: \(seqs)")
+        return replies
+    }
+
+    @Test("stars then an impossible character are answered at once")
+    func starsThenImpossible() throws {
+        let lines = [12, 30, 100].map { #"{"id": \#($0), "op": "subscribe", "streams": [""# + String(repeating: "*", count: $0) + #"#"]}"# }
+        let replies = try answeredWhileOthersReceive(lines)
+        #expect(replies.allSatisfy { $0["error"]?["code"]?.string == "unknown_stream" }, "\(replies)")
+    }
+
+    @Test("the longest allowed patterns, built to backtrack, cost little even 64 at a time")
+    func worstAllowedPatterns() throws {
+        let pattern = String(repeating: "*?", count: SubscriptionLimits.patternLength / 2 - 1) + "#"
+        let patterns = (0..<SubscriptionLimits.patternsPerRequest).map { #""\#(pattern.dropLast($0 % 3))""# }
+        let replies = try answeredWhileOthersReceive([#"{"id": 1, "op": "subscribe", "streams": [\#(patterns.joined(separator: ", "))]}"#,
+                                                      #"{"id": 2, "op": "unsubscribe", "streams": [\#(patterns.joined(separator: ", "))]}"#])
+        #expect(replies.allSatisfy { $0["ok"]?.bool == false })
+    }
+
+    @Test("60 000 stars, 10 000 patterns and an endless stream of new patterns are refused with bad_request naming the limit")
+    func limits() throws {
+        let stars = #"{"id": 1, "op": "subscribe", "streams": [""# + String(repeating: "*", count: 60_000) + #""]}"#
+        let many = #"{"id": 2, "op": "subscribe", "streams": ["# + (0..<10_000).map { #""card.\#($0)""# }.joined(separator: ", ") + "]}"
+        let manyOff = #"{"id": 3, "op": "unsubscribe", "streams": ["# + (0..<10_000).map { #""c\#($0)""# }.joined(separator: ", ") + "]}"
+        let replies = try answeredWhileOthersReceive([stars, many, manyOff])
+        #expect(replies.allSatisfy { $0["error"]?["code"]?.string == "bad_request" }, "\(replies)")
+        #expect(replies[0]["error"]?["message"]?.string?.contains("at most 128") == true)
+        #expect(replies[1]["error"]?["message"]?.string?.contains("at most 64") == true)
+        #expect(replies[2]["error"]?["message"]?.string?.contains("at most 64") == true)
+
+        // Patterns that each match, 64 per request, until the client holds its limit; the next request is refused and changes nothing.
+        let (daemon, _) = try makeDaemon()
+        let output = RecordingOutput()
+        let session = daemon.connect(output, credentials: nil)
+        _ = try output.take()
+        for request in 0..<SubscriptionLimits.patternsPerSession / 64 {
+            // Distinct patterns that all match: stars, a dot, stars.
+            let patterns = (0..<64).map { index in
+                let i = request * 64 + index
+                return #""\#(String(repeating: "*", count: i / 16 + 1)).\#(String(repeating: "*", count: i % 16 + 1))""#
+            }
+            daemon.receive(Substring(#"{"id": \#(request), "op": "subscribe", "streams": [\#(patterns.joined(separator: ", "))]}"#), from: session)
+            #expect(try output.take().first?["ok"]?.bool == true)
+        }
+        #expect(session.patterns.count == SubscriptionLimits.patternsPerSession)
+        daemon.receive(#"{"id": 99, "op": "subscribe", "streams": ["card.position"]}"#, from: session)
+        let refused = try #require(try output.take().first)
+        #expect(refused["error"]?["code"]?.string == "bad_request")
+        #expect(refused["error"]?["message"]?.string?.contains("at most 256 patterns") == true)
+        #expect(session.patterns.count == SubscriptionLimits.patternsPerSession)
+        // Unsubscribing a held pattern frees room.
+        daemon.receive(#"{"id": 100, "op": "unsubscribe", "streams": ["*.*"]}"#, from: session)
+        daemon.receive(#"{"id": 101, "op": "subscribe", "streams": ["card.position"]}"#, from: session)
+        #expect(try output.take().compactMap { $0["ok"]?.bool } == [true, true])
+    }
+
+    @Test("globs agree with fnmatch(3) on random patterns and names")
+    func globsAgreeWithFnmatch() {
+        var generator = SystemRandomNumberGenerator()
+        func random(_ alphabet: [Character], _ maximum: Int) -> String {
+            String((0..<Int.random(in: 0...maximum, using: &generator)).map { _ in alphabet.randomElement(using: &generator)! })
+        }
+        var disagreements: [String] = []
+        for _ in 0..<20_000 {
+            let pattern = random(["a", "b", ".", "*", "?"], 8)
+            let name = random(["a", "b", "."], 10)
+            let expected = fnmatch(pattern, name, 0) == 0
+            if globMatches(Substring(pattern), Substring(name)) != expected { disagreements.append("\(pattern) ~ \(name): fnmatch says \(expected)") }
+        }
+        #expect(disagreements.isEmpty, "\(disagreements.prefix(10))")
+    }
+
+    @Test("removed elements leave no seq counts or subscriptions behind")
+    func removedStreamsAreForgotten() throws {
+        let (daemon, _) = try makeDaemon()
+        let output = RecordingOutput()
+        let session = daemon.connect(output, credentials: nil)
+        daemon.receive(#"{"id": 1, "op": "subscribe", "streams": ["*.position"]}"#, from: session)
+        let subscribed = session.streams.count
+        for round in 0..<50 {
+            daemon.receive(Substring(#"{"id": 2, "op": "add_element", "element": {"id": "note\#(round)", "center": [300, 200], "size": [20, 20]}}"#), from: session)
+            daemon.receive(Substring(#"{"id": 3, "op": "set", "stream": "note\#(round).position", "value": {"x": 5, "y": 6}}"#), from: session)
+            daemon.receive(Substring(#"{"id": 4, "op": "remove_element", "element": "note\#(round)"}"#), from: session)
+        }
+        #expect(try output.take().filter { $0["ok"]?.bool == false }.isEmpty)
+        #expect(session.streams.count == subscribed, "subscriptions of removed streams are dropped")
+        #expect(daemon.countedStreams <= Set(daemon.engine.streams.map(\.stream)).count, "seq counts of removed streams are dropped")
+        // An element added again under the same id counts its values from the start.
+        daemon.receive(#"{"id": 5, "op": "add_element", "element": {"id": "note0", "center": [300, 200], "size": [20, 20]}}"#, from: session)
+        daemon.receive(#"{"id": 6, "op": "get", "stream": "note0.position"}"#, from: session)
+        #expect(try output.take().last?["result"]?["seq"]?.integer == 0)
+    }
+}
+
+/// The pending-output bound, on a real socket the peer never reads.
+@Suite("Client output bounds", .timeLimit(.minutes(1)))
+struct ClientOutputBoundTests {
+    @Test("a client over 4 MiB of pending output is dropped at once, with its bye")
+    func overflowDropsAtOnce() throws {
+        var pair: [Int32] = [0, 0]
+        #expect(socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0, &pair) == 0)
+        defer { Glibc.close(pair[1]) }
+        let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
+        defer { try? group.syncShutdownGracefully() }
+        let channel = try ClientBootstrap(group: group).withConnectedSocket(pair[0]).wait()
+        let (closed, bytes) = try channel.eventLoop.submit {
+            let output = ChannelOutput(channel: channel)
+            let line = channel.allocator.buffer(string: String(repeating: "x", count: 1023) + "\n")
+            // Lines that do not coalesce (replies, gesture states): 5 MiB of them, well
+            // within 5 s, so only the bound at queuing can drop the client.
+            var sent = 0
+            while sent < 5 << 20 && !output.isClosed {
+                output.send(line, coalescing: nil)
+                output.flush()
+                sent += 1024
+            }
+            return (output.isClosed, output.pendingBytes)
+        }.wait()
+        #expect(closed, "the client was dropped when it went over")
+        #expect(bytes <= ChannelOutput.defaultPendingLimit)
+        // The peer reads what was written before, then the end: within a deadline.
+        var timeout = timeval(tv_sec: 10, tv_usec: 0)
+        setsockopt(pair[1], SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+        var chunk = [UInt8](repeating: 0, count: 65536)
+        var received = 0
+        while true {
+            let count = read(pair[1], &chunk, chunk.count)
+            if count < 0 && errno == EINTR { continue }
+            #expect(count >= 0, "the connection was not closed: \(String(cString: strerror(errno)))")
+            if count <= 0 { break }
+            received += count
+        }
+        #expect(received < 4 << 20, "what waited was dropped, not sent")
+    }
+}
+
+@Suite("Control policy and socket addresses")
+struct ControlPolicyTests {
+    @Test("a user in more than 64 groups is found in the last of them")
+    func manyGroups() {
+        let groups = (1000..<1100).map { gid_t($0) }
+        // getgrouplist's contract: -1 and the size needed when the list does not fit.
+        let lookup: (UnsafeMutablePointer<gid_t>, UnsafeMutablePointer<Int32>) -> Int32 = { list, count in
+            guard Int(count.pointee) >= groups.count else {
+                count.pointee = Int32(groups.count)
+                return -1
+            }
+            for (index, gid) in groups.enumerated() { list[index] = gid }
+            count.pointee = Int32(groups.count)
+            return Int32(groups.count)
+        }
+        #expect(ControlPolicy.groupList(lookup) == groups)
+        let policy = ControlPolicy(daemonUID: 999, groups: [1099], groupsOfUser: { _, _ in ControlPolicy.groupList(lookup) })
+        #expect(policy.allows(PeerCredentials(pid: 1, uid: 4242, gid: 1000)))
+        #expect(!ControlPolicy(daemonUID: 999, groups: [5], groupsOfUser: { _, _ in groups }).allows(PeerCredentials(pid: 1, uid: 4242, gid: 1000)))
+        // The real lookup: root's groups include its primary group.
+        #expect(ControlPolicy.systemGroups(uid: 0, primary: 0)?.contains(0) == true)
+    }
+
+    @Test("a socket path longer than sun_path is an error, not cut short")
+    func longPath() throws {
+        let fits = "/" + String(repeating: "a", count: SocketPathTooLong.maximum - 1)
+        #expect(throws: Never.self) { _ = try unixSocketAddress(fits) }
+        #expect(throws: SocketPathTooLong.self) { _ = try unixSocketAddress(fits + "b") }
+    }
+}
