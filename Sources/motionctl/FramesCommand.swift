@@ -77,6 +77,8 @@ struct FramesCommand: ParsableCommand {
                 self.showDevice("removed", node: node, name: nil)
             case let .deviceSkipped(node, reason):
                 self.showDevice("skipped", node: node, name: nil, reason: reason)
+            case .skippedDeviceRemoved:
+                break  // It was never read: nothing of it to take back.
             case let .eventsDropped(node, total):
                 if self.json {
                     emit(JSONValue.object([("event", "dropped"), ("device", .string(node)), ("total", .integer(Int64(total)))]).encoded)
