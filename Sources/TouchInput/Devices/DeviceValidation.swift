@@ -67,7 +67,8 @@ extension DeviceDescription {
     /// types or codes beyond the kernel's maxima), or axes motiond cannot compute with: a
     /// maximum below the minimum, a negative resolution, position axes with no span (every
     /// position would be the same point), or slots that do not start at 0 or number more than
-    /// ``maximumSlotCount``.
+    /// ``maximumSlotCount``, or an axis the device sends without its range (a recording
+    /// missing an `A:` line).
     public var problems: [DeviceProblem] {
         var problems: [DeviceProblem] = []
         if let property = properties.filter({ $0 >= InputProperty.count }).min() {
@@ -84,8 +85,12 @@ extension DeviceDescription {
             }
         }
         let positionCodes = isMultitouch ? [AbsoluteAxis.positionX, AbsoluteAxis.positionY] : [AbsoluteAxis.x, AbsoluteAxis.y]
-        for code in axes.keys.sorted() {
-            if let reason = Self.problem(axis: code, axes[code]!, isPosition: positionCodes.contains(code)) {
+        for code in Set(axes.keys).union(codes[EventType.absolute] ?? []).sorted() {
+            guard let axis = axes[code] else {
+                problems.append(DeviceProblem(.axis(code), "the device sends it, but its range is not described"))
+                continue
+            }
+            if let reason = Self.problem(axis: code, axis, isPosition: positionCodes.contains(code)) {
                 problems.append(DeviceProblem(.axis(code), reason))
             }
         }

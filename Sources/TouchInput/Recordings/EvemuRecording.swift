@@ -138,8 +138,12 @@ private struct EvemuParser {
         }
     }
 
-    /// The line that declared `part`, if one did.
-    func line(of part: DeviceProblem.Part) -> Int? { partLines[part] }
+    /// The line that declared `part`, if one did: for an axis without its `A:` line, the
+    /// `B: 03` line that says the device sends it.
+    func line(of part: DeviceProblem.Part) -> Int? {
+        if case .axis = part, partLines[part] == nil { return partLines[.codes(type: EventType.absolute)] }
+        return partLines[part]
+    }
 
     func recording() -> EvemuRecording {
         var device = self.device
