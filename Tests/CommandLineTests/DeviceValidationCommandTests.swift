@@ -58,6 +58,29 @@ struct DeviceValidationCommandTests {
         #expect(run.error.contains("\(crafted.path):\(crafted.line): the device is invalid: ABS_MT_POSITION_X"), "\(run.error)")
     }
 
+    @Test("motiond --replay of a recording with centuries between frames, slowed down, waits instead of trapping")
+    func replayFarApart() throws {
+        let directory = try EndToEnd.scratch()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        // The second frame 2³² − 1 seconds after the first; at a tenth of the speed, 4·10¹⁹ ns.
+        let text = try String(contentsOf: Self.atmel, encoding: .utf8).replacingOccurrences(of: "E: 0.081454 ", with: "E: 4294967295.081454 ")
+        let path = directory.appendingPathComponent("far.evemu").path
+        try text.write(toFile: path, atomically: true, encoding: .utf8)
+        let daemon = try RunningDaemon(["--replay", path, "--speed", "0.1", "--config", EndToEnd.repository.appendingPathComponent("config/motiond.toml").path])
+        let client = try TestClient(daemon.socket)
+        _ = try client.next()
+        // The first frame comes 0.1 s after the start; the second is what must not trap.
+        var frames = 0
+        for attempt in 0..<600 where frames == 0 {
+            let stats = try #require(try client.request(#"{"id": \#(attempt), "op": "stats"}"#)["result"] as? [String: Any])
+            frames = stats["frames"] as? Int ?? 0
+            if frames == 0 { usleep(50_000) }
+        }
+        #expect(frames == 1)
+        let stopped = daemon.stop()
+        #expect(stopped.status == 0, "\(stopped.error)")
+    }
+
     @Test("the widest Int32 axis ranges replay: every position and millimetre is a finite number on the screen")
     func extremeRanges() throws {
         let directory = try EndToEnd.scratch()
