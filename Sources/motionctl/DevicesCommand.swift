@@ -8,7 +8,12 @@ struct DevicesCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "devices",
         abstract: "List the touchscreens motiond reads, or (--local) the ones udev finds here.",
-        discussion: "With --local, exits with 1 when no touchscreen can be used, saying why."
+        discussion: """
+            Touchscreens found but not used (not selected, not openable, or described by their \
+            firmware in a way motiond cannot trust) are listed as skipped, with the reason; in \
+            JSON as {"node", "skipped": reason}. With --local, exits with 1 when no touchscreen \
+            can be used, saying why.
+            """
     )
 
     @OptionGroup var socket: SocketOption
@@ -19,11 +24,15 @@ struct DevicesCommand: ParsableCommand {
     func run() throws {
         guard local else {
             return try talking {
-                let devices = try socket.connect().request("devices")["devices"]?.array ?? []
+                let result = try socket.connect().request("devices")
+                let devices = result["devices"]?.array ?? []
                 if devices.isEmpty && !json { emit("motiond reads no touchscreen now (motionctl devices --local scans this machine)") }
                 for device in devices {
                     if json { emit(device.json.encoded); continue }
                     emit("\(device["node"]?.string ?? "?")  \(device["name"]?.string ?? "")  (\(device["kind"]?.string ?? ""), \(device["slots"]?.integer.map { "\($0) slots" } ?? ""), \(device["dropped"]?.integer ?? 0) drops)")
+                }
+                for skipped in result["skipped"]?.array ?? [] {
+                    showSkipped(node: skipped["node"]?.string ?? "?", reason: skipped["reason"]?.string ?? "")
                 }
             }
         }
@@ -42,11 +51,7 @@ struct DevicesCommand: ParsableCommand {
                 show(device.description, node: node, clock: device.usesMonotonicClock)
             } catch {
                 problems.append(error)
-                if json {
-                    emit(JSONValue.object([("node", .string(node)), ("error", .string(error.description))]).encoded)
-                } else {
-                    emit("\(node): \(error)")
-                }
+                showSkipped(node: node, reason: error.description)
             }
         }
         guard usable == 0 else { return }
@@ -62,6 +67,15 @@ struct DevicesCommand: ParsableCommand {
         }
         FileHandle.standardError.write(Data("motionctl: \(reason)\n".utf8))
         throw ExitCode(ExitStatus.refused)
+    }
+
+    /// A device found but not used, the same way whether the daemon or a local scan says so.
+    private func showSkipped(node: String, reason: String) {
+        if json {
+            emit(JSONValue.object([("node", .string(node)), ("skipped", .string(reason))]).encoded)
+        } else {
+            emit("\(node)  skipped: \(reason)")
+        }
     }
 
     private func show(_ description: DeviceDescription, node: String, clock: Bool) {

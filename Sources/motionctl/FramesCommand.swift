@@ -77,6 +77,8 @@ struct FramesCommand: ParsableCommand {
                 self.showDevice("removed", node: node, name: nil)
             case let .deviceSkipped(node, reason):
                 self.showDevice("skipped", node: node, name: nil, reason: reason)
+            case .skippedDeviceRemoved:
+                break  // It was never read: nothing of it to take back.
             case let .eventsDropped(node, total):
                 if self.json {
                     emit(JSONValue.object([("event", "dropped"), ("device", .string(node)), ("total", .integer(Int64(total)))]).encoded)
@@ -127,14 +129,15 @@ struct FramesCommand: ParsableCommand {
     }
 }
 
-/// Reads and parses a recording, or exits with a message naming the file, line and problem.
-func loadRecording(_ path: String) throws -> EvemuRecording {
+/// Reads and parses a recording, or exits with a message naming the file, line and problem
+/// (an invalid device description too, unless `validatingDevice` is false).
+func loadRecording(_ path: String, validatingDevice: Bool = true) throws -> EvemuRecording {
     let text: String
     do { text = try String(contentsOfFile: path, encoding: .utf8) } catch {
         throw ValidationError("cannot read \(path): \(error.localizedDescription)")
     }
     do {
-        return try EvemuRecording(parsing: text)
+        return try EvemuRecording(parsing: text, validatingDevice: validatingDevice)
     } catch {
         fail("motionctl: \(path):\(error.line): \(error.message)")
     }

@@ -26,9 +26,9 @@ struct UmockdevCommand: ParsableCommand {
     }
 
     func run() throws {
-        // Any recorded device converts, touchscreen or not: faking a touchpad is how to test
-        // that motiond refuses one.
-        let parsed = try loadRecording(recording)
+        // Any recorded device converts, touchscreen or not, valid or not: faking a touchpad,
+        // or a panel whose firmware reports nonsense, is how to test that motiond refuses it.
+        let parsed = try loadRecording(recording, validatingDevice: false)
         guard let device = parsed.device else { fail("motionctl: \(recording): \(ReplayError.noDeviceHeader)") }
         let export = UmockdevExport(device: device, eventNumber: eventNumber)
         do {

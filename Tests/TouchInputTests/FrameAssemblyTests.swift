@@ -72,7 +72,7 @@ struct FrameAssemblyTests {
             ["0#10 began 100,200"],
             ["0#10 stationary 100,200", "1#11 began 500,300"],
             ["0#10 moved 110,200", "1#11 stationary 500,300"],
-            ["0#10 stationary 110,200", "1#11 ended 500,300"],
+            ["1#11 ended 500,300", "0#10 stationary 110,200"],  // ends come first
             ["0#10 ended 110,200"],
         ])
         #expect(frames.map(\.time) == [0, 0.01, 0.02, 0.03, 0.04])

@@ -35,6 +35,11 @@ public struct Simulation {
         var tick = Int((clock.now * frameRate).rounded(.down)) + 1
         func tickTime() -> Double { Double(tick) / frameRate }
         for frame in frames {
+            if !clock.isRunning, Swift.abs(frame.time * frameRate) < 1e15 {
+                // Nothing moves: skip the idle ticks (a recording can hold hours, or a corrupt
+                // one centuries, between frames), landing just before the frame's tick.
+                tick = Swift.max(tick, Int((frame.time * frameRate).rounded(.down)) - 1)
+            }
             while tickTime() < frame.time {
                 if clock.isRunning { clock.tick(at: tickTime()) }
                 tick += 1

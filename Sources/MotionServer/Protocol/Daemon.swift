@@ -20,6 +20,7 @@ public final class Daemon {
     private var sequence: [String: Int] = [:]
     private var interactionNames: [String: [String]] = [:]
     private var devices: [(node: String, description: DeviceDescription, dropped: Int)] = []
+    private var skippedDevices: [(node: String, reason: String)] = []
     private var frames = 0
     private let allocator = ByteBufferAllocator()
     private let controlPolicy: (PeerCredentials?) -> Bool
@@ -55,6 +56,7 @@ public final class Daemon {
     /// A touchscreen came; every client hears of it.
     public func deviceAdded(node: String, description: DeviceDescription) {
         devices.removeAll { $0.node == node }
+        skippedDevices.removeAll { $0.node == node }
         devices.append((node, description, 0))
         broadcast(.object([("event", "device"), ("action", "added"), ("node", .string(node)), ("name", .string(description.name))]))
     }
@@ -63,6 +65,19 @@ public final class Daemon {
     public func deviceRemoved(node: String) {
         devices.removeAll { $0.node == node }
         broadcast(.object([("event", "device"), ("action", "removed"), ("node", .string(node))]))
+    }
+
+    /// A touchscreen was found but is not read (not selected, not openable, or described in
+    /// a way motiond cannot trust): `devices` lists it with the reason until it is used or
+    /// goes away, so that a kiosk's operator sees why without reading the log.
+    public func deviceSkipped(node: String, reason: String) {
+        skippedDevices.removeAll { $0.node == node }
+        skippedDevices.append((node, reason))
+    }
+
+    /// A touchscreen that was skipped went away.
+    public func skippedDeviceRemoved(node: String) {
+        skippedDevices.removeAll { $0.node == node }
     }
 
     /// The kernel dropped a device's events; `total` so far.
@@ -193,7 +208,7 @@ public final class Daemon {
                     json = .object(members)
                 }
                 return json
-            }))])
+            })), ("skipped", .array(skippedDevices.map { .object([("node", .string($0.node)), ("reason", .string($0.reason))]) }))])
         case "stats": return stats()
         default:
             throw ProtocolError("unknown_op", "no op is called '\(op)'; the ops are \(Self.operations.joined(separator: ", "))")

@@ -170,7 +170,10 @@ public final class DaemonService {
         case let .removed(node):
             daemon.deviceRemoved(node: node)
             logger.warning("\(node) went away; its touches were cancelled")
-        case let .skipped(node, reason): logger.info("not using \(node): \(reason)")
+        case let .skipped(node, reason):
+            daemon.deviceSkipped(node: node, reason: reason)
+            logger.info("not using \(node): \(reason)")
+        case .skippedRemoved(let node): daemon.skippedDeviceRemoved(node: node)
         case let .dropped(node, total):
             daemon.eventsDropped(node: node, total: total)
             logger.warning("the kernel dropped events from \(node) (\(total) times); resynced")

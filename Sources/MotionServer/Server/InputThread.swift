@@ -11,6 +11,7 @@ enum InputMessage: Sendable {
     case added(node: String, DeviceDescription)
     case removed(node: String)
     case skipped(node: String, reason: String)
+    case skippedRemoved(node: String)
     case dropped(node: String, total: Int)
     case failed(String)
 }
@@ -132,6 +133,7 @@ final class InputThread: @unchecked Sendable {
             case .deviceAdded(let device): deliver(.added(node: device.node, device.description))
             case .deviceRemoved(let node): deliver(.removed(node: node))
             case let .deviceSkipped(node, reason): deliver(.skipped(node: node, reason: reason))
+            case .skippedDeviceRemoved(let node): deliver(.skippedRemoved(node: node))
             case let .frame(node, frame): deliver(.frame(frame, device: number(node)))
             case let .eventsDropped(node, total): deliver(.dropped(node: node, total: total))
             }

@@ -64,7 +64,10 @@ final class ReplayDriver {
         }
         let at = base + frames[next].time / speed
         let bound = NIOLoopBound(self, eventLoop: eventLoop)
-        task = eventLoop.scheduleTask(in: .nanoseconds(Int64(Swift.max(0, at - monotonicNow()) * 1e9))) {
+        // A corrupt recording can put centuries between frames, and --speed can stretch them
+        // further: wait at most 10⁹ s (31 years, in nanoseconds well within Int64).
+        let delay = Swift.min(Swift.max(0, at - monotonicNow()), 1e9)
+        task = eventLoop.scheduleTask(in: .nanoseconds(Int64(delay * 1e9))) {
             bound.value.deliver()
         }
     }

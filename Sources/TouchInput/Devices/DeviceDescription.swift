@@ -20,9 +20,10 @@ public struct AxisInfo: Hashable, Sendable, Codable {
         self.resolution = resolution
     }
 
-    /// The length of the axis in millimetres, when the resolution is known.
+    /// The length of the axis in millimetres, when the resolution is known. In Double: an
+    /// Int32 `maximum - minimum` overflows for ranges wider than half of Int32.
     public var lengthInMillimetres: Double? {
-        resolution > 0 ? Double(maximum - minimum) / Double(resolution) : nil
+        resolution > 0 ? (Double(maximum) - Double(minimum)) / Double(resolution) : nil
     }
 }
 
@@ -57,7 +58,8 @@ public struct DeviceDescription: Hashable, Sendable {
     public func has(property: UInt16) -> Bool { properties.contains(property) }
 
     /// The number of multitouch slots: `ABS_MT_SLOT`'s maximum + 1, or 1 for a device that
-    /// has multitouch positions but no slots (one contact) or none at all.
+    /// has multitouch positions but no slots (one contact) or none at all. Trust it only in
+    /// a description that passed ``validate()``, which caps it.
     public var slotCount: Int {
         guard let slots = axes[AbsoluteAxis.slot] else { return 1 }
         return Int(slots.maximum) + 1

@@ -12,6 +12,29 @@ public enum EventType {
     public static let `switch`: UInt16 = 0x05
     /// The largest event type (`EV_MAX`).
     public static let max: UInt16 = 0x1f
+
+    /// The largest code of an event type (`SYN_MAX`, `KEY_MAX`, `ABS_MAX`…): what the kernel
+    /// can report, and so the longest bit mask a description may hold. Types the kernel
+    /// leaves undefined get the smallest maximum of a defined one's mask word, 63.
+    public static func maximumCode(of type: UInt16) -> UInt16 {
+        switch type {
+        case synchronization: return 0x0f
+        case key: return KeyCode.max
+        case relative: return 0x0f
+        case absolute: return AbsoluteAxis.max
+        case miscellaneous: return 0x07
+        case `switch`: return 0x10
+        case 0x11: return 0x0f  // EV_LED
+        case 0x12: return 0x07  // EV_SND
+        case 0x14: return 0x01  // EV_REP
+        case 0x15: return 0x7f  // EV_FF
+        default: return 0x3f
+        }
+    }
+
+    /// The bytes of the kernel's bit mask for codes up to `maximum`: whole 64-bit words, as
+    /// `EVIOCGBIT` fills them and evemu writes them.
+    public static func maskBytes(upTo maximum: UInt16) -> Int { (Int(maximum) / 64 + 1) * 8 }
 }
 
 /// `EV_SYN` codes.

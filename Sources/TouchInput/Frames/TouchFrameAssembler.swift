@@ -19,6 +19,11 @@ import MotionCore
 /// | palm   | `ABS_MT_TRACKING_ID` −1           | empty  | (not reported)          |
 /// | down   | lost in a `SYN_DROPPED` resync    | empty  | `cancelled`             |
 ///
+/// Any event stream is accepted: slots outside the device's range are ignored, a tracking id
+/// still down in another slot ends that contact first (a frame never holds one id twice),
+/// and `SYN_DROPPED` may come anywhere. In a frame, contacts that ended come before those
+/// down, so an id that ends and begins again within one frame reads in order.
+///
 /// Single-touch devices (`ABS_X/Y` with `BTN_TOUCH`) are one slot whose tracking id the
 /// assembler makes up; on multitouch devices the legacy `ABS_X/Y` and `BTN_TOUCH` are ignored.
 /// Devices that never send `ABS_MT_SLOT` use slot 0. After setup, reading events allocates
@@ -67,11 +72,14 @@ public struct TouchFrameAssembler {
 
     /// Creates an assembler for a touchscreen.
     ///
-    /// - Precondition: the device has position axes (``DeviceKind/isTouchscreen``).
+    /// - Precondition: the device has position axes (``DeviceKind/isTouchscreen``) and its
+    ///   description is valid (``DeviceDescription/validate()``): live devices and recordings
+    ///   are checked before they get here.
     public init(description: DeviceDescription, mapping: OutputMapping = OutputMapping()) {
         guard let axes = description.positionAxes else {
             preconditionFailure("\(description.name) has no position axes")
         }
+        precondition(description.problems.isEmpty, "\(description.name): \(description.problems)")
         self.description = description
         self.mapper = CoordinateMapper(xAxis: axes.x, yAxis: axes.y, mapping: mapping)
         self.isMultitouch = description.isMultitouch
@@ -181,6 +189,13 @@ public struct TouchFrameAssembler {
 
     private mutating func setTrackingID(_ value: Int32, in index: Int) {
         guard value != slots[index].trackingID else { return }
+        if value >= 0, let other = slots.indices.first(where: { $0 != index && slots[$0].trackingID == value }) {
+            // One id is one contact: firmware that reuses an id still down elsewhere loses
+            // the older contact, as if that finger had been lost.
+            reportEnd(in: other, cancelled: true)
+            slots[other].trackingID = -1
+            slots[other].suppressed = false
+        }
         // Any other id ends the contact in the slot: −1 by lifting, a new id by replacing it.
         reportEnd(in: index, cancelled: resyncing)
         slots[index].trackingID = value
@@ -246,6 +261,8 @@ public struct TouchFrameAssembler {
                 frame.contacts.append(contact(index, id: ended.trackingID, phase: ended.cancelled ? .cancelled : .ended, x: ended.x, y: ended.y))
                 slots[index].ended = nil
             }
+        }
+        for index in slots.indices {
             let slot = slots[index]
             if slot.isDown {
                 let phase: TouchPhase = slot.began ? .began : slot.moved ? .moved : .stationary

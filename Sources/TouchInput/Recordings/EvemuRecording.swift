@@ -18,8 +18,14 @@ public struct EvemuRecording: Sendable {
 
     /// Parses a recording's text.
     ///
+    /// The device header is validated as a live device's description is
+    /// (``DeviceDescription/validate()``), and a problem fails the parse at the line that
+    /// declared it. `validatingDevice: false` keeps a description motiond would refuse, for
+    /// tools that fake such a device to test the refusal; lines that cannot be represented
+    /// (bit masks longer than the kernel's) fail either way.
+    ///
     /// - Throws: ``EvemuParseError`` naming the first malformed line and what was expected.
-    public init(parsing text: String) throws(EvemuParseError) {
+    public init(parsing text: String, validatingDevice: Bool = true) throws(EvemuParseError) {
         var parser = EvemuParser()
         var lineNumber = 0
         for line in text.split(separator: "\n", omittingEmptySubsequences: false) {
@@ -27,6 +33,9 @@ public struct EvemuRecording: Sendable {
             try parser.parse(line, number: lineNumber)
         }
         self = parser.recording()
+        if validatingDevice, let problem = device?.problems.first {
+            throw EvemuParseError(line: parser.line(of: problem.part) ?? lineNumber, message: "the device is invalid: \(problem)")
+        }
     }
 
     /// The time of the first event; replays run relative to it, since recordings hold
@@ -56,6 +65,12 @@ private struct EvemuParser {
     private var codeBytes: [UInt16: [UInt8]] = [:]
     private var events: [InputEvent] = []
     private var version: String?
+    /// Where each part of the description was declared, to point at it when it is invalid.
+    private var partLines: [DeviceProblem.Part: Int] = [:]
+
+    /// The latest timestamp read, in seconds: `UInt32.max`, 2106 as wall-clock time. Later
+    /// ones are corrupt, and below it a Double still holds every microsecond exactly.
+    static let maximumSeconds: UInt64 = 4_294_967_295
 
     mutating func parse(_ rawLine: Substring, number: Int) throws(EvemuParseError) {
         func fail(_ message: String) -> EvemuParseError { EvemuParseError(line: number, message: message) }
@@ -88,12 +103,22 @@ private struct EvemuParser {
         case "P":
             hasHeader = true
             propertyBytes += try Self.bytes(fields, fail("expected 'P:' followed by hexadecimal bytes"))
+            try Self.checkMaskLength(propertyBytes, maximum: InputProperty.count - 1, "INPUT_PROP_MAX", fail)
+            partLines[.properties] = number
         case "B":
             hasHeader = true
             guard let typeField = fields.first, let type = UInt8(typeField, radix: 16) else {
                 throw fail("expected 'B: TYPE BYTES…' with the event type in hexadecimal")
             }
+            guard UInt16(type) <= EventType.max else {
+                throw fail("event type 0x\(typeField) is beyond EV_MAX (0x\(String(EventType.max, radix: 16)))")
+            }
             codeBytes[UInt16(type), default: []] += try Self.bytes(fields.dropFirst(), fail("expected 'B:' bytes in hexadecimal"))
+            // `B: 00` is the mask of event types; the others, of one type's codes.
+            let isTypes = UInt16(type) == EventType.synchronization
+            try Self.checkMaskLength(codeBytes[UInt16(type)]!, maximum: isTypes ? EventType.max : EventType.maximumCode(of: UInt16(type)),
+                                     isTypes ? "EV_MAX" : "the type's maximum code", fail)
+            partLines[.codes(type: UInt16(type))] = partLines[.codes(type: UInt16(type))] ?? number
         case "A":
             hasHeader = true
             let values = fields.dropFirst().map { Int32($0) }
@@ -103,6 +128,7 @@ private struct EvemuParser {
             }
             let v = values.map { $0! }
             device.axes[code] = AxisInfo(minimum: v[0], maximum: v[1], fuzz: v[2], flat: v[3], resolution: v.count == 5 ? v[4] : 0)
+            partLines[.axis(code)] = number
         case "L", "S":
             hasHeader = true  // LED and switch states: nothing a touchscreen needs.
         case "E":
@@ -110,6 +136,13 @@ private struct EvemuParser {
         default:
             throw fail("unknown line type '\(kind):'; expected N:, I:, P:, B:, A:, L:, S: or E:")
         }
+    }
+
+    /// The line that declared `part`, if one did: for an axis without its `A:` line, the
+    /// `B: 03` line that says the device sends it.
+    func line(of part: DeviceProblem.Part) -> Int? {
+        if case .axis = part, partLines[part] == nil { return partLines[.codes(type: EventType.absolute)] }
+        return partLines[part]
     }
 
     func recording() -> EvemuRecording {
@@ -131,6 +164,9 @@ private struct EvemuParser {
         let time = fields[0].split(separator: ".", omittingEmptySubsequences: false)
         guard time.count == 2, let seconds = UInt64(time[0]), let micros = UInt64(time[1]), time[1].count <= 6 else {
             throw fail(expected + "; '\(fields[0])' is not a time")
+        }
+        guard seconds <= maximumSeconds else {
+            throw fail("the time \(fields[0]) is beyond the latest motiond reads (\(maximumSeconds) seconds)")
         }
         guard let type = UInt16(fields[1], radix: 16), let code = UInt16(fields[2], radix: 16) else {
             throw fail(expected + "; '\(fields[1]) \(fields[2])' is not a hexadecimal type and code")
@@ -154,6 +190,15 @@ private struct EvemuParser {
             bytes.append(byte)
         }
         return bytes
+    }
+
+    /// Refuses a mask longer than the kernel's for codes up to `maximum`: nothing beyond
+    /// it can be reported, and its bit numbers would not fit a code.
+    private static func checkMaskLength(_ bytes: [UInt8], maximum: UInt16, _ limit: String, _ fail: (String) -> EvemuParseError) throws(EvemuParseError) {
+        let allowed = EventType.maskBytes(upTo: maximum)
+        guard bytes.count <= allowed else {
+            throw fail("a bit mask of \(bytes.count) bytes; the kernel's is at most \(allowed) (\(limit) 0x\(String(maximum, radix: 16)))")
+        }
     }
 
     /// The set bits of a little-endian byte mask.

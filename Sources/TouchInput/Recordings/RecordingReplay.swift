@@ -11,14 +11,16 @@ public struct RecordingReplay: Sendable {
 
     /// Prepares a replay.
     ///
-    /// - Throws: ``ReplayError`` when the recording has no device header or the device is
-    ///   not a touchscreen.
+    /// - Throws: ``ReplayError`` when the recording has no device header, the device is
+    ///   not a touchscreen, or its description is invalid (a recording built in code rather
+    ///   than parsed, or parsed without validation).
     public init(_ recording: EvemuRecording, mapping: OutputMapping = OutputMapping()) throws(ReplayError) {
         guard let device = recording.device else { throw .noDeviceHeader }
         guard device.kind.isTouchscreen else {
             if case .refused(let reason) = device.kind { throw .notATouchscreen(device.name, reason) }
             throw .noDeviceHeader
         }
+        do { try device.validate() } catch { throw .invalidDevice(device.name, error) }
         self.recording = recording
         self.device = device
         self.mapping = mapping
@@ -42,6 +44,7 @@ public struct RecordingReplay: Sendable {
 public enum ReplayError: Error, Equatable, CustomStringConvertible {
     case noDeviceHeader
     case notATouchscreen(String, String)
+    case invalidDevice(String, InvalidDeviceDescription)
 
     public var description: String {
         switch self {
@@ -49,6 +52,8 @@ public enum ReplayError: Error, Equatable, CustomStringConvertible {
             return "the recording has no device header (N:, I:, P:, B:, A: lines); record it with evemu-record"
         case .notATouchscreen(let name, let reason):
             return "the recorded device '\(name)' is not a touchscreen: it is \(reason)"
+        case .invalidDevice(let name, let error):
+            return "the recorded device '\(name)' cannot be replayed: \(error)"
         }
     }
 }

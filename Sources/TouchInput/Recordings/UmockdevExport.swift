@@ -112,12 +112,19 @@ public struct UmockdevExport: Sendable {
     ///
     /// umockdev stamps events replayed before the reader has opened the device with wrong
     /// times (seen: up to the first 0.1 s); the lead-in leaves the reader time to start, so
-    /// every event keeps its recorded spacing. The contents arrive either way.
+    /// every event keeps its recorded spacing. The contents arrive either way. umockdev plays
+    /// events in file order, so an event stamped before the one ahead of it (a corrupt
+    /// recording) keeps that one's time rather than a negative offset.
     public static func eventsFile(_ events: [InputEvent], leadIn: Double = 0.5) -> String {
         let start = (events.first?.time ?? 0) - leadIn
         var lines = ["# EVEMU 1.3"]
+        var previous: Int64 = 0
         for event in events {
-            let micros = Int64(((event.time - start) * 1_000_000).rounded())
+            // Parsed times are at most 2³² s (4·10¹⁵ µs); anything else (NaN, infinities
+            // from events made in code) keeps the previous time instead of trapping.
+            let offset = ((event.time - start) * 1_000_000).rounded()
+            let micros = offset >= Double(previous) && offset <= 1e17 ? Int64(offset) : previous
+            previous = micros
             let fraction = String(micros % 1_000_000)
             let time = "\(micros / 1_000_000)." + String(repeating: "0", count: 6 - fraction.count) + fraction
             lines.append("E: \(time) \(hex4(event.type)) \(hex4(event.code)) \(event.value)")

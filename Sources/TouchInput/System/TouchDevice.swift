@@ -39,7 +39,8 @@ public final class TouchDevice {
     /// Opens `node` and checks that it is a touchscreen.
     ///
     /// - Throws: ``DeviceError``: the node cannot be opened (with advice on permissions),
-    ///   libevdev cannot read it, or it is not a touchscreen (saying what it is instead).
+    ///   libevdev cannot read it, it is not a touchscreen (saying what it is instead), or its
+    ///   description is one motiond cannot trust (saying which axis or mask, and why).
     public init(node: String, mapping: OutputMapping = OutputMapping()) throws(DeviceError) {
         let fd = Glibc.open(node, O_RDONLY | O_NONBLOCK | O_CLOEXEC)
         guard fd >= 0 else { throw DeviceError.cannotOpen(node: node, errno: motiond_errno()) }
@@ -57,6 +58,11 @@ public final class TouchDevice {
                 throw DeviceError.notATouchscreen(node: node, name: description.name, reason: reason)
             }
             throw DeviceError.libevdev(node: node, errno: EINVAL)
+        }
+        do { try description.validate() } catch {
+            libevdev_free(evdev)
+            Glibc.close(fd)
+            throw DeviceError.invalid(node: node, name: description.name, error)
         }
         self.node = node
         self.fileDescriptor = fd
@@ -171,6 +177,8 @@ public enum DeviceError: Error, Equatable, CustomStringConvertible {
     case cannotOpen(node: String, errno: Int32)
     case libevdev(node: String, errno: Int32)
     case notATouchscreen(node: String, name: String, reason: String)
+    /// A touchscreen whose firmware describes it in a way motiond cannot compute with.
+    case invalid(node: String, name: String, InvalidDeviceDescription)
 
     /// Whether the problem is permission to open the node.
     public var isPermissionDenied: Bool {
@@ -188,6 +196,8 @@ public enum DeviceError: Error, Equatable, CustomStringConvertible {
             return "libevdev cannot read \(node): \(String(cString: strerror(code)))"
         case let .notATouchscreen(node, name, reason):
             return "\(node) (\(name)) is not used: it is \(reason)"
+        case let .invalid(node, name, error):
+            return "\(node) (\(name)) is not used: \(error)"
         }
     }
 }

@@ -12,8 +12,11 @@ public final class TouchInputHub {
     public enum Event {
         /// A touchscreen was opened and is being read.
         case deviceAdded(TouchDevice)
-        /// A device was found but not used: not selected, not a touchscreen, or not openable.
+        /// A device was found but not used: not selected, not a touchscreen, not openable,
+        /// or its description is invalid.
         case deviceSkipped(node: String, reason: String)
+        /// A device that was skipped went away.
+        case skippedDeviceRemoved(node: String)
         /// A touchscreen went away.
         case deviceRemoved(node: String)
         /// A frame from a device.
@@ -28,6 +31,7 @@ public final class TouchInputHub {
     private let configure: (TouchscreenNode, DeviceDescription) -> Result<OutputMapping, SkipReason>
     private var pollDescriptors: [pollfd] = []
     private var udevNodes: [String: TouchscreenNode] = [:]
+    private var skippedNodes: Set<String> = []
 
     /// Why a touchscreen is not used.
     public struct SkipReason: Error {
@@ -74,7 +78,7 @@ public final class TouchInputHub {
                 devices[node] = nil
                 device.remove { handle(.frame(node: node, $0)) }
                 handle(.deviceRemoved(node: node))
-                handle(.deviceSkipped(node: node, reason: reason.description))
+                skip(node, reason.description, handle)
             }
         }
     }
@@ -138,6 +142,7 @@ public final class TouchInputHub {
             case .added(let node):
                 open(node, handle)
             case .removed(let node, _):
+                if skippedNodes.remove(node) != nil { handle(.skippedDeviceRemoved(node: node)) }
                 guard let device = devices.removeValue(forKey: node) else { continue }
                 // Read what the device still had to say, then cancel what is left down.
                 _ = device.read { handle(.frame(node: node, $0)) }
@@ -153,16 +158,22 @@ public final class TouchInputHub {
             let device = try TouchDevice(node: node.node)
             switch configure(node, device.description) {
             case .failure(let reason):
-                handle(.deviceSkipped(node: node.node, reason: reason.description))
+                skip(node.node, reason.description, handle)
                 return
             case .success(let mapping):
                 device.mapping = mapping
             }
             devices[node.node] = device
             udevNodes[node.node] = node
+            skippedNodes.remove(node.node)
             handle(.deviceAdded(device))
         } catch {
-            handle(.deviceSkipped(node: node.node, reason: error.description))
+            skip(node.node, error.description, handle)
         }
+    }
+
+    private func skip(_ node: String, _ reason: String, _ handle: (Event) -> Void) {
+        skippedNodes.insert(node)
+        handle(.deviceSkipped(node: node, reason: reason))
     }
 }
