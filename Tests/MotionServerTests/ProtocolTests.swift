@@ -9,7 +9,14 @@ final class RecordingOutput: ClientOutput {
     var lines: [String] = []
     var closed = false
     var coalesced = 0
-    func send(_ line: ByteBuffer, coalescing stream: String?) { lines.append(String(decoding: line.readableBytesView, as: UTF8.self)) }
+    /// Whether it takes a frame's lines in one buffer (a socket with room) or one by one.
+    var isKeepingUp = true
+    /// How many buffers were sent, each holding one or more lines.
+    var writes = 0
+    func send(_ line: ByteBuffer, coalescing stream: String?) {
+        writes += 1
+        lines += String(decoding: line.readableBytesView, as: UTF8.self).split(separator: "\n").map { $0 + "\n" }
+    }
     func flush() {}
     func close(saying line: ByteBuffer?) {
         if let line { lines.append(String(decoding: line.readableBytesView, as: UTF8.self)) }
@@ -72,6 +79,27 @@ struct ProtocolTests {
         #expect(zip(seqs.dropFirst(), seqs).allSatisfy { $0 > $1 })
         #expect(values.last?["value"] == .object(["x": .number(100), "y": .number(200)]))
         #expect(values.allSatisfy { ($0["t"]?.number ?? 0) > 100 })
+    }
+
+    @Test("a client that keeps up gets each frame's lines in one write; one that is behind gets the same lines one by one")
+    func frameBatches() throws {
+        let (daemon, clock) = try makeDaemon()
+        let keepingUp = RecordingOutput(), behind = RecordingOutput()
+        behind.isKeepingUp = false
+        let sessions = [daemon.connect(keepingUp, credentials: nil), daemon.connect(behind, credentials: nil)]
+        for session in sessions { daemon.receive(#"{"id": 1, "op": "subscribe", "streams": ["marker.*", "card.*"]}"#, from: session) }
+        daemon.receive(#"{"id": 2, "op": "set", "stream": "marker.destination", "value": {"x": 100, "y": 200}}"#, from: sessions[0])
+        _ = try keepingUp.take()
+        _ = try behind.take()
+        (keepingUp.writes, behind.writes) = (0, 0)
+        for k in 1...90 { clock.tick(at: 100 + Double(k) / 60) }
+        let lines = try keepingUp.take()
+        #expect(lines.count > 10)
+        #expect(lines == (try behind.take()), "both get the same values, in the same order")
+        // One write per frame that had something, at most one per tick; one per line for the other.
+        #expect(keepingUp.writes <= 90)
+        #expect(behind.writes == lines.count)
+        #expect(keepingUp.writes < behind.writes, "some frame carried more than one update")
     }
 
     @Test("malformed lines get an error naming the problem, and the connection stays usable", arguments: [

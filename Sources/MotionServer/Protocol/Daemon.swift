@@ -418,15 +418,46 @@ public final class Daemon {
         // One pass over the clients (there may be thousands); each update encoded once, when
         // its first subscriber is found, and written to every subscriber.
         var lines = [ByteBuffer?](repeating: nil, count: updates.count)
+        func line(_ index: Int) -> ByteBuffer {
+            if let line = lines[index] { return line }
+            let update = updates[index]
+            let line = encode(valueEvent(update.stream, update.value, time: update.time, seq: seqs[index]))
+            lines[index] = line
+            return line
+        }
+        // A client that keeps up gets its lines of the frame as one write, in a buffer shared
+        // by every client wanting the same updates (a thousand "*" subscribers share one): the
+        // per-write cost is paid once per client, not once per line. The updates a client wants
+        // are a bit mask, so frames of up to 64 updates batch; larger ones go line by line.
+        var frames: [UInt64: ByteBuffer] = [:]
+        let batching = updates.count <= 64
         for session in sessions.values where !session.streams.isEmpty {
-            var touched = false
-            for (index, update) in updates.enumerated() where session.streams.contains(update.stream) {
-                if lines[index] == nil { lines[index] = encode(valueEvent(update.stream, update.value, time: update.time, seq: seqs[index])) }
-                session.output.send(lines[index]!, coalescing: update.stream)
-                session.sent += 1
-                touched = true
+            if batching && session.output.isKeepingUp {
+                var wanted: UInt64 = 0
+                for (index, update) in updates.enumerated() where session.streams.contains(update.stream) { wanted |= 1 << index }
+                guard wanted != 0 else { continue }
+                if frames[wanted] == nil {
+                    var frame = allocator.buffer(capacity: 256 * wanted.nonzeroBitCount)
+                    var rest = wanted
+                    while rest != 0 {
+                        var next = line(rest.trailingZeroBitCount)
+                        frame.writeBuffer(&next)
+                        rest &= rest - 1
+                    }
+                    frames[wanted] = frame
+                }
+                session.output.send(frames[wanted]!, coalescing: nil)
+                session.sent += wanted.nonzeroBitCount
+                session.output.flush()
+            } else {
+                var touched = false
+                for (index, update) in updates.enumerated() where session.streams.contains(update.stream) {
+                    session.output.send(line(index), coalescing: update.stream)
+                    session.sent += 1
+                    touched = true
+                }
+                if touched { session.output.flush() }
             }
-            if touched { session.output.flush() }
         }
     }
 

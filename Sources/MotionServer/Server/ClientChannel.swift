@@ -91,7 +91,7 @@ final class ClientHandler: ChannelInboundHandler {
     }
 
     func channelWritabilityChanged(context: ChannelHandlerContext) {
-        if context.channel.isWritable { output?.drain() }
+        output?.writabilityChanged(context.channel.isWritable)
         context.fireChannelWritabilityChanged()
     }
 
@@ -142,11 +142,25 @@ final class ChannelOutput: ClientOutput {
     init(channel: Channel, pendingLimit: Int = ChannelOutput.defaultPendingLimit) {
         self.channel = channel
         self.pendingLimit = pendingLimit
+        self.socketTakesMore = channel.isWritable
+    }
+
+    /// The channel's writability as of the last flush or writability change: asking the
+    /// channel before every line costs atomic reads that show with thousands of clients, and
+    /// writes between two flushes are one frame's lines, a bounded overshoot.
+    private var socketTakesMore: Bool
+
+    var isKeepingUp: Bool { !isClosed && pending.isEmpty && socketTakesMore }
+
+    /// The channel's writability changed: remember it, and write what waited once it is back.
+    func writabilityChanged(_ writable: Bool) {
+        socketTakesMore = writable
+        if writable { drain() }
     }
 
     func send(_ line: ByteBuffer, coalescing stream: String?) {
         guard !isClosed else { return }
-        if pending.isEmpty && channel.isWritable {
+        if pending.isEmpty && socketTakesMore {
             channel.write(line, promise: nil)
             return
         }
@@ -179,6 +193,7 @@ final class ChannelOutput: ClientOutput {
     func flush() {
         guard !isClosed else { return }
         channel.flush()
+        socketTakesMore = channel.isWritable
     }
 
     /// Writes what waited, now that the client reads again.
