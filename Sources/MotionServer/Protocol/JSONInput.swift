@@ -81,7 +81,7 @@ public indirect enum JSONInput: Equatable, Sendable {
 
         /// A byte as an error message shows it: the character when it is printable ASCII.
         static func describe(_ byte: UInt8) -> String {
-            (0x21...0x7e).contains(byte) ? "'\(Character(Unicode.Scalar(byte)))'" : "byte 0x\(String(byte, radix: 16, uppercase: true))"
+            (0x21...0x7e).contains(byte) ? "'\(Character(Unicode.Scalar(byte)))'" : "byte 0x\(byte < 0x10 ? "0" : "")\(String(byte, radix: 16, uppercase: true))"
         }
 
         mutating func value(depth: Int) throws(JSONInputError) -> JSONInput {
