@@ -57,7 +57,7 @@ final class ClientHandler: ChannelInboundHandler {
     private var output: ChannelOutput?
     private let outputs: ClientOutputs
     /// Lines that came before the peer's credentials were known.
-    private var early: [String] = []
+    private var early: [ByteBuffer] = []
 
     init(daemon: Daemon, outputs: ClientOutputs) {
         self.daemon = daemon
@@ -84,18 +84,18 @@ final class ClientHandler: ChannelInboundHandler {
     private func start(_ output: ChannelOutput, _ credentials: PeerCredentials?) {
         let session = daemon.connect(output, credentials: credentials)
         self.session = session
-        for line in early { daemon.receive(Substring(line), from: session) }
+        for line in early { daemon.receive(utf8: line.readableBytesView, from: session) }
         early = []
     }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         guard case .line(let line) = unwrapInboundIn(data) else { return refuseLongLine(context) }
-        let text = String(decoding: line.readableBytesView, as: UTF8.self)
         guard let session else {
-            early.append(text)
+            early.append(line)
             return
         }
-        daemon.receive(Substring(text), from: session)
+        // The bytes as they came, so that a line that is not UTF-8 is refused, not repaired.
+        daemon.receive(utf8: line.readableBytesView, from: session)
     }
 
     func channelWritabilityChanged(context: ChannelHandlerContext) {
