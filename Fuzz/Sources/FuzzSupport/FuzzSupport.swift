@@ -10,7 +10,8 @@ import NIOCore
 /// saves the input that caused it.
 public func fuzzCheck(_ condition: @autoclosure () -> Bool, _ message: @autoclosure () -> String) {
     guard !condition() else { return }
-    fputs("fuzz invariant broken: \(message())\n", stderr)
+    let text = Array("fuzz invariant broken: \(message())\n".utf8)
+    _ = text.withUnsafeBytes { write(2, $0.baseAddress, $0.count) }
     abort()
 }
 
@@ -102,6 +103,7 @@ extension JSONInput {
 public final class CollectingOutput: ClientOutput {
     public var lines: [String] = []
     public private(set) var closed = false
+    public let coalesced = 0
 
     public init() {}
 
