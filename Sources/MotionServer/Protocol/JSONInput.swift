@@ -2,7 +2,10 @@
 ///
 /// motiond reads its own JSON rather than going through `JSONSerialization` so that a
 /// malformed line gets an answer naming the problem and its column, numbers and booleans
-/// stay apart, and a hostile line cannot nest deeply enough to exhaust the stack.
+/// stay apart, and a hostile line cannot nest deeply enough to exhaust the stack. What
+/// RFC 8259 leaves to the reader is refused rather than guessed: a member name twice in one
+/// object, bytes that are not UTF-8 (RFC 3629: no overlong forms, no encoded surrogates),
+/// surrogates without their pair, a byte order mark.
 public indirect enum JSONInput: Equatable, Sendable {
     case null
     case bool(Bool)
