@@ -16,6 +16,8 @@ struct ConfigurationFuzzFindingsTests {
         ("a = 1\n\n[\u{FFFD}]\n", 3, "U+FFFD"),
         ("s = \"\"\"\n[=]\n\"\"\"\n[=]\n", 4, "'='"),
         ("a = [\n  1,\n]\n  [,]\n", 4, "','"),
+        ("a = 1\n[\n", 2, "the end of the line"),
+        ("[[\r\n", 1, "the end of the line"),
     ])
     func headerWithoutName(text: String, line: Int, shown: String) throws {
         do {

@@ -70,7 +70,7 @@ enum TOMLTableHeaders {
             advance()
             if peek() == "[" { advance() }
             skipBlanks()
-            guard let first = peek(), first != "]", first != "\n" else { return nil }  // toml++ reports these
+            guard let first = peek(), first != "]" else { return nil }  // toml++ reports these
             switch first {
             case "A"..."Z", "a"..."z", "0"..."9", "_", "-", "\"", "'": return nil
             default: return first
