@@ -19,15 +19,8 @@ extension Configuration {
 
     /// Parses and checks configuration text; `file` names it in errors.
     public static func parse(_ text: String, file: String) throws(ConfigurationError) -> Configuration {
-        if let header = TOMLTableHeaders.firstWithoutName(in: text) {
-            let found = switch header.found {
-            case "\n", "\r": "the end of the line"
-            case _ where header.found.isASCII && header.found.value >= 0x20: "'\(header.found)'"
-            default: "U+\(String(header.found.value, radix: 16, uppercase: true))"
-            }
-            throw ConfigurationError(
-                file: file, line: header.line,
-                message: "not valid TOML: a table header needs a name, bare (letters, digits, '_', '-') or quoted, not \(found)")
+        if let trap = TOMLParserTraps.first(in: text) {
+            throw ConfigurationError(file: file, line: trap.line, message: "not valid TOML: \(trap.message)")
         }
         let table: TOMLTable
         do { table = try TOMLTable(string: text) } catch let error as TOMLParseError {
