@@ -19,6 +19,8 @@ let package = Package(
         .executable(name: "motionctl", targets: ["motionctl"]),
         .library(name: "MotionCore", targets: ["MotionCore"]),
         .library(name: "TouchInput", targets: ["TouchInput"]),
+        // For the fuzz targets in Fuzz/, which drive the daemon's request handling.
+        .library(name: "MotionServer", targets: ["MotionServer"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),

@@ -190,3 +190,15 @@ final class TestClient {
         return try request(line, events: &events)
     }
 }
+
+extension TestClient {
+    /// Sends bytes as they are, for lines that are not UTF-8.
+    func send(bytes: [UInt8]) {
+        var rest = bytes[...]
+        while !rest.isEmpty {
+            let written = rest.withUnsafeBytes { Glibc.write(fd, $0.baseAddress, $0.count) }
+            if written <= 0 { return }
+            rest = rest.dropFirst(written)
+        }
+    }
+}

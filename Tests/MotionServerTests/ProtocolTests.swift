@@ -15,7 +15,13 @@ final class RecordingOutput: ClientOutput {
     var writes = 0
     func send(_ line: ByteBuffer, coalescing stream: String?) {
         writes += 1
-        lines += String(decoding: line.readableBytesView, as: UTF8.self).split(separator: "\n").map { $0 + "\n" }
+        // Each line with its newline; a tail without one is kept as it is, to be caught.
+        var text = Substring(String(decoding: line.readableBytesView, as: UTF8.self))
+        while let end = text.firstIndex(of: "\n") {
+            lines.append(String(text[...end]))
+            text = text[text.index(after: end)...]
+        }
+        if !text.isEmpty { lines.append(String(text)) }
     }
     func flush() {}
     func close(saying line: ByteBuffer?) {

@@ -19,6 +19,9 @@ extension Configuration {
 
     /// Parses and checks configuration text; `file` names it in errors.
     public static func parse(_ text: String, file: String) throws(ConfigurationError) -> Configuration {
+        if let trap = TOMLParserTraps.first(in: text) {
+            throw ConfigurationError(file: file, line: trap.line, message: "not valid TOML: \(trap.message)")
+        }
         let table: TOMLTable
         do { table = try TOMLTable(string: text) } catch let error as TOMLParseError {
             throw ConfigurationError(file: file, line: error.source.begin.line, message: "not valid TOML: \(error.description)")

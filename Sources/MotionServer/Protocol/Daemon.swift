@@ -139,6 +139,12 @@ public final class Daemon {
 
     /// Handles one line from a client: exactly one reply.
     public func receive(_ line: Substring, from session: ClientSession) {
+        receive(utf8: line.utf8, from: session)
+    }
+
+    /// Handles one line as the bytes that came, so that bytes that are not UTF-8 get a
+    /// `bad_json` reply instead of being replaced.
+    public func receive(utf8 line: some Collection<UInt8>, from session: ClientSession) {
         reply(to: session, handle(line, from: session))
         if let subscribed = initialValues.removeValue(forKey: session.id) { sendValues(subscribed, to: session) }
         session.output.flush()
@@ -154,7 +160,7 @@ public final class Daemon {
         }
     }
 
-    private func handle(_ line: Substring, from session: ClientSession) -> (id: Int?, result: Result<JSONValue, ProtocolError>) {
+    private func handle(_ line: some Collection<UInt8>, from session: ClientSession) -> (id: Int?, result: Result<JSONValue, ProtocolError>) {
         let request: JSONInput
         do { request = try JSONInput(parsing: line) } catch {
             return (nil, .failure(ProtocolError("bad_json", error.description)))

@@ -2,7 +2,10 @@
 ///
 /// motiond reads its own JSON rather than going through `JSONSerialization` so that a
 /// malformed line gets an answer naming the problem and its column, numbers and booleans
-/// stay apart, and a hostile line cannot nest deeply enough to exhaust the stack.
+/// stay apart, and a hostile line cannot nest deeply enough to exhaust the stack. What
+/// RFC 8259 leaves to the reader is refused rather than guessed: a member name twice in one
+/// object, bytes that are not UTF-8 (RFC 3629: no overlong forms, no encoded surrogates),
+/// surrogates without their pair, a byte order mark.
 public indirect enum JSONInput: Equatable, Sendable {
     case null
     case bool(Bool)
@@ -13,7 +16,13 @@ public indirect enum JSONInput: Equatable, Sendable {
 
     /// Parses one JSON value, which must be all of `text` but for white space.
     public init(parsing text: Substring) throws(JSONInputError) {
-        var reader = Reader(Array(text.utf8))
+        try self.init(parsing: text.utf8)
+    }
+
+    /// Parses one JSON value from UTF-8 bytes as they came, so that bytes that are not
+    /// UTF-8 are refused rather than replaced.
+    public init(parsing bytes: some Collection<UInt8>) throws(JSONInputError) {
+        var reader = Reader(Array(bytes))
         reader.skipSpace()
         self = try reader.value(depth: 0)
         reader.skipSpace()
@@ -65,7 +74,17 @@ public indirect enum JSONInput: Equatable, Sendable {
         func error(at position: Int, _ message: String) -> JSONInputError { JSONInputError(column: position + 1, message: message) }
 
         mutating func skipSpace() {
-            while index < bytes.count, [0x20, 0x09, 0x0a, 0x0d].contains(bytes[index]) { index += 1 }
+            while index < bytes.count {
+                switch bytes[index] {
+                case 0x20, 0x09, 0x0a, 0x0d: index += 1
+                default: return
+                }
+            }
+        }
+
+        /// A byte as an error message shows it: the character when it is printable ASCII.
+        static func describe(_ byte: UInt8) -> String {
+            (0x21...0x7e).contains(byte) ? "'\(Character(Unicode.Scalar(byte)))'" : "byte 0x\(byte < 0x10 ? "0" : "")\(String(byte, radix: 16, uppercase: true))"
         }
 
         mutating func value(depth: Int) throws(JSONInputError) -> JSONInput {
@@ -79,7 +98,9 @@ public indirect enum JSONInput: Equatable, Sendable {
             case UInt8(ascii: "f"): try literal("false"); return .bool(false)
             case UInt8(ascii: "n"): try literal("null"); return .null
             case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"): return .number(try number())
-            default: throw error("unexpected '\(Character(Unicode.Scalar(bytes[index])))' where a value was expected")
+            case 0xEF where bytes[index...].starts(with: [0xEF, 0xBB, 0xBF]):
+                throw error("a byte order mark; JSON text on the socket is UTF-8 without one")
+            default: throw error("unexpected \(Self.describe(bytes[index])) where a value was expected")
             }
         }
 
@@ -99,12 +120,17 @@ public indirect enum JSONInput: Equatable, Sendable {
             while true {
                 skipSpace()
                 guard !atEnd, bytes[index] == UInt8(ascii: "\"") else { throw error("expected a member name in quotes") }
+                let keyStart = index
                 let key = try string()
                 skipSpace()
                 guard !atEnd, bytes[index] == UInt8(ascii: ":") else { throw error("expected ':' after \"\(key)\"") }
                 index += 1
                 skipSpace()
-                members[key] = try value(depth: depth + 1)
+                // RFC 8259 leaves duplicate names to the reader; keeping one of them silently
+                // would act on a request the client did not mean, so refuse them.
+                guard members.updateValue(try value(depth: depth + 1), forKey: key) == nil else {
+                    throw error(at: keyStart, "the member \"\(key)\" appears twice in one object")
+                }
                 skipSpace()
                 guard !atEnd else { throw error("the line ends inside an object") }
                 if bytes[index] == UInt8(ascii: ",") { index += 1; continue }
@@ -132,12 +158,28 @@ public indirect enum JSONInput: Equatable, Sendable {
         mutating func string() throws(JSONInputError) -> String {
             index += 1
             var scalars = String.UnicodeScalarView()
+            // Unescaped bytes since the last escape, starting at `rawStart`.
             var raw: [UInt8] = []
+            var rawStart = index
             func flushRaw() throws(JSONInputError) {
+                defer { raw.removeAll(keepingCapacity: true) }
                 guard !raw.isEmpty else { return }
-                guard let text = String(validating: raw, as: UTF8.self) else { throw error("a string is not valid UTF-8") }
-                scalars.append(contentsOf: text.unicodeScalars)
-                raw.removeAll()
+                // Swift's decoder refuses what RFC 3629 does: overlong forms, surrogates
+                // encoded in UTF-8, code points past U+10FFFF, truncated sequences.
+                var decoder = UTF8()
+                var iterator = raw.makeIterator()
+                var offset = 0
+                while true {
+                    switch decoder.decode(&iterator) {
+                    case .scalarValue(let scalar):
+                        scalars.append(scalar)
+                        offset += UTF8.width(scalar)
+                    case .emptyInput:
+                        return
+                    case .error:
+                        throw error(at: rawStart + offset, "a string is not valid UTF-8")
+                    }
+                }
             }
             while true {
                 guard !atEnd else { throw error("the line ends inside a string") }
@@ -160,29 +202,46 @@ public indirect enum JSONInput: Equatable, Sendable {
                 case UInt8(ascii: "r"): scalars.append("\r")
                 case UInt8(ascii: "t"): scalars.append("\t")
                 case UInt8(ascii: "u"):
+                    let escapeStart = index - 2
                     var code = try hex4()
                     if (0xD800...0xDBFF).contains(code) {
                         guard index + 1 < bytes.count, bytes[index] == UInt8(ascii: "\\"), bytes[index + 1] == UInt8(ascii: "u") else {
-                            throw error("a lone surrogate in a \\u escape")
+                            throw error(at: escapeStart, "a lone surrogate in a \\u escape")
                         }
                         index += 2
                         let low = try hex4()
-                        guard (0xDC00...0xDFFF).contains(low) else { throw error("a lone surrogate in a \\u escape") }
+                        guard (0xDC00...0xDFFF).contains(low) else { throw error(at: escapeStart, "a lone surrogate in a \\u escape") }
                         code = 0x10000 + ((code - 0xD800) << 10) + (low - 0xDC00)
                     }
-                    guard let scalar = Unicode.Scalar(code) else { throw error("a \\u escape that is not a character") }
+                    // Only a low surrogate without its high one is left that is not a scalar.
+                    guard let scalar = Unicode.Scalar(code) else { throw error(at: escapeStart, "a lone surrogate in a \\u escape") }
                     scalars.append(scalar)
-                default: throw error("an unknown escape in a string")
+                default: throw error(at: index - 2, "an unknown escape in a string")
                 }
+                rawStart = index
             }
         }
 
+        /// Exactly four hexadecimal digits (no sign, unlike `UInt32(_:radix:)`).
         mutating func hex4() throws(JSONInputError) -> UInt32 {
-            guard index + 4 <= bytes.count, let value = UInt32(String(decoding: bytes[index..<index + 4], as: UTF8.self), radix: 16) else {
-                throw error("expected four hexadecimal digits after \\u")
+            var value: UInt32 = 0
+            for offset in 0..<4 {
+                guard index + offset < bytes.count, let digit = Self.hexDigit(bytes[index + offset]) else {
+                    throw error(at: index + offset, "expected four hexadecimal digits after \\u")
+                }
+                value = value << 4 | digit
             }
             index += 4
             return value
+        }
+
+        static func hexDigit(_ byte: UInt8) -> UInt32? {
+            switch byte {
+            case UInt8(ascii: "0")...UInt8(ascii: "9"): return UInt32(byte - UInt8(ascii: "0"))
+            case UInt8(ascii: "a")...UInt8(ascii: "f"): return UInt32(byte - UInt8(ascii: "a") + 10)
+            case UInt8(ascii: "A")...UInt8(ascii: "F"): return UInt32(byte - UInt8(ascii: "A") + 10)
+            default: return nil
+            }
         }
 
         mutating func number() throws(JSONInputError) -> Double {

@@ -87,7 +87,8 @@ final class ClientHandler: ChannelInboundHandler {
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         guard case .line(let line) = unwrapInboundIn(data) else { return refuseLongLine(context) }
         guard let session else { return }  // only after channelInactive
-        daemon.receive(Substring(String(decoding: line.readableBytesView, as: UTF8.self)), from: session)
+        // The bytes as they came, so that a line that is not UTF-8 is refused, not repaired.
+        daemon.receive(utf8: line.readableBytesView, from: session)
     }
 
     func channelWritabilityChanged(context: ChannelHandlerContext) {

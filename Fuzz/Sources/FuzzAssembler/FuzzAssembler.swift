@@ -1,0 +1,106 @@
+import FuzzSupport
+import MotionCore
+import TouchInput
+
+/// Touchscreens like the ones in the fixtures: multitouch with slots, multitouch without
+/// `ABS_MT_SLOT` (one contact), and single touch.
+let devices: [DeviceDescription] = {
+    func device(_ name: String, multitouch: Bool, slots: Int32?, x: AxisInfo, y: AxisInfo, extra: [UInt16] = []) -> DeviceDescription {
+        var description = DeviceDescription(name: name)
+        description.properties = [InputProperty.direct]
+        var absolute: Set<UInt16> = Set(extra)
+        if multitouch {
+            description.axes[AbsoluteAxis.positionX] = x
+            description.axes[AbsoluteAxis.positionY] = y
+            absolute.formUnion([AbsoluteAxis.positionX, AbsoluteAxis.positionY, AbsoluteAxis.trackingID])
+            description.axes[AbsoluteAxis.trackingID] = AxisInfo(minimum: 0, maximum: 65535)
+            if let slots {
+                description.axes[AbsoluteAxis.slot] = AxisInfo(minimum: 0, maximum: slots - 1)
+                absolute.insert(AbsoluteAxis.slot)
+            }
+        }
+        description.axes[AbsoluteAxis.x] = x
+        description.axes[AbsoluteAxis.y] = y
+        absolute.formUnion([AbsoluteAxis.x, AbsoluteAxis.y])
+        for code in extra where description.axes[code] == nil { description.axes[code] = AxisInfo(minimum: 0, maximum: 255) }
+        description.codes[EventType.absolute] = absolute
+        description.codes[EventType.key] = [KeyCode.touch]
+        description.codes[EventType.synchronization] = [0]
+        return description
+    }
+    return [
+        device("atmel-like", multitouch: true, slots: 10, x: AxisInfo(minimum: 0, maximum: 4095, resolution: 16), y: AxisInfo(minimum: 0, maximum: 4095, resolution: 16),
+               extra: [AbsoluteAxis.multitouchPressure, AbsoluteAxis.touchMajor, AbsoluteAxis.touchMinor, AbsoluteAxis.toolType]),
+        device("elan-like", multitouch: true, slots: 2, x: AxisInfo(minimum: 0, maximum: 3200, resolution: 12), y: AxisInfo(minimum: 0, maximum: 2000, resolution: 0)),
+        device("no-slots", multitouch: true, slots: nil, x: AxisInfo(minimum: -100, maximum: 100), y: AxisInfo(minimum: 50, maximum: 60)),
+        device("single-touch", multitouch: false, slots: nil, x: AxisInfo(minimum: 0, maximum: 1023), y: AxisInfo(minimum: 0, maximum: 767), extra: [AbsoluteAxis.pressure]),
+        device("one-unit", multitouch: true, slots: 1, x: AxisInfo(minimum: 5, maximum: 5), y: AxisInfo(minimum: 0, maximum: 1, resolution: 1)),
+    ]
+}()
+
+/// The codes that matter to the assembler, so most events mean something to it.
+let absoluteCodes: [UInt16] = [
+    AbsoluteAxis.slot, AbsoluteAxis.trackingID, AbsoluteAxis.positionX, AbsoluteAxis.positionY,
+    AbsoluteAxis.toolType, AbsoluteAxis.multitouchPressure, AbsoluteAxis.touchMajor, AbsoluteAxis.touchMinor,
+    AbsoluteAxis.x, AbsoluteAxis.y, AbsoluteAxis.pressure,
+]
+
+/// The frame assembler and the coordinate mapper fed any evdev event stream. The first
+/// bytes choose a device and a mapping; then each event is an operation byte, a code and a
+/// value. Every frame has finite positions inside the output, contacts in distinct slots
+/// among the device's, and times that never go back.
+@_cdecl("LLVMFuzzerTestOneInput")
+public func fuzzAssembler(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
+    var input = FuzzBytes(fuzzInput(data, size))
+    let device = devices[Int(input.byte()) % devices.count]
+    let choice = input.byte()
+    var mapping = OutputMapping()
+    mapping.rotation = Rotation.allCases[Int(choice & 3)]
+    mapping.flipHorizontal = choice & 4 != 0
+    mapping.flipVertical = choice & 8 != 0
+    if choice & 16 != 0 { mapping.outputSize = Size(width: 1920, height: 1080) }
+    var assembler = TouchFrameAssembler(description: device, mapping: mapping)
+    let output = assembler.mapper.outputSize
+    let slotCount = device.isMultitouch ? max(device.slotCount, 1) : 1
+    var time = 0.0, lastFrameTime = -Double.infinity
+    func check(_ frame: TouchFrame?) {
+        guard let frame else { return }
+        fuzzCheck(frame.time >= lastFrameTime, "a frame at \(frame.time) after one at \(lastFrameTime)")
+        lastFrameTime = frame.time
+        var slots = Set<Int>()
+        for contact in frame.contacts {
+            let p = contact.position
+            fuzzCheck(p.x.isFinite && p.y.isFinite, "a position that is not finite: \(contact)")
+            fuzzCheck((0...output.width).contains(p.x) && (0...output.height).contains(p.y), "\(p) outside \(output): \(contact)")
+            if let mm = contact.millimetres { fuzzCheck(mm.x.isFinite && mm.y.isFinite, "millimetres that are not finite: \(contact)") }
+            fuzzCheck((0..<slotCount).contains(contact.slot), "slot \(contact.slot) on a device with \(slotCount): \(contact)")
+            if contact.phase.isActive { fuzzCheck(slots.insert(contact.slot).inserted, "two active contacts in slot \(contact.slot)") }
+        }
+    }
+    while !input.isEmpty {
+        let operation = input.byte()
+        time += Double(operation >> 4) / 1000
+        let selector = input.byte()
+        let value = operation & 8 != 0 ? input.int32() : Int32(Int8(bitPattern: input.byte()))
+        switch operation & 7 {
+        case 0, 1, 2:
+            let code = absoluteCodes[Int(selector) % absoluteCodes.count]
+            check(assembler.consume(InputEvent(time: time, type: EventType.absolute, code: code, value: value)))
+        case 3:
+            check(assembler.consume(InputEvent(time: time, type: EventType.synchronization, code: 0, value: 0)))
+        case 4:
+            check(assembler.consume(InputEvent(time: time, type: EventType.key, code: selector & 1 == 0 ? KeyCode.touch : KeyCode.toolFinger, value: value)))
+        case 5:
+            check(assembler.consume(InputEvent(time: time, type: UInt16(selector & 0x1f), code: UInt16(selector), value: value)))
+        case 6:
+            if selector & 1 == 0 { assembler.beginResync() } else { assembler.endResync() }
+        default:
+            if selector & 1 == 0 {
+                check(assembler.consume(InputEvent(time: time, type: EventType.synchronization, code: SynchronizationCode.dropped, value: 0)))
+            } else {
+                check(assembler.cancelAll(at: time))
+            }
+        }
+    }
+    return 0
+}
