@@ -34,7 +34,7 @@ let devices: [DeviceDescription] = {
         device("elan-like", multitouch: true, slots: 2, x: AxisInfo(minimum: 0, maximum: 3200, resolution: 12), y: AxisInfo(minimum: 0, maximum: 2000, resolution: 0)),
         device("no-slots", multitouch: true, slots: nil, x: AxisInfo(minimum: -100, maximum: 100), y: AxisInfo(minimum: 50, maximum: 60)),
         device("single-touch", multitouch: false, slots: nil, x: AxisInfo(minimum: 0, maximum: 1023), y: AxisInfo(minimum: 0, maximum: 767), extra: [AbsoluteAxis.pressure]),
-        device("one-unit", multitouch: true, slots: 1, x: AxisInfo(minimum: 5, maximum: 5), y: AxisInfo(minimum: 0, maximum: 1, resolution: 1)),
+        device("two-units", multitouch: true, slots: 1, x: AxisInfo(minimum: 5, maximum: 6), y: AxisInfo(minimum: 0, maximum: 1, resolution: 1)),
     ]
 }()
 
@@ -59,6 +59,8 @@ public func fuzzAssembler(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
     mapping.flipHorizontal = choice & 4 != 0
     mapping.flipVertical = choice & 8 != 0
     if choice & 16 != 0 { mapping.outputSize = Size(width: 1920, height: 1080) }
+    // Live devices and recordings are validated before they reach the assembler; so are these.
+    fuzzCheck(device.problems.isEmpty, "the fuzz device \(device.name) is invalid: \(device.problems)")
     var assembler = TouchFrameAssembler(description: device, mapping: mapping)
     let output = assembler.mapper.outputSize
     let slotCount = device.isMultitouch ? max(device.slotCount, 1) : 1
