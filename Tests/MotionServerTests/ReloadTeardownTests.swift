@@ -52,6 +52,23 @@ struct ReloadTeardownTests {
     }
 }
 
+extension ReloadTeardownTests {
+    @Test("a daemon that goes away takes its scene with it, even with a spring in flight")
+    func droppedDaemonFreesItsScene() throws {
+        let clock = ManualFrameClock(now: 100)
+        var elements: [Weak<Element>] = []
+        do {
+            let daemon = Daemon(configuration: try Self.configuration(), clock: clock, controlPolicy: { _ in true })
+            try Self.moveMarker(daemon, clock, to: 300)
+            #expect(clock.isRunning)
+            elements = daemon.engine.scene.elements.map { Weak($0) }
+        }
+        #expect(!elements.isEmpty)
+        #expect(!clock.isRunning, "the dropped daemon's spring still observes the clock")
+        #expect(elements.allSatisfy { $0.value == nil }, "\(elements.filter { $0.value != nil }.count) elements outlived their daemon")
+    }
+}
+
 /// A weak reference, to see whether something was freed.
 struct Weak<Object: AnyObject> {
     weak var value: Object?

@@ -37,6 +37,12 @@ public final class Daemon {
         wire()
     }
 
+    /// The scene's springs hold themselves through the clock: without this, a daemon that
+    /// goes away (in a test, a fuzzer, an embedding program) would leave its scene running.
+    deinit {
+        engine.disconnect()
+    }
+
     private func wire() {
         engine.onUpdates = { [unowned self] in self.publish($0) }
         engine.onGesture = { [unowned self] in self.gesture($1, on: $0) }
