@@ -131,6 +131,25 @@ struct HostileClientTests {
 }
 
 /// The pending-output bound, on a real socket the peer never reads.
+@Suite("Element ids from clients")
+struct ElementIDTests {
+    @Test("an id with a NUL is refused, not cut short into another element that cannot be removed (found by the glob fuzzer)")
+    func nulInID() throws {
+        let (daemon, _) = try makeDaemon()
+        let output = RecordingOutput()
+        let session = daemon.connect(output, credentials: nil)
+        let before = daemon.engine.scene.elements.map(\.id)
+        daemon.receive(#"{"id": 1, "op": "add_element", "element": {"id": "car\u0000", "center": [10, 20], "size": [30, 40]}}"#, from: session)
+        let reply = try #require(try output.take().first { $0["id"]?.integer == 1 })
+        #expect(reply["error"]?["code"]?.string == "bad_value", "\(reply)")
+        #expect(daemon.engine.scene.elements.map(\.id) == before, "the scene changed")
+        // A key with a NUL is no better.
+        daemon.receive(#"{"id": 2, "op": "add_element", "element": {"id": "car", "center": [10, 20], "size": [30, 40], "tossable\u0000x": {}}}"#, from: session)
+        #expect(try output.take().first { $0["id"]?.integer == 2 }?["error"]?["code"]?.string == "bad_value")
+        #expect(daemon.engine.scene.elements.map(\.id) == before)
+    }
+}
+
 @Suite("Client output bounds", .timeLimit(.minutes(1)))
 struct ClientOutputBoundTests {
     @Test("a client over 4 MiB of pending output is dropped at once, with its bye")

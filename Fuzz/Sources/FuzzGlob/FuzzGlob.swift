@@ -29,7 +29,13 @@ public func fuzzGlob(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
         if output.take().first(where: { $0["id"]?.integer == 1 })?["ok"]?.bool != true { element = nil }
     }
     defer {
-        if let element { daemon.receive(#"{"id": 4, "op": "remove_element", "element": \#(element)}"#, from: session) }
+        // What was added can be removed by the same id (a NUL once made them differ, and the
+        // scene grew with every such input).
+        if let element {
+            _ = output.take()
+            daemon.receive(#"{"id": 4, "op": "remove_element", "element": \#(element)}"#, from: session)
+            fuzzCheck(output.take().first { $0["id"]?.integer == 4 }?["ok"]?.bool == true, "\(element) was added but cannot be removed")
+        }
         daemon.disconnect(session)
     }
     _ = output.take()

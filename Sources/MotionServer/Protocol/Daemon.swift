@@ -564,8 +564,17 @@ public final class Daemon {
     /// A client's JSON element as the TOML table the configuration loader reads.
     static func toml(_ input: JSONInput) throws(ProtocolError) -> TOMLTable {
         let table = TOMLTable()
-        for (key, value) in input.object ?? [:] { table[key] = try tomlValue(value, key) }
+        for (key, value) in input.object ?? [:] {
+            try refuseNUL(key, key)
+            table[key] = try tomlValue(value, key)
+        }
         return table
+    }
+
+    /// TOMLKit passes strings to toml++ as C strings, which end at a NUL: "car\u0000" would
+    /// become an element "car" that no request naming "car\u0000" could remove.
+    private static func refuseNUL(_ text: String, _ key: String) throws(ProtocolError) {
+        guard !text.unicodeScalars.contains("\u{0}") else { throw ProtocolError("bad_value", "\(key) contains a NUL character (\\u0000)") }
     }
 
     private static func tomlValue(_ input: JSONInput, _ key: String) throws(ProtocolError) -> TOMLValueConvertible {
@@ -575,7 +584,9 @@ public final class Daemon {
         case .number(let n):
             if let integer = input.integer { return integer }
             return n
-        case .string(let s): return s
+        case .string(let s):
+            try refuseNUL(s, key)
+            return s
         case .array(let items):
             let array = TOMLArray()
             for item in items { array.append(try tomlValue(item, key)) }
