@@ -55,6 +55,7 @@ enum TOMLParserTraps {
             var brackets: [Unicode.Scalar] = []  // a value's open arrays and inline tables
             var expectingArrayValue = false  // after an array's `[` or `,`
             var lineStart = true
+            if peek() == "\u{FEFF}" { advance() }  // a byte-order mark, which toml++ skips too
             while let c = peek() {
                 if c == "\n" { advance(); lineStart = brackets.isEmpty; continue }
                 if c == " " || c == "\t" || c == "\r" { advance(); continue }
