@@ -30,6 +30,19 @@ struct ConfigurationFuzzFindingsTests {
         }
     }
 
+    @Test("with CRLF line endings, errors name the same lines as with LF (every one said line 1)")
+    func crlfLines() throws {
+        let text = "[[element]]\nid = \"one\"\ncenter = [100, 100]\nsize = [50, 50]\nshape = \"round\"\n"
+        for variant in [text, text.replacingOccurrences(of: "\n", with: "\r\n")] {
+            do {
+                _ = try Configuration.parse(variant, file: "test.toml")
+                Issue.record("loaded")
+            } catch {
+                #expect(error.line == 5 && error.message.contains("shape"), "\(error)")
+            }
+        }
+    }
+
     /// toml++ aborted on these too (a broken precondition in `parse_value`).
     @Test("a '}' where an array expects a value is an error on its line", arguments: [
         ("s=[}\n", 1), ("s = [1, }\n", 1), ("a = 1\ns = [\n  # note\n  }\n", 4), ("t = { a = [ } }\n", 1),

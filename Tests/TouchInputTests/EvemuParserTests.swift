@@ -76,6 +76,16 @@ struct EvemuParserTests {
             return error.line == line && error.message.contains(message)
         }
     }
+
+    @Test("a recording saved with CRLF line endings (from Windows, in a bug report) reads as the same recording")
+    func crlf() throws {
+        let text = try FixtureRecordings.text(FixtureRecordings.atmelTaps)
+        let windows = text.replacingOccurrences(of: "\n", with: "\r\n")
+        let recording = try EvemuRecording(parsing: windows)
+        let original = try EvemuRecording(parsing: text)
+        #expect(recording.device == original.device)
+        #expect(recording.events == original.events)
+    }
 }
 
 @Suite("Device classification")

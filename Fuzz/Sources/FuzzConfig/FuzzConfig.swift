@@ -11,7 +11,8 @@ public func fuzzConfig(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
     do {
         configuration = try Configuration.parse(text, file: "fuzz.toml")
     } catch {
-        let lines = text.split(separator: "\n", omittingEmptySubsequences: false).count
+        // Counted as toml++ counts them: "\r\n" is one Character in Swift, so name both.
+        let lines = text.split(omittingEmptySubsequences: false, whereSeparator: { $0 == "\n" || $0 == "\r\n" }).count
         fuzzCheck((0...lines + 1).contains(error.line), "line \(error.line) in a text of \(lines) lines: \(error)")
         return 0
     }

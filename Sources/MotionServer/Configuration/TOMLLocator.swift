@@ -11,7 +11,8 @@ struct TOMLLocator {
         var current: [String] = []
         var arrayCounts: [String: Int] = [:]
         var depth = 0  // inside a multi-line array or inline table
-        for (index, rawLine) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
+        // "\r\n" is one Character in Swift: a file saved on Windows splits only if it is named.
+        for (index, rawLine) in text.split(omittingEmptySubsequences: false, whereSeparator: { $0 == "\n" || $0 == "\r\n" }).enumerated() {
             let number = index + 1
             let line = Self.withoutComment(rawLine).trimmingSpaces()
             defer { depth += Self.bracketBalance(line) }

@@ -28,7 +28,8 @@ public struct EvemuRecording: Sendable {
     public init(parsing text: String, validatingDevice: Bool = true) throws(EvemuParseError) {
         var parser = EvemuParser()
         var lineNumber = 0
-        for line in text.split(separator: "\n", omittingEmptySubsequences: false) {
+        // "\r\n" is one Character in Swift, so a file saved on Windows splits only if it is named.
+        for line in text.split(omittingEmptySubsequences: false, whereSeparator: { $0 == "\n" || $0 == "\r\n" }) {
             lineNumber += 1
             try parser.parse(line, number: lineNumber)
         }
