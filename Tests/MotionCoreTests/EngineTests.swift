@@ -91,6 +91,8 @@ struct EngineTests {
         #expect(dragStates.last == .cancelled)
         #expect(engine.scene.element("a") == nil)
         #expect(engine.streams.allSatisfy { !$0.stream.hasPrefix("a.") })
+        // Nothing of it is kept: a UI adding and removing elements under new ids must not grow it.
+        #expect(engine.lastValue("a.position") == nil && engine.lastValue("b.position") != nil)
         // The rest of the finger's frames are ignored: no element, no crash.
         let position = a.position.value
         _ = Simulation().run(Array(frames.dropFirst(30)), through: engine, clock: clock)

@@ -82,7 +82,13 @@ public final class MotionEngine {
         }
         owners = owners.filter { $0.value.element != id }
         runtimes.removeValue(forKey: id)?.disconnectAll()
-        published.removeValue(forKey: id)?.links.forEach { $0.unsubscribe() }
+        if let gone = published.removeValue(forKey: id) {
+            gone.links.forEach { $0.unsubscribe() }
+            for (stream, _) in gone.values {
+                lastPublished[stream] = nil
+                dirty.remove(stream)
+            }
+        }
         activityLinks.removeValue(forKey: id)?.unsubscribe()
         order.removeAll { $0 == id }
         scene.remove(id)
