@@ -58,35 +58,24 @@ public func repositoryFile(_ path: String) -> String {
 }
 
 extension JSONInput {
-    /// The value written back as JSON text, so a target can check that what parsed once
-    /// parses again to the same value.
-    public var encoded: String {
+    /// The value written back as JSON text by the daemon's own encoder, so a target can check
+    /// that what parsed once parses again to the same value.
+    public var encoded: String { json.encoded }
+
+    /// The same value as the daemon writes JSON.
+    var json: JSONValue {
         switch self {
-        case .null: return "null"
-        case .bool(let value): return value ? "true" : "false"
-        case .number(let value): return "\(value)"
-        case .string(let value): return Self.quoted(value)
-        case .array(let elements): return "[" + elements.map(\.encoded).joined(separator: ",") + "]"
-        case .object(let members):
-            return "{" + members.map { Self.quoted($0.key) + ":" + $0.value.encoded }.joined(separator: ",") + "}"
+        case .null: return .null
+        case .bool(let value): return .bool(value)
+        case .number(let value): return .number(value)
+        case .string(let value): return .string(value)
+        case .array(let elements): return .array(elements.map(\.json))
+        case .object(let members): return .object(members.map { ($0.key, $0.value.json) })
         }
     }
 
     /// `text` as a JSON string.
-    public static func quoted(_ text: String) -> String {
-        var result = "\""
-        for scalar in text.unicodeScalars {
-            switch scalar {
-            case "\"": result += "\\\""
-            case "\\": result += "\\\\"
-            case _ where scalar.value < 0x20:
-                let hex = String(scalar.value, radix: 16)
-                result += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
-            default: result.unicodeScalars.append(scalar)
-            }
-        }
-        return result + "\""
-    }
+    public static func quoted(_ text: String) -> String { JSONValue.string(text).encoded }
 
     /// Whether every number in the value is finite.
     public var allNumbersFinite: Bool {
