@@ -189,13 +189,15 @@ extension Daemons {
                 if !exit.wait(seconds: 10) { kill(activator.processIdentifier, SIGKILL) }
             }
             // It says when it listens; a reader that ends (it exited) or a deadline stops the wait.
-            let said = ThreadedReader(errors.fileHandleForReading).waitUntil(seconds: 60) {
-                String(decoding: $0, as: UTF8.self).contains("Listening on")
-            }
+            let stderr = ThreadedReader(errors.fileHandleForReading)
+            let said = stderr.waitUntil(seconds: 60) { String(decoding: $0, as: UTF8.self).contains("Listening on") }
             try #require(String(decoding: said, as: UTF8.self).contains("Listening on"), "\(String(decoding: said, as: UTF8.self))")
             let client = try TestClient(socket)
             #expect(try client.next()?["event"] as? String == "hello")
             #expect(try client.request(#"{"id": 1, "op": "list"}"#)["ok"] as? Bool == true)
+            // It says it uses systemd's socket, not a path of its own it never bound.
+            let log = String(decoding: stderr.waitUntil(seconds: 30) { String(decoding: $0, as: UTF8.self).contains("listening on") }, as: UTF8.self)
+            #expect(log.contains("listening on the socket systemd passed"), "\(log)")
         }
 
         @Test("the example clients in Python and Node.js follow an element", arguments: [

@@ -95,8 +95,9 @@ public final class DaemonService {
             let server = try SocketServer.start(daemon: parts.daemon, outputs: parts.outputs, on: loop, path: path,
                                                 group: inherited == nil ? configuration.daemon.socketGroup : nil, descriptor: inherited)
             if inherited == nil { relay.socketBound(path) }
+            let listening = inherited == nil ? path : "the socket systemd passed"
             done = try loop.submit { [input] in
-                try service.value.start(configuration, server: server, input: input, relay: relay)
+                try service.value.start(configuration, server: server, listening: listening, input: input, relay: relay)
                 return service.value.stopped.futureResult
             }.wait()
         } catch {
@@ -134,13 +135,14 @@ public final class DaemonService {
         (NIOLoopBound(daemon, eventLoop: loop), NIOLoopBound(outputs, eventLoop: loop))
     }
 
-    private func start(_ configuration: Configuration, server: Channel, input: InputThread?, relay: SignalRelay) throws {
+    /// `listening` names the socket in the log: a path motiond bound, or systemd's.
+    private func start(_ configuration: Configuration, server: Channel, listening: String, input: InputThread?, relay: SignalRelay) throws {
         let environment = ProcessInfo.processInfo.environment
         self.server = server
         self.input = input
         self.relay = relay
         outputs.onBlocked = { [unowned self] in self.scheduleLaggardCheck() }
-        logger.info("listening on \(options.socket ?? configuration.daemon.socket)")
+        logger.info("listening on \(listening)")
 
         if let recording = options.replay {
             replay = try ReplayDriver(path: recording, configuration: configuration, speed: options.speed, loops: options.loop,
