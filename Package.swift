@@ -51,9 +51,15 @@ let package = Package(
                 "TouchInput",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "NIOWebSocket", package: "swift-nio"),
                 .product(name: "TOMLKit", package: "TOMLKit"),
                 .product(name: "Logging", package: "swift-log"),
-            ]
+            ],
+            // The browser client and the live page, served over HTTP beside the WebSocket
+            // endpoint; compiled in, so an installed motiond needs no files beside it. The
+            // files live in clients/ (these are links to them).
+            resources: [.embedInCode("Web/motiond.js"), .embedInCode("Web/index.html")]
         ),
         .executableTarget(
             name: "motiond",

@@ -1,0 +1,1 @@
+../../../clients/js/motiond.js
