@@ -9,7 +9,8 @@ struct Motiond: ParsableCommand {
         commandName: "motiond",
         abstract: "Touch input daemon: reads touchscreens, recognizes gestures, runs springs and publishes the motion to UI processes.",
         discussion: """
-            Publishes the scene over a Unix-domain socket as JSON lines (docs/protocol.md). \
+            Publishes the scene over a Unix-domain socket as JSON lines (docs/protocol.md), \
+            and with [websocket] or --websocket to browser pages over a WebSocket. \
             Without --config it reads /etc/motiond/motiond.toml, or without that file runs a \
             built-in scene: one full-screen element, 'surface', that the fingers drag, turn \
             and pinch. With --replay it plays a recording as the touchscreen, for machines \
@@ -27,6 +28,8 @@ struct Motiond: ParsableCommand {
 
     @Option(help: "The configuration file (default /etc/motiond/motiond.toml).") var config: String?
     @Option(help: "The socket path, instead of the configuration's.") var socket: String?
+    @Option(help: ArgumentHelp("Serve the live page, /motiond.js and the WebSocket here, instead of [websocket] listen (port 0: any free port).",
+                               valueName: "host:port")) var websocket: String?
     @Option(help: ArgumentHelp("Play this evemu recording as the touchscreen.", valueName: "file.evemu")) var replay: String?
     @Flag(name: .customLong("loop"), help: "With --replay: play it again and again.") var loops = false
     @Option(help: "With --replay: play this many times faster.") var speed: Double = 1
@@ -34,6 +37,7 @@ struct Motiond: ParsableCommand {
     func validate() throws {
         if replay == nil && (loops || speed != 1) { throw ValidationError("--loop and --speed go with --replay") }
         if !(speed > 0 && speed.isFinite) { throw ValidationError("--speed must be a positive number") }
+        if let websocket, case .failure(let error) = ListenAddress.parse(websocket) { throw ValidationError("--websocket: \(error)") }
     }
 
     func run() throws {
@@ -43,6 +47,7 @@ struct Motiond: ParsableCommand {
         options.replay = replay
         options.loop = loops
         options.speed = speed
+        options.websocket = websocket.flatMap { try? ListenAddress.parse($0).get() }
         do {
             try DaemonService.run(options)
         } catch {

@@ -17,6 +17,8 @@ public struct Configuration: Sendable {
     public var devices: [DeviceSettings] = []
     /// The elements, in the order given (later ones are on top when z-orders tie).
     public var elements: [ElementSettings] = []
+    /// The HTTP and WebSocket listener for browser pages; nil for none.
+    public var websocket: WebSocketSettings?
 
     /// Creates an empty configuration.
     public init() {}

@@ -46,6 +46,9 @@ extension Configuration {
             configuration.screen = Size(width: width, height: height)
             try screen.finish()
         }
+        if var websocket = try root.table("websocket") {
+            configuration.websocket = try readWebSocket(&websocket, file: file)
+        }
         if var gestures = try root.table("gestures") {
             configuration.gestures = try readGestures(&gestures)
         }

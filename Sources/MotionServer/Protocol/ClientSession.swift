@@ -36,8 +36,9 @@ public final class ClientSession {
     public let id: Int
     /// The peer, when the socket could say.
     public let credentials: PeerCredentials?
-    /// Whether the client may use `set`, `add_element` and `remove_element`.
-    public let control: Bool
+    /// Whether the client may use `set`, `add_element` and `remove_element`: from its peer's
+    /// credentials when it connects, or from the control token (`auth`).
+    public internal(set) var control: Bool
     let output: ClientOutput
     /// The streams subscribed to, and the patterns they came from (which also pick up
     /// streams created later, by `add_element` or a reload).

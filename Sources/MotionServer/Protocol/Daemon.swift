@@ -184,7 +184,7 @@ public final class Daemon {
         }
     }
 
-    static let operations = ["subscribe", "unsubscribe", "list", "get", "set", "elements", "add_element", "remove_element", "devices", "stats"]
+    static let operations = ["subscribe", "unsubscribe", "list", "get", "set", "elements", "add_element", "remove_element", "devices", "stats", "auth"]
 
     private func perform(_ op: String, _ request: JSONInput, for session: ClientSession) throws(ProtocolError) -> JSONValue {
         switch op {
@@ -222,6 +222,7 @@ public final class Daemon {
                 return json
             })), ("skipped", .array(skippedDevices.map { .object([("node", .string($0.node)), ("reason", .string($0.reason))]) }))])
         case "stats": return stats()
+        case "auth": return try authenticate(session, token: string(request, "token"))
         default:
             throw ProtocolError("unknown_op", "no op is called '\(op)'; the ops are \(Self.operations.joined(separator: ", "))")
         }
@@ -338,6 +339,33 @@ public final class Daemon {
         if let problem = write(value) { throw ProtocolError("bad_value", "\(name): \(problem)") }
         engine.flushIfIdle()
         return .object([("stream", .string(name)), ("value", .published(property.read()))])
+    }
+
+    /// Gives `session` control if `token` is the configured control token. Over TCP there
+    /// are no peer credentials, so this is how a browser page earns control.
+    private func authenticate(_ session: ClientSession, token: String) throws(ProtocolError) -> JSONValue {
+        guard let expected = configuration.websocket?.controlToken else {
+            throw ProtocolError("forbidden", "no control token is configured ([websocket] control_token_file)")
+        }
+        guard Self.sameToken(token, expected) else { throw ProtocolError("forbidden", "the token is wrong") }
+        session.control = true
+        return .object([("control", true)])
+    }
+
+    /// Compares in time that depends only on the lengths, so that how long a wrong guess
+    /// takes says nothing about how much of it was right.
+    static func sameToken(_ given: String, _ expected: String) -> Bool {
+        let a = Array(given.utf8), b = Array(expected.utf8)
+        var difference = UInt8(truncatingIfNeeded: a.count ^ b.count) | (a.count == b.count ? 0 : 1)
+        for index in 0..<b.count { difference |= (index < a.count ? a[index] : 0) ^ b[index] }
+        return difference == 0
+    }
+
+    /// Answers something that is not a request at all (a binary WebSocket message) with an
+    /// error, as a line that is not JSON would be; the connection stays usable.
+    public func refuse(_ error: ProtocolError, to session: ClientSession) {
+        reply(to: session, (nil, .failure(error)))
+        session.output.flush()
     }
 
     private func addElement(_ request: JSONInput, by session: ClientSession) throws(ProtocolError) -> JSONValue {
@@ -516,7 +544,7 @@ public final class Daemon {
 
     private func requireControl(_ session: ClientSession, _ op: String) throws(ProtocolError) {
         guard session.control else {
-            throw ProtocolError("forbidden", "\(op) changes the scene: only root, motiond's user and members of [daemon] control_groups may use it")
+            throw ProtocolError("forbidden", "\(op) changes the scene: only root, motiond's user, members of [daemon] control_groups and clients that sent the control token (auth) may use it")
         }
     }
 

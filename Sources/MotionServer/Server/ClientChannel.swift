@@ -1,6 +1,7 @@
 import Glibc
 import MotionCore
 import NIOCore
+import NIOWebSocket
 import TouchInput
 
 /// What the framer passes on: a line, or word that a line was too long.
@@ -119,14 +120,48 @@ final class ClientHandler: ChannelInboundHandler {
     }
 }
 
+/// How protocol lines travel on a client's channel.
+enum LineFraming {
+    /// Each line ends with a newline, on a byte stream (the Unix socket).
+    case newlines
+    /// Each line is one WebSocket text frame, without its newline.
+    case webSocket
+}
+
+/// Why motiond closes a client's connection: the `bye` says it in full; a WebSocket's close
+/// frame also carries a code and a short reason (at most 123 bytes).
+enum ClosingReason {
+    /// The daemon is stopping.
+    case stopping
+    /// The client did not read what it was sent.
+    case tooSlow
+
+    var webSocketCode: WebSocketErrorCode {
+        switch self {
+        case .stopping: return .goingAway
+        case .tooSlow: return .policyViolation
+        }
+    }
+
+    var webSocketReason: String {
+        switch self {
+        case .stopping: return "motiond is stopping"
+        case .tooSlow: return "too slow: the client did not read"
+        }
+    }
+}
+
 /// A client's output on its channel. While the socket is full, lines wait here, a newer
 /// value of a stream replacing the older one, so a slow client never holds anything up and
 /// reads current values when it catches up. What waits is bounded: a client with more than
 /// ``pendingLimit`` bytes waiting is disconnected the moment it goes over.
+///
+/// The same output serves both transports; only the ``LineFraming`` differs.
 final class ChannelOutput: ClientOutput {
     /// The most a client may have waiting (docs/protocol.md, Slow clients).
     static let defaultPendingLimit = 4 << 20
     private let channel: Channel
+    private let framing: LineFraming
     private let pendingLimit: Int
     /// Called when the client falls behind.
     var onBlocked: () -> Void = {}
@@ -140,8 +175,9 @@ final class ChannelOutput: ClientOutput {
     private(set) var blockedSince: Double?
     private(set) var isClosed = false
 
-    init(channel: Channel, pendingLimit: Int = ChannelOutput.defaultPendingLimit) {
+    init(channel: Channel, framing: LineFraming = .newlines, pendingLimit: Int = ChannelOutput.defaultPendingLimit) {
         self.channel = channel
+        self.framing = framing
         self.pendingLimit = pendingLimit
         self.socketTakesMore = channel.isWritable
     }
@@ -162,7 +198,7 @@ final class ChannelOutput: ClientOutput {
     func send(_ line: ByteBuffer, coalescing stream: String?) {
         guard !isClosed else { return }
         if pending.isEmpty && socketTakesMore {
-            channel.write(line, promise: nil)
+            write(line)
             return
         }
         if blockedSince == nil {
@@ -187,7 +223,7 @@ final class ChannelOutput: ClientOutput {
         pendingIndex = [:]
         pendingBytes = 0
         let reason = "too slow: more than \(pendingLimit >> 20) MiB waited for this client"
-        close(saying: channel.allocator.buffer(string: JSONValue.object([("event", "bye"), ("reason", .string(reason))]).encoded + "\n"))
+        close(saying: channel.allocator.buffer(string: JSONValue.object([("event", "bye"), ("reason", .string(reason))]).encoded + "\n"), because: .tooSlow)
         onOverflow()
     }
 
@@ -200,7 +236,7 @@ final class ChannelOutput: ClientOutput {
     /// Writes what waited, now that the client reads again.
     func drain() {
         guard !pending.isEmpty, !isClosed else { return }
-        for entry in pending { channel.write(entry.line, promise: nil) }
+        for entry in pending { write(entry.line) }
         pending = []
         pendingIndex = [:]
         pendingBytes = 0
@@ -209,10 +245,43 @@ final class ChannelOutput: ClientOutput {
     }
 
     func close(saying line: ByteBuffer?) {
+        close(saying: line, because: .stopping)
+    }
+
+    /// Says goodbye with `line` and closes; a WebSocket also gets a close frame saying why.
+    func close(saying line: ByteBuffer?, because reason: ClosingReason) {
         guard !isClosed else { return }
         isClosed = true
-        if let line { channel.writeAndFlush(line, promise: nil) }
+        if let line { write(line) }
+        if framing == .webSocket {
+            var data = channel.allocator.buffer(capacity: 2 + reason.webSocketReason.utf8.count)
+            data.write(webSocketErrorCode: reason.webSocketCode)
+            data.writeString(reason.webSocketReason)
+            channel.write(WebSocketFrame(fin: true, opcode: .connectionClose, data: data), promise: nil)
+        }
+        channel.flush()
         channel.close(promise: nil)
+    }
+
+    /// Stops all output: the connection is being closed by its own handler.
+    func markClosed() {
+        isClosed = true
+    }
+
+    /// Writes one or more protocol lines (a frame's lines come as one buffer) as the
+    /// transport frames them: as they are on a socket, one text frame each on a WebSocket.
+    private func write(_ lines: ByteBuffer) {
+        switch framing {
+        case .newlines:
+            channel.write(lines, promise: nil)
+        case .webSocket:
+            var rest = lines
+            while let newline = rest.readableBytesView.firstIndex(of: UInt8(ascii: "\n")) {
+                let text = rest.readSlice(length: newline - rest.readerIndex)!
+                rest.moveReaderIndex(forwardBy: 1)
+                channel.write(WebSocketFrame(fin: true, opcode: .text, data: text), promise: nil)
+            }
+        }
     }
 
     /// Writes `line`, ends the output (the client reads it, then the end), and closes the
@@ -257,7 +326,7 @@ final class ClientOutputs {
         for output in outputs.values {
             guard let since = output.blockedSince, now - since > seconds || output.pendingBytes > bytes else { continue }
             let reason = "too slow: this client did not read for \(Int(now - since)) s"
-            output.close(saying: allocator.buffer(string: JSONValue.object([("event", "bye"), ("reason", .string(reason))]).encoded + "\n"))
+            output.close(saying: allocator.buffer(string: JSONValue.object([("event", "bye"), ("reason", .string(reason))]).encoded + "\n"), because: .tooSlow)
             remove(output)
             dropped += 1
         }

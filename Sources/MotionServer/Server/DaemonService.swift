@@ -17,6 +17,8 @@ public struct DaemonOptions: Sendable {
     public var replay: String?
     public var loop = false
     public var speed = 1.0
+    /// Overrides `[websocket] listen`, turning the listener on ("127.0.0.1:8765").
+    public var websocket: ListenAddress?
 
     public init() {}
 
@@ -33,6 +35,10 @@ public final class DaemonService {
     private let notifier = SystemdNotifier()
     private var daemon: Daemon!
     private var server: Channel?
+    /// The browser pages' listener, and what it allows.
+    private var webServer: Channel?
+    private var webAccess: WebAccess?
+    private var webSettings: WebSocketSettings?
     private let outputs = ClientOutputs()
     private var input: InputThread?
     private var replay: ReplayDriver?
@@ -96,6 +102,12 @@ public final class DaemonService {
                                                 group: inherited == nil ? configuration.daemon.socketGroup : nil, descriptor: inherited)
             if inherited == nil { relay.socketBound(path) }
             let listening = inherited == nil ? path : "the socket systemd passed"
+            try loop.submit { service.value.server = server }.wait()
+            if let settings = try webSocketSettings(configuration, options) {
+                let access = try loop.submit { NIOLoopBound(WebAccess(origins: []), eventLoop: loop) }.wait()
+                let web = try WebServer.start(daemon: parts.daemon, outputs: parts.outputs, access: access, on: loop, address: settings.listen)
+                try loop.submit { service.value.webStarted(web, access: access.value, settings: settings) }.wait()
+            }
             done = try loop.submit { [input] in
                 try service.value.start(configuration, server: server, listening: listening, input: input, relay: relay)
                 return service.value.stopped.futureResult
@@ -114,7 +126,31 @@ public final class DaemonService {
     private func abandon(_ error: Error) {
         replay?.stop()
         server?.close(promise: nil)
+        webServer?.close(promise: nil)
         stopped.fail(error)
+    }
+
+    /// The listener's settings: `[websocket]`, with `--websocket` overriding where it
+    /// listens (and turning it on without the table); nil for no listener.
+    static func webSocketSettings(_ configuration: Configuration, _ options: DaemonOptions) throws -> WebSocketSettings? {
+        guard let address = options.websocket else { return configuration.websocket }
+        var settings = configuration.websocket ?? WebSocketSettings(listen: address)
+        settings.listen = address
+        guard address.isLoopback || settings.allowRemote else {
+            throw SocketError(description: "--websocket \(address): other machines could reach it, and the protocol is not encrypted; use 127.0.0.1 or [::1], or allow_remote = true in [websocket]")
+        }
+        return settings
+    }
+
+    /// The listener is bound: its origins are known now that its port is.
+    private func webStarted(_ channel: Channel, access: WebAccess, settings: WebSocketSettings) {
+        webServer = channel
+        webAccess = access
+        webSettings = settings
+        let port = channel.localAddress?.port ?? settings.listen.port
+        access.origins = settings.origins(boundPort: port)
+        let bound = ListenAddress(host: settings.listen.host, port: port)
+        logger.info("websocket on \(bound): the live page is http://\(bound)/, the protocol ws://\(bound)\(WebServer.webSocketPath)")
     }
 
     private static func loadConfiguration(_ options: DaemonOptions, logger: Logger) throws -> Configuration {
@@ -138,7 +174,6 @@ public final class DaemonService {
     /// `listening` names the socket in the log: a path motiond bound, or systemd's.
     private func start(_ configuration: Configuration, server: Channel, listening: String, input: InputThread?, relay: SignalRelay) throws {
         let environment = ProcessInfo.processInfo.environment
-        self.server = server
         self.input = input
         self.relay = relay
         outputs.onBlocked = { [unowned self] in self.scheduleLaggardCheck() }
@@ -203,12 +238,31 @@ public final class DaemonService {
             let configuration = try Configuration.load(file: file)
             daemon.reload(configuration)
             input?.update(configuration)
+            reloadWebAccess(configuration)
             logger.info("reloaded \(file): \(configuration.elements.count) elements")
         } catch {
             daemon.reloadFailed(error.description)
             logger.error("refused to reload: \(error.description); the previous configuration stays")
         }
         notifier.notify("READY=1\nSTATUS=\(status)")
+    }
+
+    /// A reload changes who may connect (origins; the token is the daemon's); where the
+    /// listener is stays until a restart, since rebinding could lose it.
+    private func reloadWebAccess(_ configuration: Configuration) {
+        guard let webAccess, let webSettings, let port = webServer?.localAddress?.port else {
+            if configuration.websocket != nil { logger.warning("[websocket] takes effect when motiond restarts") }
+            return
+        }
+        guard case var settings?? = try? Self.webSocketSettings(configuration, options) else {
+            return logger.warning("[websocket] is gone from the configuration; the listener stays until motiond restarts")
+        }
+        if settings.listen != webSettings.listen || settings.allowRemote != webSettings.allowRemote {
+            logger.warning("[websocket] listen changed; it takes effect when motiond restarts, until then motiond listens on \(webSettings.listen)")
+        }
+        settings.listen = webSettings.listen
+        webAccess.origins = settings.origins(boundPort: port)
+        self.webSettings = settings
     }
 
     /// Stops in two steps. First the input: the thread ends (waited for, with a bound),
@@ -235,6 +289,7 @@ public final class DaemonService {
         daemon.engine.disconnect()
         let promise = stopped
         let relay = self.relay
+        webServer?.close(promise: nil)
         guard let server else { return promise.succeed() }
         server.close().whenComplete { _ in
             relay?.removeSocket()
