@@ -10,6 +10,8 @@ import NIOWebSocket
 enum WebServer {
     /// The path the WebSocket is at.
     static let webSocketPath = "/ws"
+    /// The kernel's send buffer for one client (it doubles it for its bookkeeping).
+    static let sendBuffer: SocketOptionValue = 64 << 10
     /// The largest request a WebSocket client may send, as on the socket.
     static let maximumMessage = LineFramer.maximumLength
 
@@ -26,6 +28,10 @@ enum WebServer {
                 }
             }
             .childChannelOption(.socketOption(.tcp_nodelay), value: 1)
+            // What the kernel holds for one client, bounded as a Unix socket's is: a page that
+            // stops reading is then seen behind after ~100 KiB (and gets coalesced values)
+            // instead of after the megabytes loopback TCP would buffer, all of them stale.
+            .childChannelOption(.socketOption(.so_sndbuf), value: WebServer.sendBuffer)
             .childChannelInitializer { channel in
                 let pages = PageHandler(access: access.value)
                 let upgrader = NIOWebSocketServerUpgrader(
