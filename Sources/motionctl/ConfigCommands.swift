@@ -30,6 +30,15 @@ struct ConfigCheckCommand: ParsableCommand {
         emit("daemon: socket \(daemon.socket), \(compactNumber(daemon.frameRate)) frames/s"
             + (daemon.socketGroup.map { ", socket group \($0)" } ?? "")
             + (daemon.controlGroups.isEmpty ? "" : ", control groups \(daemon.controlGroups.joined(separator: ", "))"))
+        if let web = configuration.websocket {
+            let origins = web.allowedOrigins.map { $0.joined(separator: ", ") } ?? "the listener's own (\(web.origins(boundPort: web.listen.port).joined(separator: ", ")))"
+            emit("websocket: http://\(web.listen)/ (live page, /motiond.js) and ws://\(web.listen)/ws"
+                + (web.allowRemote ? ", reachable from other machines" : ", this machine only"))
+            emit("  origins allowed: \(origins)")
+            emit("  control: " + (web.controlTokenFile.map { "with the token in \($0)" } ?? "none (no control_token_file): WebSocket clients are read-only"))
+        } else {
+            emit("websocket: none")
+        }
         emit("screen: \(compactNumber(configuration.screen.width)) × \(compactNumber(configuration.screen.height)) px")
         if configuration.devices.isEmpty {
             emit("devices: every touchscreen, mapped to the whole screen")

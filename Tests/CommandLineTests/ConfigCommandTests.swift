@@ -17,6 +17,23 @@ struct ConfigCommandTests {
         }
     }
 
+    @Test("config check describes the WebSocket listener, and refuses a remote one without allow_remote, on its line")
+    func checkWebSocket() throws {
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("web-\(UUID().uuidString).toml").path
+        defer { try? FileManager.default.removeItem(atPath: file) }
+        try "[websocket]\nlisten = \"127.0.0.1:8765\"\nallowed_origins = [\"null\"]\n".write(toFile: file, atomically: true, encoding: .utf8)
+        let run = try Run("motionctl", ["config", "check", file])
+        #expect(run.status == 0, "\(run.error)")
+        for expected in ["websocket: http://127.0.0.1:8765/ (live page, /motiond.js) and ws://127.0.0.1:8765/ws, this machine only",
+                         "origins allowed: null", "control: none (no control_token_file): WebSocket clients are read-only"] {
+            #expect(run.output.contains(expected), "missing: \(expected) in \(run.output)")
+        }
+        try "[daemon]\nframe_rate = 60\n\n[websocket]\nlisten = \"192.168.1.20:8765\"\n".write(toFile: file, atomically: true, encoding: .utf8)
+        let remote = try Run("motionctl", ["config", "check", file])
+        #expect(remote.status == 1)
+        #expect(remote.error.contains("\(file):5: 192.168.1.20 can be reached from other machines"), "\(remote.error)")
+    }
+
     @Test("config check refuses a broken file with FILE:LINE: reason and exit code 1")
     func checkBroken() throws {
         let file = FileManager.default.temporaryDirectory.appendingPathComponent("broken-\(UUID().uuidString).toml").path
