@@ -36,11 +36,13 @@ struct Run {
         let errorData = ThreadedReader(err.fileHandleForReading)
         let outputData = ThreadedReader(out.fileHandleForReading)
         let timedOut = exited.wait(timeout: .now() + deadline) == .timedOut
+        var reaped = true
         if timedOut {
             kill(process.processIdentifier, SIGKILL)
-            exited.wait()
+            // Bounded too: Foundation was once seen never to report a child's end.
+            reaped = exited.wait(timeout: .now() + 10) == .success
         }
-        status = process.terminationStatus
+        status = reaped ? process.terminationStatus : -SIGKILL
         // A grandchild may hold the pipes open after the child ends: wait a little, not forever.
         output = String(decoding: outputData.wait(seconds: 10), as: UTF8.self)
         error = String(decoding: errorData.wait(seconds: 10), as: UTF8.self)

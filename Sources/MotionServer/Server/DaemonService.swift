@@ -96,16 +96,18 @@ public final class DaemonService {
                 return logger.info("stopped before starting")
             }
             let parts = try loop.submit { service.value.socketParts }.wait()
-            let inherited = Self.inheritedSocket(ProcessInfo.processInfo.environment)
+            let passed = Self.inheritedSockets(ProcessInfo.processInfo.environment)
+            let inherited = passed.control
             let path = options.socket ?? configuration.daemon.socket
             let server = try SocketServer.start(daemon: parts.daemon, outputs: parts.outputs, on: loop, path: path,
                                                 group: inherited == nil ? configuration.daemon.socketGroup : nil, descriptor: inherited)
             if inherited == nil { relay.socketBound(path) }
             let listening = inherited == nil ? path : "the socket systemd passed"
             try loop.submit { service.value.server = server }.wait()
-            if let settings = try webSocketSettings(configuration, options) {
+            if let settings = try webSocketSettings(configuration, options, passed: passed.web != nil) {
                 let access = try loop.submit { NIOLoopBound(WebAccess(origins: []), eventLoop: loop) }.wait()
-                let web = try WebServer.start(daemon: parts.daemon, outputs: parts.outputs, access: access, on: loop, address: settings.listen)
+                let web = try WebServer.start(daemon: parts.daemon, outputs: parts.outputs, access: access, on: loop,
+                                              address: settings.listen, descriptor: passed.web)
                 try loop.submit { service.value.webStarted(web, access: access.value, settings: settings) }.wait()
             }
             done = try loop.submit { [input] in
@@ -131,9 +133,14 @@ public final class DaemonService {
     }
 
     /// The listener's settings: `[websocket]`, with `--websocket` overriding where it
-    /// listens (and turning it on without the table); nil for no listener.
-    static func webSocketSettings(_ configuration: Configuration, _ options: DaemonOptions) throws -> WebSocketSettings? {
-        guard let address = options.websocket else { return configuration.websocket }
+    /// listens (and turning it on without the table); nil for no listener. A listener systemd
+    /// `passed` (motiond-web.socket) is served even without the table: enabling that unit
+    /// asks for it.
+    static func webSocketSettings(_ configuration: Configuration, _ options: DaemonOptions, passed: Bool = false) throws -> WebSocketSettings? {
+        guard let address = options.websocket else {
+            if passed, configuration.websocket == nil { return WebSocketSettings(listen: ListenAddress(host: "127.0.0.1", port: 0)) }
+            return configuration.websocket
+        }
         var settings = configuration.websocket ?? WebSocketSettings(listen: address)
         settings.listen = address
         guard address.isLoopback || settings.allowRemote else {
@@ -146,10 +153,14 @@ public final class DaemonService {
     private func webStarted(_ channel: Channel, access: WebAccess, settings: WebSocketSettings) {
         webServer = channel
         webAccess = access
+        // Where it really listens: the port bound for port 0, systemd's address for a passed one.
+        var settings = settings
+        if let local = channel.localAddress, let host = local.ipAddress, let port = local.port {
+            settings.listen = ListenAddress(host: host, port: port)
+        }
         webSettings = settings
-        let port = channel.localAddress?.port ?? settings.listen.port
-        access.origins = settings.origins(boundPort: port)
-        let bound = ListenAddress(host: settings.listen.host, port: port)
+        access.origins = settings.origins(boundPort: settings.listen.port)
+        let bound = settings.listen
         logger.info("websocket on \(bound): the live page is http://\(bound)/, the protocol ws://\(bound)\(WebServer.webSocketPath)")
     }
 
@@ -250,18 +261,18 @@ public final class DaemonService {
     /// A reload changes who may connect (origins; the token is the daemon's); where the
     /// listener is stays until a restart, since rebinding could lose it.
     private func reloadWebAccess(_ configuration: Configuration) {
-        guard let webAccess, let webSettings, let port = webServer?.localAddress?.port else {
+        guard let webAccess, let webSettings else {
             if configuration.websocket != nil { logger.warning("[websocket] takes effect when motiond restarts") }
             return
         }
         guard case var settings?? = try? Self.webSocketSettings(configuration, options) else {
             return logger.warning("[websocket] is gone from the configuration; the listener stays until motiond restarts")
         }
-        if settings.listen != webSettings.listen || settings.allowRemote != webSettings.allowRemote {
+        if settings.listen != webSettings.listen && settings.listen.port != 0 {
             logger.warning("[websocket] listen changed; it takes effect when motiond restarts, until then motiond listens on \(webSettings.listen)")
         }
         settings.listen = webSettings.listen
-        webAccess.origins = settings.origins(boundPort: port)
+        webAccess.origins = settings.origins(boundPort: webSettings.listen.port)
         self.webSettings = settings
     }
 
@@ -318,10 +329,22 @@ public final class DaemonService {
         }
     }
 
-    /// A listening socket systemd passed (`LISTEN_FDS`, for this process), if any.
-    private static func inheritedSocket(_ environment: [String: String]) -> Int32? {
-        guard let pid = environment["LISTEN_PID"].flatMap(Int32.init), pid == getpid(),
-              let count = environment["LISTEN_FDS"].flatMap(Int.init), count >= 1 else { return nil }
-        return 3  // SD_LISTEN_FDS_START
+    /// The listening sockets systemd passed (`LISTEN_FDS`, for this process): the one named
+    /// `websocket` (motiond-web.socket's `FileDescriptorName=`) is the browsers' listener,
+    /// the first other one the Unix socket (motiond.socket).
+    static func inheritedSockets(_ environment: [String: String], pid: Int32 = getpid()) -> (control: Int32?, web: Int32?) {
+        guard let listenPID = environment["LISTEN_PID"].flatMap(Int32.init), listenPID == pid,
+              let count = environment["LISTEN_FDS"].flatMap(Int.init), count >= 1, count < 64 else { return (nil, nil) }
+        let names = (environment["LISTEN_FDNAMES"] ?? "").split(separator: ":", omittingEmptySubsequences: false)
+        var control: Int32?, web: Int32?
+        for index in 0..<count {
+            let descriptor = Int32(3 + index)  // SD_LISTEN_FDS_START
+            if index < names.count, names[index] == "websocket" {
+                web = web ?? descriptor
+            } else {
+                control = control ?? descriptor
+            }
+        }
+        return (control, web)
     }
 }

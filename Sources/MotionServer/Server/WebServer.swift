@@ -15,9 +15,10 @@ enum WebServer {
     /// The largest request a WebSocket client may send, as on the socket.
     static let maximumMessage = LineFramer.maximumLength
 
-    /// Binds `address` and serves it on `loop`; from outside the loop, as binding waits.
+    /// Binds `address`, or takes the listening `descriptor` systemd passed, and serves it on
+    /// `loop`; from outside the loop, as binding waits.
     static func start(daemon: NIOLoopBound<Daemon>, outputs: NIOLoopBound<ClientOutputs>, access: NIOLoopBound<WebAccess>,
-                      on loop: EventLoop, address: ListenAddress) throws -> Channel {
+                      on loop: EventLoop, address: ListenAddress, descriptor: Int32? = nil) throws -> Channel {
         let bootstrap = ServerBootstrap(group: loop)
             .serverChannelOption(.backlog, value: SocketServer.backlog)
             .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
@@ -57,8 +58,13 @@ enum WebServer {
                     try channel.pipeline.syncOperations.addHandler(pages)
                 }
             }
+        if let descriptor { return try bootstrap.withBoundSocket(descriptor).wait() }
         do {
             return try bootstrap.bind(host: address.host, port: address.port).wait()
+        } catch let error as IOError where error.errnoCode == EAFNOSUPPORT {
+            // systemd's RestrictAddressFamilies: the unit lets motiond use TCP only through a
+            // socket it passes.
+            throw SocketError(description: "cannot listen on \(address) ([websocket] listen): this service may not open TCP sockets itself; enable the socket unit that passes one: systemctl enable --now motiond-web.socket (its ListenStream says where)")
         } catch {
             throw SocketError(description: "cannot listen on \(address) ([websocket] listen): \(error)")
         }
