@@ -239,3 +239,20 @@ test('screen pixels map to CSS pixels through the viewport', async () => {
   assert.deepEqual(socket.requests('add_element')[0].element,
     { id: 'note', center: [700, 240], size: [600, 200], interactions: {} });
 });
+
+test('a request made while reconnecting waits for the next connection instead of failing', async () => {
+  const host = fakeHost();
+  const client = connect('ws://motiond.test/ws', host.options());
+  host.latest().hello();
+  host.latest().drop();
+  const devices = client.request('devices');
+  const retry = () => host.advance(host.timers.find((timer) => timer.ms < client.timeout).ms);
+  retry();
+  host.latest().drop();  // the next attempt fails too, before any hello
+  retry();
+  const socket = host.latest();
+  assert.equal(host.sockets.length, 3);
+  socket.hello();
+  socket.reply(socket.requests('devices')[0], { devices: [] });
+  assert.deepEqual(await devices, { devices: [] });
+});
