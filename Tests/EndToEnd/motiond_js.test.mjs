@@ -256,3 +256,21 @@ test('a request made while reconnecting waits for the next connection instead of
   socket.reply(socket.requests('devices')[0], { devices: [] });
   assert.deepEqual(await devices, { devices: [] });
 });
+
+test('a wrong token is reported to onError, and the client stays read-only and connected', async () => {
+  const host = fakeHost();
+  const errors = [];
+  const statuses = [];
+  const client = connect('ws://motiond.test/ws', host.options({
+    token: 'wrong', onError: (error) => errors.push(error.code), onStatus: (status) => statuses.push(status),
+  }));
+  const socket = host.latest();
+  socket.hello(false);
+  const auth = socket.requests('auth')[0];
+  socket.deliver({ id: auth.id, ok: false, error: { code: 'forbidden', message: 'the token is wrong' } });
+  await settled();
+  assert.deepEqual(errors, ['forbidden']);
+  assert.equal(client.control, false);
+  assert.deepEqual(statuses, ['connecting', 'open']);
+  assert.equal(socket.closed, false);
+});

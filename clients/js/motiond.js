@@ -9,10 +9,14 @@
 //     motiond.bind(document.querySelector('#card'), 'card');
 //
 // What it gives:
-// - connect(url, {token, timeout, onStatus, onEvent}): a client that reconnects by itself,
-//   waiting longer after each failure (exponential back-off, capped, with jitter so a
+// - connect(url, {token, timeout, onStatus, onEvent, onError}): a client that reconnects by
+//   itself, waiting longer after each failure (exponential back-off, capped, with jitter so a
 //   restarted daemon is not met by every kiosk at once). After each reconnect it sends the
 //   token again (`auth`), adds again the elements it registered and subscribes again.
+//   onStatus(status, {control, retryIn, reason}) hears 'connecting', 'open', 'waiting' (to
+//   reconnect) and 'closed'; onEvent(event) every event that is not a stream's (device,
+//   bye); onError(error) what failed with no caller to tell (a wrong token, a subscription
+//   refused after a reconnect); it defaults to console.warn.
 // - request(op, args): a promise of the reply's `result`, matched by `id`. It is rejected
 //   with an Error whose `code` is the protocol's error code (`forbidden`, `unknown_stream`…),
 //   or `timeout` when no reply comes within `timeout` ms, or `disconnected` when the
@@ -85,6 +89,7 @@ export class Client {
     this.maxRetry = options.maxRetry ?? defaults.maxRetry;
     this.onStatus = options.onStatus ?? (() => {});
     this.onEvent = options.onEvent ?? (() => {});
+    this.onError = options.onError ?? ((error) => console.warn(`motiond: ${error.message}`));
     this.host = {
       WebSocket: options.WebSocket ?? globalThis.WebSocket,
       requestAnimationFrame: options.requestAnimationFrame ?? ((f) => globalThis.requestAnimationFrame(f)),
@@ -190,20 +195,18 @@ export class Client {
     const restore = [];
     if (this.token !== undefined) {
       restore.push(this.request('auth', { token: this.token }).then(
-        (result) => { this.control = result && result.control === true; },
-        (error) => { this.onStatus('open', { control: false, error }); }));
+        (result) => { this.control = result && result.control === true; }, this.onError));
     }
     for (const element of this.registered.values()) {
       restore.push(this.request('add_element', { element }).catch((error) => {
-        if (error.code !== 'exists') this.onStatus('open', { control: this.control, error });
+        if (error.code !== 'exists') this.onError(error);  // exists: it outlived the connection
       }));
     }
     // Subscriptions made before this connection are still queued: they go out below.
     const queued = (subscriber) => this.pending.get(subscriber.requestID)?.sent === false;
     const patterns = this.heldPatterns((subscriber) => !queued(subscriber));
     if (patterns.length) {
-      restore.push(this.request('subscribe', { streams: patterns }).catch(
-        (error) => this.onStatus('open', { control: this.control, error })));
+      restore.push(this.request('subscribe', { streams: patterns }).catch(this.onError));
     }
     for (const [, request] of this.pending) {
       if (!request.sent) this.transmit(request);
@@ -275,7 +278,7 @@ export class Client {
       if (released.length && this.hello) this.request('unsubscribe', { streams: released }).catch(() => {});
     };
     unsubscribe.ready = ready;
-    ready.catch(() => {});  // a caller that never looks at `ready` is told through onStatus instead
+    ready.catch(this.onError);  // a caller that never looks at `ready` still hears of it
     return unsubscribe;
   }
 
