@@ -28,15 +28,17 @@ install: build
 	install -m 0755 $(BUILD_DIR)/motiond $(BUILD_DIR)/motionctl $(DESTDIR)$(PREFIX)/bin/
 	sed 's|/usr/local/bin/|$(PREFIX)/bin/|; s|/usr/local/share/|$(PREFIX)/share/|' systemd/motiond.service > $(DESTDIR)$(SYSTEMD_UNIT_DIR)/motiond.service
 	sed 's|/usr/local/share/|$(PREFIX)/share/|' systemd/motiond.socket > $(DESTDIR)$(SYSTEMD_UNIT_DIR)/motiond.socket
+	sed 's|/usr/local/share/|$(PREFIX)/share/|' systemd/motiond-web.socket > $(DESTDIR)$(SYSTEMD_UNIT_DIR)/motiond-web.socket
 	install -m 0644 systemd/motiond.sysusers $(DESTDIR)$(SYSUSERS_DIR)/motiond.conf
 	install -m 0644 systemd/motiond.tmpfiles $(DESTDIR)$(TMPFILES_DIR)/motiond.conf
 	install -m 0644 config/motiond.toml $(DESTDIR)$(CONFIG_DIR)/motiond.toml.example
 	test -e $(DESTDIR)$(CONFIG_DIR)/motiond.toml || install -m 0644 config/motiond.toml $(DESTDIR)$(CONFIG_DIR)/motiond.toml
-	install -m 0644 docs/protocol.md README.md $(DESTDIR)$(PREFIX)/share/doc/motiond/
-	cp -r examples/python examples/node $(DESTDIR)$(PREFIX)/share/doc/motiond/examples/
+	install -m 0644 docs/protocol.md docs/kiosk.md README.md $(DESTDIR)$(PREFIX)/share/doc/motiond/
+	cp -r examples/python examples/node examples/web $(DESTDIR)$(PREFIX)/share/doc/motiond/examples/
 
 uninstall:
 	rm -f $(DESTDIR)$(PREFIX)/bin/motiond $(DESTDIR)$(PREFIX)/bin/motionctl \
 		$(DESTDIR)$(SYSTEMD_UNIT_DIR)/motiond.service $(DESTDIR)$(SYSTEMD_UNIT_DIR)/motiond.socket \
+		$(DESTDIR)$(SYSTEMD_UNIT_DIR)/motiond-web.socket \
 		$(DESTDIR)$(SYSUSERS_DIR)/motiond.conf $(DESTDIR)$(TMPFILES_DIR)/motiond.conf
 	rm -rf $(DESTDIR)$(PREFIX)/share/doc/motiond
