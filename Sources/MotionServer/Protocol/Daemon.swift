@@ -53,10 +53,41 @@ public final class Daemon {
 
     // MARK: Input
 
-    /// Processes a frame from the device numbered `device`.
-    public func process(_ frame: TouchFrame, device: Int) {
+    /// Processes a frame from the device numbered `device`, whose node is `node`.
+    public func process(_ frame: TouchFrame, device: Int, node: String = "") {
         frames += 1
         engine.process(frame, device: device)
+        if contactsWanted, contacts.update(with: frame, device: device, node: node) { publishContacts(time: frame.time) }
+    }
+
+    // MARK: Contacts
+
+    /// `screen.contacts`, fed only while ``contactsWanted``.
+    private var contacts = ContactsStream()
+    /// Whether any client subscribes to `screen.contacts`; updated when subscriptions change.
+    private var contactsWanted = false
+
+    private func refreshContactsWanted() {
+        let wanted = sessions.values.contains { $0.streams.contains(ContactsStream.name) }
+        if !wanted { contacts.reset() }
+        contactsWanted = wanted
+    }
+
+    /// After a request: subscribe and unsubscribe are what change who wants the contacts.
+    private func refreshContactsWantedIfChanged(_ session: ClientSession) {
+        if session.streams.contains(ContactsStream.name) != contactsWanted || contactsWanted { refreshContactsWanted() }
+    }
+
+    private func publishContacts(time: Double) {
+        let name = ContactsStream.name
+        let seq = (sequence[name] ?? 0) + 1
+        sequence[name] = seq
+        let line = encode(.object([("event", "value"), ("stream", .string(name)), ("value", contacts.json), ("t", .number(time)), ("seq", .integer(Int64(seq)))]))
+        for session in sessions.values where session.streams.contains(name) {
+            session.output.send(line, coalescing: name)
+            session.sent += 1
+            session.output.flush()
+        }
     }
 
     /// A touchscreen came; every client hears of it.
@@ -106,6 +137,7 @@ public final class Daemon {
             session.streams = []
             resubscribe(session)
         }
+        refreshContactsWanted()
     }
 
     /// Records a refused reload, for `stats`.
@@ -131,6 +163,7 @@ public final class Daemon {
     /// A client went.
     public func disconnect(_ session: ClientSession) {
         sessions[session.id] = nil
+        if session.streams.contains(ContactsStream.name) { refreshContactsWanted() }
     }
 
     /// The connected clients.
@@ -141,6 +174,7 @@ public final class Daemon {
         let bye = encode(.object([("event", "bye"), ("reason", .string(reason))]))
         for session in sessions.values { session.output.close(saying: bye) }
         sessions = [:]
+        refreshContactsWanted()
     }
 
     /// Handles one line from a client: exactly one reply.
@@ -152,6 +186,7 @@ public final class Daemon {
     /// `bad_json` reply instead of being replaced.
     public func receive(utf8 line: some Collection<UInt8>, from session: ClientSession) {
         reply(to: session, handle(line, from: session))
+        refreshContactsWantedIfChanged(session)
         if let subscribed = initialValues.removeValue(forKey: session.id) { sendValues(subscribed, to: session) }
         session.output.flush()
     }
@@ -193,10 +228,14 @@ public final class Daemon {
         case "list":
             return .object([("streams", .array(streamNames.map { name in
                 .object([("stream", .string(name)), ("writable", .bool(engine.property(name)?.write != nil)),
-                         ("kind", .string(engine.property(name) == nil ? "gesture" : "value"))])
+                         ("kind", .string(name == ContactsStream.name ? "contacts" : engine.property(name) == nil ? "gesture" : "value"))])
             }))])
         case "get":
             let name = try string(request, "stream")
+            if name == ContactsStream.name {
+                // Fed while someone subscribes; otherwise nothing is known of the fingers.
+                return .object([("stream", .string(name)), ("value", contacts.json), ("t", .number(clock.now)), ("seq", .integer(Int64(sequence[name] ?? 0)))])
+            }
             guard let property = engine.property(name) else { throw unknownStream(name) }
             return .object([("stream", .string(name)), ("value", .published(property.read())), ("t", .number(clock.now)), ("seq", .integer(Int64(sequence[name] ?? 0)))])
         case "set": return try set(request, by: session)
@@ -232,7 +271,7 @@ public final class Daemon {
 
     /// Every stream: the engine's values, and each element's gesture streams.
     private var streamNames: [String] {
-        var names = engine.streams.map(\.stream)
+        var names = engine.streams.map(\.stream) + [ContactsStream.name]
         for element in [engine.scene.container] + engine.scene.elements {
             for kind in GestureKind.allCases where element.recognizers.contains(kind) {
                 names.append("\(element.id).\(kind.rawValue)")
@@ -322,6 +361,10 @@ public final class Daemon {
 
     private func sendValues(_ names: [String], to session: ClientSession) {
         for name in names {
+            if name == ContactsStream.name {
+                send(.object([("event", "value"), ("stream", .string(name)), ("value", contacts.json), ("t", .number(clock.now)), ("seq", .integer(Int64(sequence[name] ?? 0)))]), to: session)
+                continue
+            }
             guard let property = engine.property(name) else { continue }
             send(valueEvent(name, property.read(), time: clock.now, seq: sequence[name] ?? 0), to: session)
         }

@@ -211,7 +211,7 @@ public final class DaemonService {
 
     private func handle(_ message: InputMessage) {
         switch message {
-        case let .frame(frame, device): daemon.process(frame, device: device)
+        case let .frame(frame, device, node): daemon.process(frame, device: device, node: node)
         case let .added(node, description):
             daemon.deviceAdded(node: node, description: description)
             logger.info("using \(node) (\(description.name))")

@@ -7,7 +7,7 @@ import TouchInput
 
 /// What the input thread tells the event loop.
 enum InputMessage: Sendable {
-    case frame(TouchFrame, device: Int)
+    case frame(TouchFrame, device: Int, node: String)
     case added(node: String, DeviceDescription)
     case removed(node: String)
     case skipped(node: String, reason: String)
@@ -134,7 +134,7 @@ final class InputThread: @unchecked Sendable {
             case .deviceRemoved(let node): deliver(.removed(node: node))
             case let .deviceSkipped(node, reason): deliver(.skipped(node: node, reason: reason))
             case .skippedDeviceRemoved(let node): deliver(.skippedRemoved(node: node))
-            case let .frame(node, frame): deliver(.frame(frame, device: number(node)))
+            case let .frame(node, frame): deliver(.frame(frame, device: number(node), node: node))
             case let .eventsDropped(node, total): deliver(.dropped(node: node, total: total))
             }
         }

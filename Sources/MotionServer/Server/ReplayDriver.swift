@@ -76,7 +76,7 @@ final class ReplayDriver {
         var frame = frames[next]
         frame.time = base + frame.time / speed
         next += 1
-        daemon.process(frame, device: 0)
+        daemon.process(frame, device: 0, node: node)
         schedule()
     }
 }
