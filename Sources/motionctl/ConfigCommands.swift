@@ -67,6 +67,7 @@ struct ConfigCheckCommand: ParsableCommand {
         }
         var parts = [rules.isEmpty ? "every touchscreen" : rules.joined(separator: " or ")]
         if let output = device.output { parts.append("output \(compactNumber(output.width)) × \(compactNumber(output.height))") }
+        if device.grab { parts.append("grabbed: nothing else receives its events") }
         if device.rotation != .none { parts.append("rotated \(device.rotation.rawValue)°") }
         if device.flipHorizontal { parts.append("flipped horizontally") }
         if device.flipVertical { parts.append("flipped vertically") }

@@ -29,7 +29,7 @@ struct DevicesCommand: ParsableCommand {
                 if devices.isEmpty && !json { emit("motiond reads no touchscreen now (motionctl devices --local scans this machine)") }
                 for device in devices {
                     if json { emit(device.json.encoded); continue }
-                    emit("\(device["node"]?.string ?? "?")  \(device["name"]?.string ?? "")  (\(device["kind"]?.string ?? ""), \(device["slots"]?.integer.map { "\($0) slots" } ?? ""), \(device["dropped"]?.integer ?? 0) drops)")
+                    emit("\(device["node"]?.string ?? "?")  \(device["name"]?.string ?? "")  (\(device["kind"]?.string ?? ""), \(device["slots"]?.integer.map { "\($0) slots" } ?? ""), \(device["dropped"]?.integer ?? 0) drops\(device["grabbed"]?.bool == true ? ", grabbed" : ""))")
                 }
                 for skipped in result["skipped"]?.array ?? [] {
                     showSkipped(node: skipped["node"]?.string ?? "?", reason: skipped["reason"]?.string ?? "")

@@ -80,6 +80,10 @@ public struct DeviceSettings: Sendable, Hashable {
     public var flipVertical = false
     /// A calibration matrix; nil to use udev's `LIBINPUT_CALIBRATION_MATRIX` if set.
     public var calibration: [Double]?
+    /// Whether motiond takes the device for itself (libevdev's grab), so that the compositor
+    /// and the browser do not also act on its touches. Off by default: grabbing also takes the
+    /// touchscreen from everything else, ordinary buttons included.
+    public var grab = false
 
     public init() {}
 }

@@ -131,6 +131,7 @@ extension Configuration {
         }
         device.flipHorizontal = try table.bool("flip_horizontal") ?? false
         device.flipVertical = try table.bool("flip_vertical") ?? false
+        device.grab = try table.bool("grab") ?? false
         if let matrix = try table.numbers("calibration") {
             guard matrix.count == 6 else {
                 throw table.error("calibration", "a calibration matrix has six numbers (a b c d e f, as in LIBINPUT_CALIBRATION_MATRIX), not \(matrix.count)")

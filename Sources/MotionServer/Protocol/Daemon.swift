@@ -19,7 +19,7 @@ public final class Daemon {
     private var nextSessionID = 1
     private var sequence: [String: Int] = [:]
     private var interactionNames: [String: [String]] = [:]
-    private var devices: [(node: String, description: DeviceDescription, dropped: Int)] = []
+    private var devices: [(node: String, description: DeviceDescription, dropped: Int, grabbed: Bool)] = []
     private var skippedDevices: [(node: String, reason: String)] = []
     private var frames = 0
     private let allocator = ByteBufferAllocator()
@@ -91,10 +91,10 @@ public final class Daemon {
     }
 
     /// A touchscreen came; every client hears of it.
-    public func deviceAdded(node: String, description: DeviceDescription) {
+    public func deviceAdded(node: String, description: DeviceDescription, grabbed: Bool = false) {
         devices.removeAll { $0.node == node }
         skippedDevices.removeAll { $0.node == node }
-        devices.append((node, description, 0))
+        devices.append((node, description, 0, grabbed))
         broadcast(.object([("event", "device"), ("action", "added"), ("node", .string(node)), ("name", .string(description.name))]))
     }
 
@@ -256,6 +256,7 @@ public final class Daemon {
                 var json = JSONValue.device(device.description, node: device.node)
                 if case .object(var members) = json {
                     members.append(("dropped", .integer(Int64(device.dropped))))
+                    members.append(("grabbed", .bool(device.grabbed)))
                     json = .object(members)
                 }
                 return json

@@ -212,9 +212,9 @@ public final class DaemonService {
     private func handle(_ message: InputMessage) {
         switch message {
         case let .frame(frame, device, node): daemon.process(frame, device: device, node: node)
-        case let .added(node, description):
-            daemon.deviceAdded(node: node, description: description)
-            logger.info("using \(node) (\(description.name))")
+        case let .added(node, description, grabbed):
+            daemon.deviceAdded(node: node, description: description, grabbed: grabbed)
+            logger.info("using \(node) (\(description.name))\(grabbed ? ", grabbed: nothing else receives its events" : "")")
         case let .removed(node):
             daemon.deviceRemoved(node: node)
             logger.warning("\(node) went away; its touches were cancelled")

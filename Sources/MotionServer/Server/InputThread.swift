@@ -8,7 +8,7 @@ import TouchInput
 /// What the input thread tells the event loop.
 enum InputMessage: Sendable {
     case frame(TouchFrame, device: Int, node: String)
-    case added(node: String, DeviceDescription)
+    case added(node: String, DeviceDescription, grabbed: Bool)
     case removed(node: String)
     case skipped(node: String, reason: String)
     case skippedRemoved(node: String)
@@ -121,7 +121,8 @@ final class InputThread: @unchecked Sendable {
                 guard let settings = configuration.deviceSettings(node: node.node, device: device) else {
                     return .failure(.init("no [[device]] entry in the configuration selects '\(device.name)'"))
                 }
-                return .success(configuration.mapping(for: settings, udevCalibration: node.calibration))
+                return .success(TouchInputHub.DeviceUse(mapping: configuration.mapping(for: settings, udevCalibration: node.calibration),
+                                                        grab: settings.grab))
             }
         } catch {
             deliver(.failed(error.description))
@@ -130,7 +131,7 @@ final class InputThread: @unchecked Sendable {
         hub.wakeDescriptor = wake
         let handle: (TouchInputHub.Event) -> Void = { event in
             switch event {
-            case .deviceAdded(let device): deliver(.added(node: device.node, device.description))
+            case .deviceAdded(let device): deliver(.added(node: device.node, device.description, grabbed: device.isGrabbed))
             case .deviceRemoved(let node): deliver(.removed(node: node))
             case let .deviceSkipped(node, reason): deliver(.skipped(node: node, reason: reason))
             case .skippedDeviceRemoved(let node): deliver(.skippedRemoved(node: node))

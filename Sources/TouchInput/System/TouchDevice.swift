@@ -129,9 +129,24 @@ public final class TouchDevice {
         close()
     }
 
-    /// Closes the device. Reading afterwards reports it removed.
+    /// Whether motiond holds the device for itself (`EVIOCGRAB`).
+    public private(set) var isGrabbed = false
+
+    /// Takes the device for motiond alone, or gives it back: while grabbed, no other reader
+    /// (the compositor, the browser) receives its events. Fails with the kernel's reason,
+    /// `EBUSY` when another program holds it.
+    public func setGrabbed(_ grab: Bool) throws(DeviceError) {
+        guard let evdev, grab != isGrabbed else { return }
+        let status = libevdev_grab(evdev, grab ? LIBEVDEV_GRAB : LIBEVDEV_UNGRAB)
+        guard status == 0 else { throw DeviceError.cannotGrab(node: node, errno: -status) }
+        isGrabbed = grab
+    }
+
+    /// Closes the device (which also ends a grab). Reading afterwards reports it removed.
     public func close() {
         guard let evdev else { return }
+        if isGrabbed { _ = libevdev_grab(evdev, LIBEVDEV_UNGRAB) }
+        isGrabbed = false
         libevdev_free(evdev)
         Glibc.close(fileDescriptor)
         self.evdev = nil
@@ -179,6 +194,8 @@ public enum DeviceError: Error, Equatable, CustomStringConvertible {
     case notATouchscreen(node: String, name: String, reason: String)
     /// A touchscreen whose firmware describes it in a way motiond cannot compute with.
     case invalid(node: String, name: String, InvalidDeviceDescription)
+    /// `grab = true`, and the kernel refused the grab.
+    case cannotGrab(node: String, errno: Int32)
 
     /// Whether the problem is permission to open the node.
     public var isPermissionDenied: Bool {
@@ -198,6 +215,10 @@ public enum DeviceError: Error, Equatable, CustomStringConvertible {
             return "\(node) (\(name)) is not used: it is \(reason)"
         case let .invalid(node, name, error):
             return "\(node) (\(name)) is not used: \(error)"
+        case let .cannotGrab(node, code) where code == EBUSY:
+            return "cannot grab \(node) (grab = true): another program holds it for itself; motiond does not read it ungrabbed, so its touches do not reach two readers"
+        case let .cannotGrab(node, code):
+            return "cannot grab \(node) (grab = true): \(String(cString: strerror(code)))"
         }
     }
 }

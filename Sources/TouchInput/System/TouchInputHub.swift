@@ -28,10 +28,22 @@ public final class TouchInputHub {
 
     private let discovery: DeviceDiscovery
     private var monitor: HotplugMonitor?
-    private let configure: (TouchscreenNode, DeviceDescription) -> Result<OutputMapping, SkipReason>
+    private let configure: (TouchscreenNode, DeviceDescription) -> Result<DeviceUse, SkipReason>
     private var pollDescriptors: [pollfd] = []
     private var udevNodes: [String: TouchscreenNode] = [:]
     private var skippedNodes: Set<String> = []
+
+    /// How a touchscreen is used: where it maps, and whether motiond takes it for itself.
+    public struct DeviceUse {
+        public var mapping: OutputMapping
+        /// Grab the device (`EVIOCGRAB`), so that no other reader receives its events.
+        public var grab: Bool
+
+        public init(mapping: OutputMapping, grab: Bool = false) {
+            self.mapping = mapping
+            self.grab = grab
+        }
+    }
 
     /// Why a touchscreen is not used.
     public struct SkipReason: Error {
@@ -56,12 +68,12 @@ public final class TouchInputHub {
     ) throws(DiscoveryError) {
         try self.init { node, device in
             selection.selects(node: node.node, device: device)
-                ? .success(mapping(node, device)) : .failure(SkipReason("'\(device.name)' is not selected by the configuration"))
+                ? .success(DeviceUse(mapping: mapping(node, device))) : .failure(SkipReason("'\(device.name)' is not selected by the configuration"))
         }
     }
 
-    /// Creates a hub that asks `configure` whether to use each touchscreen, and how to map it.
-    public init(configure: @escaping (TouchscreenNode, DeviceDescription) -> Result<OutputMapping, SkipReason>) throws(DiscoveryError) {
+    /// Creates a hub that asks `configure` whether to use each touchscreen, and how.
+    public init(configure: @escaping (TouchscreenNode, DeviceDescription) -> Result<DeviceUse, SkipReason>) throws(DiscoveryError) {
         self.discovery = try DeviceDiscovery()
         self.configure = configure
     }
@@ -71,9 +83,13 @@ public final class TouchInputHub {
     public func reconfigure(_ handle: (Event) -> Void) {
         for (node, device) in devices {
             guard let udev = udevNodes[node] else { continue }
-            switch configure(udev, device.description) {
-            case .success(let mapping):
-                device.mapping = mapping
+            let use = configure(udev, device.description).flatMap { use in
+                // A grab taken or given back as the new configuration says.
+                Result { () throws(DeviceError) in try device.setGrabbed(use.grab) }.map { use }.mapError { SkipReason($0.description) }
+            }
+            switch use {
+            case .success(let use):
+                device.mapping = use.mapping
             case .failure(let reason):
                 devices[node] = nil
                 device.remove { handle(.frame(node: node, $0)) }
@@ -160,8 +176,9 @@ public final class TouchInputHub {
             case .failure(let reason):
                 skip(node.node, reason.description, handle)
                 return
-            case .success(let mapping):
-                device.mapping = mapping
+            case .success(let use):
+                device.mapping = use.mapping
+                try device.setGrabbed(use.grab)
             }
             devices[node.node] = device
             udevNodes[node.node] = node
