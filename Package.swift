@@ -74,6 +74,11 @@ let package = Package(
                 "MotionCore",
                 "TouchInput",
                 "MotionServer",
+                // The WebSocket client (--websocket).
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "NIOWebSocket", package: "swift-nio"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),

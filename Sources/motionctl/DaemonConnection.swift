@@ -3,68 +3,77 @@ import Foundation
 import Glibc
 import MotionServer
 
-/// Where the daemon is: `--socket`, else `MOTIOND_SOCKET`, else the default.
+/// Where the daemon is: `--websocket`, else `--socket`, else `MOTIOND_SOCKET`, else the
+/// default; a `ws://` URL in either of the last two means the WebSocket too.
 struct SocketOption: ParsableArguments {
-    @Option(help: "The daemon's socket (default: $MOTIOND_SOCKET, else /run/motiond/motiond.sock).") var socket: String?
+    @Option(help: "The daemon's socket, or a ws:// URL (default: $MOTIOND_SOCKET, else /run/motiond/motiond.sock).") var socket: String?
+    @Option(help: ArgumentHelp("The daemon's WebSocket endpoint instead of its socket.", valueName: "ws://host:port/ws")) var websocket: String?
+    @Option(help: ArgumentHelp("Send the control token in this file first (default: $MOTIOND_TOKEN_FILE), for set and the other control ops over the WebSocket.",
+                               valueName: "file")) var tokenFile: String?
 
     var path: String {
-        socket ?? ProcessInfo.processInfo.environment["MOTIOND_SOCKET"].flatMap { $0.isEmpty ? nil : $0 } ?? DaemonSettings().socket
+        websocket ?? socket ?? ProcessInfo.processInfo.environment["MOTIOND_SOCKET"].flatMap { $0.isEmpty ? nil : $0 } ?? DaemonSettings().socket
     }
 
-    /// Connects, or exits with 3 saying how to start the daemon.
+    private var token: String? {
+        tokenFile ?? ProcessInfo.processInfo.environment["MOTIOND_TOKEN_FILE"].flatMap { $0.isEmpty ? nil : $0 }
+    }
+
+    /// Connects (and with a token, authenticates), or exits with 3 saying how to start the daemon.
     func connect() -> DaemonConnection {
-        do { return try DaemonConnection(path: path) } catch {
+        let connection: DaemonConnection
+        do {
+            let transport: DaemonTransport = path.contains("://") ? try WebSocketTransport(url: path) : try UnixSocketTransport(path: path)
+            connection = try DaemonConnection(transport)
+        } catch {
             FileHandle.standardError.write(Data("""
                 motionctl: cannot connect to motiond at \(path): \(error)
                 motionctl: start it with `systemctl start motiond`, or without a touchscreen `motiond --replay FILE.evemu`; \
-                --socket or MOTIOND_SOCKET choose another socket
+                --socket, --websocket or MOTIOND_SOCKET choose another
 
                 """.utf8))
             Foundation.exit(ExitStatus.cannotConnect)
         }
+        if let token {
+            do {
+                guard let text = FileManager.default.contents(atPath: token) else { throw DaemonConnection.Failure(description: "cannot read the token file \(token)") }
+                var value = String(decoding: text, as: UTF8.self)
+                if value.hasSuffix("\n") { value.removeLast() }
+                _ = try connection.request("auth", [("token", .string(value))])
+            } catch {
+                fail("motionctl: \(error)")
+            }
+        }
+        return connection
     }
 }
 
-/// A blocking connection to the daemon: requests and replies, and the events between them.
+/// A blocking connection to the daemon: requests and replies, and the events between them,
+/// over either transport.
 final class DaemonConnection {
     struct Failure: Error, CustomStringConvertible {
         var description: String
     }
 
-    private let fd: Int32
-    private var buffer: [UInt8] = []
+    private let transport: DaemonTransport
     private var nextID = 1
     /// Events that came while waiting for a reply.
     private var events: [JSONInput] = []
     /// The daemon's hello.
     private(set) var hello: JSONInput = .null
 
-    init(path: String) throws {
-        // A path too long for sun_path is refused: cut short, it would name another socket.
-        var (address, length): (sockaddr_un, socklen_t)
-        do { (address, length) = try unixSocketAddress(path) } catch { throw Failure(description: error.description) }
-        fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
-        guard fd >= 0 else { throw Failure(description: String(cString: strerror(errno))) }
-        let status = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { Glibc.connect(fd, $0, length) }
-        }
-        guard status == 0 else {
-            let reason = errno == ENOENT ? "no such socket" : errno == EACCES ? "permission denied (the socket's group may connect; see [daemon] socket_group)" : String(cString: strerror(errno))
-            Glibc.close(fd)
-            throw Failure(description: reason)
-        }
+    init(_ transport: DaemonTransport) throws {
+        self.transport = transport
         guard let first = try readMessage(), first["event"]?.string == "hello" else { throw Failure(description: "the daemon did not say hello") }
         hello = first
     }
-
-    deinit { Glibc.close(fd) }
 
     /// Sends a request; its result, or the daemon's error as a failure (exit code 1).
     func request(_ op: String, _ arguments: [(String, JSONValue)] = []) throws -> JSONInput {
         let id = nextID
         nextID += 1
-        let line = JSONValue.object([("id", .integer(Int64(id))), ("op", .string(op))] + arguments).encoded + "\n"
-        try write(line)
+        let line = JSONValue.object([("id", .integer(Int64(id))), ("op", .string(op))] + arguments).encoded
+        do { try transport.send(line) } catch { throw Failure(description: "\(error)") }
         while let message = try readMessage() {
             if message["event"] != nil {
                 events.append(message)
@@ -86,28 +95,12 @@ final class DaemonConnection {
         return nil
     }
 
-    private func write(_ text: String) throws {
-        var bytes = Array(text.utf8)[...]
-        while !bytes.isEmpty {
-            let written = bytes.withUnsafeBytes { Glibc.write(fd, $0.baseAddress, $0.count) }
-            guard written > 0 else { throw Failure(description: "cannot write to the daemon: \(String(cString: strerror(errno)))") }
-            bytes = bytes.dropFirst(written)
-        }
-    }
-
     private func readMessage() throws -> JSONInput? {
-        while true {
-            if let newline = buffer.firstIndex(of: UInt8(ascii: "\n")) {
-                let line = String(decoding: buffer[..<newline], as: UTF8.self)
-                buffer.removeSubrange(...newline)
-                do { return try JSONInput(parsing: Substring(line)) } catch {
-                    throw Failure(description: "the daemon sent a line that is not JSON: \(error)")
-                }
-            }
-            var chunk = [UInt8](repeating: 0, count: 65536)
-            let count = Glibc.read(fd, &chunk, chunk.count)
-            if count <= 0 { return nil }
-            buffer += chunk[..<count]
+        let line: String?
+        do { line = try transport.receive() } catch { throw Failure(description: "\(error)") }
+        guard let line else { return nil }
+        do { return try JSONInput(parsing: Substring(line)) } catch {
+            throw Failure(description: "the daemon sent a line that is not JSON: \(error)")
         }
     }
 }

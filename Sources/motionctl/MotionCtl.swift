@@ -38,9 +38,12 @@ enum ExitStatus {
     static let cannotConnect: Int32 = 3
 }
 
-/// Writes a line to standard output at once: tests and pipes read it as it comes.
+/// Writes a line to standard output at once: tests and pipes read it as it comes. When the
+/// reader has gone (`motionctl watch | head`), motionctl ends quietly, as a Unix filter does.
 func emit(_ line: String) {
-    FileHandle.standardOutput.write(Data((line + "\n").utf8))
+    do { try FileHandle.standardOutput.write(contentsOf: Data((line + "\n").utf8)) } catch {
+        exit(ExitStatus.ok)
+    }
 }
 
 /// Formats a number for JSON: Swift's shortest round-trip form, which JSON accepts.

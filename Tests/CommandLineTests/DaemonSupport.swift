@@ -17,6 +17,8 @@ final class RunningDaemon {
     private var notify: Int32
     private let errorPipe = Pipe()
     private var errorText: ThreadedReader?
+    /// The reader of motiond's log, for waiting on a line while it runs.
+    var logReader: ThreadedReader? { errorText }
     private let exit = ExitWatch()
 
     init(_ arguments: [String], socket path: String? = nil, configuration: String? = nil, environment: [String: String] = [:]) throws {
@@ -200,5 +202,22 @@ extension TestClient {
             if written <= 0 { return }
             rest = rest.dropFirst(written)
         }
+    }
+}
+
+extension RunningDaemon {
+    /// What motiond has logged so far, once it contains `text` (or after `seconds`).
+    func log(containing text: String, seconds: Double = 30) -> String {
+        String(decoding: logReader?.waitUntil(seconds: seconds) { String(decoding: $0, as: UTF8.self).contains(text) } ?? Data(), as: UTF8.self)
+    }
+
+    /// The WebSocket URL motiond logged ("websocket on HOST:PORT"), within 30 s.
+    func webSocketURL() throws -> String {
+        let log = log(containing: "websocket on ")
+        guard let range = log.range(of: #"websocket on (\S+):\s"#, options: .regularExpression) else {
+            throw Failure(description: "motiond did not say where its WebSocket listens; it said:\n\(log)")
+        }
+        let address = log[range].dropFirst("websocket on ".count).dropLast(2)
+        return "ws://\(address)/ws"
     }
 }
