@@ -27,16 +27,64 @@ public struct EvemuRecording: Sendable {
     /// - Throws: ``EvemuParseError`` naming the first malformed line and what was expected.
     public init(parsing text: String, validatingDevice: Bool = true) throws(EvemuParseError) {
         var parser = EvemuParser()
-        var lineNumber = 0
-        // "\r\n" is one Character in Swift, so a file saved on Windows splits only if it is named.
-        for line in text.split(omittingEmptySubsequences: false, whereSeparator: { $0 == "\n" || $0 == "\r\n" }) {
-            lineNumber += 1
-            try parser.parse(line, number: lineNumber)
+        let lineNumber: Int
+        // Event lines are most of a file: read from the bytes, without a String or an array
+        // per line. Without a carriage return, lines end exactly at each "\n" byte, which is
+        // also where Swift's Characters split them (nothing combines with a line feed).
+        if text.utf8.contains(UInt8(ascii: "\r")) {
+            lineNumber = try Self.parseLineByLine(text, into: &parser)
+        } else {
+            lineNumber = try Self.parseBytes(text, into: &parser)
         }
         self = parser.recording()
         if validatingDevice, let problem = device?.problems.first {
             throw EvemuParseError(line: parser.line(of: problem.part) ?? lineNumber, message: "the device is invalid: \(problem)")
         }
+    }
+
+    /// Every line as a Substring, through the general parser: for files with carriage
+    /// returns (saved on Windows), whose "\r\n" Swift reads as one Character. The line count.
+    static func parseLineByLine(_ text: String, into parser: inout EvemuParser) throws(EvemuParseError) -> Int {
+        var lineNumber = 0
+        for line in text.split(omittingEmptySubsequences: false, whereSeparator: { $0 == "\n" || $0 == "\r\n" }) {
+            lineNumber += 1
+            try parser.parse(line, number: lineNumber)
+        }
+        return lineNumber
+    }
+
+    /// Lines split at each "\n" byte; an event line in evemu's own form is read from its
+    /// bytes (``EvemuParser/event(_:)``), and any other line, or an event line that is not in
+    /// that form, goes through the general parser, which accepts or refuses it as it always
+    /// did. The line count.
+    static func parseBytes(_ text: String, into parser: inout EvemuParser) throws(EvemuParseError) -> Int {
+        var text = text
+        text.makeContiguousUTF8()
+        let utf8 = text.utf8
+        var lineNumber = 0
+        var failure: EvemuParseError?
+        utf8.withContiguousStorageIfAvailable { bytes in
+            parser.reserveEvents(bytes.count / 24)  // evemu's event lines are about 30 bytes
+            var start = 0
+            while start <= bytes.count {
+                var end = start
+                while end < bytes.count, bytes[end] != UInt8(ascii: "\n") { end += 1 }
+                lineNumber += 1
+                let line = UnsafeBufferPointer(rebasing: bytes[start..<end])
+                if let event = EvemuParser.event(line) {
+                    parser.append(event)
+                } else {
+                    let from = utf8.index(utf8.startIndex, offsetBy: start), to = utf8.index(utf8.startIndex, offsetBy: end)
+                    do throws(EvemuParseError) { try parser.parse(text[from..<to], number: lineNumber) } catch {
+                        failure = error
+                        return
+                    }
+                }
+                start = end + 1
+            }
+        }
+        if let failure { throw failure }
+        return lineNumber
     }
 
     /// The time of the first event; replays run relative to it, since recordings hold
@@ -58,7 +106,7 @@ public struct EvemuParseError: Error, Equatable, CustomStringConvertible {
 }
 
 /// Reads an evemu file line by line.
-private struct EvemuParser {
+struct EvemuParser {
     private var name: String?
     private var device = DeviceDescription(name: "")
     private var hasHeader = false
@@ -144,6 +192,75 @@ private struct EvemuParser {
     func line(of part: DeviceProblem.Part) -> Int? {
         if case .axis = part, partLines[part] == nil { return partLines[.codes(type: EventType.absolute)] }
         return partLines[part]
+    }
+
+    mutating func reserveEvents(_ count: Int) {
+        events.reserveCapacity(count)
+    }
+
+    mutating func append(_ event: InputEvent) {
+        events.append(event)
+    }
+
+    /// An event line exactly as evemu writes it, read from its bytes:
+    /// `E: SECONDS.MICROS TYPE CODE VALUE` with spaces or tabs between the fields, decimal
+    /// digits (at most six after the point), one to four hexadecimal digits for the type and
+    /// the code, an optional minus sign on the value, and optionally a `#` comment. Nil for
+    /// any other line, which the general parser then reads (and accepts or refuses) as before;
+    /// what this accepts, it reads to the same event.
+    static func event(_ line: UnsafeBufferPointer<UInt8>) -> InputEvent? {
+        guard line.count > 2, line[0] == UInt8(ascii: "E"), line[1] == UInt8(ascii: ":") else { return nil }
+        var index = 2
+        func isBlank(_ byte: UInt8) -> Bool { byte == UInt8(ascii: " ") || byte == UInt8(ascii: "\t") }
+        func skipBlanks() -> Bool {
+            let before = index
+            while index < line.count, isBlank(line[index]) { index += 1 }
+            return index > before
+        }
+        func decimal(maximumDigits: Int) -> (value: UInt64, digits: Int)? {
+            var value: UInt64 = 0, digits = 0
+            while index < line.count, digits < maximumDigits, case let digit = line[index] &- UInt8(ascii: "0"), digit < 10 {
+                value = value * 10 + UInt64(digit)
+                digits += 1
+                index += 1
+            }
+            return digits > 0 ? (value, digits) : nil
+        }
+        func hexadecimal() -> UInt16? {
+            var value: UInt16 = 0, digits = 0
+            while index < line.count, digits < 4 {
+                let byte = line[index]
+                let digit: UInt8
+                switch byte {
+                case UInt8(ascii: "0")...UInt8(ascii: "9"): digit = byte - UInt8(ascii: "0")
+                case UInt8(ascii: "a")...UInt8(ascii: "f"): digit = byte - UInt8(ascii: "a") + 10
+                case UInt8(ascii: "A")...UInt8(ascii: "F"): digit = byte - UInt8(ascii: "A") + 10
+                default: return digits > 0 ? value : nil
+                }
+                value = value << 4 | UInt16(digit)
+                digits += 1
+                index += 1
+            }
+            return digits > 0 ? value : nil
+        }
+        _ = skipBlanks()
+        // Up to 10 digits: every value up to maximumSeconds, and no overflow.
+        guard let seconds = decimal(maximumDigits: 10), seconds.value <= maximumSeconds,
+              index < line.count, line[index] == UInt8(ascii: "."), case _ = (index += 1),
+              let micros = decimal(maximumDigits: 6),
+              skipBlanks(), let type = hexadecimal(),
+              skipBlanks(), let code = hexadecimal(),
+              skipBlanks() else { return nil }
+        let negative = index < line.count && line[index] == UInt8(ascii: "-")
+        if negative { index += 1 }
+        guard let magnitude = decimal(maximumDigits: 10), magnitude.value <= (negative ? 2_147_483_648 : 2_147_483_647) else { return nil }
+        // The end of the line, or blanks and a comment.
+        _ = skipBlanks()
+        guard index == line.count || line[index] == UInt8(ascii: "#") else { return nil }
+        let value = negative ? Int32(truncatingIfNeeded: 0 &- Int64(magnitude.value)) : Int32(magnitude.value)
+        // As the general parser computes it, so both give the same Double.
+        let time = Double(seconds.value) + Double(micros.value) / pow10(micros.digits)
+        return InputEvent(time: time, type: type, code: code, value: value)
     }
 
     func recording() -> EvemuRecording {
