@@ -28,7 +28,8 @@ let package = Package(
     targets: [
         .target(
             name: "FuzzSupport",
-            dependencies: [.product(name: "MotionServer", package: "motiond"), .product(name: "NIOCore", package: "swift-nio")]
+            dependencies: [.product(name: "MotionServer", package: "motiond"), .product(name: "MotionCore", package: "motiond"),
+                           .product(name: "NIOCore", package: "swift-nio")]
         ),
     ] + fuzzTargets.map { .executableTarget(name: $0.target, dependencies: ["FuzzSupport"] + $0.dependencies) }
 )

@@ -4,27 +4,28 @@ extension JSONValue {
     /// A recognizer event: `t`, `gesture`, `state`, `touches`, the gesture's value and its
     /// velocity in the same units per second.
     public static func gesture(_ gesture: RecognizedGesture) -> JSONValue {
-        var members: [(String, JSONValue)]
-        switch gesture {
-        case .drag(let e):
-            members = head(e.time, "drag", e.state, e.touches) + [
-                ("translation", .point(e.translation)), ("velocity", .point(e.translationVelocity)), ("centroid", .point(e.centroid)),
-            ]
-        case .pinch(let e):
-            members = head(e.time, "pinch", e.state, e.touches) + [
-                ("scale", .number(e.scale)), ("velocity", .number(e.scaleVelocity)), ("centroid", .point(e.centroid)),
-            ]
-        case .rotate(let e):
-            members = head(e.time, "rotate", e.state, e.touches) + [
-                ("rotation", .number(e.rotation)), ("velocity", .number(e.rotationVelocity)), ("centroid", .point(e.centroid)),
-            ]
-        case .tap(let e):
-            members = head(e.time, "tap", e.state, e.touches) + [("count", .integer(Int64(e.count))), ("location", .point(e.location))]
-        }
-        return .object(members)
+        let head: [(String, JSONValue)] = [("t", .number(gesture.time)), ("gesture", .string(gesture.kind.rawValue)),
+                                           ("state", .string(gesture.state.rawValue))]
+        return .object(head + gestureValues(gesture, velocity: true))
     }
 
-    private static func head(_ time: Double, _ gesture: String, _ state: RecognitionState, _ touches: Int) -> [(String, JSONValue)] {
-        [("t", .number(time)), ("gesture", .string(gesture)), ("state", .string(state.rawValue)), ("touches", .integer(Int64(touches)))]
+    /// What a gesture says beyond its kind, state and time: `touches`, its value, its
+    /// velocity (when asked for), and where it is. The socket's `state` events put their own
+    /// head before these.
+    static func gestureValues(_ gesture: RecognizedGesture, velocity: Bool) -> [(String, JSONValue)] {
+        func speed(_ value: JSONValue) -> [(String, JSONValue)] { velocity ? [("velocity", value)] : [] }
+        switch gesture {
+        case .drag(let e):
+            return [("touches", .integer(Int64(e.touches))), ("translation", .point(e.translation))] + speed(.point(e.translationVelocity))
+                + [("centroid", .point(e.centroid))]
+        case .pinch(let e):
+            return [("touches", .integer(Int64(e.touches))), ("scale", .number(e.scale))] + speed(.number(e.scaleVelocity))
+                + [("centroid", .point(e.centroid))]
+        case .rotate(let e):
+            return [("touches", .integer(Int64(e.touches))), ("rotation", .number(e.rotation))] + speed(.number(e.rotationVelocity))
+                + [("centroid", .point(e.centroid))]
+        case .tap(let e):
+            return [("touches", .integer(Int64(e.touches))), ("count", .integer(Int64(e.count))), ("location", .point(e.location))]
+        }
     }
 }

@@ -13,7 +13,7 @@ final class RecordingOutput: ClientOutput {
     var isKeepingUp = true
     /// How many buffers were sent, each holding one or more lines.
     var writes = 0
-    func send(_ line: ByteBuffer, coalescing stream: String?) {
+    func send(_ line: ByteBuffer, coalescing stream: StreamID?) {
         writes += 1
         // Each line with its newline; a tail without one is kept as it is, to be caught.
         var text = Substring(String(decoding: line.readableBytesView, as: UTF8.self))

@@ -3,6 +3,7 @@ import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
+import MotionCore
 import MotionServer
 import NIOCore
 
@@ -99,7 +100,7 @@ public final class CollectingOutput: ClientOutput {
     public init() {}
 
     /// Keeps each line of what was sent (a frame's lines may come in one buffer).
-    public func send(_ line: ByteBuffer, coalescing stream: String?) {
+    public func send(_ line: ByteBuffer, coalescing stream: StreamID?) {
         // Each line with its newline; a tail without one is kept as it is, to be caught.
         var text = Substring(String(decoding: line.readableBytesView, as: UTF8.self))
         while let end = text.firstIndex(of: "\n") {

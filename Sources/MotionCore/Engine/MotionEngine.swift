@@ -1,5 +1,7 @@
 /// One change the daemon publishes: a property's new value at a frame's time.
 public struct PublishedUpdate: Hashable, Sendable {
+    /// The stream's number in the engine that published it.
+    public var id: StreamID
     /// `ID.position`, `ID.rotation`, `ID.scale`, `ID.size`, `ID.state`, …
     public var stream: String
     /// The new value, absolute.
@@ -15,6 +17,9 @@ public struct PublishedUpdate: Hashable, Sendable {
 /// Everything happens on the caller's thread. Given the same frames and clock ticks, the
 /// engine gives the same updates, bit for bit: contacts get ids in arrival order, elements
 /// are visited in the order they were added, and updates are sorted the same way.
+///
+/// Streams are numbered (``StreamID``): per frame the engine touches arrays, not
+/// dictionaries keyed by names; an element's state lives in one ``Entry``.
 public final class MotionEngine {
     /// The elements.
     public let scene: Scene
@@ -24,20 +29,51 @@ public final class MotionEngine {
     public var thresholds: GestureThresholds
     /// Called once per frame with everything that changed in it.
     public var onUpdates: ([PublishedUpdate]) -> Void = { _ in }
+    /// Called with each recognizer event: its stream, the element it happened on, the event.
+    public var onGesture: (StreamID, String, RecognizedGesture) -> Void = { _, _, _ in }
+    /// Called when streams went with an element: whoever keeps state per ``StreamID``
+    /// clears theirs, as the numbers will be reused.
+    public var onStreamsRemoved: ([StreamID]) -> Void = { _ in }
+
+    /// Every stream's name and number.
+    public private(set) var catalog = StreamCatalog()
+
+    /// An element as the engine runs it: its recognizers, its interactions, its published
+    /// properties and the contacts routed to it in the frame being processed.
+    private final class Entry {
+        let element: Element
+        let runtime: MotionRuntime
+        /// Made at the element's first touch, with the thresholds then in force.
+        var recognizers: GestureSet?
+        var values: [(id: StreamID, property: PublishedProperty)] = []
+        var links: [Subscription] = []
+        var activityLink: Subscription?
+        /// The gesture streams, by ``GestureKind`` in `allCases` order.
+        var gestureStreams: [StreamID?] = []
+        /// This frame's contacts on the element; emptied, not freed, after each frame.
+        var contacts: [TouchContact] = []
+
+        init(element: Element, runtime: MotionRuntime) {
+            self.element = element
+            self.runtime = runtime
+        }
+    }
 
     private struct ContactKey: Hashable { var device: Int; var trackingID: Int32 }
-    private var owners: [ContactKey: (element: String, id: Int32)] = [:]
+    private var owners: [ContactKey: (entry: Entry, id: Int32)] = [:]
     private var nextContactID: Int32 = 0
-    private var recognizers: [String: GestureSet] = [:]
-    private var runtimes: [String: MotionRuntime] = [:]
-    private var published: [String: (values: [(stream: String, property: PublishedProperty)], links: [Subscription])] = [:]
-    private var lastPublished: [String: PublishedValue] = [:]
-    private var dirty: Set<String> = []
-    private var order: [String] = []
+    /// The elements in the order they were added, the container first.
+    private var entries: [Entry] = []
+    /// Per stream: the property, the value last published, whether it changed this frame.
+    private var properties: [PublishedProperty?] = []
+    private var lastPublished: [PublishedValue?] = []
+    private var isDirty: [Bool] = []
+    private var dirtyCount = 0
+    /// This frame's updates; the array is kept between frames.
+    private var updates: [PublishedUpdate] = []
     private var processing = false
     private var flushScheduled = false
     private let activity = ActivityTracker()
-    private var activityLinks: [String: Subscription] = [:]
 
     /// Creates an engine for `scene` whose springs run on `clock`.
     public init(scene: Scene, clock: FrameClock, thresholds: GestureThresholds = GestureThresholds()) {
@@ -51,7 +87,9 @@ public final class MotionEngine {
     public var state: ReadOnlyProperty<MotionState> { activity.state }
 
     /// The runtime of an element's interactions.
-    public func runtime(of id: String) -> MotionRuntime? { runtimes[id] }
+    public func runtime(of id: String) -> MotionRuntime? { entry(id)?.runtime }
+
+    private func entry(_ id: String) -> Entry? { entries.first { $0.element.id == id } }
 
     /// Adds an element with its interactions, while running or not.
     public func add(_ element: Element, interactions: [any Interaction<Element>]) {
@@ -61,37 +99,52 @@ public final class MotionEngine {
 
     /// Adds interactions to the container, the screen.
     public func addToContainer(_ interactions: [any Interaction<Element>]) {
-        let runtime = runtimes[scene.container.id]!
+        let runtime = entries[0].runtime
         for interaction in interactions { runtime.add(interaction, to: scene.container) }
+    }
+
+    /// Names a stream published from outside the engine (the daemon's `screen.contacts`),
+    /// so that it is numbered like the rest.
+    public func registerExternalStream(_ name: String) -> StreamID {
+        catalog.id(named: name) ?? register(name, kind: .external)
     }
 
     /// Removes an element: its gestures are cancelled, its interactions disconnected, and the
     /// fingers on it are ignored until they lift.
     public func remove(_ id: String) {
-        guard let element = scene.element(id), element !== scene.container else { return }
+        guard let index = entries.firstIndex(where: { $0.element.id == id }), index > 0 else { return }
+        let entry = entries[index]
+        let element = entry.element
         let time = clock.now
-        if var set = recognizers.removeValue(forKey: id) {
-            let mine = owners.filter { $0.value.element == id }
-            let cancelled = TouchFrame(time: time, contacts: mine.map { entry in
-                TouchContact(slot: 0, trackingID: entry.value.id, phase: .cancelled, deviceX: 0, deviceY: 0, position: element.position.value)
+        if var set = entry.recognizers {
+            let mine = owners.values.filter { $0.entry === entry }
+            let cancelled = TouchFrame(time: time, contacts: mine.map { owner in
+                TouchContact(slot: 0, trackingID: owner.id, phase: .cancelled, deviceX: 0, deviceY: 0, position: element.position.value)
             }.sorted { $0.trackingID < $1.trackingID })
             if !cancelled.contacts.isEmpty {
                 for event in set.update(cancelled) { element.gestures.send(event) }
                 element.gestures.touches.send(cancelled)
             }
         }
-        owners = owners.filter { $0.value.element != id }
-        runtimes.removeValue(forKey: id)?.disconnectAll()
-        if let gone = published.removeValue(forKey: id) {
-            gone.links.forEach { $0.unsubscribe() }
-            for (stream, _) in gone.values {
-                lastPublished[stream] = nil
-                dirty.remove(stream)
+        owners = owners.filter { $0.value.entry !== entry }
+        entry.runtime.disconnectAll()
+        entry.links.forEach { $0.unsubscribe() }
+        entry.activityLink?.unsubscribe()
+        entries.remove(at: index)
+        var gone: [StreamID] = []
+        for (stream, _) in entry.values {
+            if isDirty[stream.index] {
+                isDirty[stream.index] = false
+                dirtyCount -= 1
             }
+            properties[stream.index] = nil
+            lastPublished[stream.index] = nil
+            gone.append(stream)
         }
-        activityLinks.removeValue(forKey: id)?.unsubscribe()
-        order.removeAll { $0 == id }
+        gone += entry.gestureStreams.compactMap { $0 }
+        for stream in gone { catalog.remove(stream) }
         scene.remove(id)
+        onStreamsRemoved(gone)
         flushIfIdle()
     }
 
@@ -103,48 +156,54 @@ public final class MotionEngine {
     /// engine it replaces. Touches in progress are forgotten, not cancelled: nobody listens.
     public func disconnect() {
         onUpdates = { _ in }
-        onGesture = { _, _ in }
-        for id in order { runtimes[id]?.disconnectAll() }
-        runtimes = [:]
-        for entry in published.values { entry.links.forEach { $0.unsubscribe() } }
-        published = [:]
-        activityLinks.values.forEach { $0.unsubscribe() }
-        activityLinks = [:]
-        recognizers = [:]
+        onGesture = { _, _, _ in }
+        onStreamsRemoved = { _ in }
+        for entry in entries {
+            entry.runtime.disconnectAll()
+            entry.links.forEach { $0.unsubscribe() }
+            entry.activityLink?.unsubscribe()
+        }
+        entries = []
         owners = [:]
-        order = []
-        dirty = []
+        properties = []
+        lastPublished = []
+        isDirty = []
+        dirtyCount = 0
     }
 
     /// Processes one device's frame at its timestamp.
     public func process(_ frame: TouchFrame, device: Int = 0) {
         processing = true
         clock.perform(at: frame.time) {
-            var frames: [String: [TouchContact]] = [:]
+            var touched = false
             for contact in frame.contacts {
                 let key = ContactKey(device: device, trackingID: contact.trackingID)
                 if contact.phase == .began {
                     let element = scene.hitTest(contact.position)
-                    owners[key] = (element.id, nextContactID)
-                    nextContactID = nextContactID == Int32.max ? 0 : nextContactID + 1
+                    if let entry = entries.first(where: { $0.element === element }) {
+                        owners[key] = (entry, nextContactID)
+                        nextContactID = nextContactID == Int32.max ? 0 : nextContactID + 1
+                    }
                 }
                 guard let owner = owners[key] else { continue }
                 var routed = contact
                 routed.trackingID = owner.id
-                frames[owner.element, default: []].append(routed)
+                owner.entry.contacts.append(routed)
+                touched = true
                 if !contact.phase.isActive { owners[key] = nil }
             }
-            for id in order {
-                guard let contacts = frames[id], let element = scene.element(id) else { continue }
-                let own = TouchFrame(time: frame.time, contacts: contacts)
-                var set = recognizers[id] ?? GestureSet(element.recognizers, thresholds: thresholds)
+            guard touched else { return }
+            for entry in entries where !entry.contacts.isEmpty {
+                let own = TouchFrame(time: frame.time, contacts: entry.contacts)
+                entry.contacts.removeAll(keepingCapacity: true)
+                var set = entry.recognizers ?? GestureSet(entry.element.recognizers, thresholds: thresholds)
                 let events = set.update(own)
-                recognizers[id] = set
+                entry.recognizers = set
                 for event in events {
-                    element.gestures.send(event)
-                    onGesture(id, event)
+                    entry.element.gestures.send(event)
+                    if let stream = entry.gestureStreams[event.kind.allCasesIndex] { onGesture(stream, entry.element.id, event) }
                 }
-                element.gestures.touches.send(own)
+                entry.element.gestures.touches.send(own)
             }
         }
         processing = false
@@ -159,11 +218,21 @@ public final class MotionEngine {
 
     // MARK: Publishing
 
+    private func register(_ name: String, kind: StreamKind) -> StreamID {
+        let id = catalog.register(name, kind: kind)
+        if id.index == properties.count {
+            properties.append(nil)
+            lastPublished.append(nil)
+            isDirty.append(false)
+        }
+        return id
+    }
+
     private func attach(_ element: Element, interactions: [any Interaction<Element>]) {
         let runtime = MotionRuntime(clock: clock)
-        runtimes[element.id] = runtime
+        let entry = Entry(element: element, runtime: runtime)
+        entries.append(entry)
         for interaction in interactions { runtime.add(interaction, to: element) }
-        order.append(element.id)
 
         var values: [(String, PublishedProperty)] = [
             ("position", .writablePoint(element.position)), ("size", .size(element.size)),
@@ -171,38 +240,57 @@ public final class MotionEngine {
             ("state", .text(element.state) { $0.rawValue }), ("enabled", .flag(element.enabled)),
         ]
         values += element.extraProperties.map { ($0.name, $0.property) }
-        var links: [Subscription] = []
-        var readers: [(String, PublishedProperty)] = []
         for (name, property) in values {
-            let stream = "\(element.id).\(name)"
-            lastPublished[stream] = property.read()
-            readers.append((stream, property))
-            links.append(property.subscribe { [weak self] in self?.markDirty(stream) })
+            let stream = register("\(element.id).\(name)", kind: .value)
+            properties[stream.index] = property
+            lastPublished[stream.index] = property.read()
+            entry.values.append((stream, property))
+            entry.links.append(property.subscribe { [weak self] in self?.markDirty(stream) })
         }
-        dirty.subtract(readers.map(\.0))
-        published[element.id] = (readers, links)
-        activityLinks[element.id] = activity.tracked(element.state.stream.asStateStream()).subscribe(next: { _ in })
+        // Subscribing delivered the current values: nothing is new.
+        for (stream, _) in entry.values where isDirty[stream.index] {
+            isDirty[stream.index] = false
+            dirtyCount -= 1
+        }
+        entry.gestureStreams = GestureKind.allCases.map { kind in
+            element.recognizers.contains(kind) ? register("\(element.id).\(kind.rawValue)", kind: .gesture) : nil
+        }
+        entry.activityLink = activity.tracked(element.state.stream.asStateStream()).subscribe(next: { _ in })
     }
 
-    /// Every stream the engine publishes, with its current value, in publication order.
+    /// Every stream the engine publishes values on, with its current value, in publication
+    /// order (elements as added, each element's properties in a fixed order).
     public var streams: [(stream: String, value: PublishedValue)] {
-        order.flatMap { id in published[id]?.values.map { ($0.stream, $0.property.read()) } ?? [] }
+        entries.flatMap { entry in entry.values.map { (catalog.name(of: $0.id), $0.property.read()) } }
     }
+
+    /// The value streams' numbers, in publication order.
+    public var valueStreams: [StreamID] { entries.flatMap { $0.values.map(\.id) } }
+
+    /// Every element's gesture streams, in the order of elements (the container first) and
+    /// then of ``GestureKind/allCases``.
+    public var gestureStreams: [StreamID] { entries.flatMap { $0.gestureStreams.compactMap { $0 } } }
 
     /// A published stream by name, to read or (if it allows) write.
     public func property(_ stream: String) -> PublishedProperty? {
-        guard let dot = stream.lastIndex(of: ".") else { return nil }
-        return published[String(stream[..<dot])]?.values.first { $0.stream == stream }?.property
+        catalog.id(named: stream).flatMap { property($0) }
+    }
+
+    /// A published stream by number.
+    public func property(_ stream: StreamID) -> PublishedProperty? {
+        stream.index < properties.count ? properties[stream.index] : nil
     }
 
     /// The last value published on `stream`, or nil when there is no such stream.
-    public func lastValue(_ stream: String) -> PublishedValue? { lastPublished[stream] }
+    public func lastValue(_ stream: String) -> PublishedValue? {
+        catalog.id(named: stream).flatMap { lastPublished[$0.index] }
+    }
 
-    /// Called with each recognizer event, and the element it happened on.
-    public var onGesture: (String, RecognizedGesture) -> Void = { _, _ in }
-
-    private func markDirty(_ stream: String) {
-        dirty.insert(stream)
+    private func markDirty(_ stream: StreamID) {
+        if !isDirty[stream.index] {
+            isDirty[stream.index] = true
+            dirtyCount += 1
+        }
         guard !processing, !flushScheduled else { return }
         flushScheduled = true
         if !clock.afterFrame({ [weak self] in self?.flush(at: self?.clock.now ?? 0) }) {
@@ -213,19 +301,32 @@ public final class MotionEngine {
 
     private func flush(at time: Double) {
         flushScheduled = false
-        guard !dirty.isEmpty else { return }
-        var updates: [PublishedUpdate] = []
-        for id in order {
-            for (stream, property) in published[id]?.values ?? [] where dirty.contains(stream) {
+        guard dirtyCount > 0 else { return }
+        updates.removeAll(keepingCapacity: true)
+        for entry in entries {
+            for (stream, property) in entry.values where isDirty[stream.index] {
+                isDirty[stream.index] = false
                 let value = property.read()
-                if lastPublished[stream] != value {
-                    lastPublished[stream] = value
-                    updates.append(PublishedUpdate(stream: stream, value: value, time: time))
+                if lastPublished[stream.index] != value {
+                    lastPublished[stream.index] = value
+                    updates.append(PublishedUpdate(id: stream, stream: catalog.name(of: stream), value: value, time: time))
                 }
             }
         }
-        dirty.removeAll(keepingCapacity: true)
+        dirtyCount = 0
         if !updates.isEmpty { onUpdates(updates) }
+    }
+}
+
+extension GestureKind {
+    /// The kind's place in `allCases`, for tables indexed by kind.
+    var allCasesIndex: Int {
+        switch self {
+        case .drag: return 0
+        case .pinch: return 1
+        case .rotate: return 2
+        case .tap: return 3
+        }
     }
 }
 

@@ -1,12 +1,16 @@
+import MotionCore
 import NIOCore
 
 /// Where a client's lines go: the NIO channel in the daemon, a list in tests.
 public protocol ClientOutput: AnyObject {
-    /// Queues a line. While the client is behind, a line with a `coalescing` stream name
+    /// Queues a line. While the client is behind, a line with a `coalescing` stream
     /// replaces the one of the same stream still waiting, so it reads only the latest value.
-    func send(_ line: ByteBuffer, coalescing stream: String?)
+    func send(_ line: ByteBuffer, coalescing stream: StreamID?)
     /// Writes what was queued.
     func flush()
+    /// Writes `lines` and flushes, in one step: what a client that keeps up gets each frame
+    /// (one system call per client per frame).
+    func sendNow(_ lines: ByteBuffer)
     /// Says goodbye (best effort) and closes.
     func close(saying line: ByteBuffer?)
     /// How many queued lines were replaced by newer ones.
@@ -15,6 +19,13 @@ public protocol ClientOutput: AnyObject {
     /// The daemon then sends a frame's lines as one buffer; to a client that is behind it
     /// sends them one by one, so that each stream can be coalesced.
     var isKeepingUp: Bool { get }
+}
+
+extension ClientOutput {
+    public func sendNow(_ lines: ByteBuffer) {
+        send(lines, coalescing: nil)
+        flush()
+    }
 }
 
 /// Who is on the other end of a connection, from `SO_PEERCRED`.
@@ -40,12 +51,21 @@ public final class ClientSession {
     /// credentials when it connects, or from the control token (`auth`).
     public internal(set) var control: Bool
     let output: ClientOutput
-    /// The streams subscribed to, and the patterns they came from (which also pick up
-    /// streams created later, by `add_element` or a reload).
-    var streams: Set<String> = []
+    /// The streams subscribed to, each with the session's place in the stream's list of
+    /// subscribers (kept by ``SubscriptionIndex``, which removes in constant time with it).
+    var subscriptions: [StreamID: Int] = [:]
+    /// The patterns the subscriptions came from, which also pick up streams created later
+    /// (by `add_element` or a reload).
     var patterns: [String] = []
     /// Lines sent.
     var sent = 0
+    /// The publication this session was last touched by, and which of its updates it
+    /// wants: the publisher's scratch space, so that a frame needs no table of its own.
+    var publication = 0
+    var wanted: UInt64 = 0
+
+    /// The streams subscribed to.
+    var streams: Dictionary<StreamID, Int>.Keys { subscriptions.keys }
 
     init(id: Int, credentials: PeerCredentials?, control: Bool, output: ClientOutput) {
         self.id = id

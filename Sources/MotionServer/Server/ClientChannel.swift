@@ -167,8 +167,8 @@ final class ChannelOutput: ClientOutput {
     var onBlocked: () -> Void = {}
     /// Called when the client is disconnected for having too much waiting.
     var onOverflow: () -> Void = {}
-    private var pending: [(stream: String?, line: ByteBuffer)] = []
-    private var pendingIndex: [String: Int] = [:]
+    private var pending: [(stream: StreamID?, line: ByteBuffer)] = []
+    private var pendingIndex: [StreamID: Int] = [:]
     private(set) var pendingBytes = 0
     private(set) var coalesced = 0
     /// Since when the client has been behind.
@@ -195,7 +195,17 @@ final class ChannelOutput: ClientOutput {
         if writable { drain() }
     }
 
-    func send(_ line: ByteBuffer, coalescing stream: String?) {
+    func sendNow(_ lines: ByteBuffer) {
+        guard !isClosed else { return }
+        guard pending.isEmpty && socketTakesMore, framing == .newlines else {
+            send(lines, coalescing: nil)
+            return flush()
+        }
+        channel.writeAndFlush(lines, promise: nil)
+        socketTakesMore = channel.isWritable
+    }
+
+    func send(_ line: ByteBuffer, coalescing stream: StreamID?) {
         guard !isClosed else { return }
         if pending.isEmpty && socketTakesMore {
             write(line)

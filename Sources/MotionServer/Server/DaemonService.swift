@@ -86,9 +86,12 @@ public final class DaemonService {
         let done: EventLoopFuture<Void>
         do {
             if options.replay == nil {
-                input = try InputThread(configuration: configuration, logger: logger) { message in
-                    loop.execute { service.value.handle(message) }
+                let queue = InputQueue(loop: loop) { batch, coalesced in
+                    let service = service.value
+                    service.daemon.framesCoalesced(coalesced)
+                    for message in batch { service.handle(message) }
                 }
+                input = try InputThread(configuration: configuration, logger: logger, deliver: queue.deliver)
             }
             if relay.stopRequested {
                 input?.stop(timeout: inputJoinTimeout)

@@ -72,11 +72,23 @@ final class ReplayDriver {
         }
     }
 
+    /// Plays the frames that are due, as a touchscreen's would arrive: when the loop was
+    /// busy and several are due at once, they are coalesced as live input is
+    /// (``FrameCoalescing``), so a replay faster than the daemon keeps current too.
     private func deliver() {
-        var frame = frames[next]
-        frame.time = base + frame.time / speed
-        next += 1
-        daemon.process(frame, device: 0, node: node)
+        let now = monotonicNow()
+        var due: [TouchFrame] = []
+        repeat {
+            var frame = frames[next]
+            frame.time = base + frame.time / speed
+            due.append(frame)
+            next += 1
+        } while next < frames.count && base + frames[next].time / speed <= now && due.count < 1024
+        let keep = FrameCoalescing.keep(due.map { .frame(device: 0, $0) })
+        daemon.framesCoalesced(keep.count { !$0 })
+        for (frame, kept) in zip(due, keep) where kept {
+            daemon.process(frame, device: 0, node: node)
+        }
         schedule()
     }
 }

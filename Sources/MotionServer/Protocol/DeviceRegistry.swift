@@ -1,0 +1,63 @@
+import TouchInput
+
+/// The touchscreens the daemon reads and those it found but skipped, with why: what
+/// `devices` and `stats` report, so that a kiosk's operator sees without reading the log.
+struct DeviceRegistry {
+    struct Device {
+        var node: String
+        var description: DeviceDescription
+        /// Events the kernel dropped so far (`SYN_DROPPED`).
+        var dropped = 0
+        var grabbed: Bool
+    }
+
+    private(set) var devices: [Device] = []
+    private(set) var skipped: [(node: String, reason: String)] = []
+
+    /// A touchscreen is read from now on.
+    mutating func add(node: String, description: DeviceDescription, grabbed: Bool) {
+        devices.removeAll { $0.node == node }
+        skipped.removeAll { $0.node == node }
+        devices.append(Device(node: node, description: description, grabbed: grabbed))
+    }
+
+    /// A touchscreen went.
+    mutating func remove(node: String) {
+        devices.removeAll { $0.node == node }
+    }
+
+    /// A touchscreen is not read, for `reason`, until it is used or goes.
+    mutating func skip(node: String, reason: String) {
+        skipped.removeAll { $0.node == node }
+        skipped.append((node, reason))
+    }
+
+    /// A skipped touchscreen went.
+    mutating func removeSkipped(node: String) {
+        skipped.removeAll { $0.node == node }
+    }
+
+    /// The kernel dropped a device's events; `total` so far.
+    mutating func dropped(node: String, total: Int) {
+        if let index = devices.firstIndex(where: { $0.node == node }) { devices[index].dropped = total }
+    }
+
+    /// Dropped events over all devices.
+    var droppedEvents: Int { devices.reduce(0) { $0 + $1.dropped } }
+
+    /// The `devices` reply.
+    var json: JSONValue {
+        .object([
+            ("devices", .array(devices.map { device in
+                var json = JSONValue.device(device.description, node: device.node)
+                if case .object(var members) = json {
+                    members.append(("dropped", .integer(Int64(device.dropped))))
+                    members.append(("grabbed", .bool(device.grabbed)))
+                    json = .object(members)
+                }
+                return json
+            })),
+            ("skipped", .array(skipped.map { .object([("node", .string($0.node)), ("reason", .string($0.reason))]) })),
+        ])
+    }
+}

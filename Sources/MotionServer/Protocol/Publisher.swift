@@ -1,0 +1,125 @@
+import MotionCore
+import NIOCore
+
+/// Sends what the engine publishes to the clients that want it (docs/protocol.md, `value`
+/// events): numbers each stream's values (`seq`), encodes each update once, and gives every
+/// subscriber a frame's lines in one write and one flush.
+///
+/// The work per frame is proportional to the subscriptions of the streams that changed, not
+/// to the number of clients: the ``SubscriptionIndex`` names the subscribers of each
+/// update, and each session notes in itself which of the frame's updates it wants. In the
+/// common case (every subscriber wants the whole frame, as `"*"` subscribers do) they all
+/// share one buffer; a subscriber that is behind gets the lines one by one instead, so that
+/// a newer value can replace an older one still waiting (``ClientOutput``).
+final class Publisher {
+    private let allocator: ByteBufferAllocator
+    /// Per ``StreamID/index``: how many values the stream has published.
+    private var sequence: [Int] = []
+    /// The current frame's lines, back to back, and where each update's line is in it.
+    private var frame: ByteBuffer
+    private var lines: [Range<Int>] = []
+    /// The sessions the current frame goes to; kept between frames.
+    private var touched: [ClientSession] = []
+    /// Buffers for subscribers that want part of a frame, by which part.
+    private var partial: [(wanted: UInt64, lines: ByteBuffer)] = []
+    private var publication = 0
+
+    init(allocator: ByteBufferAllocator) {
+        self.allocator = allocator
+        self.frame = allocator.buffer(capacity: 4096)
+    }
+
+    /// The count of `stream`'s values so far (0 before the first).
+    func seq(_ stream: StreamID) -> Int { stream.index < sequence.count ? sequence[stream.index] : 0 }
+
+    /// Counts one more value on `stream`; the count.
+    func nextSeq(_ stream: StreamID) -> Int {
+        while sequence.count <= stream.index { sequence.append(0) }
+        sequence[stream.index] += 1
+        return sequence[stream.index]
+    }
+
+    /// How many streams have published (for tests: it must not outgrow the streams).
+    var countedStreams: Int { sequence.count { $0 > 0 } }
+
+    /// Forgets the counts of streams that went: their numbers will name other streams.
+    func forget(_ streams: [StreamID]) {
+        for stream in streams where stream.index < sequence.count { sequence[stream.index] = 0 }
+    }
+
+    /// A reload numbered the streams anew: a stream that keeps its name keeps its count.
+    func renumber(from old: StreamCatalog, to new: StreamCatalog) {
+        var counts = [Int](repeating: 0, count: new.capacity)
+        for index in sequence.indices where sequence[index] > 0 {
+            let stream = StreamID(index: index)
+            if let renamed = new.id(named: old.name(of: stream)) { counts[renamed.index] = sequence[index] }
+        }
+        sequence = counts
+    }
+
+    /// Publishes a frame's updates to their subscribers.
+    func publish(_ updates: [PublishedUpdate], to index: SubscriptionIndex) {
+        publication &+= 1
+        frame.clear()
+        lines.removeAll(keepingCapacity: true)
+        touched.removeAll(keepingCapacity: true)
+        for (position, update) in updates.enumerated() {
+            let seq = nextSeq(update.id)
+            let start = frame.writerIndex
+            let subscribers = index.subscribers(of: update.id)
+            if !subscribers.isEmpty {
+                frame.writeValueLine(stream: update.stream, value: update.value, time: update.time, seq: seq)
+            }
+            lines.append(start..<frame.writerIndex)
+            for session in subscribers {
+                if session.publication != publication {
+                    session.publication = publication
+                    session.wanted = 0
+                    touched.append(session)
+                }
+                if position < 64 { session.wanted |= 1 << position } else { session.wanted = .max }
+            }
+        }
+        guard !touched.isEmpty else { return }
+        let everything: UInt64 = updates.count >= 64 ? .max : (1 << updates.count) - 1
+        partial.removeAll(keepingCapacity: true)
+        for session in touched {
+            if session.output.isKeepingUp && updates.count <= 64 {
+                let lines = session.wanted == everything ? frame : lines(session.wanted)
+                session.sent += session.wanted.nonzeroBitCount
+                session.output.sendNow(lines)
+            } else {
+                // Behind: line by line, each replaceable by the stream's next value.
+                for (position, update) in updates.enumerated() where session.subscriptions[update.id] != nil {
+                    session.output.send(frame.getSlice(at: self.lines[position].lowerBound, length: self.lines[position].count)!, coalescing: update.id)
+                    session.sent += 1
+                }
+                session.output.flush()
+            }
+        }
+    }
+
+    /// The lines of the updates in `wanted`, in one buffer shared by every subscriber
+    /// wanting the same ones.
+    private func lines(_ wanted: UInt64) -> ByteBuffer {
+        if let found = partial.first(where: { $0.wanted == wanted }) { return found.lines }
+        var buffer = allocator.buffer(capacity: 256 * wanted.nonzeroBitCount)
+        var rest = wanted
+        while rest != 0 {
+            let line = lines[rest.trailingZeroBitCount]
+            buffer.writeImmutableBuffer(frame.getSlice(at: line.lowerBound, length: line.count)!)
+            rest &= rest - 1
+        }
+        partial.append((wanted, buffer))
+        return buffer
+    }
+
+    /// Sends `line` (one whole event) to each of `sessions` and flushes.
+    func send(_ line: ByteBuffer, to sessions: [ClientSession], coalescing stream: StreamID?) {
+        for session in sessions {
+            session.output.send(line, coalescing: stream)
+            session.sent += 1
+            session.output.flush()
+        }
+    }
+}

@@ -1,0 +1,63 @@
+import Foundation
+import MotionCore
+import NIOConcurrencyHelpers
+import NIOCore
+import NIOPosix
+import Testing
+@testable import MotionServer
+
+@Suite("Input queue")
+struct InputQueueTests {
+    private func moved(_ time: Double) -> InputMessage {
+        .frame(TouchFrame(time: time, contacts: [TouchContact(slot: 0, trackingID: 1, phase: .moved, deviceX: 0, deviceY: 0, position: Point(x: time, y: 0))]),
+               device: 0, node: "/dev/input/event0")
+    }
+
+    @Test("frames that queue up while the loop is busy reach it as one batch, coalesced to the newest")
+    func behind() throws {
+        let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
+        defer { try? group.syncShutdownGracefully() }
+        let loop = group.next()
+        let batches = NIOLockedValueBox<[(times: [Double], coalesced: Int)]>([])
+        let handled = DispatchSemaphore(value: 0)
+        let queue = InputQueue(loop: loop) { batch, coalesced in
+            let times = batch.compactMap { message -> Double? in
+                if case let .frame(frame, _, _) = message { return frame.time }
+                return nil
+            }
+            batches.withLockedValue { $0.append((times, coalesced)) }
+            handled.signal()
+        }
+        // The loop is busy until released: everything delivered meanwhile waits in the queue.
+        let release = DispatchSemaphore(value: 0)
+        loop.execute { release.wait() }
+        for step in 0..<50 { queue.deliver(moved(Double(step))) }
+        queue.deliver(.removed(node: "/dev/input/event1"))
+        queue.deliver(moved(50))
+        release.signal()
+        #expect(handled.wait(timeout: .now() + 10) == .success, "the loop never handled the batch")
+        let seen = batches.withLockedValue { $0 }
+        #expect(seen.count == 1)
+        #expect(seen.first?.times == [49, 50], "the newest frame before the removal, and the one after it")
+        #expect(seen.first?.coalesced == 49)
+    }
+
+    @Test("when the loop keeps up, every frame arrives")
+    func keepingUp() throws {
+        let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
+        defer { try? group.syncShutdownGracefully() }
+        let loop = group.next()
+        let times = NIOLockedValueBox<[Double]>([])
+        let handled = DispatchSemaphore(value: 0)
+        let queue = InputQueue(loop: loop) { batch, _ in
+            for case let .frame(frame, _, _) in batch { times.withLockedValue { $0.append(frame.time) } }
+            handled.signal()
+        }
+        for step in 0..<20 {
+            queue.deliver(moved(Double(step)))
+            // Each frame handled before the next is sent: a loop that keeps up.
+            #expect(handled.wait(timeout: .now() + 10) == .success)
+        }
+        #expect(times.withLockedValue { $0 } == (0..<20).map(Double.init))
+    }
+}

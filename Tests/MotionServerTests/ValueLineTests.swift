@@ -1,0 +1,50 @@
+import MotionCore
+import NIOCore
+import Testing
+@testable import MotionServer
+
+/// The publisher writes `value` lines straight into buffers; they must be the bytes the
+/// general encoder (``JSONValue``) writes, which the rest of the protocol uses.
+@Suite("Value lines")
+struct ValueLineTests {
+    private func general(_ stream: String, _ value: PublishedValue, _ time: Double, _ seq: Int) -> String {
+        JSONValue.object([("event", "value"), ("stream", .string(stream)), ("value", .published(value)), ("t", .number(time)), ("seq", .integer(Int64(seq)))]).encoded + "\n"
+    }
+
+    private func direct(_ stream: String, _ value: PublishedValue, _ time: Double, _ seq: Int) -> String {
+        var buffer = ByteBufferAllocator().buffer(capacity: 16)
+        buffer.writeValueLine(stream: stream, value: value, time: time, seq: seq)
+        return String(buffer: buffer)
+    }
+
+    @Test("numbers: whole, fractional, tiny, huge, negative, not finite")
+    func numbers() {
+        var generator = SystemRandomNumberGenerator()
+        var numbers: [Double] = [0, -0.0, 1, -1, 0.5, 1e15, 1e15 - 1, -1e15, 1e16, 1e-300, 5e-324, .greatestFiniteMagnitude,
+                                 -.greatestFiniteMagnitude, .infinity, -.infinity, .nan, 866, 866.000_000_1, 12_345.678_901_234_5, 0.1 + 0.2]
+        for _ in 0..<5000 {
+            numbers.append(Double(bitPattern: generator.next()))
+            numbers.append(Double.random(in: -4000...4000, using: &generator))
+            numbers.append(Double(Int.random(in: -100_000...100_000, using: &generator)) / 8)
+        }
+        for number in numbers {
+            #expect(direct("a.rotation", .number(number), number, 7) == general("a.rotation", .number(number), number, 7), "\(number)")
+        }
+    }
+
+    @Test("every kind of value, and names and texts that need escapes")
+    func kinds() {
+        let values: [PublishedValue] = [
+            .point(Point(x: 866.25, y: -830)), .size(Size(width: 520, height: 360.5)), .number(.pi), .bool(true), .bool(false),
+            .text("atRest"), .text("quote \" backslash \\ newline \n tab \t bell \u{7} é ☃"),
+            .spring(SpringConfiguration(tension: 342, friction: 30, mass: 1)),
+        ]
+        for value in values {
+            for stream in ["card.position", "odd \"name\"\\.x", "é.state"] {
+                for seq in [0, 1, 42, Int(Int32.max), -3] {
+                    #expect(direct(stream, value, 123_456.789_012, seq) == general(stream, value, 123_456.789_012, seq))
+                }
+            }
+        }
+    }
+}
