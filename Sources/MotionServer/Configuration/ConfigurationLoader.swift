@@ -29,7 +29,7 @@ extension Configuration {
             throw ConfigurationError(file: file, line: 0, message: "not valid TOML: \(error)")
         }
         let context = ReadContext(file: file, locator: TOMLLocator(text))
-        var root = TableReader(table, path: [], context: context)
+        var root = TableReader(SettingsValue.table(table), path: [], context: context)
         var configuration = Configuration()
         configuration.file = file
 
@@ -68,22 +68,7 @@ extension Configuration {
 
         // References between elements, now that every id is known.
         for (index, element) in configuration.elements.enumerated() {
-            for interaction in element.interactions {
-                let destination: DestinationSettings?
-                switch interaction {
-                case .tossable(let d, _, _): destination = d
-                case .attach(let d, _): destination = d
-                default: destination = nil
-                }
-                if case .element(let other)? = destination, !ids.contains(other) || other == element.id {
-                    throw elements[index].error([interaction.name, "destination"],
-                        other == element.id ? "an element cannot be its own destination" : "no element is called '\(other)' (the elements are: \(ids.sorted().joined(separator: ", ")))")
-                }
-                if case .setPositionOnTap(let target) = interaction, target != .position,
-                   !element.interactions.contains(where: { $0.name == target.rawValue }) {
-                    throw elements[index].error(["set_position_on_tap", "target"], "target = \"\(target.rawValue)\" needs the element to have \(target.rawValue) too")
-                }
-            }
+            if let problem = element.referenceProblem(among: ids) { throw elements[index].error(problem.keys, problem.message) }
         }
         return configuration
     }
@@ -225,11 +210,29 @@ extension Configuration {
 }
 
 extension ElementSettings {
-    /// Reads one element as the configuration file's `[[element]]` gives it, from a TOML
-    /// table (what `add_element` builds from the client's JSON). Errors have no line.
-    static func read(_ table: TOMLTable, source: String) throws(ConfigurationError) -> ElementSettings {
-        var reader = TableReader(table, path: [], context: ReadContext(file: source, locator: TOMLLocator("")))
+    /// Reads one element as the configuration file's `[[element]]` gives it, from a table
+    /// of another origin (what `add_element` reads from the client's JSON). Errors have no
+    /// line.
+    static func read(_ table: [String: SettingsValue], source: String) throws(ConfigurationError) -> ElementSettings {
+        var reader = TableReader(table, path: ["element"], context: ReadContext(file: source, locator: TOMLLocator("")))
         return try Configuration.readElement(&reader)
+    }
+
+    /// What is wrong with the element's references to other elements, given the ids of
+    /// every element (its own included); nil when nothing is. The configuration file and
+    /// `add_element` both ask this, so they agree.
+    func referenceProblem(among ids: Set<String>) -> (keys: [String], message: String)? {
+        for interaction in interactions {
+            if case .element(let other)? = interaction.destination, !ids.contains(other) || other == id {
+                return ([interaction.name, "destination"],
+                        other == id ? "an element cannot be its own destination" : "no element is called '\(other)' (the elements are: \(ids.sorted().joined(separator: ", ")))")
+            }
+            if case .setPositionOnTap(let target) = interaction, target != .position,
+               !interactions.contains(where: { $0.name == target.rawValue }) {
+                return (["set_position_on_tap", "target"], "target = \"\(target.rawValue)\" needs the element to have \(target.rawValue) too")
+            }
+        }
+        return nil
     }
 }
 
@@ -239,15 +242,15 @@ struct ReadContext {
     let locator: TOMLLocator
 }
 
-/// Reads one TOML table along a key path, remembering which keys were read so that
+/// Reads one table of settings along a key path, remembering which keys were read so that
 /// ``finish()`` can refuse the others: an unknown key is an error, never ignored.
 struct TableReader {
-    private let table: TOMLTable
+    private let table: [String: SettingsValue]
     let path: [String]
     private let context: ReadContext
     private var read: Set<String> = []
 
-    init(_ table: TOMLTable, path: [String], context: ReadContext) {
+    init(_ table: [String: SettingsValue], path: [String], context: ReadContext) {
         self.table = table
         self.path = path
         self.context = context
@@ -272,25 +275,13 @@ struct TableReader {
         }
     }
 
-    private mutating func value(_ key: String) -> TOMLValueConvertible? {
+    private mutating func value(_ key: String) -> SettingsValue? {
         read.insert(key)
         return table[key]
     }
 
-    private func wrongType(_ key: String, _ expected: String, _ value: TOMLValueConvertible) -> ConfigurationError {
-        error(key, "\(key) must be \(expected), not \(Self.describe(value))")
-    }
-
-    static func describe(_ value: TOMLValueConvertible) -> String {
-        switch value.type {
-        case .string: return "the string \"\(value.string ?? "")\""
-        case .int: return "the integer \(value.int ?? 0)"
-        case .double: return "the number \(value.double ?? 0)"
-        case .bool: return "\(value.bool ?? false)"
-        case .table: return "a table"
-        case .array: return "an array"
-        default: return "a date or time"
-        }
+    private func wrongType(_ key: String, _ expected: String, _ value: SettingsValue) -> ConfigurationError {
+        error(key, "\(key) must be \(expected), not \(value.description)")
     }
 
     mutating func string(_ key: String) throws(ConfigurationError) -> String? {
@@ -307,14 +298,14 @@ struct TableReader {
 
     mutating func int(_ key: String) throws(ConfigurationError) -> Int? {
         guard let value = value(key) else { return nil }
-        guard value.type == .int, let int = value.int else { throw wrongType(key, "an integer", value) }
+        guard let int = value.int else { throw wrongType(key, "an integer", value) }
         return int
     }
 
     /// A number, integer or not, optionally within `range`.
     mutating func number(_ key: String, in range: ClosedRange<Double>? = nil) throws(ConfigurationError) -> Double? {
         guard let value = value(key) else { return nil }
-        guard let number = Self.number(value) else { throw wrongType(key, "a number", value) }
+        guard let number = value.number else { throw wrongType(key, "a number", value) }
         if let range, !range.contains(number) {
             throw error(key, "\(key) must be between \(compactNumber(range.lowerBound)) and \(compactNumber(range.upperBound)), not \(compactNumber(number))")
         }
@@ -326,7 +317,7 @@ struct TableReader {
         guard let array = value.array else { throw wrongType(key, "an array of numbers", value) }
         var numbers: [Double] = []
         for element in array {
-            guard let number = Self.number(element) else { throw wrongType(key, "an array of numbers", value) }
+            guard let number = element.number else { throw wrongType(key, "an array of numbers", value) }
             numbers.append(number)
         }
         return numbers
@@ -368,7 +359,7 @@ struct TableReader {
         let expected = "a rectangle, [x, y, width, height] or { x = …, y = …, width = …, height = … }"
         var numbers: [Double] = []
         if let array = value.array {
-            for element in array { if let n = Self.number(element) { numbers.append(n) } }
+            for element in array { if let n = element.number { numbers.append(n) } }
             guard numbers.count == 4, array.count == 4 else { throw wrongType(key, expected, value) }
         } else if let table = value.table {
             var inner = TableReader(table, path: path + [key], context: context)
@@ -453,9 +444,9 @@ struct TableReader {
         return tables
     }
 
-    private func pair(_ value: TOMLValueConvertible, key: String, names: (String, String)) throws(ConfigurationError) -> (Double, Double)? {
+    private func pair(_ value: SettingsValue, key: String, names: (String, String)) throws(ConfigurationError) -> (Double, Double)? {
         if let array = value.array {
-            let numbers = array.compactMap(Self.number)
+            let numbers = array.compactMap(\.number)
             return numbers.count == 2 && array.count == 2 ? (numbers[0], numbers[1]) : nil
         }
         if let table = value.table {
@@ -465,13 +456,5 @@ struct TableReader {
             return (a, b)
         }
         return nil
-    }
-
-    private static func number(_ value: TOMLValueConvertible) -> Double? {
-        switch value.type {
-        case .int: return value.int.map(Double.init)
-        case .double: return value.double.flatMap { $0.isFinite ? $0 : nil }
-        default: return nil
-        }
     }
 }

@@ -1,8 +1,8 @@
 import MotionCore
-import TOMLKit
 
-/// `add_element`'s element, read as the configuration file's `[[element]]` tables are, so
-/// that the two cannot disagree on what an element may be.
+/// `add_element`'s element, read by the same reader as the configuration file's
+/// `[[element]]` tables (through ``SettingsValue``), so that the two cannot disagree on what
+/// an element may be.
 enum ElementInput {
     /// The element's settings, or why they are not acceptable.
     static func settings(from input: JSONInput) throws(ProtocolError) -> ElementSettings {
@@ -16,43 +16,44 @@ enum ElementInput {
                 members[name] = settings
             }
         }
-        let table = try toml(.object(members))
+        var table: [String: SettingsValue] = [:]
+        for (key, value) in members {
+            try refuseNUL(key, key)
+            table[key] = try settingsValue(value, key)
+        }
         do { return try ElementSettings.read(table, source: "element") } catch {
             throw ProtocolError("bad_value", error.message)
         }
     }
 
-    /// A client's JSON element as the TOML table the configuration loader reads.
-    static func toml(_ input: JSONInput) throws(ProtocolError) -> TOMLTable {
-        let table = TOMLTable()
-        for (key, value) in input.object ?? [:] {
-            try refuseNUL(key, key)
-            table[key] = try tomlValue(value, key)
-        }
-        return table
-    }
-
-    /// TOMLKit passes strings to toml++ as C strings, which end at a NUL: "car\u0000" would
-    /// become an element "car" that no request naming "car\u0000" could remove.
+    /// No string may hold a NUL: an id "car\u0000" would print as "car" in logs and in C
+    /// libraries, and could not be told from the element "car".
     private static func refuseNUL(_ text: String, _ key: String) throws(ProtocolError) {
         guard !text.unicodeScalars.contains("\u{0}") else { throw ProtocolError("bad_value", "\(key) contains a NUL character (\\u0000)") }
     }
 
-    private static func tomlValue(_ input: JSONInput, _ key: String) throws(ProtocolError) -> TOMLValueConvertible {
+    /// JSON as settings: a whole number is an integer, as a TOML integer would be.
+    private static func settingsValue(_ input: JSONInput, _ key: String) throws(ProtocolError) -> SettingsValue {
         switch input {
         case .null: throw ProtocolError("bad_value", "\(key) cannot be null")
-        case .bool(let b): return b
+        case .bool(let b): return .bool(b)
         case .number(let n):
-            if let integer = input.integer { return integer }
-            return n
+            if let integer = input.integer { return .int(integer) }
+            return .double(n)
         case .string(let s):
             try refuseNUL(s, key)
-            return s
+            return .string(s)
         case .array(let items):
-            let array = TOMLArray()
-            for item in items { array.append(try tomlValue(item, key)) }
-            return array
-        case .object: return try toml(input)
+            var values: [SettingsValue] = []
+            for item in items { values.append(try settingsValue(item, key)) }
+            return .array(values)
+        case .object(let members):
+            var table: [String: SettingsValue] = [:]
+            for (name, value) in members {
+                try refuseNUL(name, name)
+                table[name] = try settingsValue(value, name)
+            }
+            return .table(table)
         }
     }
 }

@@ -89,10 +89,12 @@ extension Daemon {
 
     private func addElement(_ input: JSONInput) throws(ProtocolError) -> JSONValue {
         let settings = try ElementInput.settings(from: input)
-        guard engine.scene.element(settings.id) == nil else { throw ProtocolError("exists", "an element is already called '\(settings.id)'") }
-        for case .element(let other)? in settings.interactions.map(\.destination) where engine.scene.element(other) == nil {
-            throw ProtocolError("bad_value", "no element is called '\(other)'")
+        guard engine.scene.element(settings.id) == nil, settings.id != engine.scene.container.id else {
+            throw ProtocolError("exists", "an element is already called '\(settings.id)'")
         }
+        // The configuration file's own checks, against the elements there are now.
+        let ids = Set(engine.scene.elements.map(\.id) + [settings.id])
+        if let problem = settings.referenceProblem(among: ids) { throw ProtocolError("bad_value", problem.message) }
         let element = settings.makeElement()
         let existing = Set(allStreams.map(\.id))
         engine.add(element, interactions: settings.makeInteractions(for: element, in: engine) { [engine] in engine.scene.element($0)?.position })
