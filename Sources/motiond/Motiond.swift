@@ -1,5 +1,5 @@
 import ArgumentParser
-import Foundation
+import FoundationEssentials
 import MotionServer
 
 /// The daemon's command line. Everything it does is in MotionServer's `DaemonService`.
@@ -51,7 +51,7 @@ struct Motiond: ParsableCommand {
         do {
             try DaemonService.run(options)
         } catch {
-            FileHandle.standardError.write(Data("<3>motiond: \(error)\n".utf8))
+            writeStandardError("<3>motiond: \(error)\n")
             throw ExitCode(1)
         }
     }

@@ -1,4 +1,4 @@
-import Foundation
+import Glibc
 
 /// One contact as a recognizer sees it: where it is on screen and in physical units.
 public struct TrackedContact: Hashable, Sendable {

@@ -1,4 +1,4 @@
-import Foundation
+import Glibc
 
 /// Recognizes a rotation of two or more fingers about their centroid.
 ///

@@ -1,4 +1,4 @@
-import Foundation
+import Glibc
 
 /// Drag, rotate and scale an element at once, as if it were stuck to the fingers.
 ///

@@ -1,4 +1,4 @@
-import Foundation
+import Glibc
 
 /// Something on screen that touches land on and interactions move: a card, a photo, a
 /// panel. The UI draws it; motiond decides where it is.

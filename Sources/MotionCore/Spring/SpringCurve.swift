@@ -1,4 +1,4 @@
-import Foundation
+import Glibc
 
 /// The exact trajectory of a spring from a starting position and velocity toward a fixed
 /// destination, as a function of the time since it started.

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import MotionCore
 import TOMLKit
 import TouchInput

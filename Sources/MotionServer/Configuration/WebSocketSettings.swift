@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import Glibc
 
 /// The `[websocket]` table: the HTTP and WebSocket listener that browser pages use

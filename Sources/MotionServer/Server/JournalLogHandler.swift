@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 import Logging
 
 /// Logs to standard error with the syslog priority prefixes journald reads (`<3>` error,
@@ -24,6 +25,12 @@ public struct JournalLogHandler: LogHandler {
         case .info: prefix = "<6>"
         case .debug, .trace: prefix = "<7>"
         }
-        FileHandle.standardError.write(Data((prefix + message.description + "\n").utf8))
+        writeStandardError(prefix + message.description + "\n")
     }
+}
+
+/// Writes `text` to standard error in one write, as the journal reads it line by line.
+public func writeStandardError(_ text: String) {
+    var text = text
+    text.withUTF8 { bytes in _ = Glibc.write(2, bytes.baseAddress, bytes.count) }
 }
