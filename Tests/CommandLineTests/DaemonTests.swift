@@ -25,13 +25,20 @@ extension Daemons {
             let live = lines.filter { $0["stream"] as? String == "card.position" }.compactMap { $0["value"] as? [String: Double] }.dropFirst()
 
             // What the same recording gives offline: during the drag, positions come from touch
-            // frames alone, so live and offline agree exactly; the spring after the release runs
-            // on real time and only its end is compared.
+            // frames alone, so every live position is one of the offline ones, in the same order;
+            // the spring after the release runs on real time and only its end is compared. On a
+            // busy machine the daemon may fall behind the fake touchscreen and coalesce frames
+            // that queued up (docs/protocol.md, Slow clients): a few positions are then skipped,
+            // never changed.
             let offline = try Run("motionctl", ["simulate", "--config", Self.example, recording.path, "--json"]).jsonLines()
                 .filter { $0["stream"] as? String == "card.position" }.compactMap { $0["value"] as? [String: Double] }
             let dragged = 140
             try #require(live.count > dragged && offline.count > dragged)
-            #expect(Array(live.prefix(dragged)) == Array(offline.prefix(dragged)))
+            let draggedOffline = Array(offline.prefix(dragged))
+            let liveDuringDrag = live.prefix { position in draggedOffline.contains(position) }
+            #expect(live.first == offline.first)
+            #expect(liveDuringDrag.count >= dragged * 9 / 10, "most of the drag's positions arrive: \(liveDuringDrag.count) of \(dragged)")
+            #expect(isSubsequence(Array(liveDuringDrag), of: draggedOffline), "live positions are offline ones, in order")
             #expect(live.last == offline.last, "the card rests on the same snap point")
             let stopped = try #require(lines.last)
             #expect(stopped["step"] as? String == "stopped" && stopped["code"] as? Int == 0 && stopped["socket_left"] as? Bool == false)
@@ -321,4 +328,14 @@ extension Daemons {
             #expect(score <= 1.2, "\(line)")
         }
     }
+}
+
+/// Whether `part` is `whole` with some elements left out, the rest in the same order.
+func isSubsequence<T: Equatable>(_ part: [T], of whole: [T]) -> Bool {
+    var rest = whole[...]
+    for element in part {
+        guard let found = rest.firstIndex(of: element) else { return false }
+        rest = rest[(found + 1)...]
+    }
+    return true
 }
