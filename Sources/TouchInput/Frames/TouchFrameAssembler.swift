@@ -4,20 +4,21 @@ import MotionCore
 ///
 /// Events update the state of the slot they address; at each `SYN_REPORT` the assembler
 /// compares each slot with the last frame and emits a frame with every contact that is down
-/// or that ended, each with its ``TouchPhase``. One slot's life:
+/// or that ended, each with its ``TouchPhase``.
+/// Each slot's life is a ``SlotState``, changed only by ``SlotState/transition(_:_:)``,
+/// whose table says what each event does and what the next frame reports:
 ///
-/// | state  | event                             | next   | phase in the frame      |
-/// |--------|-----------------------------------|--------|-------------------------|
-/// | empty  | `ABS_MT_TRACKING_ID` ≥ 0          | down   | `began`                 |
-/// | empty  | the same, with the tool a palm    | palm   | (not reported)          |
-/// | down   | a position or size changes        | down   | `moved`                 |
-/// | down   | nothing                           | down   | `stationary`            |
-/// | down   | `ABS_MT_TRACKING_ID` −1           | empty  | `ended`                 |
-/// | down   | another tracking id               | down   | `ended`, then `began`   |
-/// | down   | `ABS_MT_TOOL_TYPE` = palm         | palm   | `cancelled`             |
-/// | palm   | anything but `TRACKING_ID` −1     | palm   | (not reported)          |
-/// | palm   | `ABS_MT_TRACKING_ID` −1           | empty  | (not reported)          |
-/// | down   | lost in a `SYN_DROPPED` resync    | empty  | `cancelled`             |
+/// | kernel event                          | slot event        |
+/// |---------------------------------------|-------------------|
+/// | `ABS_MT_TRACKING_ID` ≥ 0, a new id    | `land` (a palm if `ABS_MT_TOOL_TYPE` says so) |
+/// | `ABS_MT_TRACKING_ID` −1               | `lift`            |
+/// | `ABS_MT_POSITION_X/Y` changes         | `move`            |
+/// | `ABS_MT_TOOL_TYPE` = palm             | `palm`            |
+/// | its id reused in another slot, a `SYN_DROPPED` nobody resyncs, the device gone | `cancel` |
+/// | `SYN_REPORT`                          | `report`          |
+///
+/// During a `SYN_DROPPED` resync, a contact that ends by `land` or `lift` was lost, and is
+/// reported `cancelled` rather than `ended`.
 ///
 /// Any event stream is accepted: slots outside the device's range are ignored, a tracking id
 /// still down in another slot ends that contact first (a frame never holds one id twice),
@@ -30,23 +31,19 @@ import MotionCore
 /// nothing; building a frame reuses the previous frame's storage when its reader let go of it.
 public struct TouchFrameAssembler {
     private struct Slot {
-        var trackingID: Int32 = -1
+        /// Where the slot's contact is in its life (``SlotState``).
+        var state = SlotState.empty
         /// `ABS_MT_TOOL_TYPE`: per-slot state the kernel sends only when it changes.
         var toolType = ToolType.finger
-        /// A palm: tracked by the kernel, hidden from the frames until it lifts.
-        var suppressed = false
         var x: Int32 = 0
         var y: Int32 = 0
         var pressure: Int32?
         var touchMajor: Int32?
         var touchMinor: Int32?
-        /// What changed since the last frame.
-        var began = false
-        var moved = false
-        /// A contact that ended in this frame, kept to report where it lifted.
+        /// A contact that ended since the last frame, kept to report where it lifted.
         var ended: (trackingID: Int32, x: Int32, y: Int32, cancelled: Bool)?
 
-        var isDown: Bool { trackingID >= 0 && !suppressed }
+        var isDown: Bool { state.isDown }
     }
 
     /// The device's description.
@@ -167,9 +164,9 @@ public struct TouchFrameAssembler {
         case AbsoluteAxis.trackingID:
             setTrackingID(value, in: currentSlot)
         case AbsoluteAxis.positionX:
-            if slots[currentSlot].x != value { slots[currentSlot].x = value; slots[currentSlot].moved = true }
+            if slots[currentSlot].x != value { slots[currentSlot].x = value; apply(.move, to: currentSlot) }
         case AbsoluteAxis.positionY:
-            if slots[currentSlot].y != value { slots[currentSlot].y = value; slots[currentSlot].moved = true }
+            if slots[currentSlot].y != value { slots[currentSlot].y = value; apply(.move, to: currentSlot) }
         case AbsoluteAxis.multitouchPressure:
             slots[currentSlot].pressure = value
         case AbsoluteAxis.touchMajor:
@@ -178,42 +175,43 @@ public struct TouchFrameAssembler {
             slots[currentSlot].touchMinor = value
         case AbsoluteAxis.toolType:
             slots[currentSlot].toolType = value
-            if value == ToolType.palm, slots[currentSlot].isDown {
-                reportEnd(in: currentSlot, cancelled: true)
-                slots[currentSlot].suppressed = true
-            }
+            if value == ToolType.palm { apply(.palm, to: currentSlot) }
         default:
             break
         }
     }
 
     private mutating func setTrackingID(_ value: Int32, in index: Int) {
-        guard value != slots[index].trackingID else { return }
-        if value >= 0, let other = slots.indices.first(where: { $0 != index && slots[$0].trackingID == value }) {
+        guard value != slots[index].state.trackingID else { return }
+        if value >= 0, let other = slots.indices.first(where: { $0 != index && slots[$0].state.trackingID == value }) {
             // One id is one contact: firmware that reuses an id still down elsewhere loses
             // the older contact, as if that finger had been lost.
-            reportEnd(in: other, cancelled: true)
-            slots[other].trackingID = -1
-            slots[other].suppressed = false
+            apply(.cancel, to: other)
         }
         // Any other id ends the contact in the slot: −1 by lifting, a new id by replacing it.
-        reportEnd(in: index, cancelled: resyncing)
-        slots[index].trackingID = value
         if value >= 0 {
-            slots[index].suppressed = slots[index].toolType == ToolType.palm
-            slots[index].began = !slots[index].suppressed
-            slots[index].moved = false
+            apply(.land(id: value, palm: slots[index].toolType == ToolType.palm, lost: resyncing), to: index)
         } else {
-            slots[index].suppressed = false
+            apply(.lift(lost: resyncing), to: index)
         }
+    }
+
+    /// Moves a slot along its life; a contact that ends is kept for the next frame to report.
+    private mutating func apply(_ event: SlotState.Event, to index: Int) {
+        let before = slots[index].state
+        let (next, ending) = SlotState.transition(before, event)
+        if ending != .none {
+            slots[index].ended = (before.trackingID, slots[index].x, slots[index].y, ending == .cancelled)
+        }
+        slots[index].state = next
     }
 
     private mutating func singleTouchAxis(_ code: UInt16, _ value: Int32) {
         switch code {
         case AbsoluteAxis.x:
-            if slots[0].x != value { slots[0].x = value; slots[0].moved = true }
+            if slots[0].x != value { slots[0].x = value; apply(.move, to: 0) }
         case AbsoluteAxis.y:
-            if slots[0].y != value { slots[0].y = value; slots[0].moved = true }
+            if slots[0].y != value { slots[0].y = value; apply(.move, to: 0) }
         case AbsoluteAxis.pressure:
             slots[0].pressure = value
         default:
@@ -232,23 +230,7 @@ public struct TouchFrameAssembler {
 
     /// Cancels every contact and forgets every slot.
     private mutating func endEverything() {
-        for index in slots.indices {
-            reportEnd(in: index, cancelled: true)
-            slots[index].trackingID = -1
-            slots[index].suppressed = false
-        }
-    }
-
-    /// Records that the slot's contact is over, to report where it was in the next frame.
-    private mutating func reportEnd(in index: Int, cancelled: Bool) {
-        let slot = slots[index]
-        guard slot.isDown else { return }
-        if slot.began {
-            // Began and ended within one frame: never reported, so it never happened.
-            slots[index].began = false
-        } else {
-            slots[index].ended = (slot.trackingID, slot.x, slot.y, cancelled)
-        }
+        for index in slots.indices { apply(.cancel, to: index) }
     }
 
     // MARK: Frames
@@ -264,12 +246,14 @@ public struct TouchFrameAssembler {
         }
         for index in slots.indices {
             let slot = slots[index]
-            if slot.isDown {
-                let phase: TouchPhase = slot.began ? .began : slot.moved ? .moved : .stationary
-                frame.contacts.append(contact(index, id: slot.trackingID, phase: phase, x: slot.x, y: slot.y))
+            let phase: TouchPhase
+            switch slot.state {
+            case .began: phase = .began
+            case .down(_, let moved): phase = moved ? .moved : .stationary
+            case .empty, .palm: continue
             }
-            slots[index].began = false
-            slots[index].moved = false
+            frame.contacts.append(contact(index, id: slot.state.trackingID, phase: phase, x: slot.x, y: slot.y))
+            apply(.report, to: index)
         }
         return frame.contacts.isEmpty ? nil : frame
     }
