@@ -59,7 +59,7 @@ public final class Daemon {
     }
 
     private func wire() {
-        engine.onUpdates = { [unowned self] in publisher.publish($0, to: subscriptions) }
+        engine.onUpdates = { [unowned self] in published($0) }
         engine.onGesture = { [unowned self] in gesture($2, on: $1, stream: $0) }
         engine.onStreamsRemoved = { [unowned self] gone in
             subscriptions.remove(gone)
@@ -71,10 +71,31 @@ public final class Daemon {
     // MARK: Input
 
     /// Processes a frame from the device numbered `device`, whose node is `node`.
+    ///
+    /// What the frame changed goes to each client in one write: the engine's updates are
+    /// held until the contacts are known, and published with them.
     public func process(_ frame: TouchFrame, device: Int, node: String = "") {
         frames += 1
+        processing = true
         engine.process(frame, device: device)
-        if contactsWanted, contacts.update(with: frame, device: device, node: node) { publishContacts(time: frame.time) }
+        processing = false
+        var contactsLine: (stream: StreamID, line: ByteBuffer)?
+        if contactsWanted, contacts.update(with: frame, device: device, node: node) {
+            contactsLine = (contactsStream, encode(contactsEvent(time: frame.time, seq: publisher.nextSeq(contactsStream))))
+        }
+        if !held.isEmpty || contactsLine != nil {
+            publisher.publish(held, extra: contactsLine, to: subscriptions)
+            held.removeAll(keepingCapacity: true)
+        }
+    }
+
+    /// Inside ``process(_:device:node:)``: the engine's updates wait in `held`.
+    private var processing = false
+    private var held: [PublishedUpdate] = []
+
+    /// The engine published: at once, unless a frame is being processed.
+    private func published(_ updates: [PublishedUpdate]) {
+        if processing { held += updates } else { publisher.publish(updates, to: subscriptions) }
     }
 
     /// Input frames left out because newer ones of the same device were already waiting
@@ -92,11 +113,6 @@ public final class Daemon {
     /// After subscriptions changed: nobody wants the contacts any more, so they are forgotten.
     func contactsSubscriptionsChanged() {
         if !contactsWanted { contacts.reset() }
-    }
-
-    private func publishContacts(time: Double) {
-        let seq = publisher.nextSeq(contactsStream)
-        publisher.send(encode(contactsEvent(time: time, seq: seq)), to: subscriptions.subscribers(of: contactsStream), coalescing: contactsStream)
     }
 
     func contactsEvent(time: Double, seq: Int) -> JSONValue {

@@ -15,9 +15,10 @@ final class Publisher {
     private let allocator: ByteBufferAllocator
     /// Per ``StreamID/index``: how many values the stream has published.
     private var sequence: [Int] = []
-    /// The current frame's lines, back to back, and where each update's line is in it.
+    /// The current frame's lines, back to back, where each is in it, and its stream.
     private var frame: ByteBuffer
     private var lines: [Range<Int>] = []
+    private var streams: [StreamID] = []
     /// The sessions the current frame goes to; kept between frames.
     private var touched: [ClientSession] = []
     /// Buffers for subscribers that want part of a frame, by which part.
@@ -57,45 +58,60 @@ final class Publisher {
         sequence = counts
     }
 
-    /// Publishes a frame's updates to their subscribers.
-    func publish(_ updates: [PublishedUpdate], to index: SubscriptionIndex) {
+    /// Publishes a frame's updates to their subscribers, and `extra`, a line already
+    /// encoded for a stream outside the engine (`screen.contacts`), in the same write.
+    func publish(_ updates: [PublishedUpdate], extra: (stream: StreamID, line: ByteBuffer)? = nil, to index: SubscriptionIndex) {
         publication &+= 1
         frame.clear()
         lines.removeAll(keepingCapacity: true)
+        streams.removeAll(keepingCapacity: true)
         touched.removeAll(keepingCapacity: true)
-        for (position, update) in updates.enumerated() {
+        for update in updates {
             let seq = nextSeq(update.id)
             let start = frame.writerIndex
-            let subscribers = index.subscribers(of: update.id)
-            if !subscribers.isEmpty {
+            if index.hasSubscribers(update.id) {
                 frame.writeValueLine(stream: update.stream, value: update.value, time: update.time, seq: seq)
             }
-            lines.append(start..<frame.writerIndex)
-            for session in subscribers {
-                if session.publication != publication {
-                    session.publication = publication
-                    session.wanted = 0
-                    touched.append(session)
-                }
-                if position < 64 { session.wanted |= 1 << position } else { session.wanted = .max }
-            }
+            add(update.id, start..<frame.writerIndex, index)
+        }
+        if let extra {
+            let start = frame.writerIndex
+            frame.writeImmutableBuffer(extra.line)
+            add(extra.stream, start..<frame.writerIndex, index)
         }
         guard !touched.isEmpty else { return }
-        let everything: UInt64 = updates.count >= 64 ? .max : (1 << updates.count) - 1
+        let count = lines.count
+        let everything: UInt64 = count >= 64 ? .max : (1 << count) - 1
         partial.removeAll(keepingCapacity: true)
         for session in touched {
-            if session.output.isKeepingUp && updates.count <= 64 {
+            if session.output.isKeepingUp && count <= 64 {
                 let lines = session.wanted == everything ? frame : lines(session.wanted)
                 session.sent += session.wanted.nonzeroBitCount
                 session.output.sendNow(lines)
             } else {
                 // Behind: line by line, each replaceable by the stream's next value.
-                for (position, update) in updates.enumerated() where session.subscriptions[update.id] != nil {
-                    session.output.send(frame.getSlice(at: self.lines[position].lowerBound, length: self.lines[position].count)!, coalescing: update.id)
+                for position in 0..<count where session.subscriptions[streams[position]] != nil {
+                    let line = self.lines[position]
+                    session.output.send(frame.getSlice(at: line.lowerBound, length: line.count)!, coalescing: streams[position])
                     session.sent += 1
                 }
                 session.output.flush()
             }
+        }
+    }
+
+    /// Notes the frame's next line, for `stream`, and which subscribers want it.
+    private func add(_ stream: StreamID, _ line: Range<Int>, _ index: SubscriptionIndex) {
+        let position = lines.count
+        lines.append(line)
+        streams.append(stream)
+        for session in index.subscribers(of: stream) {
+            if session.publication != publication {
+                session.publication = publication
+                session.wanted = 0
+                touched.append(session)
+            }
+            if position < 64 { session.wanted |= 1 << position } else { session.wanted = .max }
         }
     }
 
