@@ -8,6 +8,9 @@ SYSUSERS_DIR ?= $(PREFIX)/lib/sysusers.d
 TMPFILES_DIR ?= $(PREFIX)/lib/tmpfiles.d
 CONFIG_DIR ?= /etc/motiond
 BUILD_DIR ?= .build/release
+# The Swift runtime and Foundation linked in: the installed binaries need no Swift toolchain,
+# and motiond's resident memory idle drops from 25 to 19 MiB (docs/performance.md).
+SWIFT_BUILD_FLAGS ?= -c release --static-swift-stdlib
 
 .PHONY: run test build install uninstall
 
@@ -19,8 +22,8 @@ test:
 
 build:
 	scripts/install-deps
-	swift build -c release --product motiond
-	swift build -c release --product motionctl
+	swift build $(SWIFT_BUILD_FLAGS) --product motiond
+	swift build $(SWIFT_BUILD_FLAGS) --product motionctl
 
 install: build
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(SYSTEMD_UNIT_DIR) $(DESTDIR)$(SYSUSERS_DIR) $(DESTDIR)$(TMPFILES_DIR) \
