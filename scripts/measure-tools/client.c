@@ -6,7 +6,8 @@
  *
  *     client SOCKET N SECONDS [WARMUP]
  *
- * Prints one JSON object: values, per_client_min, per_client_mean, gaps, p50_ms, p99_ms,
+ * Prints one JSON object: values, per_client_min, per_client_mean, frames_per_client (distinct
+ * frame times: a frame's values share its "t"), gaps, p50_ms, p99_ms,
  * max_ms, closed (connections that ended early), seconds (of measuring). */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -29,6 +30,8 @@ typedef struct {
     char *buffer;
     size_t used;
     long values;
+    long frames;       /* distinct frame times seen: a frame's values share its "t" */
+    double last_t;
     unsigned long hashes[STREAMS];
     long last[STREAMS];
     int streams;
@@ -61,7 +64,9 @@ static void line(Connection *c, char *text, char *end, double at) {
         c->last[slot] = n;
     }
     if (!measuring) return;
-    double latency = at - atof(t + 4);
+    double frame_time = atof(t + 4);
+    if (frame_time != c->last_t) { c->frames++; c->last_t = frame_time; }
+    double latency = at - frame_time;
     long bucket = (long)(latency * 1e6 / BUCKET_US);
     if (bucket < 0) bucket = 0;
     if (bucket >= BUCKETS) { bucket = BUCKETS - 1; late++; }
@@ -133,10 +138,13 @@ int main(int argc, char **argv) {
             memmove(c->buffer, begin, c->used);
         }
     }
-    long least = -1;
-    for (int i = 0; i < n; i++) if (least < 0 || connections[i].values < least) least = connections[i].values;
-    printf("{\"clients\": %d, \"values\": %ld, \"per_client_min\": %ld, \"per_client_mean\": %.1f, \"gaps\": %ld, "
+    long least = -1, frames = 0;
+    for (int i = 0; i < n; i++) {
+        if (least < 0 || connections[i].values < least) least = connections[i].values;
+        frames += connections[i].frames;
+    }
+    printf("{\"clients\": %d, \"values\": %ld, \"per_client_min\": %ld, \"per_client_mean\": %.1f, \"frames_per_client\": %.1f, \"gaps\": %ld, "
            "\"p50_ms\": %.3f, \"p99_ms\": %.3f, \"max_ms\": %.3f, \"closed\": %d, \"seconds\": %.3f, \"beyond_10s\": %ld}\n",
-           n, values, least, (double)values / n, gaps, percentile(0.5), percentile(0.99), worst * 1000, closed, seconds, late);
+           n, values, least, (double)values / n, (double)frames / n, gaps, percentile(0.5), percentile(0.99), worst * 1000, closed, seconds, late);
     return 0;
 }

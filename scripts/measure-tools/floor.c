@@ -1,6 +1,7 @@
 /* The floor motiond is measured against: the least a daemon could do to deliver the same
  * replay. It plays an evemu recording's frames at their times (as motiond --replay does:
- * from 0.1 s after start, with a 1 s pause between plays when looping) and, for each frame,
+ * from 0.1 s after start, with a pause of 1 s of recording time between plays when looping)
+ * and, for each frame,
  * encodes one line once and writes it to every client with one write(2). It reads and
  * discards what clients send. No gestures, no springs, no protocol: what is left is the
  * kernel's share, which motiond pays too.
@@ -123,7 +124,7 @@ int main(int argc, char **argv) {
             if (++next == count) {
                 if (!loop) { stopping = 1; break; }
                 next = 0;
-                base = now() + 1 - frames[0].t / speed;
+                base = now() + (1 - frames[0].t) / speed;
             }
         }
     }

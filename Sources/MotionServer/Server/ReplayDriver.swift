@@ -57,8 +57,9 @@ final class ReplayDriver {
                 logger.info("the replay ended")
                 return
             }
-            // A pause between plays, so each starts as a new gesture.
-            base = monotonicNow() + 1 - (frames.first?.time ?? 0) / speed
+            // A pause of a second of recording time between plays, so each starts as a new
+            // gesture (at --speed 100, 10 ms: a fast replay stays fast).
+            base = monotonicNow() + (1 - (frames.first?.time ?? 0)) / speed
             next = 0
             return schedule()
         }

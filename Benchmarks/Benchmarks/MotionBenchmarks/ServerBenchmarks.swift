@@ -1,0 +1,71 @@
+import Benchmark
+import Foundation
+import MotionCore
+import MotionServer
+import NIOCore
+
+/// A client that reads everything at once: what the daemon's own work costs, with the
+/// socket's taken out (the kernel's write is measured by scripts/measure against the floor).
+private final class DiscardingOutput: ClientOutput {
+    var bytes = 0
+    var coalesced: Int { 0 }
+    var isKeepingUp: Bool { true }
+    func send(_ line: ByteBuffer, coalescing stream: StreamID?) { bytes += line.readableBytes }
+    func sendNow(_ lines: ByteBuffer) { bytes += lines.readableBytes }
+    func flush() {}
+    func close(saying line: ByteBuffer?) {}
+}
+
+/// One element under one finger, DirectlyManipulable: each frame moves it.
+private let scene = """
+    [[element]]
+    id = "card"
+    center = [960, 540]
+    size = [800, 600]
+    [element.directly_manipulable]
+    """
+
+/// The publish path: a frame through the daemon (engine, `seq`, encoding, fan-out) to N
+/// clients subscribed to `"*"`; and a request decoded and answered.
+func serverBenchmarks() {
+    for sessions in [1, 100, 1000] {
+        Benchmark("Daemon frame published to \(sessions) subscriber\(sessions == 1 ? "" : "s") of *", configuration: .init(scalingFactor: .kilo)) { benchmark in
+            let clock = ManualFrameClock(now: 0)
+            let daemon = Daemon(configuration: try Configuration.parse(scene, file: "bench.toml"), clock: clock, controlPolicy: { _ in true })
+            var outputs: [DiscardingOutput] = []
+            for _ in 0..<sessions {
+                let output = DiscardingOutput()
+                let session = daemon.connect(output, credentials: nil)
+                daemon.receive(#"{"id":1,"op":"subscribe","streams":["*"]}"#, from: session)
+                outputs.append(output)
+            }
+            func frame(_ index: Int, _ phase: TouchPhase) -> TouchFrame {
+                let t = Double(index) / 120
+                return TouchFrame(time: t, contacts: [TouchContact(slot: 0, trackingID: 1, phase: phase, deviceX: 0, deviceY: 0,
+                                                                   position: Point(x: 960 + 200 * sin(t), y: 540 + 200 * cos(t)))])
+            }
+            daemon.process(frame(0, .began), device: 0)
+            let frames = (1..<4096).map { frame($0, .moved) }
+            for index in 0..<64 { daemon.process(frames[index], device: 0) }  // past the drag's slop
+            var index = 64
+            benchmark.startMeasurement()
+            for _ in benchmark.scaledIterations {
+                daemon.process(frames[index], device: 0)
+                index = (index + 1) % frames.count
+            }
+            benchmark.stopMeasurement()
+            blackHole(outputs.reduce(0) { $0 + $1.bytes })
+        }
+    }
+
+    Benchmark("Request decoded and answered: get card.position", configuration: .init(scalingFactor: .kilo)) { benchmark in
+        let daemon = Daemon(configuration: try Configuration.parse(scene, file: "bench.toml"), clock: ManualFrameClock(now: 0), controlPolicy: { _ in true })
+        let output = DiscardingOutput()
+        let session = daemon.connect(output, credentials: nil)
+        let line = Array(#"{"id":7,"op":"get","stream":"card.position"}"#.utf8)
+        benchmark.startMeasurement()
+        for _ in benchmark.scaledIterations { daemon.receive(utf8: line, from: session) }
+        benchmark.stopMeasurement()
+        blackHole(output.bytes)
+    }
+}
