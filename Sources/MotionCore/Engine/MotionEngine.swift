@@ -71,6 +71,8 @@ public final class MotionEngine {
     private var dirtyCount = 0
     /// This frame's updates; the array is kept between frames.
     private var updates: [PublishedUpdate] = []
+    /// One element's recognizer events in this frame; the array is kept between frames.
+    private var events: [RecognizedGesture] = []
     private var processing = false
     private var flushScheduled = false
     private let activity = ActivityTracker()
@@ -194,16 +196,20 @@ public final class MotionEngine {
             }
             guard touched else { return }
             for entry in entries where !entry.contacts.isEmpty {
-                let own = TouchFrame(time: frame.time, contacts: entry.contacts)
-                entry.contacts.removeAll(keepingCapacity: true)
-                var set = entry.recognizers ?? GestureSet(entry.element.recognizers, thresholds: thresholds)
-                let events = set.update(own)
-                entry.recognizers = set
+                // The entry's buffers are lent to the frame and taken back after it, and the
+                // recognizers are updated where they live: copies would allocate every frame.
+                var own = TouchFrame(time: frame.time, contacts: [])
+                swap(&own.contacts, &entry.contacts)
+                if entry.recognizers == nil { entry.recognizers = GestureSet(entry.element.recognizers, thresholds: thresholds) }
+                events.removeAll(keepingCapacity: true)
+                entry.recognizers!.update(own, into: &events)
                 for event in events {
                     entry.element.gestures.send(event)
                     if let stream = entry.gestureStreams[event.kind.allCasesIndex] { onGesture(stream, entry.element.id, event) }
                 }
                 entry.element.gestures.touches.send(own)
+                swap(&own.contacts, &entry.contacts)
+                entry.contacts.removeAll(keepingCapacity: true)
             }
         }
         processing = false

@@ -42,16 +42,25 @@ public struct GestureSet: Sendable {
     /// Runs every recognizer on the frame; the events, in the order above.
     public mutating func update(_ frame: TouchFrame) -> [RecognizedGesture] {
         var events: [RecognizedGesture] = []
+        update(frame, into: &events)
+        return events
+    }
+
+    /// Runs every recognizer on the frame and appends the events to `events`, in the order
+    /// above: the engine passes the same array every frame, so a frame allocates nothing.
+    public mutating func update(_ frame: TouchFrame, into events: inout [RecognizedGesture]) {
         var winner: GestureKind? = currentWinner
 
-        if let event = pinch?.update(frame) { events.append(.pinch(event)) }
-        arbitrate(.pinch, winner: &winner, at: frame.time, into: &events)
-        if let event = rotation?.update(frame) { events.append(.rotate(event)) }
-        arbitrate(.rotate, winner: &winner, at: frame.time, into: &events)
-        if let event = drag?.update(frame) { events.append(.drag(event)) }
-        arbitrate(.drag, winner: &winner, at: frame.time, into: &events)
+        let pinchEvent = pinch?.update(frame)
+        if let event = pinchEvent { events.append(.pinch(event)) }
+        arbitrate(.pinch, began: pinchEvent?.state == .began, winner: &winner, at: frame.time, into: &events)
+        let rotationEvent = rotation?.update(frame)
+        if let event = rotationEvent { events.append(.rotate(event)) }
+        arbitrate(.rotate, began: rotationEvent?.state == .began, winner: &winner, at: frame.time, into: &events)
+        let dragEvent = drag?.update(frame)
+        if let event = dragEvent { events.append(.drag(event)) }
+        arbitrate(.drag, began: dragEvent?.state == .began, winner: &winner, at: frame.time, into: &events)
         if let event = tap?.update(frame) { events.append(.tap(event)) }
-        return events
     }
 
     /// The continuous gesture in progress, in exclusive mode.
@@ -63,19 +72,15 @@ public struct GestureSet: Sendable {
         return nil
     }
 
-    /// Applies rules 1 and 3 when `kind`, just updated, began.
-    private mutating func arbitrate(_ kind: GestureKind, winner: inout GestureKind?, at time: Double, into events: inout [RecognizedGesture]) {
-        guard let last = events.last, last.kind == kind, last.state == .began else { return }
+    /// Applies rules 1 and 3 when `kind`, just updated, `began`.
+    private mutating func arbitrate(_ kind: GestureKind, began: Bool, winner: inout GestureKind?, at time: Double, into events: inout [RecognizedGesture]) {
+        guard began else { return }
         if let event = tap?.block(at: time) { events.append(.tap(event)) }
         guard simultaneity == .exclusive else { return }
         if winner == nil { winner = kind }
-        for other in [GestureKind.pinch, .rotate, .drag] where other != winner {
-            switch other {
-            case .pinch: if let event = pinch?.block(at: time) { events.append(.pinch(event)) }
-            case .rotate: if let event = rotation?.block(at: time) { events.append(.rotate(event)) }
-            case .drag: if let event = drag?.block(at: time) { events.append(.drag(event)) }
-            case .tap: break
-            }
-        }
+        // In the order pinch, rotation, drag, without the winner.
+        if winner != .pinch, let event = pinch?.block(at: time) { events.append(.pinch(event)) }
+        if winner != .rotate, let event = rotation?.block(at: time) { events.append(.rotate(event)) }
+        if winner != .drag, let event = drag?.block(at: time) { events.append(.drag(event)) }
     }
 }

@@ -81,13 +81,21 @@ public final class Daemon {
         processing = false
         var contactsLine: (stream: StreamID, line: ByteBuffer)?
         if contactsWanted, contacts.update(with: frame, device: device, node: node) {
-            contactsLine = (contactsStream, encode(contactsEvent(time: frame.time, seq: publisher.nextSeq(contactsStream))))
+            contactsBuffer.clear()
+            let fingers = contacts.contacts
+            contactsBuffer.writeValueLine(stream: ContactsStream.name, time: frame.time, seq: publisher.nextSeq(contactsStream)) {
+                $0.writeContacts(fingers)
+            }
+            contactsLine = (contactsStream, contactsBuffer)
         }
         if !held.isEmpty || contactsLine != nil {
             publisher.publish(held, extra: contactsLine, to: subscriptions)
             held.removeAll(keepingCapacity: true)
         }
     }
+
+    /// The frame's `screen.contacts` line; the publisher copies it, so it is reused.
+    private var contactsBuffer = ByteBufferAllocator().buffer(capacity: 256)
 
     /// Inside ``process(_:device:node:)``: the engine's updates wait in `held`.
     private var processing = false

@@ -8,10 +8,15 @@ import NIOCore
 extension ByteBuffer {
     /// `{"event":"value","stream":NAME,"value":VALUE,"t":TIME,"seq":SEQ}` and a newline.
     mutating func writeValueLine(stream: String, value: PublishedValue, time: Double, seq: Int) {
+        writeValueLine(stream: stream, time: time, seq: seq) { $0.writePublished(value) }
+    }
+
+    /// A `value` line whose value `writeValue` writes.
+    mutating func writeValueLine(stream: String, time: Double, seq: Int, _ writeValue: (inout ByteBuffer) -> Void) {
         writeStaticString("{\"event\":\"value\",\"stream\":")
         writeJSONString(stream)
         writeStaticString(",\"value\":")
-        writePublished(value)
+        writeValue(&self)
         writeStaticString(",\"t\":")
         writeJSONNumber(time)
         writeStaticString(",\"seq\":")
@@ -46,6 +51,23 @@ extension ByteBuffer {
             writeJSONNumber(spring.mass)
             writeStaticString("}")
         }
+    }
+
+    /// `screen.contacts`' value as ``ContactsStream/json`` encodes it.
+    mutating func writeContacts(_ contacts: [ContactsStream.Contact]) {
+        writeStaticString("[")
+        for (index, contact) in contacts.enumerated() {
+            writeStaticString(index == 0 ? "{\"id\":" : ",{\"id\":")
+            writeDecimal(Int64(contact.id))
+            writeStaticString(",\"x\":")
+            writeJSONNumber(contact.position.x)
+            writeStaticString(",\"y\":")
+            writeJSONNumber(contact.position.y)
+            writeStaticString(",\"device\":")
+            writeJSONString(contact.device)
+            writeStaticString("}")
+        }
+        writeStaticString("]")
     }
 
     /// A number as ``compactNumber(_:)`` writes it; null when not finite.
