@@ -189,6 +189,62 @@ struct ClientOutputBoundTests {
         }
         #expect(received < 4 << 20, "what waited was dropped, not sent")
     }
+
+    @Test("written straight to the socket, found by its cookie: what the socket does not take waits and arrives in order, and closing ends the connection")
+    func directWrites() throws {
+        var pair: [Int32] = [0, 0]
+        #expect(socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0, &pair) == 0)
+        defer { Glibc.close(pair[1]) }
+        let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
+        defer { try? group.syncShutdownGracefully() }
+        let channel = try ClientBootstrap(group: group).withConnectedSocket(pair[0]).wait()
+        let socket = try SocketDescriptor.duplicate(of: channel).wait()
+        let duplicate = try #require(socket, "the channel's socket was found")
+        #expect(duplicate != pair[0], "a duplicate, not NIO's own descriptor")
+        let cookie = { (descriptor: Int32) -> UInt64 in
+            var value: UInt64 = 0
+            var length = socklen_t(8)
+            _ = getsockopt(descriptor, SOL_SOCKET, 57, &value, &length)
+            return value
+        }
+        #expect(cookie(duplicate) == cookie(pair[0]))
+        // 3,000 numbered lines of 1 KiB: far more than the socket buffer, under the 4 MiB bound.
+        let count = 3000
+        let output = try channel.eventLoop.submit {
+            let output = ChannelOutput(channel: channel, socket: duplicate)
+            for number in 0..<count {
+                let text = "\(number) " + String(repeating: "x", count: 1017 - String(number).count) + "\n"
+                output.send(channel.allocator.buffer(string: text), coalescing: nil)
+                output.flush()
+            }
+            return NIOLoopBound(output, eventLoop: channel.eventLoop)
+        }.wait()
+        #expect(try channel.eventLoop.submit { output.value.writesDirectly }.wait())
+        var timeout = timeval(tv_sec: 10, tv_usec: 0)
+        setsockopt(pair[1], SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+        var received: [UInt8] = []
+        var chunk = [UInt8](repeating: 0, count: 65536)
+        while received.count < count * 1019 {
+            let read = Glibc.read(pair[1], &chunk, chunk.count)
+            if read < 0 && errno == EINTR { continue }
+            try #require(read > 0, "stopped after \(received.count) bytes: \(String(cString: strerror(errno)))")
+            received += chunk[..<read]
+        }
+        let lines = received.split(separator: UInt8(ascii: "\n"))
+        #expect(lines.count == count)
+        #expect(lines.enumerated().allSatisfy { index, line in line.prefix { $0 != UInt8(ascii: " ") }.elementsEqual("\(index)".utf8) }, "in order, none lost")
+        // Closing: the bye, then the end of the connection (the duplicate closed with NIO's).
+        try channel.eventLoop.submit { output.value.close(saying: channel.allocator.buffer(string: "bye\n")) }.wait()
+        var tail: [UInt8] = []
+        while true {
+            let read = Glibc.read(pair[1], &chunk, chunk.count)
+            if read < 0 && errno == EINTR { continue }
+            #expect(read >= 0, "the connection did not end: \(String(cString: strerror(errno)))")
+            if read <= 0 { break }
+            tail += chunk[..<read]
+        }
+        #expect(String(decoding: tail, as: UTF8.self) == "bye\n")
+    }
 }
 
 @Suite("Control policy and socket addresses")

@@ -62,12 +62,17 @@ final class ClientHandler: ChannelInboundHandler {
     private var session: ClientSession?
     private var output: ChannelOutput?
     private let outputs: ClientOutputs
+    /// The socket's duplicate descriptor, for the output to write to directly.
+    private var socket: Int32?
 
-    init(daemon: Daemon, outputs: ClientOutputs, credentials: PeerCredentials?) {
+    init(daemon: Daemon, outputs: ClientOutputs, credentials: PeerCredentials?, socket: Int32? = nil) {
         self.daemon = daemon
         self.outputs = outputs
         self.credentials = credentials
+        self.socket = socket
     }
+
+    deinit { if let socket { Glibc.close(socket) } }
 
     /// The peer of `channel` (`SO_PEERCRED`), or nil when the socket cannot say.
     static func credentials(of channel: Channel) -> EventLoopFuture<PeerCredentials?> {
@@ -78,7 +83,8 @@ final class ClientHandler: ChannelInboundHandler {
     }
 
     func channelActive(context: ChannelHandlerContext) {
-        let output = ChannelOutput(channel: context.channel)
+        let output = ChannelOutput(channel: context.channel, socket: socket)
+        socket = nil  // the output's now
         self.output = output
         outputs.add(output)
         session = daemon.connect(output, credentials: credentials)
@@ -114,7 +120,10 @@ final class ClientHandler: ChannelInboundHandler {
 
     func channelInactive(context: ChannelHandlerContext) {
         if let session { daemon.disconnect(session) }
-        if let output { outputs.remove(output) }
+        if let output {
+            output.markClosed()
+            outputs.remove(output)
+        }
         session = nil
         context.fireChannelInactive()
     }
@@ -156,7 +165,12 @@ enum ClosingReason {
 /// reads current values when it catches up. What waits is bounded: a client with more than
 /// ``pendingLimit`` bytes waiting is disconnected the moment it goes over.
 ///
-/// The same output serves both transports; only the ``LineFraming`` differs.
+/// The same output serves both transports; only the ``LineFraming`` differs. On the Unix
+/// socket, given the socket's descriptor (``SocketDescriptor``), a client that keeps up gets
+/// each write straight from `send(2)`, as the floor in scripts/measure does: NIO's channel
+/// pipeline and pending-writes bookkeeping cost as much again as the system call. Whatever the
+/// socket does not take at once goes to NIO, which writes it when the client reads; until then
+/// lines wait here, so the bytes stay in order.
 final class ChannelOutput: ClientOutput {
     /// The most a client may have waiting (docs/protocol.md, Slow clients).
     static let defaultPendingLimit = 4 << 20
@@ -174,20 +188,30 @@ final class ChannelOutput: ClientOutput {
     /// Since when the client has been behind.
     private(set) var blockedSince: Double?
     private(set) var isClosed = false
+    /// A duplicate of the channel's socket descriptor, written to directly; -1 for none.
+    private var socket: Int32
+    /// Whether NIO is writing the rest of a direct write that the socket did not take.
+    private var inFlight = false
+    /// Whether writes go straight to the socket (for tests).
+    var writesDirectly: Bool { socket >= 0 }
 
-    init(channel: Channel, framing: LineFraming = .newlines, pendingLimit: Int = ChannelOutput.defaultPendingLimit) {
+    init(channel: Channel, framing: LineFraming = .newlines, socket: Int32? = nil, pendingLimit: Int = ChannelOutput.defaultPendingLimit) {
         self.channel = channel
         self.framing = framing
         self.pendingLimit = pendingLimit
         self.socketTakesMore = channel.isWritable
+        self.socket = framing == .newlines ? socket ?? -1 : -1
+        if framing != .newlines, let socket { Glibc.close(socket) }
     }
+
+    deinit { stopWritingDirectly() }
 
     /// The channel's writability as of the last flush or writability change: asking the
     /// channel before every line costs atomic reads that show with thousands of clients, and
     /// writes between two flushes are one frame's lines, a bounded overshoot.
     private var socketTakesMore: Bool
 
-    var isKeepingUp: Bool { !isClosed && pending.isEmpty && socketTakesMore }
+    var isKeepingUp: Bool { !isClosed && pending.isEmpty && socketTakesMore && !inFlight }
 
     /// The channel's writability changed: remember it, and write what waited once it is back.
     func writabilityChanged(_ writable: Bool) {
@@ -197,7 +221,8 @@ final class ChannelOutput: ClientOutput {
 
     func sendNow(_ lines: ByteBuffer) {
         guard !isClosed else { return }
-        guard pending.isEmpty && socketTakesMore, framing == .newlines else {
+        if socket >= 0 && isKeepingUp { return writeDirectly(lines) }
+        guard pending.isEmpty && socketTakesMore && !inFlight, framing == .newlines else {
             send(lines, coalescing: nil)
             return flush()
         }
@@ -207,8 +232,8 @@ final class ChannelOutput: ClientOutput {
 
     func send(_ line: ByteBuffer, coalescing stream: StreamID?) {
         guard !isClosed else { return }
-        if pending.isEmpty && socketTakesMore {
-            write(line)
+        if isKeepingUp {
+            if socket >= 0 { writeDirectly(line) } else { write(line) }
             return
         }
         if blockedSince == nil {
@@ -239,19 +264,53 @@ final class ChannelOutput: ClientOutput {
 
     func flush() {
         guard !isClosed else { return }
-        channel.flush()
+        if socket < 0 { channel.flush() }
         socketTakesMore = channel.isWritable
     }
 
     /// Writes what waited, now that the client reads again.
     func drain() {
-        guard !pending.isEmpty, !isClosed else { return }
-        for entry in pending { write(entry.line) }
+        guard !pending.isEmpty, !isClosed, !inFlight else { return }
+        let waited = pending
         pending = []
         pendingIndex = [:]
         pendingBytes = 0
         blockedSince = nil
+        if socket >= 0 {
+            var lines = channel.allocator.buffer(capacity: waited.reduce(0) { $0 + $1.line.readableBytes })
+            for entry in waited { lines.writeImmutableBuffer(entry.line) }
+            return writeDirectly(lines)
+        }
+        for entry in waited { write(entry.line) }
         channel.flush()
+    }
+
+    /// Writes `bytes` with one `send(2)`; what the socket does not take, NIO writes when the
+    /// client reads, and everything after waits in `pending` until it has.
+    private func writeDirectly(_ bytes: ByteBuffer) {
+        let written = bytes.withUnsafeReadableBytes { Glibc.send(socket, $0.baseAddress, $0.count, Int32(MSG_DONTWAIT) | Int32(MSG_NOSIGNAL)) }
+        if written == bytes.readableBytes { return }
+        if written < 0 && errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR {
+            // The client went: NIO's write fails too and closes the channel.
+            stopWritingDirectly()
+            return channel.writeAndFlush(bytes, promise: nil)
+        }
+        var rest = bytes
+        rest.moveReaderIndex(forwardBy: max(written, 0))
+        inFlight = true
+        let promise = channel.eventLoop.makePromise(of: Void.self)
+        promise.futureResult.assumeIsolated().whenComplete { [self] result in
+            inFlight = false
+            socketTakesMore = channel.isWritable
+            if case .success = result { drain() }
+        }
+        channel.writeAndFlush(rest, promise: promise)
+    }
+
+    /// Closes the duplicate descriptor: the connection ends when NIO closes its own.
+    private func stopWritingDirectly() {
+        if socket >= 0 { Glibc.close(socket) }
+        socket = -1
     }
 
     func close(saying line: ByteBuffer?) {
@@ -262,6 +321,7 @@ final class ChannelOutput: ClientOutput {
     func close(saying line: ByteBuffer?, because reason: ClosingReason) {
         guard !isClosed else { return }
         isClosed = true
+        stopWritingDirectly()
         if let line { write(line) }
         if framing == .webSocket {
             var data = channel.allocator.buffer(capacity: 2 + reason.webSocketReason.utf8.count)
@@ -276,6 +336,7 @@ final class ChannelOutput: ClientOutput {
     /// Stops all output: the connection is being closed by its own handler.
     func markClosed() {
         isClosed = true
+        stopWritingDirectly()
     }
 
     /// Writes one or more protocol lines (a frame's lines come as one buffer) as the
@@ -299,6 +360,7 @@ final class ChannelOutput: ClientOutput {
     func finish(saying line: ByteBuffer) {
         guard !isClosed else { return }
         isClosed = true
+        stopWritingDirectly()
         let channel = self.channel
         channel.writeAndFlush(line).flatMap { channel.close(mode: .output) }.whenComplete { _ in
             channel.eventLoop.scheduleTask(in: .seconds(1)) { channel.close(promise: nil) }

@@ -32,10 +32,10 @@ enum SocketServer {
             }
             .childChannelInitializer { channel in
                 // The peer's credentials first: the session exists before any line arrives.
-                ClientHandler.credentials(of: channel).flatMapThrowing { credentials in
+                ClientHandler.credentials(of: channel).and(SocketDescriptor.duplicate(of: channel)).flatMapThrowing { credentials, socket in
+                    let handler = ClientHandler(daemon: boundDaemon.value, outputs: boundOutputs.value, credentials: credentials, socket: socket)
                     try channel.pipeline.syncOperations.addHandler(ByteToMessageHandler(LineFramer()))
-                    try channel.pipeline.syncOperations.addHandler(
-                        ClientHandler(daemon: boundDaemon.value, outputs: boundOutputs.value, credentials: credentials))
+                    try channel.pipeline.syncOperations.addHandler(handler)
                 }
             }
         let channel: Channel
