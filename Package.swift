@@ -17,6 +17,7 @@ let package = Package(
     products: [
         .executable(name: "motiond", targets: ["motiond"]),
         .executable(name: "motionctl", targets: ["motionctl"]),
+        .library(name: "TouchModel", targets: ["TouchModel"]),
         .library(name: "MotionCore", targets: ["MotionCore"]),
         .library(name: "TouchInput", targets: ["TouchInput"]),
         // For the fuzz targets in Fuzz/, which drive the daemon's request handling.
@@ -29,7 +30,8 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
     ],
     targets: [
-        .target(name: "MotionCore"),
+        .target(name: "TouchModel"),
+        .target(name: "MotionCore", dependencies: ["TouchModel"]),
         .systemLibrary(
             name: "CEvdev",
             pkgConfig: "libevdev",
@@ -42,7 +44,7 @@ let package = Package(
         ),
         .target(
             name: "TouchInput",
-            dependencies: ["MotionCore", "CEvdev", "CUdev"]
+            dependencies: ["TouchModel", "CEvdev", "CUdev"]
         ),
         .target(
             name: "MotionServer",

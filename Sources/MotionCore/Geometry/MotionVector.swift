@@ -19,3 +19,6 @@ extension Double: MotionVector {
     /// The absolute value.
     public var length: Double { Swift.abs(self) }
 }
+
+/// Points are what springs move most: positions, translations and their velocities.
+extension Point: MotionVector {}

@@ -1,4 +1,4 @@
-import MotionCore
+import TouchModel
 
 /// What the kernel reports of an axis (`struct input_absinfo`).
 public struct AxisInfo: Hashable, Sendable, Codable {

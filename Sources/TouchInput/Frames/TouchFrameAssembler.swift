@@ -1,4 +1,4 @@
-import MotionCore
+import TouchModel
 /// Turns a device's stream of kernel events into ``TouchFrame``s: the multitouch protocol B
 /// state machine.
 ///

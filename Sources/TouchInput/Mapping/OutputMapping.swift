@@ -1,4 +1,4 @@
-import MotionCore
+import TouchModel
 
 /// How a touchscreen's panel is mounted relative to the picture: a quarter-turn rotation.
 public enum Rotation: Int, Hashable, Sendable, Codable, CaseIterable {

@@ -1,4 +1,4 @@
-import MotionCore
+import TouchModel
 /// Turns a recording into the ``TouchFrame``s a live device would give, through the same
 /// ``TouchFrameAssembler``.
 public struct RecordingReplay: Sendable {

@@ -1,4 +1,4 @@
-import MotionCore
+import TouchModel
 import CEvdev
 import Glibc
 

@@ -1,4 +1,4 @@
-import MotionCore
+import TouchModel
 import Glibc
 
 /// Every selected touchscreen, found at start and as it is plugged in, read through one

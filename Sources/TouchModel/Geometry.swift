@@ -1,5 +1,5 @@
 /// A point or a 2-D vector, in screen pixels unless said otherwise; y grows downward.
-public struct Point: MotionVector, Hashable, Sendable, Codable, CustomStringConvertible {
+public struct Point: Hashable, Sendable, Codable, CustomStringConvertible {
     /// The horizontal coordinate.
     public var x: Double
     /// The vertical coordinate, growing downward.
