@@ -150,16 +150,51 @@ struct ElementIDTests {
     }
 }
 
+/// A NIO channel on one end of a socket pair, on a loop of its own, and the other end for
+/// the test to read, each read giving up after 10 s.
+private struct ChannelPair {
+    let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
+    let channel: Channel
+    /// NIO's end, and the test's.
+    let socket: Int32
+    let peer: Int32
+
+    init() throws {
+        var pair: [Int32] = [0, 0]
+        try #require(socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0, &pair) == 0)
+        (socket, peer) = (pair[0], pair[1])
+        var timeout = timeval(tv_sec: 10, tv_usec: 0)
+        setsockopt(peer, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+        channel = try ClientBootstrap(group: group).withConnectedSocket(socket).wait()
+    }
+
+    func close() {
+        Glibc.close(peer)
+        try? group.syncShutdownGracefully()
+    }
+
+    /// Reads until the connection ends: what arrived, and why reading stopped if not at the
+    /// end (the deadline, as strerror says it).
+    func readToEnd() -> (bytes: [UInt8], error: String?) {
+        var bytes: [UInt8] = []
+        var chunk = [UInt8](repeating: 0, count: 65536)
+        while true {
+            let count = read(peer, &chunk, chunk.count)
+            if count < 0 && errno == EINTR { continue }
+            if count < 0 { return (bytes, String(cString: strerror(errno))) }
+            if count == 0 { return (bytes, nil) }
+            bytes += chunk[..<count]
+        }
+    }
+}
+
 @Suite("Client output bounds", .timeLimit(.minutes(1)))
 struct ClientOutputBoundTests {
     @Test("a client over 4 MiB of pending output is dropped at once, with its bye")
     func overflowDropsAtOnce() throws {
-        var pair: [Int32] = [0, 0]
-        #expect(socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0, &pair) == 0)
-        defer { Glibc.close(pair[1]) }
-        let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
-        defer { try? group.syncShutdownGracefully() }
-        let channel = try ClientBootstrap(group: group).withConnectedSocket(pair[0]).wait()
+        let pair = try ChannelPair()
+        defer { pair.close() }
+        let channel = pair.channel
         let (closed, bytes) = try channel.eventLoop.submit {
             let output = ChannelOutput(channel: channel)
             let line = channel.allocator.buffer(string: String(repeating: "x", count: 1023) + "\n")
@@ -176,38 +211,26 @@ struct ClientOutputBoundTests {
         #expect(closed, "the client was dropped when it went over")
         #expect(bytes <= ChannelOutput.defaultPendingLimit)
         // The peer reads what was written before, then the end: within a deadline.
-        var timeout = timeval(tv_sec: 10, tv_usec: 0)
-        setsockopt(pair[1], SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
-        var chunk = [UInt8](repeating: 0, count: 65536)
-        var received = 0
-        while true {
-            let count = read(pair[1], &chunk, chunk.count)
-            if count < 0 && errno == EINTR { continue }
-            #expect(count >= 0, "the connection was not closed: \(String(cString: strerror(errno)))")
-            if count <= 0 { break }
-            received += count
-        }
-        #expect(received < 4 << 20, "what waited was dropped, not sent")
+        let (received, error) = pair.readToEnd()
+        #expect(error == nil, "the connection was not closed: \(error ?? "")")
+        #expect(received.count < 4 << 20, "what waited was dropped, not sent")
     }
 
     @Test("written straight to the socket, found by its cookie: what the socket does not take waits and arrives in order, and closing ends the connection")
     func directWrites() throws {
-        var pair: [Int32] = [0, 0]
-        #expect(socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0, &pair) == 0)
-        defer { Glibc.close(pair[1]) }
-        let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
-        defer { try? group.syncShutdownGracefully() }
-        let channel = try ClientBootstrap(group: group).withConnectedSocket(pair[0]).wait()
+        let pair = try ChannelPair()
+        defer { pair.close() }
+        let channel = pair.channel
         let socket = try SocketDescriptor.duplicate(of: channel).wait()
         let duplicate = try #require(socket, "the channel's socket was found")
-        #expect(duplicate != pair[0], "a duplicate, not NIO's own descriptor")
+        #expect(duplicate != pair.socket, "a duplicate, not NIO's own descriptor")
         let cookie = { (descriptor: Int32) -> UInt64 in
             var value: UInt64 = 0
             var length = socklen_t(8)
             _ = getsockopt(descriptor, SOL_SOCKET, 57, &value, &length)
             return value
         }
-        #expect(cookie(duplicate) == cookie(pair[0]))
+        #expect(cookie(duplicate) == cookie(pair.socket))
         // 3,000 numbered lines of 1 KiB: far more than the socket buffer, under the 4 MiB bound.
         let count = 3000
         let output = try channel.eventLoop.submit {
@@ -220,12 +243,10 @@ struct ClientOutputBoundTests {
             return NIOLoopBound(output, eventLoop: channel.eventLoop)
         }.wait()
         #expect(try channel.eventLoop.submit { output.value.writesDirectly }.wait())
-        var timeout = timeval(tv_sec: 10, tv_usec: 0)
-        setsockopt(pair[1], SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
         var received: [UInt8] = []
         var chunk = [UInt8](repeating: 0, count: 65536)
         while received.count < count * 1019 {
-            let read = Glibc.read(pair[1], &chunk, chunk.count)
+            let read = Glibc.read(pair.peer, &chunk, chunk.count)
             if read < 0 && errno == EINTR { continue }
             try #require(read > 0, "stopped after \(received.count) bytes: \(String(cString: strerror(errno)))")
             received += chunk[..<read]
@@ -235,14 +256,8 @@ struct ClientOutputBoundTests {
         #expect(lines.enumerated().allSatisfy { index, line in line.prefix { $0 != UInt8(ascii: " ") }.elementsEqual("\(index)".utf8) }, "in order, none lost")
         // Closing: the bye, then the end of the connection (the duplicate closed with NIO's).
         try channel.eventLoop.submit { output.value.close(saying: channel.allocator.buffer(string: "bye\n")) }.wait()
-        var tail: [UInt8] = []
-        while true {
-            let read = Glibc.read(pair[1], &chunk, chunk.count)
-            if read < 0 && errno == EINTR { continue }
-            #expect(read >= 0, "the connection did not end: \(String(cString: strerror(errno)))")
-            if read <= 0 { break }
-            tail += chunk[..<read]
-        }
+        let (tail, error) = pair.readToEnd()
+        #expect(error == nil, "the connection did not end: \(error ?? "")")
         #expect(String(decoding: tail, as: UTF8.self) == "bye\n")
     }
 }

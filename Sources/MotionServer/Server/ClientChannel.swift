@@ -200,8 +200,8 @@ final class ChannelOutput: ClientOutput {
         self.framing = framing
         self.pendingLimit = pendingLimit
         self.socketTakesMore = channel.isWritable
-        self.socket = framing == .newlines ? socket ?? -1 : -1
-        if framing != .newlines, let socket { Glibc.close(socket) }
+        precondition(socket == nil || framing == .newlines, "WebSocket frames are written by NIO")
+        self.socket = socket ?? -1
     }
 
     deinit { stopWritingDirectly() }
@@ -221,11 +221,11 @@ final class ChannelOutput: ClientOutput {
 
     func sendNow(_ lines: ByteBuffer) {
         guard !isClosed else { return }
-        if socket >= 0 && isKeepingUp { return writeDirectly(lines) }
-        guard pending.isEmpty && socketTakesMore && !inFlight, framing == .newlines else {
+        guard isKeepingUp, framing == .newlines else {
             send(lines, coalescing: nil)
             return flush()
         }
+        if socket >= 0 { return writeDirectly(lines) }
         channel.writeAndFlush(lines, promise: nil)
         socketTakesMore = channel.isWritable
     }
