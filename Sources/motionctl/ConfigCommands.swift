@@ -39,6 +39,8 @@ struct ConfigCheckCommand: ParsableCommand {
         } else {
             emit("websocket: none")
         }
+        if configuration.tuio.isEmpty { emit("tuio: none") }
+        for tuio in configuration.tuio { emit("tuio: " + describe(tuio)) }
         emit("screen: \(compactNumber(configuration.screen.width)) × \(compactNumber(configuration.screen.height)) px")
         if configuration.devices.isEmpty {
             emit("devices: every touchscreen, mapped to the whole screen")
@@ -55,6 +57,20 @@ struct ConfigCheckCommand: ParsableCommand {
             for interaction in element.interactions { emit("    " + describe(interaction)) }
         }
         if configuration.elements.isEmpty { emit("  none: touches are read, but nothing moves") }
+    }
+
+    private func describe(_ tuio: TUIOSettings) -> String {
+        let address = tuio.target.host
+        var what: [String] = []
+        if tuio.contacts { what.append("contacts as \(tuio.version == .v1_1 ? "/tuio/2Dcur" : "/tuio2/ptr")") }
+        switch tuio.elements {
+        case .all: what.append("every element as \(tuio.version == .v1_1 ? "/tuio/2Dobj" : "/tuio2/tok")")
+        case .matching(let patterns) where !patterns.isEmpty:
+            what.append("elements \(patterns.joined(separator: ", ")) as \(tuio.version == .v1_1 ? "/tuio/2Dobj" : "/tuio2/tok")")
+        case .matching: break
+        }
+        return "TUIO \(tuio.version.rawValue) over UDP to \(tuio.target), source \"\(tuio.source)\": " + what.joined(separator: "; ")
+            + (ListenAddress(host: address, port: tuio.target.port).isLoopback ? "" : " (another machine: motiond.service allows only loopback unless IPAddressAllow= is widened; see docs/kiosk.md)")
     }
 
     private func describe(_ device: DeviceSettings) -> String {

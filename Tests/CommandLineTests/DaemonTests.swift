@@ -308,7 +308,7 @@ extension Daemons {
             #expect(run.error.contains("motiond --replay"))
         }
 
-        @Test("the systemd units verify, and the service's exposure is 1.2 or lower")
+        @Test("the systemd units verify, and the service's exposure is 1.3 or lower")
         func systemdUnits() throws {
             let directory = try EndToEnd.scratch()
             defer { try? FileManager.default.removeItem(at: directory) }
@@ -325,7 +325,10 @@ extension Daemons {
             let security = try Run("systemd-analyze", ["security", "--offline=true", EndToEnd.repository.appendingPathComponent("systemd/motiond.service").path], absolute: true)
             let line = try #require(security.lines.first { $0.contains("Overall exposure level") })
             let score = try #require(Double(line.split(separator: ":")[1].split(separator: " ")[0]))
-            #expect(score <= 1.2, "\(line)")
+            // 1.1 before [[tuio]]: sending UDP needs AF_INET and AF_INET6 (0.3 by the analyser's
+            // count), which IPAddressAllow=localhost and SocketBindDeny=any confine to sending on
+            // loopback; the analyser does not count those.
+            #expect(score <= 1.3, "\(line)")
         }
     }
 }

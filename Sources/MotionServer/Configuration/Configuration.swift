@@ -19,6 +19,8 @@ public struct Configuration: Sendable {
     public var elements: [ElementSettings] = []
     /// The HTTP and WebSocket listener for browser pages; nil for none.
     public var websocket: WebSocketSettings?
+    /// Where TUIO bundles go; none by default.
+    public var tuio: [TUIOSettings] = []
 
     /// Creates an empty configuration.
     public init() {}

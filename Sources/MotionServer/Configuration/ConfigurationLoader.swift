@@ -64,6 +64,13 @@ extension Configuration {
             }
             configuration.elements.append(element)
         }
+        var targets = try root.tables("tuio")
+        if targets.count > TUIOSettings.maximumTargets {
+            throw targets[TUIOSettings.maximumTargets].error(nil, "at most \(TUIOSettings.maximumTargets) [[tuio]] targets; each costs a datagram per frame")
+        }
+        for index in targets.indices {
+            configuration.tuio.append(try readTUIO(&targets[index], elementIDs: configuration.elements.map(\.id)))
+        }
         try root.finish()
 
         // References between elements, now that every id is known.

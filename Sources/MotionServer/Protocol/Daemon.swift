@@ -37,6 +37,8 @@ public final class Daemon {
     private(set) var contactsStream: StreamID
     /// Streams just subscribed to, whose current values go out after the reply.
     var initialValues: [StreamID] = []
+    /// The TUIO receivers (`[[tuio]]`); nil without any, so that they cost nothing then.
+    private(set) var tuio: TUIOOutput?
 
     /// Creates a daemon for `configuration`, its springs on `clock`. `controlPolicy` says
     /// which peers may change things.
@@ -50,6 +52,7 @@ public final class Daemon {
         self.engine = configuration.makeEngine(clock: clock)
         self.contactsStream = engine.registerExternalStream(ContactsStream.name)
         wire()
+        configureTUIO()
     }
 
     /// The scene's springs hold themselves through the clock: without this, a daemon that
@@ -79,6 +82,10 @@ public final class Daemon {
         processing = true
         engine.process(frame, device: device)
         processing = false
+        if let tuio {
+            tuio.take(frame, device: device)
+            tuio.publish(engine.scene.elements, time: frame.time)
+        }
         var contactsLine: (stream: StreamID, line: ByteBuffer)?
         if contactsWanted, contacts.update(with: frame, device: device, node: node) {
             contactsBuffer.clear()
@@ -103,7 +110,12 @@ public final class Daemon {
 
     /// The engine published: at once, unless a frame is being processed.
     private func published(_ updates: [PublishedUpdate]) {
-        if processing { held += updates } else { publisher.publish(updates, to: subscriptions) }
+        if processing {
+            held += updates
+        } else {
+            publisher.publish(updates, to: subscriptions)
+            tuio?.publish(engine.scene.elements, time: updates.first?.time ?? clock.now)
+        }
     }
 
     /// Input frames left out because newer ones of the same device were already waiting
@@ -179,6 +191,24 @@ public final class Daemon {
             resubscribe(session)
         }
         contactsSubscriptionsChanged()
+        configureTUIO()
+    }
+
+    /// Starts, changes or ends the TUIO output as the configuration says, and sends each
+    /// target the scene as it is.
+    private func configureTUIO() {
+        guard !configuration.tuio.isEmpty else {
+            tuio?.finish()
+            tuio = nil
+            return
+        }
+        let ids = configuration.elements.map(\.id)
+        if let tuio {
+            tuio.configure(configuration.tuio, screen: configuration.screen, elementIDs: ids)
+        } else {
+            tuio = TUIOOutput(settings: configuration.tuio, screen: configuration.screen, elementIDs: ids)
+        }
+        tuio?.publish(engine.scene.elements, time: clock.now)
     }
 
     /// Records a refused reload, for `stats`.
@@ -220,6 +250,9 @@ public final class Daemon {
         }
         sessions = [:]
         contactsSubscriptionsChanged()
+        // TUIO receivers hear that nothing is alive any more.
+        tuio?.finish()
+        tuio = nil
     }
 
     /// Handles one line from a client: exactly one reply.

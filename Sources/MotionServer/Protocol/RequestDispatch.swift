@@ -139,6 +139,7 @@ extension Daemon {
             ])),
             ("devices", .integer(Int64(devices.devices.count))),
             ("dropped_events", .integer(Int64(devices.droppedEvents))),
+            ("tuio", tuio?.json ?? .array([])),
             ("clients", .array(sessions.values.sorted { $0.id < $1.id }.map { session in
                 .object([
                     ("client", .integer(Int64(session.id))),

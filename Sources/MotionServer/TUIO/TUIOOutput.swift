@@ -1,0 +1,287 @@
+import Glibc
+import MotionCore
+
+/// Sends the fingers and the elements to the configured TUIO receivers (`[[tuio]]`,
+/// docs/kiosk.md): one bundle per frame to each target that something it carries changed
+/// for, from the frame's publication, so that nothing is sent (and nothing wakes up) at rest.
+///
+/// Session ids are this output's: one sequence shared by contacts and elements, as TUIO
+/// wants (2.0's `alv` lists both). A contact's lasts from landing to lift; an element's as
+/// long as the element. Frame numbers only increase, reloads included, since a reference
+/// client ignores a frame numbered below the last one it saw.
+///
+/// Beyond changes, every target gets its full state (every alive item's `set`) in its first
+/// frame and then at most once a second while frames go out: a receiver started after
+/// motiond learns of elements at rest at the next touch. UDP may lose a bundle; the `alive`
+/// list in every bundle is how TUIO recovers from that.
+final class TUIOOutput {
+    /// One receiver.
+    final class Target {
+        let settings: TUIOSettings
+        let sink: DatagramSink
+        var encoder: TUIOEncoder
+        /// The element-mask bit of this target.
+        let bit: UInt32
+        var lastFull = -Double.infinity
+        /// What went out, for `stats`.
+        var frames = 0, datagrams = 0, failures = 0
+        var lastError: String?
+        /// The frame being made, and its profiles' lists, kept between frames.
+        var frame = TUIOFrame(number: 0)
+        var cursors = TUIOProfile<TUIOCursor>()
+        var objects = TUIOProfile<TUIOObject>()
+
+        init(settings: TUIOSettings, sink: DatagramSink, screen: Size, bit: UInt32) {
+            self.settings = settings
+            self.sink = sink
+            self.bit = bit
+            encoder = TUIOEncoder(version: settings.version, source: settings.source, screen: (screen.width, screen.height))
+        }
+    }
+
+    private struct Cursor {
+        var device: Int
+        var trackingID: Int32
+        var session: Int32
+        var slot: Int32
+        var motion: TUIOMotion
+        var changed = true
+    }
+
+    private struct Object {
+        var id: String
+        /// Which targets send it, one bit each; 0 for none (then it has no session).
+        var targets: UInt32
+        var session: Int32 = 0
+        var classID: Int32
+        var position: Point
+        var rotation: Double
+        var motion: TUIOMotion
+        var changed = true
+    }
+
+    private(set) var targets: [Target] = []
+    private var screen: Size
+    private var cursors: [Cursor] = []
+    /// The scene's elements, in the scene's order.
+    private var objects: [Object] = []
+    private var cursorsChanged = false
+    private var nextSession: Int32 = 1
+    private var frameNumber: Int32 = 0
+    /// Class ids stay with element ids: configured elements in order, then added ones.
+    private var classIDs: [String: Int32] = [:]
+    private let makeSink: (ListenAddress) -> DatagramSink
+
+    /// An output to `settings`' targets, through sinks `makeSink` opens (UDP sockets, or a
+    /// test's recorder).
+    init(settings: [TUIOSettings], screen: Size, elementIDs: [String], makeSink: @escaping (ListenAddress) -> DatagramSink = UDPSender.init) {
+        self.screen = screen
+        self.makeSink = makeSink
+        configure(settings, screen: screen, elementIDs: elementIDs)
+    }
+
+    /// Takes a new configuration (a reload): new targets and a new scene. Contacts down stay
+    /// down, with their sessions; the elements are the new scene's, under new sessions, and
+    /// frame numbers go on.
+    func configure(_ settings: [TUIOSettings], screen: Size, elementIDs: [String]) {
+        for target in targets { target.sink.close() }
+        self.screen = screen
+        targets = settings.prefix(32).enumerated().map { index, settings in
+            Target(settings: settings, sink: makeSink(settings.target), screen: screen, bit: 1 << UInt32(index))
+        }
+        objects = []
+        classIDs = Dictionary(uniqueKeysWithValues: elementIDs.enumerated().map { ($1, Int32($0)) })
+        for target in targets { target.lastFull = -.infinity }
+        cursorsChanged = true
+    }
+
+    // MARK: Taking in
+
+    /// Takes a frame from the device numbered `device`: its contacts' sessions begin, move
+    /// and end.
+    func take(_ frame: TouchFrame, device: Int) {
+        for contact in frame.contacts {
+            let index = cursors.firstIndex { $0.device == device && $0.trackingID == contact.trackingID }
+            let x = contact.position.x / screen.width, y = contact.position.y / screen.height
+            if !contact.phase.isActive {
+                if let index { cursors.remove(at: index); cursorsChanged = true }
+            } else if let index {
+                guard cursors[index].motion.x != x || cursors[index].motion.y != y else { continue }
+                cursors[index].motion.move(x: x, y: y, time: frame.time)
+                cursors[index].changed = true
+                cursorsChanged = true
+            } else {
+                cursors.append(Cursor(device: device, trackingID: contact.trackingID, session: newSession(), slot: Int32(truncatingIfNeeded: contact.slot),
+                                      motion: TUIOMotion(x: x, y: y, time: frame.time)))
+                cursorsChanged = true
+            }
+        }
+    }
+
+    /// Reads the elements: those that moved or turned since the last frame change.
+    private func read(_ elements: [Element], time: Double) {
+        var index = 0
+        for element in elements {
+            // The scene only appends and removes: an object not matching is one that went.
+            while index < objects.count && objects[index].id != element.id {
+                objects.remove(at: index)
+                markObjectsChanged()
+            }
+            let position = element.position.value, rotation = element.rotation.value
+            if index == objects.count {
+                objects.append(newObject(element.id, position: position, rotation: rotation, time: time))
+                markObjectsChanged()
+            } else if objects[index].targets != 0 && (objects[index].position != position || objects[index].rotation != rotation) {
+                objects[index].position = position
+                objects[index].rotation = rotation
+                objects[index].motion.move(x: position.x / screen.width, y: position.y / screen.height, angle: rotation, time: time)
+                objects[index].changed = true
+            }
+            index += 1
+        }
+        if index < objects.count {
+            objects.removeSubrange(index...)
+            markObjectsChanged()
+        }
+    }
+
+    private var objectsChanged = true
+    private func markObjectsChanged() { objectsChanged = true }
+
+    private func newObject(_ id: String, position: Point, rotation: Double, time: Double) -> Object {
+        let classID = classIDs[id] ?? {
+            let next = Int32(classIDs.count)
+            classIDs[id] = next
+            return next
+        }()
+        var mask: UInt32 = 0
+        for target in targets where target.settings.elements.includes(id) { mask |= target.bit }
+        var object = Object(id: id, targets: mask, classID: classID, position: position, rotation: rotation,
+                            motion: TUIOMotion(x: position.x / screen.width, y: position.y / screen.height, angle: rotation, time: time))
+        if mask != 0 { object.session = newSession() }
+        return object
+    }
+
+    private func newSession() -> Int32 {
+        defer { nextSession = nextSession == .max ? 1 : nextSession + 1 }
+        return nextSession
+    }
+
+    // MARK: Sending
+
+    /// Sends what changed since the last call (the contacts taken, the elements of `elements`
+    /// as they are now) to each target it concerns, as the frame at `time`.
+    func publish(_ elements: [Element], time: Double) {
+        read(elements, time: time)
+        var numbered = false
+        var wallClock: OSCTimeTag?
+        for target in targets {
+            let full = time - target.lastFull >= 1
+            let takesObjects = !target.settings.elements.isEmpty
+            let cursorsDue = target.settings.contacts && (cursorsChanged || full)
+            let objectsDue = takesObjects && (objectsChanged || full || objects.contains { $0.changed && $0.targets & target.bit != 0 })
+            // 2.0 has one alv for everything: a frame lists every session alive, changed or not.
+            let one = target.settings.version == .v2_0 && (cursorsDue || objectsDue)
+            if cursorsDue || (one && target.settings.contacts) {
+                target.cursors.alive.removeAll(keepingCapacity: true)
+                target.cursors.changed.removeAll(keepingCapacity: true)
+                for cursor in cursors {
+                    target.cursors.alive.append(cursor.session)
+                    if cursor.changed || full { target.cursors.changed.append(Self.tuio(cursor)) }
+                }
+                target.frame.cursors = target.cursors
+            }
+            if objectsDue || (one && takesObjects) {
+                target.objects.alive.removeAll(keepingCapacity: true)
+                target.objects.changed.removeAll(keepingCapacity: true)
+                for object in objects where object.targets & target.bit != 0 {
+                    target.objects.alive.append(object.session)
+                    if object.changed || full { target.objects.changed.append(Self.tuio(object)) }
+                }
+                target.frame.objects = target.objects
+            }
+            guard target.frame.cursors != nil || target.frame.objects != nil else { continue }
+            if !numbered {
+                frameNumber = frameNumber == .max ? 1 : frameNumber + 1
+                numbered = true
+            }
+            if full { target.lastFull = time }
+            target.frame.number = frameNumber
+            send(target, time: target.settings.version == .v2_0 ? (wallClock ?? now(&wallClock)) : .immediately)
+            // The lists are the target's again, to fill next time without allocating.
+            target.frame.cursors = nil
+            target.frame.objects = nil
+        }
+        for index in cursors.indices { cursors[index].changed = false }
+        for index in objects.indices { objects[index].changed = false }
+        cursorsChanged = false
+        objectsChanged = false
+    }
+
+    /// Tells every target that nothing is alive any more (motiond stops, or the last target
+    /// went in a reload), so that receivers do not keep fingers or objects that are gone.
+    func finish() {
+        cursors = []
+        objects = []
+        frameNumber = frameNumber == .max ? 1 : frameNumber + 1
+        for target in targets {
+            target.frame = TUIOFrame(number: frameNumber, cursors: target.settings.contacts ? TUIOProfile() : nil,
+                                     objects: target.settings.elements.isEmpty ? nil : TUIOProfile())
+            var tag: OSCTimeTag?
+            send(target, time: now(&tag))
+            target.sink.close()
+        }
+        targets = []
+    }
+
+    private func send(_ target: Target, time: OSCTimeTag) {
+        let sink = target.sink
+        var failures = 0
+        var error: Int32 = 0
+        let encoded = target.encoder.encode(target.frame, time: time) { datagram in
+            if let failed = sink.send(datagram) { failures += 1; error = failed } else { target.datagrams += 1 }
+        }
+        guard encoded else {
+            target.failures += 1
+            target.lastError = "the alive list does not fit in one UDP datagram (\(TUIOEncoder.largestDatagram) bytes): too many elements"
+            return
+        }
+        target.frames += 1
+        if failures > 0 {
+            target.failures += failures
+            target.lastError = String(cString: strerror(error))
+        }
+    }
+
+    private func now(_ cached: inout OSCTimeTag?) -> OSCTimeTag {
+        var spec = timespec()
+        clock_gettime(CLOCK_REALTIME, &spec)
+        let tag = OSCTimeTag(unixSeconds: spec.tv_sec, nanoseconds: spec.tv_nsec)
+        cached = tag
+        return tag
+    }
+
+    private static func tuio(_ cursor: Cursor) -> TUIOCursor {
+        let m = cursor.motion
+        return TUIOCursor(session: cursor.session, component: cursor.slot, x: Float(m.x), y: Float(m.y),
+                          velocityX: Float(m.velocityX), velocityY: Float(m.velocityY), acceleration: Float(m.acceleration))
+    }
+
+    private static func tuio(_ object: Object) -> TUIOObject {
+        let m = object.motion
+        return TUIOObject(session: object.session, classID: object.classID, x: Float(m.x), y: Float(m.y), angle: Float(m.angle),
+                          velocityX: Float(m.velocityX), velocityY: Float(m.velocityY), rotationSpeed: Float(m.rotationSpeed),
+                          acceleration: Float(m.acceleration), rotationAcceleration: Float(m.rotationAcceleration))
+    }
+
+    /// Each target and what went to it, for `stats`.
+    var json: JSONValue {
+        .array(targets.map { target in
+            .object([
+                ("target", .string(target.settings.target.description)), ("version", .string(target.settings.version.rawValue)),
+                ("frames", .integer(Int64(target.frames))), ("datagrams", .integer(Int64(target.datagrams))),
+                ("failures", .integer(Int64(target.failures))), ("last_error", target.lastError.map { .string($0) } ?? .null),
+            ])
+        })
+    }
+}
