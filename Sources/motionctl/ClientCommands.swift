@@ -19,6 +19,11 @@ struct StatusCommand: ParsableCommand {
             emit("  \(stats["devices"]?.integer ?? 0) touchscreen(s), \(stats["frames"]?.integer ?? 0) frames, \(stats["clients"]?.array?.count ?? 0) client(s)")
             if let file = stats["config"]?["file"]?.string { emit("  configuration \(file)") } else { emit("  built-in configuration") }
             if let error = stats["config"]?["last_error"]?.string { emit("  last reload refused: \(error)") }
+            for target in stats["tuio"]?.array ?? [] {
+                let failures = target["failures"]?.integer ?? 0
+                emit("  TUIO \(target["version"]?.string ?? "?") to \(target["target"]?.string ?? "?"): \(target["frames"]?.integer ?? 0) frames, \(target["datagrams"]?.integer ?? 0) datagrams"
+                    + (failures > 0 ? ", \(failures) not sent (\(target["last_error"]?.string ?? "?"))" : ""))
+            }
             emit("  this connection may \(connection.hello["control"]?.bool == true ? "read and change" : "read") the scene")
         }
     }

@@ -18,6 +18,8 @@ struct ConfigurationTests {
         #expect(configuration.devices.count == 2)
         #expect(configuration.devices[0].selection == DeviceSelection([.name("*maXTouch*")]))
         #expect(configuration.elements.map(\.id) == ["card", "photo", "drawer", "marker"])
+        #expect(configuration.tuio.map(\.target) == [ListenAddress(host: "127.0.0.1", port: 3333)])
+        #expect(configuration.tuio.first?.elements == .matching(["card", "photo"]) && configuration.tuio.first?.version == .v1_1)
         let card = configuration.elements[0]
         #expect(card.center == Point(x: 866, y: 830) && card.z == 1)
         guard case let .tossable(nil, snaps, spring) = card.interactions.first else {

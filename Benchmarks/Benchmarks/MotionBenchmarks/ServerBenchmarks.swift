@@ -58,6 +58,34 @@ func serverBenchmarks() {
         }
     }
 
+    // What a TUIO target adds to a frame: the difference from the first. The datagrams go to a
+    // loopback port nobody listens on, so the kernel's send is in the figures.
+    let receiver = "127.0.0.1:9"
+    for (name, table) in [
+        ("no TUIO", ""),
+        ("TUIO 1.1", "[[tuio]]\ntarget = \"\(receiver)\"\nelements = \"*\"\n"),
+        ("TUIO 2.0", "[[tuio]]\ntarget = \"\(receiver)\"\nversion = \"2.0\"\nelements = \"*\"\n"),
+    ] {
+        Benchmark("Daemon frame, no subscriber, \(name)", configuration: .init(scalingFactor: .kilo)) { benchmark in
+            let daemon = Daemon(configuration: try Configuration.parse(scene + "\n" + table, file: "bench.toml"), clock: ManualFrameClock(now: 0), controlPolicy: { _ in true })
+            func frame(_ index: Int, _ phase: TouchPhase) -> TouchFrame {
+                let t = Double(index) / 120
+                return TouchFrame(time: t, contacts: [TouchContact(slot: 0, trackingID: 1, phase: phase, deviceX: 0, deviceY: 0,
+                                                                   position: Point(x: 960 + 200 * sin(t), y: 540 + 200 * cos(t)))])
+            }
+            daemon.process(frame(0, .began), device: 0)
+            let frames = (1..<4096).map { frame($0, .moved) }
+            for index in 0..<64 { daemon.process(frames[index], device: 0) }  // past the drag's slop
+            var index = 64
+            benchmark.startMeasurement()
+            for _ in benchmark.scaledIterations {
+                daemon.process(frames[index], device: 0)
+                index = (index + 1) % frames.count
+            }
+            benchmark.stopMeasurement()
+        }
+    }
+
     Benchmark("Request decoded and answered: get card.position", configuration: .init(scalingFactor: .kilo)) { benchmark in
         let daemon = Daemon(configuration: try Configuration.parse(scene, file: "bench.toml"), clock: ManualFrameClock(now: 0), controlPolicy: { _ in true })
         let output = DiscardingOutput()

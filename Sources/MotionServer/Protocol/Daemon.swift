@@ -198,15 +198,14 @@ public final class Daemon {
     /// target the scene as it is.
     private func configureTUIO() {
         guard !configuration.tuio.isEmpty else {
-            tuio?.finish()
-            tuio = nil
+            endTUIO()
             return
         }
         let ids = configuration.elements.map(\.id)
         if let tuio {
             tuio.configure(configuration.tuio, screen: configuration.screen, elementIDs: ids)
         } else {
-            tuio = TUIOOutput(settings: configuration.tuio, screen: configuration.screen, elementIDs: ids)
+            tuio = TUIOOutput(settings: configuration.tuio, screen: configuration.screen, elementIDs: ids, frameNumber: lastTUIOFrame)
         }
         tuio?.publish(engine.scene.elements, time: clock.now)
     }
@@ -250,10 +249,19 @@ public final class Daemon {
         }
         sessions = [:]
         contactsSubscriptionsChanged()
-        // TUIO receivers hear that nothing is alive any more.
-        tuio?.finish()
-        tuio = nil
+        endTUIO()
     }
+
+    /// TUIO receivers hear that nothing is alive any more; a later output numbers its frames
+    /// on from the last (a reference client ignores frames numbered below the last it saw).
+    private func endTUIO() {
+        guard let tuio else { return }
+        tuio.finish()
+        lastTUIOFrame = tuio.frameNumber
+        self.tuio = nil
+    }
+
+    private var lastTUIOFrame: Int32 = 0
 
     /// Handles one line from a client: exactly one reply.
     public func receive(_ line: Substring, from session: ClientSession) {

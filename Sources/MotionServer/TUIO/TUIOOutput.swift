@@ -67,15 +67,19 @@ final class TUIOOutput {
     private var objects: [Object] = []
     private var cursorsChanged = false
     private var nextSession: Int32 = 1
-    private var frameNumber: Int32 = 0
+    /// The last frame's number.
+    private(set) var frameNumber: Int32
     /// Class ids stay with element ids: configured elements in order, then added ones.
     private var classIDs: [String: Int32] = [:]
     private let makeSink: (ListenAddress) -> DatagramSink
 
     /// An output to `settings`' targets, through sinks `makeSink` opens (UDP sockets, or a
     /// test's recorder).
-    init(settings: [TUIOSettings], screen: Size, elementIDs: [String], makeSink: @escaping (ListenAddress) -> DatagramSink = UDPSender.init) {
+    /// `frameNumber` is the last frame an earlier output sent, for numbers that go on.
+    init(settings: [TUIOSettings], screen: Size, elementIDs: [String], frameNumber: Int32 = 0,
+         makeSink: @escaping (ListenAddress) -> DatagramSink = UDPSender.init) {
         self.screen = screen
+        self.frameNumber = frameNumber
         self.makeSink = makeSink
         configure(settings, screen: screen, elementIDs: elementIDs)
     }
