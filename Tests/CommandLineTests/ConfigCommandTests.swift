@@ -34,6 +34,23 @@ struct ConfigCommandTests {
         #expect(remote.error.contains("\(file):5: 192.168.1.20 can be reached from other machines"), "\(remote.error)")
     }
 
+    @Test("config check describes the TUIO targets, and refuses a bad one on its line")
+    func checkTUIO() throws {
+        let example = try Run("motionctl", ["config", "check", Self.example])
+        #expect(example.output.contains("tuio: TUIO 1.1 over UDP to 127.0.0.1:3333, source \"motiond@"), "\(example.output)")
+        #expect(example.output.contains("contacts as /tuio/2Dcur; elements card, photo as /tuio/2Dobj"))
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("tuio-\(UUID().uuidString).toml").path
+        defer { try? FileManager.default.removeItem(atPath: file) }
+        try "[[tuio]]\ntarget = \"192.168.1.20:3333\"\nversion = \"2.0\"\nsource = \"table\"\n".write(toFile: file, atomically: true, encoding: .utf8)
+        let remote = try Run("motionctl", ["config", "check", file])
+        #expect(remote.status == 0, "\(remote.error)")
+        #expect(remote.output.contains("tuio: TUIO 2.0 over UDP to 192.168.1.20:3333, source \"table\": contacts as /tuio2/ptr (another machine: motiond.service allows only loopback"), "\(remote.output)")
+        try "[daemon]\nframe_rate = 60\n\n[[tuio]]\ntarget = \"tables.local:3333\"\n".write(toFile: file, atomically: true, encoding: .utf8)
+        let broken = try Run("motionctl", ["config", "check", file])
+        #expect(broken.status == 1)
+        #expect(broken.error.contains("\(file):5: 'tables.local:3333' is not ADDRESS:PORT"), "\(broken.error)")
+    }
+
     @Test("config check refuses a broken file with FILE:LINE: reason and exit code 1")
     func checkBroken() throws {
         let file = FileManager.default.temporaryDirectory.appendingPathComponent("broken-\(UUID().uuidString).toml").path

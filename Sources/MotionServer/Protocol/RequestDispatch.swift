@@ -128,7 +128,8 @@ extension Daemon {
     // MARK: The daemon
 
     private func stats() -> JSONValue {
-        .object([
+        let tuioTargets: JSONValue = tuio?.json ?? .array([])
+        return .object([
             ("uptime", .number(clock.now - startTime)), ("frames", .integer(Int64(frames))),
             ("frames_coalesced", .integer(Int64(coalescedFrames))),
             ("frame_rate", .number(configuration.daemon.frameRate)), ("state", .string(engine.state.value.rawValue)),
@@ -139,7 +140,7 @@ extension Daemon {
             ])),
             ("devices", .integer(Int64(devices.devices.count))),
             ("dropped_events", .integer(Int64(devices.droppedEvents))),
-            ("tuio", tuio?.json ?? .array([])),
+            ("tuio", tuioTargets),
             ("clients", .array(sessions.values.sorted { $0.id < $1.id }.map { session in
                 .object([
                     ("client", .integer(Int64(session.id))),
