@@ -19,13 +19,23 @@ struct SocketOption: ParsableArguments {
         tokenFile ?? ProcessInfo.processInfo.environment["MOTIOND_TOKEN_FILE"].flatMap { $0.isEmpty ? nil : $0 }
     }
 
+    /// Whether the daemon is reached over a Unix socket on this machine (not a WebSocket URL).
+    var isLocal: Bool { !path.contains("://") }
+
+    /// Connects without authenticating; the error when the daemon does not answer.
+    func connectIfAnswering() -> Result<DaemonConnection, Error> {
+        Result {
+            let transport: DaemonTransport = isLocal ? try UnixSocketTransport(path: path) : try WebSocketTransport(url: path)
+            return try DaemonConnection(transport)
+        }
+    }
+
     /// Connects (and with a token, authenticates), or exits with 3 saying how to start the daemon.
     func connect() -> DaemonConnection {
         let connection: DaemonConnection
-        do {
-            let transport: DaemonTransport = path.contains("://") ? try WebSocketTransport(url: path) : try UnixSocketTransport(path: path)
-            connection = try DaemonConnection(transport)
-        } catch {
+        switch connectIfAnswering() {
+        case .success(let connected): connection = connected
+        case .failure(let error):
             FileHandle.standardError.write(Data("""
                 motionctl: cannot connect to motiond at \(path): \(error)
                 motionctl: start it with `systemctl start motiond`, or without a touchscreen `motiond --replay FILE.evemu`; \

@@ -11,8 +11,9 @@ struct DevicesCommand: ParsableCommand {
         discussion: """
             Touchscreens found but not used (not selected, not openable, or described by their \
             firmware in a way motiond cannot trust) are listed as skipped, with the reason; in \
-            JSON as {"node", "skipped": reason}. With --local, exits with 1 when no touchscreen \
-            can be used, saying why.
+            JSON as {"node", "skipped": reason}. When motiond does not answer on its socket, \
+            this machine is scanned as with --local, and one line on standard error says so. \
+            A scan exits with 1 when no touchscreen can be used, saying why.
             """
     )
 
@@ -22,20 +23,36 @@ struct DevicesCommand: ParsableCommand {
     @Flag(help: "With --local: also list input devices that are not touchscreens, with the reason.") var all = false
 
     func run() throws {
-        guard local else {
-            return try talking {
-                let result = try socket.connect().request("devices")
-                let devices = result["devices"]?.array ?? []
-                if devices.isEmpty && !json { emit("motiond reads no touchscreen now (motionctl devices --local scans this machine)") }
-                for device in devices {
-                    if json { emit(device.json.encoded); continue }
-                    emit("\(device["node"]?.string ?? "?")  \(device["name"]?.string ?? "")  (\(device["kind"]?.string ?? ""), \(device["slots"]?.integer.map { "\($0) slots" } ?? ""), \(device["dropped"]?.integer ?? 0) drops\(device["grabbed"]?.bool == true ? ", grabbed" : ""))")
-                }
-                for skipped in result["skipped"]?.array ?? [] {
-                    showSkipped(node: skipped["node"]?.string ?? "?", reason: skipped["reason"]?.string ?? "")
-                }
+        if !local {
+            switch socket.connectIfAnswering() {
+            case .success(let connection): return try listFromDaemon(connection)
+            case .failure(let error) where socket.isLocal:
+                FileHandle.standardError.write(Data("motionctl: motiond does not answer at \(socket.path) (\(error)); scanning this machine instead\n".utf8))
+            case .failure:
+                _ = socket.connect()  // says why, and how to start motiond, and exits
             }
         }
+        try scan()
+    }
+
+    /// What the daemon reads, and what it skipped.
+    private func listFromDaemon(_ connection: DaemonConnection) throws {
+        try talking {
+            let result = try connection.request("devices")
+            let devices = result["devices"]?.array ?? []
+            if devices.isEmpty && !json { emit("motiond reads no touchscreen now (motionctl devices --local scans this machine)") }
+            for device in devices {
+                if json { emit(device.json.encoded); continue }
+                emit("\(device["node"]?.string ?? "?")  \(device["name"]?.string ?? "")  (\(device["kind"]?.string ?? ""), \(device["slots"]?.integer.map { "\($0) slots" } ?? ""), \(device["dropped"]?.integer ?? 0) drops\(device["grabbed"]?.bool == true ? ", grabbed" : ""))")
+            }
+            for skipped in result["skipped"]?.array ?? [] {
+                showSkipped(node: skipped["node"]?.string ?? "?", reason: skipped["reason"]?.string ?? "")
+            }
+        }
+    }
+
+    /// The touchscreens udev finds here, opened with libevdev.
+    private func scan() throws {
         let discovery: DeviceDiscovery
         do { discovery = try DeviceDiscovery() } catch {
             fail("motionctl: \(error)")

@@ -240,6 +240,26 @@ extension Daemons {
             #expect(text.output.contains("multitouch touchscreen, 10 slots"))
         }
 
+        @Test("motionctl devices without a daemon scans this machine, says so in one line, and exits 0 when it found a touchscreen")
+        func devicesWithoutDaemon() throws {
+            let recording = EndToEnd.recordings.appendingPathComponent("aosp-frameworks-base__pixel-tablet-nvt-touchscreen__1f-swipe.evemu")
+            let directory = try EndToEnd.scratch()
+            defer { try? FileManager.default.removeItem(at: directory) }
+            let files = try EndToEnd.convert(recording, into: directory)
+            let socket = directory.appendingPathComponent("nobody-listens.sock").path
+            let run = try Run("umockdev-run", [
+                "--device", files.device, "--ioctl", "/dev/input/event50=\(files.ioctl)", "--",
+                Run.productsDirectory.appendingPathComponent("motionctl").path, "devices", "--socket", socket, "--json",
+            ], absolute: true)
+            #expect(run.status == 0, "\(run.error)")
+            #expect(try run.jsonLines().first?["name"] as? String == "NVTCapacitiveTouchScreen")
+            let said = run.error.split(separator: "\n")
+            #expect(said.count == 1 && said[0].hasPrefix("motionctl: motiond does not answer at \(socket)") && said[0].hasSuffix("scanning this machine instead"), "\(run.error)")
+            // With nothing to find, the scan says why, as --local does.
+            let empty = try Run("umockdev-run", ["--", Run.productsDirectory.appendingPathComponent("motionctl").path, "devices", "--socket", socket], absolute: true)
+            #expect(empty.status == 1 && empty.error.contains("scanning this machine instead") && empty.error.contains("no input devices at all"), "\(empty.error)")
+        }
+
         @Test("a device udev calls a touchscreen but that is a touchpad is refused, saying so")
         func refusesTouchpad() throws {
             let directory = try EndToEnd.scratch()
