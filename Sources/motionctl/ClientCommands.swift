@@ -101,11 +101,51 @@ struct SetCommand: ParsableCommand {
 
 /// `motionctl stats`.
 struct StatsCommand: ParsableCommand {
-    static let configuration = CommandConfiguration(commandName: "stats", abstract: "Print the daemon's statistics as JSON.")
+    static let configuration = CommandConfiguration(commandName: "stats",
+        abstract: "Print the daemon's statistics: a table on a terminal, JSON when piped.")
     @OptionGroup var socket: SocketOption
+    @Flag(help: "JSON even on a terminal.") var json = false
 
     func run() throws {
-        try talking { emit(try socket.connect().request("stats").json.encoded) }
+        try talking {
+            let stats = try socket.connect().request("stats")
+            guard !json && isatty(STDOUT_FILENO) == 1 else { return emit(stats.json.encoded) }
+            for line in Self.table(stats) { emit(line) }
+        }
+    }
+
+    /// The stats as aligned lines, every field of docs/protocol.md's `stats` named in words.
+    static func table(_ stats: JSONInput) -> [String] {
+        func int(_ value: JSONInput?) -> Int { Int(value?.integer ?? 0) }
+        let config = stats["config"]
+        var rows: [(String, String)] = [
+            ("uptime", String(format: "%.1f s", stats["uptime"]?.number ?? 0)),
+            ("state", stats["state"]?.string ?? "?"),
+            ("frames", "\(int(stats["frames"])) touch frames, \(int(stats["frames_coalesced"])) left out when behind"),
+            ("frame rate", "\(compactNumber(stats["frame_rate"]?.number ?? 0)) frames/s while something moves"),
+            ("configuration", (config?["file"]?.string ?? "built-in") + String(format: ", loaded %.1f s after start", config?["loaded"]?.number ?? 0)),
+        ]
+        if let error = config?["last_error"]?.string { rows.append(("last reload", "refused: \(error)")) }
+        rows.append(("devices", "\(int(stats["devices"])) touchscreen(s), \(int(stats["dropped_events"])) event drop(s)"))
+        for target in stats["tuio"]?.array ?? [] {
+            rows.append(("tuio", "\(target["version"]?.string ?? "?") to \(target["target"]?.string ?? "?"): \(int(target["frames"])) frames, "
+                + "\(int(target["datagrams"])) datagrams, \(int(target["failures"])) not sent" + (target["last_error"]?.string.map { " (\($0))" } ?? "")))
+        }
+        let clients = stats["clients"]?.array ?? []
+        rows.append(("clients", "\(clients.count)"))
+        let width = rows.map(\.0.count).max()! + 2
+        var lines = rows.map { $0.0.padding(toLength: width, withPad: " ", startingAt: 0) + $0.1 }
+        guard !clients.isEmpty else { return lines }
+        let header = ["client", "uid", "control", "subscriptions", "sent", "coalesced"]
+        let cells = clients.map { client in
+            [String(int(client["client"])), client["uid"]?.integer.map { String($0) } ?? "-", client["control"]?.bool == true ? "yes" : "no",
+             String(int(client["subscriptions"])), String(int(client["sent"])), String(int(client["coalesced"]))]
+        }
+        let widths = header.indices.map { column in ([header[column]] + cells.map { $0[column] }).map(\.count).max()! + 2 }
+        for row in [header] + cells {
+            lines.append("  " + row.enumerated().map { $1.padding(toLength: widths[$0], withPad: " ", startingAt: 0) }.joined())
+        }
+        return lines.map { String($0.reversed().drop { $0 == " " }.reversed()) }
     }
 }
 
@@ -144,11 +184,33 @@ struct WatchCommand: ParsableCommand {
         }
     }
 
-    private static func describe(_ event: JSONInput) -> String {
-        if let state = event["state"]?.string { return "\(state)  " + (event["velocity"].map { "velocity \($0.json.encoded)" } ?? "") }
-        let value = event["value"]
-        if let x = value?["x"]?.number, let y = value?["y"]?.number { return String(format: "(%9.2f, %9.2f)", x, y) }
-        if let number = value?.number { return String(format: "%12.5f", number) }
-        return value?.json.encoded ?? ""
+    /// One event as the table's cell: every kind of value in words, none as raw JSON.
+    static func describe(_ event: JSONInput) -> String {
+        if let state = event["state"]?.string {
+            guard let velocity = event["velocity"] else { return state }
+            return "\(state)  velocity " + describe(value: velocity)
+        }
+        return event["value"].map { describe(value: $0) } ?? ""
+    }
+
+    /// A stream's value: a point, a size, a spring, the contacts, a number, a state or a flag.
+    static func describe(value: JSONInput) -> String {
+        if let x = value["x"]?.number, let y = value["y"]?.number { return String(format: "(%9.2f, %9.2f)", x, y) }
+        if let width = value["width"]?.number, let height = value["height"]?.number {
+            return "\(compactNumber(width)) × \(compactNumber(height))"
+        }
+        if let tension = value["tension"]?.number, let friction = value["friction"]?.number {
+            return String(format: "tension %.1f, friction %.1f, mass %@", tension, friction, compactNumber(value["mass"]?.number ?? 1))
+        }
+        if let fingers = value.array {
+            guard !fingers.isEmpty else { return "no finger" }
+            return fingers.map { finger in
+                "#\(finger["id"]?.integer ?? 0) " + String(format: "(%.1f, %.1f)", finger["x"]?.number ?? 0, finger["y"]?.number ?? 0)
+            }.joined(separator: "  ")
+        }
+        if let number = value.number { return String(format: "%12.5f", number) }
+        if let text = value.string { return text }
+        if let flag = value.bool { return flag ? "true" : "false" }
+        return value.json.encoded
     }
 }
