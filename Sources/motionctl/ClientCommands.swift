@@ -3,6 +3,12 @@ import Foundation
 import Glibc
 import MotionServer
 
+/// How a subcommand speaks: words for a person at a terminal, JSON for a program reading a
+/// pipe, or when asked with --json. Every subcommand that prints data asks this.
+enum Voice {
+    static func json(asked: Bool) -> Bool { asked || isatty(STDOUT_FILENO) != 1 }
+}
+
 /// `motionctl status`: is the daemon there, and how is it doing.
 struct StatusCommand: ParsableCommand {
     static let configuration = CommandConfiguration(commandName: "status", abstract: "Say whether motiond runs, and how it is doing.")
@@ -31,13 +37,15 @@ struct StatusCommand: ParsableCommand {
 
 /// `motionctl elements`.
 struct ElementsCommand: ParsableCommand {
-    static let configuration = CommandConfiguration(commandName: "elements", abstract: "List the elements of the scene.")
+    static let configuration = CommandConfiguration(commandName: "elements",
+        abstract: "List the elements of the scene: a line each on a terminal, a JSON object each when piped.")
     @OptionGroup var socket: SocketOption
-    @Flag(help: "One JSON object per element.") var json = false
+    @Flag(help: "JSON even on a terminal.") var json = false
 
     func run() throws {
         try talking {
             let elements = try socket.connect().request("elements")["elements"]?.array ?? []
+            let json = Voice.json(asked: json)
             for element in elements {
                 if json { emit(element.json.encoded); continue }
                 let position = element["position"], size = element["size"]
@@ -53,12 +61,16 @@ struct ElementsCommand: ParsableCommand {
 
 /// `motionctl streams`.
 struct StreamsCommand: ParsableCommand {
-    static let configuration = CommandConfiguration(commandName: "streams", abstract: "List the streams that can be watched, and which can be set.")
+    static let configuration = CommandConfiguration(commandName: "streams",
+        abstract: "List the streams that can be watched, and which can be set: words on a terminal, JSON when piped.")
     @OptionGroup var socket: SocketOption
+    @Flag(help: "JSON even on a terminal.") var json = false
 
     func run() throws {
         try talking {
+            let json = Voice.json(asked: json)
             for stream in try socket.connect().request("list")["streams"]?.array ?? [] {
+                if json { emit(stream.json.encoded); continue }
                 let name = stream["stream"]?.string ?? "?"
                 let notes = [stream["kind"]?.string == "gesture" ? "gesture events" : nil, stream["writable"]?.bool == true ? "writable" : nil].compactMap { $0 }
                 emit(name + (notes.isEmpty ? "" : "  (\(notes.joined(separator: ", ")))"))
@@ -69,12 +81,18 @@ struct StreamsCommand: ParsableCommand {
 
 /// `motionctl get STREAM`.
 struct GetCommand: ParsableCommand {
-    static let configuration = CommandConfiguration(commandName: "get", abstract: "Print a stream's current value, as JSON.")
+    static let configuration = CommandConfiguration(commandName: "get",
+        abstract: "Print a stream's current value: in words on a terminal, as JSON when piped.")
     @OptionGroup var socket: SocketOption
     @Argument(help: "The stream, like card.position.") var stream: String
+    @Flag(help: "JSON even on a terminal.") var json = false
 
     func run() throws {
-        try talking { emit(try socket.connect().request("get", [("stream", .string(stream))])["value"]?.json.encoded ?? "null") }
+        try talking {
+            let value = try socket.connect().request("get", [("stream", .string(stream))])["value"]
+            guard !Voice.json(asked: json) else { return emit(value?.json.encoded ?? "null") }
+            emit(value.map { WatchCommand.describe(value: $0).trimmingCharacters(in: .whitespaces) } ?? "null")
+        }
     }
 }
 
@@ -109,7 +127,7 @@ struct StatsCommand: ParsableCommand {
     func run() throws {
         try talking {
             let stats = try socket.connect().request("stats")
-            guard !json && isatty(STDOUT_FILENO) == 1 else { return emit(stats.json.encoded) }
+            guard !Voice.json(asked: json) else { return emit(stats.json.encoded) }
             for line in Self.table(stats) { emit(line) }
         }
     }
@@ -162,7 +180,7 @@ struct WatchCommand: ParsableCommand {
         try talking {
             let connection = socket.connect()
             _ = try connection.request("subscribe", [("streams", .array((patterns.isEmpty ? ["*"] : patterns).map { .string($0) }))])
-            let table = !json && isatty(STDOUT_FILENO) == 1
+            let table = !Voice.json(asked: json)
             var latest: [String: String] = [:]
             var values = 0
             while let event = try connection.nextEvent() {

@@ -40,5 +40,22 @@ extension Daemons {
             }
             #expect(!run.output.contains("{\""), "\(run.output)")
         }
+
+        @Test("elements, streams and get: words on a terminal, JSON when piped")
+        func listings() throws {
+            let daemon = try RunningDaemon(["--replay", DaemonTests.bundled], configuration: try String(contentsOfFile: Self.example, encoding: .utf8))
+            let elements = try onTerminal(["elements", "--socket", daemon.socket])
+            #expect(elements.output.contains("photo  centre (1400.0, 300.0)  size 640 × 420  rotation 0.100"), "\(elements.output)")
+            let pipedElements = try Run("motionctl", ["elements", "--socket", daemon.socket]).jsonLines()
+            #expect(pipedElements.compactMap { $0["id"] as? String } == ["card", "photo", "drawer", "marker"])
+            let streams = try onTerminal(["streams", "--socket", daemon.socket])
+            #expect(streams.output.contains("card.destination  (writable)"), "\(streams.output)")
+            let pipedStreams = try Run("motionctl", ["streams", "--socket", daemon.socket]).jsonLines()
+            #expect(pipedStreams.contains { $0["stream"] as? String == "card.drag" && $0["kind"] as? String == "gesture" })
+            let get = try onTerminal(["get", "photo.size", "--socket", daemon.socket])
+            #expect(get.output.trimmingCharacters(in: .whitespacesAndNewlines) == "640 × 420", "\(get.output)")
+            let pipedGet = try Run("motionctl", ["get", "photo.size", "--socket", daemon.socket])
+            #expect(pipedGet.output.contains("\"width\""), "\(pipedGet.output)")
+        }
     }
 }
