@@ -60,7 +60,6 @@ struct ConfigCheckCommand: ParsableCommand {
     }
 
     private func describe(_ tuio: TUIOSettings) -> String {
-        let address = tuio.target.host
         var what: [String] = []
         if tuio.contacts { what.append("contacts as \(tuio.version == .v1_1 ? "/tuio/2Dcur" : "/tuio2/ptr")") }
         switch tuio.elements {
@@ -70,7 +69,7 @@ struct ConfigCheckCommand: ParsableCommand {
         case .matching: break
         }
         return "TUIO \(tuio.version.rawValue) over UDP to \(tuio.target), source \"\(tuio.source)\": " + what.joined(separator: "; ")
-            + (ListenAddress(host: address, port: tuio.target.port).isLoopback ? "" : " (another machine: motiond.service allows only loopback unless IPAddressAllow= is widened; see docs/kiosk.md)")
+            + (tuio.target.isLoopback ? "" : " (another machine: motiond.service allows only loopback unless IPAddressAllow= is widened; see docs/kiosk.md)")
     }
 
     private func describe(_ device: DeviceSettings) -> String {

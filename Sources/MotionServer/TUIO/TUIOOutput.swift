@@ -66,6 +66,7 @@ final class TUIOOutput {
     /// The scene's elements, in the scene's order.
     private var objects: [Object] = []
     private var cursorsChanged = false
+    private var objectsChanged = true
     private var nextSession: Int32 = 1
     /// The last frame's number.
     private(set) var frameNumber: Int32
@@ -95,7 +96,6 @@ final class TUIOOutput {
         }
         objects = []
         classIDs = Dictionary(uniqueKeysWithValues: elementIDs.enumerated().map { ($1, Int32($0)) })
-        for target in targets { target.lastFull = -.infinity }
         cursorsChanged = true
     }
 
@@ -129,12 +129,12 @@ final class TUIOOutput {
             // The scene only appends and removes: an object not matching is one that went.
             while index < objects.count && objects[index].id != element.id {
                 objects.remove(at: index)
-                markObjectsChanged()
+                objectsChanged = true
             }
             let position = element.position.value, rotation = element.rotation.value
             if index == objects.count {
                 objects.append(newObject(element.id, position: position, rotation: rotation, time: time))
-                markObjectsChanged()
+                objectsChanged = true
             } else if objects[index].targets != 0 && (objects[index].position != position || objects[index].rotation != rotation) {
                 objects[index].position = position
                 objects[index].rotation = rotation
@@ -145,12 +145,10 @@ final class TUIOOutput {
         }
         if index < objects.count {
             objects.removeSubrange(index...)
-            markObjectsChanged()
+            objectsChanged = true
         }
     }
 
-    private var objectsChanged = true
-    private func markObjectsChanged() { objectsChanged = true }
 
     private func newObject(_ id: String, position: Point, rotation: Double, time: Double) -> Object {
         let classID = classIDs[id] ?? {
@@ -178,7 +176,7 @@ final class TUIOOutput {
     func publish(_ elements: [Element], time: Double) {
         read(elements, time: time)
         var numbered = false
-        var wallClock: OSCTimeTag?
+        var wallClock: OSCTimeTag?  // read once a frame, only for 2.0
         for target in targets {
             let full = time - target.lastFull >= 1
             let takesObjects = !target.settings.elements.isEmpty
@@ -211,7 +209,12 @@ final class TUIOOutput {
             }
             if full { target.lastFull = time }
             target.frame.number = frameNumber
-            send(target, time: target.settings.version == .v2_0 ? (wallClock ?? now(&wallClock)) : .immediately)
+            var time = OSCTimeTag.immediately  // 1.1 has no frame time
+            if target.settings.version == .v2_0 {
+                time = wallClock ?? Self.now()
+                wallClock = time
+            }
+            send(target, time: time)
             // The lists are the target's again, to fill next time without allocating.
             target.frame.cursors = nil
             target.frame.objects = nil
@@ -231,8 +234,7 @@ final class TUIOOutput {
         for target in targets {
             target.frame = TUIOFrame(number: frameNumber, cursors: target.settings.contacts ? TUIOProfile() : nil,
                                      objects: target.settings.elements.isEmpty ? nil : TUIOProfile())
-            var tag: OSCTimeTag?
-            send(target, time: now(&tag))
+            send(target, time: Self.now())
             target.sink.close()
         }
         targets = []
@@ -257,12 +259,11 @@ final class TUIOOutput {
         }
     }
 
-    private func now(_ cached: inout OSCTimeTag?) -> OSCTimeTag {
+    /// The wall clock, as 2.0's `frm` carries it.
+    private static func now() -> OSCTimeTag {
         var spec = timespec()
         clock_gettime(CLOCK_REALTIME, &spec)
-        let tag = OSCTimeTag(unixSeconds: spec.tv_sec, nanoseconds: spec.tv_nsec)
-        cached = tag
-        return tag
+        return OSCTimeTag(unixSeconds: spec.tv_sec, nanoseconds: spec.tv_nsec)
     }
 
     private static func tuio(_ cursor: Cursor) -> TUIOCursor {
