@@ -214,7 +214,7 @@ extension Daemons {
             let socket = directory.appendingPathComponent("activated.sock").path
             // A port free a moment ago; should another process take it first, the activator
             // fails to listen and the test says so.
-            let port = try freeTCPPort()
+            let port = try EndToEnd.freeLoopbackPort(SOCK_STREAM)
             let activator = Process()
             activator.executableURL = URL(fileURLWithPath: "/usr/bin/systemd-socket-activate")
             activator.arguments = ["-l", socket, "-l", "127.0.0.1:\(port)", "--fdname=motiond.socket:websocket",
@@ -269,21 +269,6 @@ extension Daemons {
                 response += buffer[..<count]
             }
             return String(decoding: response, as: UTF8.self)
-        }
-
-        /// A TCP port on loopback that nothing listened on a moment ago.
-        private func freeTCPPort() throws -> Int {
-            let fd = Glibc.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-            defer { Glibc.close(fd) }
-            var address = sockaddr_in()
-            address.sin_family = sa_family_t(AF_INET)
-            address.sin_addr.s_addr = UInt32(0x7f00_0001).bigEndian
-            var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-            let bound = withUnsafeMutablePointer(to: &address) {
-                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, length) == 0 && getsockname(fd, $0, &length) == 0 }
-            }
-            try #require(bound, "cannot bind a TCP socket on 127.0.0.1")
-            return Int(UInt16(bigEndian: address.sin_port))
         }
 
         @Test("the example clients in Python and Node.js follow an element", arguments: [

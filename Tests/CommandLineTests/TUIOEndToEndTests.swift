@@ -11,7 +11,7 @@ final class OSCDump {
     private let exit = ExitWatch()
 
     init() throws {
-        port = try Self.freePort()
+        port = try EndToEnd.freeLoopbackPort(SOCK_DGRAM)
         let output = Pipe()
         process.executableURL = try Run.onPath("oscdump")
         process.arguments = ["-L", "\(port)"]
@@ -29,21 +29,6 @@ final class OSCDump {
             }
             usleep(5_000)
         }
-    }
-
-    /// A UDP port nothing listens on now.
-    static func freePort() throws -> Int {
-        let fd = socket(AF_INET, Int32(SOCK_DGRAM.rawValue), 0)
-        defer { close(fd) }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = UInt32(0x7F00_0001).bigEndian
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        let bound = withUnsafeMutablePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, length) == 0 && getsockname(fd, $0, &length) == 0 }
-        }
-        guard bound else { throw RunningDaemon.Failure(description: "no free UDP port: \(String(cString: strerror(errno)))") }
-        return Int(UInt16(bigEndian: address.sin_port))
     }
 
     /// What it printed so far.

@@ -1,4 +1,5 @@
 import Foundation
+import Glibc
 import Testing
 
 /// Paths the end-to-end tests need, found from this file's place in the repository.
@@ -15,6 +16,21 @@ enum EndToEnd {
         "whot-evemu-devices__atmel-maxtouch__4f-drag-down",
         "whot-evemu-devices__ep0430m09__2f-drag-scroll",
     ]
+
+    /// A TCP or UDP port on loopback that nothing listened on a moment ago.
+    static func freeLoopbackPort(_ type: __socket_type) throws -> Int {
+        let fd = Glibc.socket(AF_INET, Int32(type.rawValue), 0)
+        defer { Glibc.close(fd) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = UInt32(0x7f00_0001).bigEndian
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let bound = withUnsafeMutablePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, length) == 0 && getsockname(fd, $0, &length) == 0 }
+        }
+        try #require(bound, "cannot bind a socket on 127.0.0.1: \(String(cString: strerror(errno)))")
+        return Int(UInt16(bigEndian: address.sin_port))
+    }
 
     /// A fresh directory for one test's files.
     static func scratch() throws -> URL {

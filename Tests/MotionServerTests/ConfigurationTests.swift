@@ -4,6 +4,19 @@ import Testing
 import TouchInput
 @testable import MotionServer
 
+/// Parses `text` as the configuration file `file`, expecting an error there on `line` whose
+/// message contains `message`; records what came instead.
+func expectRefused(_ text: String, line: Int, _ message: String, file: String = "kiosk.toml", sourceLocation: SourceLocation = #_sourceLocation) {
+    #expect(sourceLocation: sourceLocation) {
+        _ = try Configuration.parse(text, file: file)
+    } throws: { error in
+        guard let error = error as? ConfigurationError else { return false }
+        let matches = error.file == file && error.line == line && error.message.contains(message)
+        if !matches { Issue.record("got \(error)", sourceLocation: sourceLocation) }
+        return matches
+    }
+}
+
 @Suite("Configuration")
 struct ConfigurationTests {
     static let example = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
@@ -36,16 +49,8 @@ struct ConfigurationTests {
         #expect(engine.streams.map(\.stream).contains("drawer.direction"))
     }
 
-    /// Parses `text` expecting an error on `line` whose message contains `message`.
     func refused(_ text: String, line: Int, _ message: String, sourceLocation: SourceLocation = #_sourceLocation) {
-        #expect(sourceLocation: sourceLocation) {
-            _ = try Configuration.parse(text, file: "kiosk.toml")
-        } throws: { error in
-            guard let error = error as? ConfigurationError else { return false }
-            let matches = error.file == "kiosk.toml" && error.line == line && error.message.contains(message)
-            if !matches { Issue.record("got \(error)", sourceLocation: sourceLocation) }
-            return matches
-        }
+        expectRefused(text, line: line, message, sourceLocation: sourceLocation)
     }
 
     static let element = """

@@ -43,16 +43,9 @@ struct TUIOSettingsTests {
         #expect(tuio[2].elements.includes("card") && tuio[2].elements.includes("photo") && !tuio[2].elements.includes("cards"))
     }
 
-    /// Parses `text` expecting an error on `line` whose message contains `message`.
+    /// Parses the elements and then `text`, expecting an error on `line`.
     func refused(_ text: String, line: Int, _ message: String, sourceLocation: SourceLocation = #_sourceLocation) {
-        #expect(sourceLocation: sourceLocation) {
-            _ = try Configuration.parse(Self.elements + text, file: "kiosk.toml")
-        } throws: { error in
-            guard let error = error as? ConfigurationError else { return false }
-            let matches = error.file == "kiosk.toml" && error.line == line && error.message.contains(message)
-            if !matches { Issue.record("got \(error)", sourceLocation: sourceLocation) }
-            return matches
-        }
+        expectRefused(Self.elements + text, line: line, message, sourceLocation: sourceLocation)
     }
 
     @Test("mistakes are refused with their line")

@@ -7,12 +7,7 @@ import Testing
 struct WebSocketSettingsTests {
     /// Parses `text` expecting an error on `line` whose message contains `message`.
     func refused(_ text: String, line: Int, _ message: String, file: String = "/tmp/kiosk.toml", sourceLocation: SourceLocation = #_sourceLocation) {
-        #expect(sourceLocation: sourceLocation) {
-            _ = try Configuration.parse(text, file: file)
-        } throws: { error in
-            guard let error = error as? ConfigurationError else { return false }
-            return error.line == line && error.message.contains(message)
-        }
+        expectRefused(text, line: line, message, file: file, sourceLocation: sourceLocation)
     }
 
     @Test("listen addresses: IPv4, bracketed IPv6, localhost; anything else with its reason")
