@@ -25,6 +25,25 @@ private let scene = """
     [element.directly_manipulable]
     """
 
+/// Measures frames of one finger circling on the card, after it passed the drag's slop.
+private func measureFrames(through daemon: Daemon, _ benchmark: Benchmark) {
+    func frame(_ index: Int, _ phase: TouchPhase) -> TouchFrame {
+        let t = Double(index) / 120
+        return TouchFrame(time: t, contacts: [TouchContact(slot: 0, trackingID: 1, phase: phase, deviceX: 0, deviceY: 0,
+                                                           position: Point(x: 960 + 200 * sin(t), y: 540 + 200 * cos(t)))])
+    }
+    daemon.process(frame(0, .began), device: 0)
+    let frames = (1..<4096).map { frame($0, .moved) }
+    for index in 0..<64 { daemon.process(frames[index], device: 0) }
+    var index = 64
+    benchmark.startMeasurement()
+    for _ in benchmark.scaledIterations {
+        daemon.process(frames[index], device: 0)
+        index = (index + 1) % frames.count
+    }
+    benchmark.stopMeasurement()
+}
+
 /// The publish path: a frame through the daemon (engine, `seq`, encoding, fan-out) to N
 /// clients subscribed to `"*"`; and a request decoded and answered.
 func serverBenchmarks() {
@@ -39,21 +58,7 @@ func serverBenchmarks() {
                 daemon.receive(#"{"id":1,"op":"subscribe","streams":["*"]}"#, from: session)
                 outputs.append(output)
             }
-            func frame(_ index: Int, _ phase: TouchPhase) -> TouchFrame {
-                let t = Double(index) / 120
-                return TouchFrame(time: t, contacts: [TouchContact(slot: 0, trackingID: 1, phase: phase, deviceX: 0, deviceY: 0,
-                                                                   position: Point(x: 960 + 200 * sin(t), y: 540 + 200 * cos(t)))])
-            }
-            daemon.process(frame(0, .began), device: 0)
-            let frames = (1..<4096).map { frame($0, .moved) }
-            for index in 0..<64 { daemon.process(frames[index], device: 0) }  // past the drag's slop
-            var index = 64
-            benchmark.startMeasurement()
-            for _ in benchmark.scaledIterations {
-                daemon.process(frames[index], device: 0)
-                index = (index + 1) % frames.count
-            }
-            benchmark.stopMeasurement()
+            measureFrames(through: daemon, benchmark)
             blackHole(outputs.reduce(0) { $0 + $1.bytes })
         }
     }
@@ -68,21 +73,7 @@ func serverBenchmarks() {
     ] {
         Benchmark("Daemon frame, no subscriber, \(name)", configuration: .init(scalingFactor: .kilo)) { benchmark in
             let daemon = Daemon(configuration: try Configuration.parse(scene + "\n" + table, file: "bench.toml"), clock: ManualFrameClock(now: 0), controlPolicy: { _ in true })
-            func frame(_ index: Int, _ phase: TouchPhase) -> TouchFrame {
-                let t = Double(index) / 120
-                return TouchFrame(time: t, contacts: [TouchContact(slot: 0, trackingID: 1, phase: phase, deviceX: 0, deviceY: 0,
-                                                                   position: Point(x: 960 + 200 * sin(t), y: 540 + 200 * cos(t)))])
-            }
-            daemon.process(frame(0, .began), device: 0)
-            let frames = (1..<4096).map { frame($0, .moved) }
-            for index in 0..<64 { daemon.process(frames[index], device: 0) }  // past the drag's slop
-            var index = 64
-            benchmark.startMeasurement()
-            for _ in benchmark.scaledIterations {
-                daemon.process(frames[index], device: 0)
-                index = (index + 1) % frames.count
-            }
-            benchmark.stopMeasurement()
+            measureFrames(through: daemon, benchmark)
         }
     }
 
