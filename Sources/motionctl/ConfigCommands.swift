@@ -140,6 +140,20 @@ func loadConfiguration(_ file: String) throws -> Configuration {
 }
 
 
+/// Reads a recording for replay and maps its device as `configuration` maps it on the
+/// daemon (its `[[device]]` entry, rotation, calibration and screen), or exits saying why.
+/// `name` is the configuration's file, for the message when no entry selects the device.
+func loadReplay(_ recording: String, mappedBy configuration: Configuration, named name: String?) throws -> RecordingReplay {
+    let parsed = try loadRecording(recording)
+    guard let device = parsed.device else { fail("motionctl: \(recording): \(ReplayError.noDeviceHeader)") }
+    guard let settings = configuration.deviceSettings(node: recording, device: device) else {
+        fail("motionctl: no [[device]] entry in \(name ?? "the configuration") selects the recorded device '\(device.name)' (\(DeviceText.hex(device.vendor)):\(DeviceText.hex(device.product)))")
+    }
+    do { return try RecordingReplay(parsed, mapping: configuration.mapping(for: settings, udevCalibration: nil)) } catch {
+        fail("motionctl: \(recording): \(error)")
+    }
+}
+
 /// `motionctl simulate`: the whole engine offline on a recording.
 struct SimulateCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
@@ -160,15 +174,7 @@ struct SimulateCommand: ParsableCommand {
 
     func run() throws {
         let configuration = try config.map(loadConfiguration) ?? .builtInDefault
-        let parsed = try loadRecording(recording)
-        guard let device = parsed.device else { fail("motionctl: \(recording): \(ReplayError.noDeviceHeader)") }
-        guard let settings = configuration.deviceSettings(node: recording, device: device) else {
-            fail("motionctl: no [[device]] entry in \(config ?? "the configuration") selects the recorded device '\(device.name)' (\(DeviceText.hex(device.vendor)):\(DeviceText.hex(device.product)))")
-        }
-        let replay: RecordingReplay
-        do { replay = try RecordingReplay(parsed, mapping: configuration.mapping(for: settings, udevCalibration: nil)) } catch {
-            fail("motionctl: \(recording): \(error)")
-        }
+        let replay = try loadReplay(recording, mappedBy: configuration, named: config)
         let clock = ManualFrameClock(now: 0)
         let engine = configuration.makeEngine(clock: clock)
         engine.onUpdates = { updates in

@@ -13,12 +13,17 @@ struct GesturesCommand: ParsableCommand {
         discussion: """
             All contacts go to one full-screen element, whose drag, pinch, rotation and tap \
             recognizers run together (drag, pinch and rotation simultaneously; a tap fails \
-            when one of them begins). Translations are in pixels, rotations in radians \
-            (clockwise positive), velocities per second; times from the first event.
+            when one of them begins). Contacts are mapped onto the screen as the daemon maps \
+            them (the configuration's [[device]] entry and screen, or the built-in \
+            1920 × 1080 screen), so the thresholds and the output are in screen pixels, \
+            whatever units the panel reports. Rotations are in radians (clockwise \
+            positive), velocities per second, times in seconds from the first event.
             """
     )
 
     @Argument(help: "An evemu recording.") var recording: String
+    @Option(help: "A configuration: its screen, device mapping and [gestures] thresholds (default: the built-in 1920 × 1080 screen).")
+    var config: String?
     @Flag(help: "One JSON object per line.") var json = false
     @Option(help: ArgumentHelp("The recognizers to run, comma-separated.", valueName: "drag,pinch,rotate,tap"))
     var recognizers: String = "drag,pinch,rotate,tap"
@@ -39,8 +44,9 @@ struct GesturesCommand: ParsableCommand {
     }
 
     func run() throws {
-        let replay = try loadReplay(recording)
-        var gestures = GestureSet(try kinds(), simultaneity: exclusive ? .exclusive : .simultaneous)
+        let configuration = try config.map(loadConfiguration) ?? .builtInDefault
+        let replay = try loadReplay(recording, mappedBy: configuration, named: config)
+        var gestures = GestureSet(try kinds(), thresholds: configuration.gestures, simultaneity: exclusive ? .exclusive : .simultaneous)
         if !json {
             emit(pad("t (s)", 10) + "  " + "gesture".padding(toLength: 8, withPad: " ", startingAt: 0)
                 + "state".padding(toLength: 11, withPad: " ", startingAt: 0) + "touches  value")

@@ -141,13 +141,76 @@ struct GesturesCommandTests {
     @Test("--recognizers chooses which run, and a wrong name is a usage error")
     func recognizerChoice() throws {
         let taps = EndToEnd.recordings.appendingPathComponent("whot-evemu-devices__atmel-maxtouch__1f-fast-taps-x9.evemu").path
-        let onlyTaps = try Run("motionctl", ["gestures", taps, "--json", "--recognizers", "tap"])
+        // A screen the size of the panel's 800 × 480 units, so that the nine taps are all
+        // within the multiple-tap distance; on 1920 × 1080 the ninth lands 63 px from the
+        // eighth and starts a new count.
+        let panelSized = try EndToEnd.scratch().appendingPathComponent("panel.toml")
+        try "[screen]\nwidth = 800\nheight = 480\n".write(to: panelSized, atomically: true, encoding: .utf8)
+        let onlyTaps = try Run("motionctl", ["gestures", taps, "--json", "--recognizers", "tap", "--config", panelSized.path])
         let events = try onlyTaps.jsonLines()
         #expect(events.count == 9 && events.allSatisfy { $0["gesture"] as? String == "tap" })
         #expect(events.map { $0["count"] as? Int } == (1...9).map { $0 })
         let wrong = try Run("motionctl", ["gestures", taps, "--recognizers", "drag,swipe"])
         #expect(wrong.status == 2 && wrong.error.contains("'swipe' is none of them"))
-        let table = try Run("motionctl", ["gestures", taps])
+        let table = try Run("motionctl", ["gestures", taps, "--config", panelSized.path])
         #expect(table.lines.first?.contains("gesture") == true && table.lines.contains { $0.contains("count 9") })
+    }
+
+    /// The same recording as a panel with 41 × 68 times as many units and no resolution
+    /// (0…32799 by 0…32639, as many resistive and older capacitive panels report).
+    static func finerPanel(_ text: String) -> String {
+        let factor: [String: Int] = ["00": 41, "35": 41, "01": 68, "36": 68]
+        return text.split(separator: "\n", omittingEmptySubsequences: false).map { line -> String in
+            let fields = line.split(separator: "#", omittingEmptySubsequences: false)[0].split(whereSeparator: { $0 == " " || $0 == "\t" }).map(String.init)
+            if fields.first == "A:", let f = factor[fields[1]] {
+                return "A: \(fields[1]) 0 \((Int(fields[3])! + 1) * f - 1) 0 0 0"
+            }
+            if fields.first == "E:", fields[2] == "0003", let f = factor[fields[3].suffix(2).description], fields[3].hasPrefix("00") {
+                return "E: \(fields[1]) 0003 \(fields[3]) \(Int(fields[4])! * f)"
+            }
+            return String(line)
+        }.joined(separator: "\n")
+    }
+
+    @Test("thresholds and output are in screen pixels: a panel with 41 times the units gives the same gestures", arguments: [
+        "whot-evemu-devices__atmel-maxtouch__1f-fast-taps-x9", "whot-evemu-devices__atmel-maxtouch__1f-drag-up-down",
+        "whot-evemu-devices__atmel-maxtouch__4f-drag-down",
+    ])
+    func screenPixels(name: String) throws {
+        let original = EndToEnd.recordings.appendingPathComponent(name + ".evemu")
+        let finer = try EndToEnd.scratch().appendingPathComponent("finer.evemu")
+        try Self.finerPanel(String(contentsOf: original, encoding: .utf8)).write(to: finer, atomically: true, encoding: .utf8)
+        let expected = try Run("motionctl", ["gestures", original.path, "--json"])
+        let got = try Run("motionctl", ["gestures", finer.path, "--json"])
+        #expect(expected.status == 0 && got.status == 0, "\(expected.error)\(got.error)")
+        let (a, b) = (try expected.jsonLines(), try got.jsonLines())
+        #expect(a.count == b.count && !a.isEmpty)
+        for (x, y) in zip(a, b) {
+            #expect(x["gesture"] as? String == y["gesture"] as? String && x["state"] as? String == y["state"] as? String)
+            if let t1 = x["translation"] as? [String: Double], let t2 = y["translation"] as? [String: Double] {
+                // Within a pixel: the finer panel's units fall between the coarse one's.
+                #expect(abs(t1["x"]! - t2["x"]!) < 1 && abs(t1["y"]! - t2["y"]!) < 1, "\(t1) \(t2)")
+            }
+        }
+        if name.hasSuffix("taps-x9") {
+            // Still fingers: nine taps, and no drag ever begins on the finer panel either.
+            #expect(b.filter { $0["gesture"] as? String == "tap" && $0["state"] as? String == "recognized" }.count == 9)
+            #expect(!b.contains { $0["gesture"] as? String == "drag" && $0["state"] as? String == "began" })
+        }
+    }
+
+    @Test("--config maps the recording onto its screen: half the screen, half the translation")
+    func configuredScreen() throws {
+        let drag = EndToEnd.recordings.appendingPathComponent("whot-evemu-devices__atmel-maxtouch__1f-drag-up-down.evemu").path
+        let config = try EndToEnd.scratch().appendingPathComponent("small.toml")
+        try "[screen]\nwidth = 960\nheight = 540\n".write(to: config, atomically: true, encoding: .utf8)
+        let full = try Run("motionctl", ["gestures", drag, "--json", "--recognizers", "drag"]).jsonLines()
+        let half = try Run("motionctl", ["gestures", drag, "--json", "--recognizers", "drag", "--config", config.path]).jsonLines()
+        let farthest = { (events: [[String: Any]]) in
+            events.compactMap { ($0["translation"] as? [String: Double])?["y"] }.max { abs($0) < abs($1) }
+        }
+        let (f, h) = (try #require(farthest(full)), try #require(farthest(half)))
+        // The finger goes most of the way up the panel: hundreds of pixels on either screen.
+        #expect(abs(f / 2 - h) < 1 && abs(h) > 100, "\(f) \(h)")
     }
 }
