@@ -125,9 +125,7 @@ public struct UmockdevExport: Sendable {
             let offset = ((event.time - start) * 1_000_000).rounded()
             let micros = offset >= Double(previous) && offset <= 1e17 ? Int64(offset) : previous
             previous = micros
-            let fraction = String(micros % 1_000_000)
-            let time = "\(micros / 1_000_000)." + String(repeating: "0", count: 6 - fraction.count) + fraction
-            lines.append("E: \(time) \(hex4(event.type)) \(hex4(event.code)) \(event.value)")
+            lines.append("E: \(EvemuWriter.time(microseconds: micros)) \(EvemuWriter.hex4(event.type)) \(EvemuWriter.hex4(event.code)) \(event.value)")
         }
         return lines.joined(separator: "\n") + "\n"
     }
@@ -140,11 +138,6 @@ public struct UmockdevExport: Sendable {
     private static func hex(_ byte: UInt8) -> String {
         let digits = Array("0123456789ABCDEF")
         return String([digits[Int(byte >> 4)], digits[Int(byte & 0xf)]])
-    }
-
-    private static func hex4(_ value: UInt16) -> String {
-        let text = String(value, radix: 16)
-        return String(repeating: "0", count: 4 - text.count) + text
     }
 
     private static func littleEndian(_ value: UInt32, bytes: Int) -> [UInt8] {

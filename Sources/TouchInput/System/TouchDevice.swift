@@ -87,7 +87,10 @@ public final class TouchDevice {
     /// Handles `SYN_DROPPED` by resyncing through libevdev: contacts that vanished during
     /// the gap are cancelled, new ones begin. When the device has gone, delivers a last
     /// frame cancelling its contacts, closes it and returns ``ReadOutcome/removed``.
-    public func read(_ deliver: (TouchFrame) -> Void) -> ReadOutcome {
+    ///
+    /// `events`, when given, sees every event as read (after a drop, the state libevdev
+    /// replays in its place, and `resynced` is called first): what `motionctl record` writes.
+    public func read(events: ((InputEvent) -> Void)? = nil, resynced: (() -> Void)? = nil, _ deliver: (TouchFrame) -> Void) -> ReadOutcome {
         guard let evdev else { return .removed }
         var flags = LIBEVDEV_READ_FLAG_NORMAL.rawValue
         while true {
@@ -96,12 +99,14 @@ public final class TouchDevice {
                 if status == LIBEVDEV_READ_STATUS_SYNC.rawValue && flags == LIBEVDEV_READ_FLAG_NORMAL.rawValue {
                     // This is the SYN_DROPPED itself: libevdev now replays the state.
                     assembler.beginResync()
+                    resynced?()
                     flags = LIBEVDEV_READ_FLAG_SYNC.rawValue
                     continue
                 }
                 let input = InputEvent(
                     time: Double(event.time.tv_sec) + Double(event.time.tv_usec) / 1_000_000,
                     type: event.type, code: event.code, value: event.value)
+                events?(input)
                 if let frame = assembler.consume(input) { deliver(frame) }
             } else if status == -EAGAIN {
                 if flags == LIBEVDEV_READ_FLAG_SYNC.rawValue {
