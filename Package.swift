@@ -28,6 +28,8 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
         .package(url: "https://github.com/LebJe/TOMLKit", from: "0.6.0"),
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
+        // libinput record's YAML recordings, as attached to libinput bug reports.
+        .package(url: "https://github.com/jpsim/Yams", from: "6.2.2"),
     ],
     targets: [
         .target(name: "TouchModel"),
@@ -44,7 +46,7 @@ let package = Package(
         ),
         .target(
             name: "TouchInput",
-            dependencies: ["TouchModel", "CEvdev", "CUdev"]
+            dependencies: ["TouchModel", "CEvdev", "CUdev", .product(name: "Yams", package: "Yams")]
         ),
         .target(
             name: "MotionServer",

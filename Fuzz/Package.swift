@@ -14,6 +14,7 @@ let fuzzTargets: [(product: String, target: String, dependencies: [Target.Depend
     ("fuzz-glob", "FuzzGlob", [.product(name: "MotionServer", package: "motiond"), .product(name: "MotionCore", package: "motiond")]),
     ("fuzz-config", "FuzzConfig", [.product(name: "MotionServer", package: "motiond"), .product(name: "MotionCore", package: "motiond")]),
     ("fuzz-evemu", "FuzzEvemu", [.product(name: "TouchInput", package: "motiond"), .product(name: "MotionCore", package: "motiond")]),
+    ("fuzz-libinput", "FuzzLibinput", [.product(name: "TouchInput", package: "motiond"), .product(name: "MotionCore", package: "motiond")]),
     ("fuzz-assembler", "FuzzAssembler", [.product(name: "TouchInput", package: "motiond"), .product(name: "MotionCore", package: "motiond")]),
 ]
 

@@ -143,8 +143,8 @@ func loadConfiguration(_ file: String) throws -> Configuration {
 /// Reads a recording for replay and maps its device as `configuration` maps it on the
 /// daemon (its `[[device]]` entry, rotation, calibration and screen), or exits saying why.
 /// `name` is the configuration's file, for the message when no entry selects the device.
-func loadReplay(_ recording: String, mappedBy configuration: Configuration, named name: String?) throws -> RecordingReplay {
-    let parsed = try loadRecording(recording)
+func loadReplay(_ recording: String, device: RecordingDeviceOption, mappedBy configuration: Configuration, named name: String?) throws -> RecordingReplay {
+    let parsed = try loadRecording(recording, device: device)
     guard let device = parsed.device else { fail("motionctl: \(recording): \(ReplayError.noDeviceHeader)") }
     guard let settings = configuration.deviceSettings(node: recording, device: device) else {
         fail("motionctl: no [[device]] entry in \(name ?? "the configuration") selects the recorded device '\(device.name)' (\(DeviceText.hex(device.vendor)):\(DeviceText.hex(device.product)))")
@@ -169,12 +169,13 @@ struct SimulateCommand: ParsableCommand {
     )
 
     @Option(help: "The configuration file.") var config: String?
-    @Argument(help: "An evemu recording.") var recording: String
+    @Argument(help: "A recording: evemu, or libinput record YAML.") var recording: String
+    @OptionGroup var device: RecordingDeviceOption
     @Flag(help: "One JSON object per line: {\"t\", \"stream\", \"value\"}.") var json = false
 
     func run() throws {
         let configuration = try config.map(loadConfiguration) ?? .builtInDefault
-        let replay = try loadReplay(recording, mappedBy: configuration, named: config)
+        let replay = try loadReplay(recording, device: device, mappedBy: configuration, named: config)
         let clock = ManualFrameClock(now: 0)
         let engine = configuration.makeEngine(clock: clock)
         engine.onUpdates = { updates in

@@ -17,7 +17,8 @@ struct FramesCommand: ParsableCommand {
             """
     )
 
-    @Argument(help: "An evemu recording to replay instead of reading the touchscreens.") var recording: String?
+    @Argument(help: "A recording (evemu, or libinput record YAML) to replay instead of reading the touchscreens.") var recording: String?
+    @OptionGroup var device: RecordingDeviceOption
     @Flag(help: "One JSON object per line.") var json = false
     @Option(help: "Stop after this many frames.") var count: Int?
     @Option(help: "Live: give up after this many seconds (exit code 1).") var timeout: Double?
@@ -37,7 +38,7 @@ struct FramesCommand: ParsableCommand {
     func validate() throws {
         if let count, count < 1 { throw ValidationError("--count must be at least 1") }
         if let timeout, !(timeout > 0) { throw ValidationError("--timeout must be a positive number of seconds") }
-        if recording == nil && realtime { throw ValidationError("--realtime goes with a recording") }
+        if recording == nil && (realtime || device.index != nil) { throw ValidationError("--realtime and --device go with a recording") }
         if recording != nil && !(name.isEmpty && ids.isEmpty && node.isEmpty) {
             throw ValidationError("--name, --ids and --node choose live devices; a recording is one device already")
         }
@@ -51,7 +52,7 @@ struct FramesCommand: ParsableCommand {
     }
 
     private func replay(_ path: String) throws {
-        let replay = try loadReplay(path)
+        let replay = try loadReplay(path, device: device)
         let frames = replay.frames()
         let start = monotonicNow()
         for frame in frames.prefix(count ?? Int.max) {
@@ -129,24 +130,36 @@ struct FramesCommand: ParsableCommand {
     }
 }
 
-/// Reads and parses a recording, or exits with a message naming the file, line and problem
-/// (an invalid device description too, unless `validatingDevice` is false).
-func loadRecording(_ path: String, validatingDevice: Bool = true) throws -> EvemuRecording {
+/// Which device of a recording to use: what every command taking a recording accepts.
+struct RecordingDeviceOption: ParsableArguments {
+    @Option(name: .customLong("device"), help: ArgumentHelp(
+        "Of a libinput record file holding several devices, the one to use, from 0 (default: the first touchscreen).", valueName: "n"))
+    var index: Int?
+
+    func validate() throws {
+        if let index, index < 0 { throw ValidationError("--device counts from 0") }
+    }
+}
+
+/// Reads and parses a recording, evemu or libinput record YAML, or exits with a message
+/// naming the file, line and problem (an invalid device description too, unless
+/// `validatingDevice` is false).
+func loadRecording(_ path: String, device: RecordingDeviceOption? = nil, validatingDevice: Bool = true) throws -> EvemuRecording {
     let text: String
     do { text = try String(contentsOfFile: path, encoding: .utf8) } catch {
         throw ValidationError("cannot read \(path): \(error.localizedDescription)")
     }
     do {
-        return try EvemuRecording(parsing: text, validatingDevice: validatingDevice)
+        return try EvemuRecording(reading: text, device: device?.index, validatingDevice: validatingDevice)
     } catch {
         fail("motionctl: \(path):\(error.line): \(error.message)")
     }
 }
 
 /// Reads a recording of a touchscreen for replay, or exits saying why it cannot be replayed.
-func loadReplay(_ path: String) throws -> RecordingReplay {
+func loadReplay(_ path: String, device: RecordingDeviceOption) throws -> RecordingReplay {
     do {
-        return try RecordingReplay(loadRecording(path))
+        return try RecordingReplay(loadRecording(path, device: device))
     } catch let error as ReplayError {
         fail("motionctl: \(path): \(error)")
     }

@@ -21,7 +21,8 @@ struct GesturesCommand: ParsableCommand {
             """
     )
 
-    @Argument(help: "An evemu recording.") var recording: String
+    @Argument(help: "A recording: evemu, or libinput record YAML.") var recording: String
+    @OptionGroup var device: RecordingDeviceOption
     @Option(help: "A configuration: its screen, device mapping and [gestures] thresholds (default: the built-in 1920 × 1080 screen).")
     var config: String?
     @Flag(help: "One JSON object per line.") var json = false
@@ -45,7 +46,7 @@ struct GesturesCommand: ParsableCommand {
 
     func run() throws {
         let configuration = try config.map(loadConfiguration) ?? .builtInDefault
-        let replay = try loadReplay(recording, mappedBy: configuration, named: config)
+        let replay = try loadReplay(recording, device: device, mappedBy: configuration, named: config)
         var gestures = GestureSet(try kinds(), thresholds: configuration.gestures, simultaneity: exclusive ? .exclusive : .simultaneous)
         if !json {
             emit(pad("t (s)", 10) + "  " + "gesture".padding(toLength: 8, withPad: " ", startingAt: 0)

@@ -14,7 +14,8 @@ struct UmockdevCommand: ParsableCommand {
             """
     )
 
-    @Argument(help: "The evemu recording (with its device header).") var recording: String
+    @Argument(help: "The recording (evemu with its device header, or libinput record YAML).") var recording: String
+    @OptionGroup var device: RecordingDeviceOption
     @Option(name: .customLong("output-dir"), help: "Where to write the files.") var outputDirectory: String = "."
     @Option(help: "N in /dev/input/eventN.") var eventNumber: Int = 50
     @Option(help: "Seconds before the first event, so the reader is ready when it comes (umockdev misstamps earlier ones).")
@@ -28,7 +29,7 @@ struct UmockdevCommand: ParsableCommand {
     func run() throws {
         // Any recorded device converts, touchscreen or not, valid or not: faking a touchpad,
         // or a panel whose firmware reports nonsense, is how to test that motiond refuses it.
-        let parsed = try loadRecording(recording, validatingDevice: false)
+        let parsed = try loadRecording(recording, device: device, validatingDevice: false)
         guard let device = parsed.device else { fail("motionctl: \(recording): \(ReplayError.noDeviceHeader)") }
         let export = UmockdevExport(device: device, eventNumber: eventNumber)
         do {

@@ -30,12 +30,15 @@ struct Motiond: ParsableCommand {
     @Option(help: "The socket path, instead of the configuration's.") var socket: String?
     @Option(help: ArgumentHelp("Serve the live page, /motiond.js and the WebSocket here, instead of [websocket] listen (port 0: any free port).",
                                valueName: "host:port")) var websocket: String?
-    @Option(help: ArgumentHelp("Play this evemu recording as the touchscreen.", valueName: "file.evemu")) var replay: String?
+    @Option(help: ArgumentHelp("Play this recording (evemu, or libinput record YAML) as the touchscreen.", valueName: "file")) var replay: String?
+    @Option(help: ArgumentHelp("With --replay of a libinput recording holding several devices: the one to play, from 0 (default: the first touchscreen).", valueName: "n"))
+    var replayDevice: Int?
     @Flag(name: .customLong("loop"), help: "With --replay: play it again and again.") var loops = false
     @Option(help: "With --replay: play this many times faster.") var speed: Double = 1
 
     func validate() throws {
-        if replay == nil && (loops || speed != 1) { throw ValidationError("--loop and --speed go with --replay") }
+        if replay == nil && (loops || speed != 1 || replayDevice != nil) { throw ValidationError("--loop, --speed and --replay-device go with --replay") }
+        if let replayDevice, replayDevice < 0 { throw ValidationError("--replay-device counts from 0") }
         if !(speed > 0 && speed.isFinite) { throw ValidationError("--speed must be a positive number") }
         if let websocket, case .failure(let error) = ListenAddress.parse(websocket) { throw ValidationError("--websocket: \(error)") }
     }
@@ -45,6 +48,7 @@ struct Motiond: ParsableCommand {
         options.configFile = config
         options.socket = socket
         options.replay = replay
+        options.replayDevice = replayDevice
         options.loop = loops
         options.speed = speed
         options.websocket = websocket.flatMap { try? ListenAddress.parse($0).get() }

@@ -15,6 +15,8 @@ public struct DaemonOptions: Sendable {
     public var socket: String?
     /// A recording to replay as the touchscreen.
     public var replay: String?
+    /// Which device of a libinput recording to replay (nil: the first touchscreen).
+    public var replayDevice: Int?
     public var loop = false
     public var speed = 1.0
     /// Overrides `[websocket] listen`, turning the listener on ("127.0.0.1:8765").
@@ -194,7 +196,7 @@ public final class DaemonService {
         logger.info("listening on \(listening)")
 
         if let recording = options.replay {
-            replay = try ReplayDriver(path: recording, configuration: configuration, speed: options.speed, loops: options.loop,
+            replay = try ReplayDriver(path: recording, device: options.replayDevice, configuration: configuration, speed: options.speed, loops: options.loop,
                                       daemon: daemon, eventLoop: loop, logger: logger)
             replay?.start()
         }

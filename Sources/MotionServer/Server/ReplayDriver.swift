@@ -20,9 +20,9 @@ final class ReplayDriver {
     private var base = 0.0
     private var task: Scheduled<Void>?
 
-    init(path: String, configuration: Configuration, speed: Double, loops: Bool, daemon: Daemon, eventLoop: EventLoop, logger: Logger) throws {
+    init(path: String, device index: Int?, configuration: Configuration, speed: Double, loops: Bool, daemon: Daemon, eventLoop: EventLoop, logger: Logger) throws {
         let recording: EvemuRecording
-        do { recording = try EvemuRecording(parsing: String(contentsOfFile: path, encoding: .utf8)) } catch let error as EvemuParseError {
+        do { recording = try EvemuRecording(reading: String(contentsOfFile: path, encoding: .utf8), device: index) } catch let error as EvemuParseError {
             throw SocketError(description: "\(path):\(error.line): \(error.message)")
         }
         guard let device = recording.device else { throw SocketError(description: "\(path): \(ReplayError.noDeviceHeader)") }
