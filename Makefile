@@ -27,7 +27,7 @@ build:
 
 install: build
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(SYSTEMD_UNIT_DIR) $(DESTDIR)$(SYSUSERS_DIR) $(DESTDIR)$(TMPFILES_DIR) \
-		$(DESTDIR)$(CONFIG_DIR) $(DESTDIR)$(PREFIX)/share/doc/motiond/examples
+		$(DESTDIR)$(CONFIG_DIR) $(DESTDIR)$(CONFIG_DIR)/conf.d $(DESTDIR)$(PREFIX)/share/doc/motiond/examples
 	install -m 0755 $(BUILD_DIR)/motiond $(BUILD_DIR)/motionctl $(DESTDIR)$(PREFIX)/bin/
 	sed 's|/usr/local/bin/|$(PREFIX)/bin/|; s|/usr/local/share/|$(PREFIX)/share/|' systemd/motiond.service > $(DESTDIR)$(SYSTEMD_UNIT_DIR)/motiond.service
 	sed 's|/usr/local/share/|$(PREFIX)/share/|' systemd/motiond.socket > $(DESTDIR)$(SYSTEMD_UNIT_DIR)/motiond.socket

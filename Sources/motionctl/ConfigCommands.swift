@@ -18,7 +18,11 @@ struct ConfigCheckCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "check",
         abstract: "Validate a configuration file and print what it defines, or where it is wrong.",
-        discussion: "Exits with 1 and FILE:LINE: reason when the file is refused."
+        discussion: """
+            The drop-ins in conf.d/*.toml beside the file are read after it, in name order, \
+            as motiond reads them: tables merged key by key, [[element]], [[device]] and \
+            [[tuio]] appended. Exits with 1 and FILE:LINE: reason when a file is refused.
+            """
     )
 
     @Argument(help: "The configuration file.") var file: String
@@ -26,6 +30,7 @@ struct ConfigCheckCommand: ParsableCommand {
     func run() throws {
         let configuration = try loadConfiguration(file)
         emit("\(file): OK")
+        for dropIn in configuration.files.dropFirst() { emit("  with drop-in \(dropIn)") }
         let daemon = configuration.daemon
         emit("daemon: socket \(daemon.socket), \(compactNumber(daemon.frameRate)) frames/s"
             + (daemon.socketGroup.map { ", socket group \($0)" } ?? "")

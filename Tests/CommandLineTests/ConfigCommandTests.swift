@@ -17,6 +17,23 @@ struct ConfigCommandTests {
         }
     }
 
+    @Test("config check reads the drop-ins beside the file, lists them, and shows the merged result")
+    func checkDropIns() throws {
+        let directory = try EndToEnd.scratch()
+        let file = directory.appendingPathComponent("motiond.toml").path
+        try FileManager.default.createDirectory(at: directory.appendingPathComponent("conf.d"), withIntermediateDirectories: true)
+        try "[screen]\nwidth = 1920\nheight = 1080\n".write(toFile: file, atomically: true, encoding: .utf8)
+        let dropIn = directory.appendingPathComponent("conf.d/50-portrait.toml").path
+        try "[screen]\nwidth = 1080\nheight = 1920\n\n[[element]]\nid = \"banner\"\ncenter = [540, 100]\nsize = [1080, 200]\n".write(toFile: dropIn, atomically: true, encoding: .utf8)
+        let run = try Run("motionctl", ["config", "check", file])
+        #expect(run.status == 0, "\(run.error)")
+        #expect(Array(run.lines.prefix(2)) == ["\(file): OK", "  with drop-in \(dropIn)"])
+        #expect(run.output.contains("screen: 1080 × 1920 px") && run.output.contains("banner: centre (540, 100)"), "\(run.output)")
+        try "[[element]]\nid = \"banner\"\n".write(toFile: dropIn, atomically: true, encoding: .utf8)
+        let refused = try Run("motionctl", ["config", "check", file])
+        #expect(refused.status == 1 && refused.error.hasPrefix("\(dropIn):1: element 'banner' needs a center"), "\(refused.error)")
+    }
+
     @Test("config check describes the WebSocket listener, and refuses a remote one without allow_remote, on its line")
     func checkWebSocket() throws {
         let file = FileManager.default.temporaryDirectory.appendingPathComponent("web-\(UUID().uuidString).toml").path

@@ -159,6 +159,33 @@ extension Daemons {
             #expect(log.contains("<3>refused to reload: \(file):5"))
         }
 
+        @Test("SIGHUP reads the drop-ins in conf.d too: one added is merged, a broken one is refused with its file and line")
+        func reloadDropIns() throws {
+            let daemon = try RunningDaemon(["--replay", Self.bundled], configuration: "[[element]]\nid = \"one\"\ncenter = [100, 100]\nsize = [50, 50]\n")
+            let dropIns = daemon.directory.appendingPathComponent("conf.d")
+            try FileManager.default.createDirectory(at: dropIns, withIntermediateDirectories: true)
+            let client = try TestClient(daemon.socket)
+            _ = try client.next()
+            func ids() throws -> [String] {
+                let elements = try #require(try client.request(#"{"id": 1, "op": "elements"}"#)["result"] as? [String: Any])["elements"] as? [[String: Any]]
+                return elements?.compactMap { $0["id"] as? String } ?? []
+            }
+            #expect(try ids() == ["one"])
+            try "[[element]]\nid = \"two\"\ncenter = [300, 100]\nsize = [50, 50]\n".write(to: dropIns.appendingPathComponent("10-two.toml"), atomically: true, encoding: .utf8)
+            daemon.signal(SIGHUP)
+            try daemon.waitFor("READY=1")
+            #expect(try ids() == ["one", "two"])
+            let broken = dropIns.appendingPathComponent("20-broken.toml")
+            try "[screen]\nwidth = \"wide\"\n".write(to: broken, atomically: true, encoding: .utf8)
+            daemon.signal(SIGHUP)
+            try daemon.waitFor("READY=1")
+            #expect(try ids() == ["one", "two"])
+            let stats = try #require(try client.request(#"{"id": 2, "op": "stats"}"#)["result"] as? [String: Any])
+            let lastError = (stats["config"] as? [String: Any])?["last_error"] as? String
+            #expect(lastError?.hasPrefix("\(broken.path):2: width must be a number") == true, "\(lastError ?? "none")")
+            #expect(daemon.stop().status == 0)
+        }
+
         @Test("a stale socket file is replaced; a live one is an error")
         func staleAndLiveSockets() throws {
             let first = try RunningDaemon(["--replay", Self.bundled])

@@ -95,7 +95,7 @@ struct ConfigurationTests {
         refused("[[element]]\ncenter = [1, 2]\nsize = [1, 1]\n", line: 1, "an element needs an id")
         refused("[[element]]\nid = \"a\"\nsize = [1, 1]\n", line: 1, "needs a center")
         refused("[[element]]\nid = \"a b\"\ncenter = [1, 2]\nsize = [1, 1]\n", line: 2, "an element id is letters")
-        refused(Self.element + "\n" + Self.element + "\n", line: 6, "another element is already called 'card'")
+        refused(Self.element + "\n" + Self.element + "\n", line: 6, "element 'card' is defined twice: first at kiosk.toml:2, again here")
         refused(Self.element + "\n[element.tossable]\n", line: 5, "a tossable needs a destination")
         refused(Self.element + "\n[element.attach]\ndestination = \"nowhere\"\n", line: 6, "no element is called 'nowhere'")
         refused(Self.element + "\n[element.directly_manipulable]\n[element.draggable]\n", line: 5, "cannot be combined with draggable")

@@ -6,6 +6,8 @@ import TouchInput
 public struct Configuration: Sendable {
     /// The file it came from, for messages; nil for the built-in default.
     public var file: String?
+    /// Every file read, in order: the main file, then its `conf.d/*.toml` drop-ins.
+    public var files: [String] = []
     /// The daemon's own settings.
     public var daemon = DaemonSettings()
     /// The screen the scene lives on, in pixels.

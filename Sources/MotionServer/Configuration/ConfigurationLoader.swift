@@ -10,28 +10,62 @@ extension Configuration {
     ///   error, an unknown key, a value of the wrong type or out of range, a reference to an
     ///   element that does not exist. Nothing is half-loaded: a broken file changes nothing.
     public static func load(file: String) throws(ConfigurationError) -> Configuration {
-        let text: String
-        do { text = try String(contentsOfFile: file, encoding: .utf8) } catch {
+        var sources = [(text: try readText(file), file: file)]
+        for dropIn in try dropIns(beside: file) {
+            sources.append((try readText(dropIn), dropIn))
+        }
+        return try parse(sources)
+    }
+
+    /// The drop-ins that go with `file`: `conf.d/*.toml` in its directory, in name order
+    /// (bytewise, as systemd sorts them), hidden files left out. None when there is no
+    /// `conf.d`.
+    public static func dropIns(beside file: String) throws(ConfigurationError) -> [String] {
+        let slash = file.lastIndex(of: "/")
+        let directory = (slash.map { String(file[..<$0]) } ?? ".") + "/conf.d"
+        let names: [String]
+        do { names = try FileManager.default.contentsOfDirectory(atPath: directory) } catch {
+            if !FileManager.default.fileExists(atPath: directory) { return [] }
+            throw ConfigurationError(file: directory, line: 0, message: "cannot list the drop-in directory: \(error.localizedDescription)")
+        }
+        return names.filter { $0.hasSuffix(".toml") && !$0.hasPrefix(".") }
+            .sorted { Array($0.utf8).lexicographicallyPrecedes(Array($1.utf8)) }
+            .map { directory + "/" + $0 }
+    }
+
+    private static func readText(_ file: String) throws(ConfigurationError) -> String {
+        do { return try String(contentsOfFile: file, encoding: .utf8) } catch {
             throw ConfigurationError(file: file, line: 0, message: "cannot read the file: \(error.localizedDescription)")
         }
-        return try parse(text, file: file)
     }
 
     /// Parses and checks configuration text; `file` names it in errors.
     public static func parse(_ text: String, file: String) throws(ConfigurationError) -> Configuration {
-        if let trap = TOMLParserTraps.first(in: text) {
-            throw ConfigurationError(file: file, line: trap.line, message: "not valid TOML: \(trap.message)")
+        try parse([(text, file)])
+    }
+
+    /// Parses the main file and its drop-ins, in order, as one configuration: tables merged
+    /// key by key (a later file's value wins), arrays of tables (`[[element]]`, `[[device]]`,
+    /// `[[tuio]]`) appended. Errors name the file and line the problem is on.
+    public static func parse(_ sources: [(text: String, file: String)]) throws(ConfigurationError) -> Configuration {
+        var layers: [(table: [String: SettingsValue], context: ReadContext)] = []
+        for (text, file) in sources {
+            if let trap = TOMLParserTraps.first(in: text) {
+                throw ConfigurationError(file: file, line: trap.line, message: "not valid TOML: \(trap.message)")
+            }
+            let table: TOMLTable
+            do { table = try TOMLTable(string: text) } catch let error as TOMLParseError {
+                throw ConfigurationError(file: file, line: error.source.begin.line, message: "not valid TOML: \(error.description)")
+            } catch {
+                throw ConfigurationError(file: file, line: 0, message: "not valid TOML: \(error)")
+            }
+            layers.append((SettingsValue.table(table), ReadContext(file: file, locator: TOMLLocator(text))))
         }
-        let table: TOMLTable
-        do { table = try TOMLTable(string: text) } catch let error as TOMLParseError {
-            throw ConfigurationError(file: file, line: error.source.begin.line, message: "not valid TOML: \(error.description)")
-        } catch {
-            throw ConfigurationError(file: file, line: 0, message: "not valid TOML: \(error)")
-        }
-        let context = ReadContext(file: file, locator: TOMLLocator(text))
-        var root = TableReader(SettingsValue.table(table), path: [], context: context)
+        let file = sources.first?.file ?? "-"
+        var root = TableReader(merging: layers, path: [])
         var configuration = Configuration()
         configuration.file = file
+        configuration.files = sources.map(\.file)
 
         if var daemon = try root.table("daemon") {
             configuration.daemon.socket = try daemon.string("socket") ?? configuration.daemon.socket
@@ -57,11 +91,14 @@ extension Configuration {
         }
         var ids: Set<String> = []
         var elements = try root.tables("element")
+        var firstPlace: [String: String] = [:]
         for index in elements.indices {
             let element = try readElement(&elements[index])
-            guard ids.insert(element.id).inserted, element.id != "screen" else {
-                throw elements[index].error("id", element.id == "screen" ? "'screen' is the name of the screen itself; choose another id" : "another element is already called '\(element.id)'")
+            if element.id == "screen" { throw elements[index].error("id", "'screen' is the name of the screen itself; choose another id") }
+            guard ids.insert(element.id).inserted else {
+                throw elements[index].error("id", "element '\(element.id)' is defined twice: first at \(firstPlace[element.id]!), again here")
             }
+            firstPlace[element.id] = elements[index].place("id")
             configuration.elements.append(element)
         }
         var targets = try root.tables("tuio")
@@ -251,17 +288,42 @@ struct ReadContext {
 
 /// Reads one table of settings along a key path, remembering which keys were read so that
 /// ``finish()`` can refuse the others: an unknown key is an error, never ignored.
+///
+/// A table may come in layers, one per file that has it (the main file, then each drop-in):
+/// a key is read from the last layer that sets it, and an error about it points at that file
+/// and line.
 struct TableReader {
-    private let table: [String: SettingsValue]
+    /// One file's part of the table.
+    private struct Layer {
+        let table: [String: SettingsValue]
+        let context: ReadContext
+    }
+
+    private let layers: [Layer]
     let path: [String]
-    private let context: ReadContext
     private var read: Set<String> = []
 
     init(_ table: [String: SettingsValue], path: [String], context: ReadContext) {
-        self.table = table
-        self.path = path
-        self.context = context
+        self.init(layers: [Layer(table: table, context: context)], path: path)
     }
+
+    /// The same table from several files, later ones overriding earlier ones key by key.
+    init(merging tables: [(table: [String: SettingsValue], context: ReadContext)], path: [String]) {
+        self.init(layers: tables.map { Layer(table: $0.table, context: $0.context) }, path: path)
+    }
+
+    private init(layers: [Layer], path: [String]) {
+        precondition(!layers.isEmpty, "a table comes from at least one file")
+        self.layers = layers
+        self.path = path
+    }
+
+    /// The file that sets `key` (the last one that does), else the first file.
+    private func layer(for key: String?) -> Layer {
+        key.flatMap { key in layers.last { $0.table[key] != nil } } ?? layers[0]
+    }
+
+    private var context: ReadContext { layers[0].context }
 
     /// An error about `key` (or the table itself), on its line.
     func error(_ key: String?, _ message: String) -> ConfigurationError {
@@ -270,21 +332,30 @@ struct TableReader {
 
     /// An error about a key path below this table.
     func error(_ keys: [String], _ message: String) -> ConfigurationError {
-        ConfigurationError(file: context.file, line: context.locator.line(path + keys), message: message)
+        let context = layer(for: keys.first).context
+        return ConfigurationError(file: context.file, line: context.locator.line(path + keys), message: message)
+    }
+
+    /// Where `key` is set: FILE:LINE, for messages that name two places.
+    func place(_ key: String?) -> String {
+        let context = layer(for: key).context
+        return "\(context.file):\(context.locator.line(path + (key.map { [$0] } ?? [])))"
     }
 
     private var name: String { path.isEmpty ? "the top level" : "[\(path.joined(separator: "."))]" }
 
     /// Refuses any key that was not read.
     func finish() throws(ConfigurationError) {
-        for key in table.keys.sorted() where !read.contains(key) {
-            throw error(key, "unknown key '\(key)' in \(name)")
+        for layer in layers {
+            for key in layer.table.keys.sorted() where !read.contains(key) {
+                throw ConfigurationError(file: layer.context.file, line: layer.context.locator.line(path + [key]), message: "unknown key '\(key)' in \(name)")
+            }
         }
     }
 
     private mutating func value(_ key: String) -> SettingsValue? {
         read.insert(key)
-        return table[key]
+        return layer(for: key).table[key]
     }
 
     private func wrongType(_ key: String, _ expected: String, _ value: SettingsValue) -> ConfigurationError {
@@ -369,7 +440,7 @@ struct TableReader {
             for element in array { if let n = element.number { numbers.append(n) } }
             guard numbers.count == 4, array.count == 4 else { throw wrongType(key, expected, value) }
         } else if let table = value.table {
-            var inner = TableReader(table, path: path + [key], context: context)
+            var inner = TableReader(table, path: path + [key], context: layer(for: key).context)
             for name in ["x", "y", "width", "height"] {
                 guard let n = try inner.number(name) else { throw inner.error(nil, "\(key) needs \(name)") }
                 numbers.append(n)
@@ -386,7 +457,7 @@ struct TableReader {
     mutating func points(_ key: String) throws(ConfigurationError) -> [String: Point]? {
         guard let value = value(key) else { return nil }
         guard let table = value.table else { throw wrongType(key, "a table of named points, { name = [x, y], … }", value) }
-        var inner = TableReader(table, path: path + [key], context: context)
+        var inner = TableReader(table, path: path + [key], context: layer(for: key).context)
         var points: [String: Point] = [:]
         for name in table.keys.sorted() { points[name] = try inner.point(name) }
         return points
@@ -409,7 +480,7 @@ struct TableReader {
         guard let table = value.table else {
             throw wrongType(key, "a table: { tension = 342, friction = 30 }, { origami_tension = …, origami_friction = … } or { bounciness = …, speed = … }", value)
         }
-        var inner = TableReader(table, path: path + [key], context: context)
+        var inner = TableReader(table, path: path + [key], context: layer(for: key).context)
         let keys = Set(table.keys)
         var configuration: SpringConfiguration
         if keys.contains("origami_tension") || keys.contains("origami_friction") {
@@ -432,21 +503,35 @@ struct TableReader {
         }
     }
 
-    /// A table below this one, if present.
+    /// A table below this one, if present: merged key by key across the files that have it.
     mutating func table(_ key: String) throws(ConfigurationError) -> TableReader? {
-        guard let value = value(key) else { return nil }
-        guard let table = value.table else { throw wrongType(key, "a table ([\((path + [key]).joined(separator: "."))])", value) }
-        return TableReader(table, path: path + [key], context: context)
+        read.insert(key)
+        var found: [Layer] = []
+        for layer in layers {
+            guard let value = layer.table[key] else { continue }
+            guard let table = value.table else {
+                let message = "\(key) must be a table ([\((path + [key]).joined(separator: "."))]), not \(value.description)"
+                throw ConfigurationError(file: layer.context.file, line: layer.context.locator.line(path + [key]), message: message)
+            }
+            found.append(Layer(table: table, context: layer.context))
+        }
+        return found.isEmpty ? nil : TableReader(layers: found, path: path + [key])
     }
 
-    /// An array of tables (`[[key]]`), each with its index in the path.
+    /// An array of tables (`[[key]]`), each with its index in the path: every file's, in
+    /// the order the files were read.
     mutating func tables(_ key: String) throws(ConfigurationError) -> [TableReader] {
-        guard let value = value(key) else { return [] }
-        guard let array = value.array else { throw wrongType(key, "an array of tables ([[\(key)]])", value) }
+        read.insert(key)
         var tables: [TableReader] = []
-        for (index, element) in array.enumerated() {
-            guard let table = element.table else { throw wrongType(key, "an array of tables ([[\(key)]])", value) }
-            tables.append(TableReader(table, path: path + ["\(key)[\(index)]"], context: context))
+        for layer in layers {
+            guard let value = layer.table[key] else { continue }
+            let wrong = ConfigurationError(file: layer.context.file, line: layer.context.locator.line(path + [key]),
+                                           message: "\(key) must be an array of tables ([[\(key)]]), not \(value.description)")
+            guard let array = value.array else { throw wrong }
+            for (index, element) in array.enumerated() {
+                guard let table = element.table else { throw wrong }
+                tables.append(TableReader(table, path: path + ["\(key)[\(index)]"], context: layer.context))
+            }
         }
         return tables
     }
@@ -457,7 +542,7 @@ struct TableReader {
             return numbers.count == 2 && array.count == 2 ? (numbers[0], numbers[1]) : nil
         }
         if let table = value.table {
-            var inner = TableReader(table, path: path + [key], context: context)
+            var inner = TableReader(table, path: path + [key], context: layer(for: key).context)
             guard let a = try inner.number(names.0), let b = try inner.number(names.1) else { return nil }
             try inner.finish()
             return (a, b)
