@@ -89,18 +89,19 @@ extension Configuration {
         for var device in try root.tables("device") {
             configuration.devices.append(try readDevice(&device))
         }
-        var ids: Set<String> = []
         var elements = try root.tables("element")
-        var firstPlace: [String: String] = [:]
+        // Where each id was defined (FILE:LINE), to name both places when one comes again.
+        var definedAt: [String: String] = [:]
         for index in elements.indices {
             let element = try readElement(&elements[index])
             if element.id == "screen" { throw elements[index].error("id", "'screen' is the name of the screen itself; choose another id") }
-            guard ids.insert(element.id).inserted else {
-                throw elements[index].error("id", "element '\(element.id)' is defined twice: first at \(firstPlace[element.id]!), again here")
+            if let first = definedAt[element.id] {
+                throw elements[index].error("id", "element '\(element.id)' is defined twice: first at \(first), again here")
             }
-            firstPlace[element.id] = elements[index].place("id")
+            definedAt[element.id] = elements[index].place("id")
             configuration.elements.append(element)
         }
+        let ids = Set(definedAt.keys)
         var targets = try root.tables("tuio")
         if targets.count > TUIOSettings.maximumTargets {
             throw targets[TUIOSettings.maximumTargets].error(nil, "at most \(TUIOSettings.maximumTargets) [[tuio]] targets; each costs a datagram per frame")
@@ -297,6 +298,11 @@ struct TableReader {
     private struct Layer {
         let table: [String: SettingsValue]
         let context: ReadContext
+
+        /// An error on the line of `keys` in this file.
+        func error(_ keys: [String], _ message: String) -> ConfigurationError {
+            ConfigurationError(file: context.file, line: context.locator.line(keys), message: message)
+        }
     }
 
     private let layers: [Layer]
@@ -323,8 +329,6 @@ struct TableReader {
         key.flatMap { key in layers.last { $0.table[key] != nil } } ?? layers[0]
     }
 
-    private var context: ReadContext { layers[0].context }
-
     /// An error about `key` (or the table itself), on its line.
     func error(_ key: String?, _ message: String) -> ConfigurationError {
         error(key.map { [$0] } ?? [], message)
@@ -332,8 +336,12 @@ struct TableReader {
 
     /// An error about a key path below this table.
     func error(_ keys: [String], _ message: String) -> ConfigurationError {
-        let context = layer(for: keys.first).context
-        return ConfigurationError(file: context.file, line: context.locator.line(path + keys), message: message)
+        layer(for: keys.first).error(path + keys, message)
+    }
+
+    /// A reader for an inline table set at `key`, in the file that sets it.
+    private func inner(_ table: [String: SettingsValue], below key: String) -> TableReader {
+        TableReader(table, path: path + [key], context: layer(for: key).context)
     }
 
     /// Where `key` is set: FILE:LINE, for messages that name two places.
@@ -348,7 +356,7 @@ struct TableReader {
     func finish() throws(ConfigurationError) {
         for layer in layers {
             for key in layer.table.keys.sorted() where !read.contains(key) {
-                throw ConfigurationError(file: layer.context.file, line: layer.context.locator.line(path + [key]), message: "unknown key '\(key)' in \(name)")
+                throw layer.error(path + [key], "unknown key '\(key)' in \(name)")
             }
         }
     }
@@ -440,7 +448,7 @@ struct TableReader {
             for element in array { if let n = element.number { numbers.append(n) } }
             guard numbers.count == 4, array.count == 4 else { throw wrongType(key, expected, value) }
         } else if let table = value.table {
-            var inner = TableReader(table, path: path + [key], context: layer(for: key).context)
+            var inner = inner(table, below: key)
             for name in ["x", "y", "width", "height"] {
                 guard let n = try inner.number(name) else { throw inner.error(nil, "\(key) needs \(name)") }
                 numbers.append(n)
@@ -457,7 +465,7 @@ struct TableReader {
     mutating func points(_ key: String) throws(ConfigurationError) -> [String: Point]? {
         guard let value = value(key) else { return nil }
         guard let table = value.table else { throw wrongType(key, "a table of named points, { name = [x, y], … }", value) }
-        var inner = TableReader(table, path: path + [key], context: layer(for: key).context)
+        var inner = inner(table, below: key)
         var points: [String: Point] = [:]
         for name in table.keys.sorted() { points[name] = try inner.point(name) }
         return points
@@ -480,7 +488,7 @@ struct TableReader {
         guard let table = value.table else {
             throw wrongType(key, "a table: { tension = 342, friction = 30 }, { origami_tension = …, origami_friction = … } or { bounciness = …, speed = … }", value)
         }
-        var inner = TableReader(table, path: path + [key], context: layer(for: key).context)
+        var inner = inner(table, below: key)
         let keys = Set(table.keys)
         var configuration: SpringConfiguration
         if keys.contains("origami_tension") || keys.contains("origami_friction") {
@@ -510,8 +518,7 @@ struct TableReader {
         for layer in layers {
             guard let value = layer.table[key] else { continue }
             guard let table = value.table else {
-                let message = "\(key) must be a table ([\((path + [key]).joined(separator: "."))]), not \(value.description)"
-                throw ConfigurationError(file: layer.context.file, line: layer.context.locator.line(path + [key]), message: message)
+                throw layer.error(path + [key], "\(key) must be a table ([\((path + [key]).joined(separator: "."))]), not \(value.description)")
             }
             found.append(Layer(table: table, context: layer.context))
         }
@@ -525,8 +532,7 @@ struct TableReader {
         var tables: [TableReader] = []
         for layer in layers {
             guard let value = layer.table[key] else { continue }
-            let wrong = ConfigurationError(file: layer.context.file, line: layer.context.locator.line(path + [key]),
-                                           message: "\(key) must be an array of tables ([[\(key)]]), not \(value.description)")
+            let wrong = layer.error(path + [key], "\(key) must be an array of tables ([[\(key)]]), not \(value.description)")
             guard let array = value.array else { throw wrong }
             for (index, element) in array.enumerated() {
                 guard let table = element.table else { throw wrong }
@@ -542,7 +548,7 @@ struct TableReader {
             return numbers.count == 2 && array.count == 2 ? (numbers[0], numbers[1]) : nil
         }
         if let table = value.table {
-            var inner = TableReader(table, path: path + [key], context: layer(for: key).context)
+            var inner = inner(table, below: key)
             guard let a = try inner.number(names.0), let b = try inner.number(names.1) else { return nil }
             try inner.finish()
             return (a, b)
