@@ -35,6 +35,16 @@ public enum EventType {
     /// The bytes of the kernel's bit mask for codes up to `maximum`: whole 64-bit words, as
     /// `EVIOCGBIT` fills them and evemu writes them.
     public static func maskBytes(upTo maximum: UInt16) -> Int { (Int(maximum) / 64 + 1) * 8 }
+
+    /// A kernel bit mask of `bytes` bytes with `bits` set (bit n in byte n / 8); bits past
+    /// the end are left out.
+    static func mask(_ bits: Set<UInt16>, bytes: Int) -> [UInt8] {
+        var mask = [UInt8](repeating: 0, count: bytes)
+        for bit in bits where Int(bit) / 8 < bytes {
+            mask[Int(bit) / 8] |= 1 << (bit % 8)
+        }
+        return mask
+    }
 }
 
 /// `EV_SYN` codes.

@@ -62,8 +62,7 @@ public enum EvemuWriter {
 
     /// A bit mask in lines of at most eight bytes, each line starting with `prefix`.
     private static func maskLines(_ prefix: String, bits: Set<UInt16>, bytes: Int) -> [String] {
-        var mask = [UInt8](repeating: 0, count: bytes)
-        for bit in bits where Int(bit) / 8 < bytes { mask[Int(bit) / 8] |= 1 << (bit % 8) }
+        let mask = EventType.mask(bits, bytes: bytes)
         return stride(from: 0, to: mask.count, by: 8).map { start in
             prefix + " " + mask[start..<Swift.min(start + 8, mask.count)].map(hex2).joined(separator: " ")
         }

@@ -40,15 +40,9 @@ enum LibinputRecording {
     /// Parses the recording of device `index` in `devices`, or with nil, of the first
     /// touchscreen (else the first device).
     static func parse(_ text: String, device index: Int?, validatingDevice: Bool, eventLimit: Int = maximumEvents) throws(EvemuParseError) -> EvemuRecording {
-        let root: Node
-        do {
-            guard let node = try Yams.compose(yaml: text) else { throw EvemuParseError(line: 1, message: "the file is empty") }
-            root = node
-        } catch let error as EvemuParseError {
-            throw error
-        } catch {
-            throw Self.describe(error)
-        }
+        let composed: Node?
+        do { composed = try Yams.compose(yaml: text) } catch { throw Self.describe(error) }
+        guard let root = composed else { throw EvemuParseError(line: 1, message: "the file is empty") }
         let reader = NodeReader()
         let version = try reader.integer(try reader.member("version", of: root, "a libinput recording"), "version", in: 1...Int64.max)
         guard version == 1 else {

@@ -74,19 +74,19 @@ public struct UmockdevExport: Sendable {
             lines.append("\(name) \(result) \(bytes.map { Self.hex($0) }.joined())")
         }
         let types = Set(device.codes.keys).union([EventType.synchronization])
-        answer("EVIOCGBIT(0)", 8, Self.mask(types, bytes: 8))
+        answer("EVIOCGBIT(0)", 8, EventType.mask(types, bytes: 8))
         var name = Array(device.name.utf8.prefix(254))
         let nameLength = name.count + 1
         name += [UInt8](repeating: 0, count: 255 - name.count)
         answer("EVIOCGNAME(0)", nameLength, name)
         answer("EVIOCGID", 0, [device.bus, device.vendor, device.product, device.version].flatMap { Self.littleEndian(UInt32($0), bytes: 2) })
         answer("EVIOCGVERSION", 0, Self.littleEndian(0x010001, bytes: 4))
-        answer("EVIOCGPROP(0)", 8, Self.mask(device.properties, bytes: 8))
+        answer("EVIOCGPROP(0)", 8, EventType.mask(device.properties, bytes: 8))
         // A bit mask for every type, present or not (libevdev asks for each), as long as the
         // kernel's: KEY_MAX needs 96 bytes, FF_MAX 16, the others 8.
         let maskSizes: [(type: UInt16, bytes: Int)] = [(1, 96), (2, 8), (3, 8), (4, 8), (5, 8), (0x11, 8), (0x12, 8), (0x14, 8), (0x15, 16)]
         for (type, bytes) in maskSizes {
-            answer("EVIOCGBIT(\(type))", bytes, Self.mask(device.codes[type] ?? [], bytes: bytes))
+            answer("EVIOCGBIT(\(type))", bytes, EventType.mask(device.codes[type] ?? [], bytes: bytes))
         }
         // Every axis the device declares, described or not (libevdev asks for each).
         let axisCodes = device.axes.keys.sorted() + (device.codes[EventType.absolute] ?? []).filter { device.axes[$0] == nil }.sorted()
@@ -142,15 +142,6 @@ public struct UmockdevExport: Sendable {
 
     private static func littleEndian(_ value: UInt32, bytes: Int) -> [UInt8] {
         (0..<bytes).map { UInt8(truncatingIfNeeded: value >> (8 * $0)) }
-    }
-
-    /// A bit mask of `bytes` bytes with the given bits set.
-    private static func mask(_ bits: Set<UInt16>, bytes: Int) -> [UInt8] {
-        var mask = [UInt8](repeating: 0, count: bytes)
-        for bit in bits where Int(bit) / 8 < bytes {
-            mask[Int(bit) / 8] |= 1 << (bit % 8)
-        }
-        return mask
     }
 
     /// A bit mask as sysfs prints it: 64-bit words in hexadecimal, most significant first.
