@@ -191,6 +191,18 @@ final class TestClient {
         var events: [[String: Any]] = []
         return try request(line, events: &events)
     }
+
+    /// The ids `elements` lists, in its order.
+    func elementIDs() throws -> [String] {
+        let elements = try #require(try request(#"{"id": 1, "op": "elements"}"#)["result"] as? [String: Any])["elements"] as? [[String: Any]]
+        return elements?.compactMap { $0["id"] as? String } ?? []
+    }
+
+    /// Why the last reload was refused, as `stats` reports it; nil when none was.
+    func lastConfigError() throws -> String? {
+        let stats = try #require(try request(#"{"id": 2, "op": "stats"}"#)["result"] as? [String: Any])
+        return (stats["config"] as? [String: Any])?["last_error"] as? String
+    }
 }
 
 extension TestClient {

@@ -138,21 +138,16 @@ extension Daemons {
             let file = daemon.directory.appendingPathComponent("motiond.toml").path
             let client = try TestClient(daemon.socket)
             _ = try client.next()
-            func ids() throws -> [String] {
-                let elements = try #require(try client.request(#"{"id": 1, "op": "elements"}"#)["result"] as? [String: Any])["elements"] as? [[String: Any]]
-                return elements?.compactMap { $0["id"] as? String } ?? []
-            }
-            #expect(try ids() == ["one"])
+            #expect(try client.elementIDs() == ["one"])
             try "[[element]]\nid = \"two\"\ncenter = [100, 100]\nsize = [50, 50]\n".write(toFile: file, atomically: true, encoding: .utf8)
             daemon.signal(SIGHUP)
             try daemon.waitFor("READY=1")
-            #expect(try ids() == ["two"])
+            #expect(try client.elementIDs() == ["two"])
             try "[[element]]\nid = \"three\"\ncenter = [100, 100]\nsize = [50, 50]\nshape = \"round\"\n".write(toFile: file, atomically: true, encoding: .utf8)
             daemon.signal(SIGHUP)
             try daemon.waitFor("READY=1")
-            #expect(try ids() == ["two"])
-            let stats = try #require(try client.request(#"{"id": 2, "op": "stats"}"#)["result"] as? [String: Any])
-            let lastError = (stats["config"] as? [String: Any])?["last_error"] as? String
+            #expect(try client.elementIDs() == ["two"])
+            let lastError = try client.lastConfigError()
             #expect(lastError == "\(file):5: unknown key 'shape' in [element[0]]")
             let (status, log) = daemon.stop()
             #expect(status == 0)
@@ -166,22 +161,17 @@ extension Daemons {
             try FileManager.default.createDirectory(at: dropIns, withIntermediateDirectories: true)
             let client = try TestClient(daemon.socket)
             _ = try client.next()
-            func ids() throws -> [String] {
-                let elements = try #require(try client.request(#"{"id": 1, "op": "elements"}"#)["result"] as? [String: Any])["elements"] as? [[String: Any]]
-                return elements?.compactMap { $0["id"] as? String } ?? []
-            }
-            #expect(try ids() == ["one"])
+            #expect(try client.elementIDs() == ["one"])
             try "[[element]]\nid = \"two\"\ncenter = [300, 100]\nsize = [50, 50]\n".write(to: dropIns.appendingPathComponent("10-two.toml"), atomically: true, encoding: .utf8)
             daemon.signal(SIGHUP)
             try daemon.waitFor("READY=1")
-            #expect(try ids() == ["one", "two"])
+            #expect(try client.elementIDs() == ["one", "two"])
             let broken = dropIns.appendingPathComponent("20-broken.toml")
             try "[screen]\nwidth = \"wide\"\n".write(to: broken, atomically: true, encoding: .utf8)
             daemon.signal(SIGHUP)
             try daemon.waitFor("READY=1")
-            #expect(try ids() == ["one", "two"])
-            let stats = try #require(try client.request(#"{"id": 2, "op": "stats"}"#)["result"] as? [String: Any])
-            let lastError = (stats["config"] as? [String: Any])?["last_error"] as? String
+            #expect(try client.elementIDs() == ["one", "two"])
+            let lastError = try client.lastConfigError()
             #expect(lastError?.hasPrefix("\(broken.path):2: width must be a number") == true, "\(lastError ?? "none")")
             #expect(daemon.stop().status == 0)
         }
