@@ -4,7 +4,7 @@
 // physics and gesture code at the bottom to the thin executables at the top:
 //
 //   MotionCore    streams, properties, springs, recognizers, interactions (pure, no I/O)
-//   CEvdev/CUdev  the system libraries libevdev and libudev, through pkg-config
+//   CEvdev/CUdev/CMtdev  the system libraries libevdev, libudev and libmtdev, through pkg-config
 //   TouchInput    devices, discovery, hotplug, evemu recordings, coordinate mapping
 //   MotionServer  the engine wiring input to MotionCore, the socket protocol, configuration
 //   motiond       the daemon
@@ -44,9 +44,14 @@ let package = Package(
             pkgConfig: "libudev",
             providers: [.apt(["libudev-dev"])]
         ),
+        .systemLibrary(
+            name: "CMtdev",
+            pkgConfig: "mtdev",
+            providers: [.apt(["libmtdev-dev"])]
+        ),
         .target(
             name: "TouchInput",
-            dependencies: ["TouchModel", "CEvdev", "CUdev", .product(name: "Yams", package: "Yams")]
+            dependencies: ["TouchModel", "CEvdev", "CUdev", "CMtdev", .product(name: "Yams", package: "Yams")]
         ),
         .target(
             name: "MotionServer",

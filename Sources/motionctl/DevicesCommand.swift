@@ -103,6 +103,8 @@ struct DevicesCommand: ParsableCommand {
         emit("\(node)  \(description.name)")
         emit("  bus \(DeviceText.bus(description.bus)), vendor \(DeviceText.hex(description.vendor)), product \(DeviceText.hex(description.product)), version \(DeviceText.hex(description.version))")
         switch description.kind {
+        case .multitouchScreen where description.isProtocolA:
+            emit("  multitouch touchscreen, protocol A (no slots): read through libmtdev, up to \(ProtocolAConverter.maximumContacts) contacts")
         case .multitouchScreen: emit("  multitouch touchscreen, \(description.slotCount) slots")
         case .singleTouchScreen: emit("  single-touch touchscreen")
         case .refused(let reason): emit("  not used: \(reason)")

@@ -15,6 +15,7 @@ enum EndToEnd {
         "whot-evemu-devices__atmel-maxtouch__2f-touch-hold-release",
         "whot-evemu-devices__atmel-maxtouch__4f-drag-down",
         "whot-evemu-devices__ep0430m09__2f-drag-scroll",
+        "whot-evemu-devices__ep0430m09__2f-drag-scroll.protocol-a",
     ]
 
     /// A TCP or UDP port on loopback that nothing listened on a moment ago.

@@ -19,6 +19,10 @@ struct EventScript {
         events.append(InputEvent(time: time, type: EventType.synchronization, code: SynchronizationCode.report, value: 0))
         time += seconds
     }
+    /// Protocol A: the end of one contact's data.
+    mutating func contactReport() {
+        events.append(InputEvent(time: time, type: EventType.synchronization, code: SynchronizationCode.multitouchReport, value: 0))
+    }
     mutating func dropped() {
         events.append(InputEvent(time: time, type: EventType.synchronization, code: SynchronizationCode.dropped, value: 0))
     }
@@ -78,12 +82,13 @@ struct FrameAssemblyTests {
         #expect(frames.map(\.time) == [0, 0.01, 0.02, 0.03, 0.04])
     }
 
-    @Test("a device that never sends ABS_MT_SLOT uses slot 0, and legacy ABS_X/Y are ignored on multitouch devices")
-    func implicitSlot() {
+    @Test("a device without ABS_MT_SLOT speaks protocol A, and legacy ABS_X/Y are ignored on multitouch devices")
+    func protocolA() {
         var s = EventScript()
-        s.track(7); s.at(10, 20); s.abs(AbsoluteAxis.x, 999); s.key(KeyCode.touch, 1); s.report()
-        s.at(15, 25); s.report()
-        s.track(-1); s.key(KeyCode.touch, 0); s.report()
+        // Protocol A with contact tracking: libmtdev keeps the firmware's id.
+        s.track(7); s.at(10, 20); s.contactReport(); s.abs(AbsoluteAxis.x, 999); s.key(KeyCode.touch, 1); s.report()
+        s.track(7); s.at(15, 25); s.contactReport(); s.report()
+        s.contactReport(); s.key(KeyCode.touch, 0); s.report()
         #expect(assemble(s.events, device: panel(slots: nil, legacy: false)).map(summary) == [
             ["0#7 began 10,20"], ["0#7 moved 15,25"], ["0#7 ended 15,25"],
         ])

@@ -3,7 +3,7 @@ import MotionCore
 import TouchInput
 
 /// Touchscreens like the ones in the fixtures: multitouch with slots, multitouch without
-/// `ABS_MT_SLOT` (one contact), and single touch.
+/// `ABS_MT_SLOT` (protocol A, through libmtdev), and single touch.
 let devices: [DeviceDescription] = {
     func device(_ name: String, multitouch: Bool, slots: Int32?, x: AxisInfo, y: AxisInfo, extra: [UInt16] = []) -> DeviceDescription {
         var description = DeviceDescription(name: name)
@@ -89,7 +89,9 @@ public func fuzzAssembler(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
             let code = absoluteCodes[Int(selector) % absoluteCodes.count]
             check(assembler.consume(InputEvent(time: time, type: EventType.absolute, code: code, value: value)))
         case 3:
-            check(assembler.consume(InputEvent(time: time, type: EventType.synchronization, code: 0, value: 0)))
+            // SYN_REPORT, or protocol A's SYN_MT_REPORT between contacts.
+            let code = selector & 1 == 0 ? SynchronizationCode.report : SynchronizationCode.multitouchReport
+            check(assembler.consume(InputEvent(time: time, type: EventType.synchronization, code: code, value: 0)))
         case 4:
             check(assembler.consume(InputEvent(time: time, type: EventType.key, code: selector & 1 == 0 ? KeyCode.touch : KeyCode.toolFinger, value: value)))
         case 5:

@@ -57,12 +57,19 @@ public struct DeviceDescription: Hashable, Sendable {
     /// Whether the device has `property`.
     public func has(property: UInt16) -> Bool { properties.contains(property) }
 
-    /// The number of multitouch slots: `ABS_MT_SLOT`'s maximum + 1, or 1 for a device that
-    /// has multitouch positions but no slots (one contact) or none at all. Trust it only in
+    /// The number of multitouch slots: `ABS_MT_SLOT`'s maximum + 1, the slots libmtdev gives
+    /// a protocol A device, or 1 for a device with no multitouch positions. Trust it only in
     /// a description that passed ``validate()``, which caps it.
     public var slotCount: Int {
+        if isProtocolA { return ProtocolAConverter.slotCount }
         guard let slots = axes[AbsoluteAxis.slot] else { return 1 }
         return Int(slots.maximum) + 1
+    }
+
+    /// Whether the device speaks multitouch protocol A: multitouch positions and no slots,
+    /// each frame listing every contact down. motiond reads it through libmtdev.
+    public var isProtocolA: Bool {
+        isMultitouch && !has(EventType.absolute, AbsoluteAxis.slot)
     }
 
     /// Whether the device reports multitouch positions.

@@ -51,6 +51,8 @@ public enum EventType {
 public enum SynchronizationCode {
     /// The end of one consistent frame of events.
     public static let report: UInt16 = 0
+    /// Multitouch protocol A: the end of one contact's data within a frame.
+    public static let multitouchReport: UInt16 = 2
     /// The kernel's buffer overflowed: events were lost and the state must be resynced.
     public static let dropped: UInt16 = 3
 }

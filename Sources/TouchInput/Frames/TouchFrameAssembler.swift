@@ -25,9 +25,14 @@ import TouchModel
 /// and `SYN_DROPPED` may come anywhere. In a frame, contacts that ended come before those
 /// down, so an id that ends and begins again within one frame reads in order.
 ///
+/// Protocol A devices (multitouch positions, no slots, contacts separated by `SYN_MT_REPORT`)
+/// go through libmtdev first (``ProtocolAConverter``), which gives their contacts slots and
+/// tracking ids. Protocol A carries no state, so a `SYN_DROPPED` on such a device cancels its
+/// contacts, and the next frame, which lists every contact down, begins them again.
+///
 /// Single-touch devices (`ABS_X/Y` with `BTN_TOUCH`) are one slot whose tracking id the
 /// assembler makes up; on multitouch devices the legacy `ABS_X/Y` and `BTN_TOUCH` are ignored.
-/// Devices that never send `ABS_MT_SLOT` use slot 0. After setup, reading events allocates
+/// After setup, reading events allocates
 /// nothing; building a frame reuses the previous frame's storage when its reader let go of it.
 public struct TouchFrameAssembler {
     private struct Slot {
@@ -63,6 +68,11 @@ public struct TouchFrameAssembler {
     private var resyncing = false
     /// Discarding a raw stream's events after a `SYN_DROPPED` nobody resyncs.
     private var discardingUntilReport = false
+    /// libmtdev, for a protocol A device; nil for the rest. A class: an assembler is not
+    /// copied once it reads events.
+    private let protocolA: ProtocolAConverter?
+    /// The frame the last protocol B event from libmtdev completed.
+    private var convertedFrame: TouchFrame?
 
     /// How many times events were lost (`SYN_DROPPED`).
     public private(set) var droppedReports = 0
@@ -79,6 +89,8 @@ public struct TouchFrameAssembler {
         precondition(description.problems.isEmpty, "\(description.name): \(description.problems)")
         self.description = description
         self.mapper = CoordinateMapper(xAxis: axes.x, yAxis: axes.y, mapping: mapping)
+        self.protocolA = description.isProtocolA ? ProtocolAConverter(description: description) : nil
+        let description = protocolA?.slotted ?? description
         self.isMultitouch = description.isMultitouch
         let absolute = description.codes[EventType.absolute] ?? []
         self.reportsPressure = absolute.contains(isMultitouch ? AbsoluteAxis.multitouchPressure : AbsoluteAxis.pressure)
@@ -91,9 +103,31 @@ public struct TouchFrameAssembler {
     /// The contacts down now.
     public var activeContactCount: Int { slots.reduce(0) { $0 + ($1.isDown ? 1 : 0) } }
 
+    /// Whether the device speaks multitouch protocol A, read through libmtdev.
+    public var isProtocolA: Bool { protocolA != nil }
+
     /// Feeds one event; returns a frame when the event is a `SYN_REPORT` that ends a frame
     /// with at least one contact in it.
     public mutating func consume(_ event: InputEvent) -> TouchFrame? {
+        guard let protocolA else { return consumeProtocolB(event) }
+        if discardingUntilReport || (event.type == EventType.synchronization && event.code == SynchronizationCode.dropped) {
+            // Protocol A carries no state to resync: after a drop nothing reaches libmtdev
+            // until the frame ends, and it starts afresh, so the next frame begins every
+            // contact it lists.
+            if event.type == EventType.synchronization && event.code == SynchronizationCode.report {
+                protocolA.reset()
+                currentSlot = 0  // where a fresh libmtdev starts without saying so
+            }
+            return consumeProtocolB(event)
+        }
+        convertedFrame = nil
+        protocolA.convert(event) { converted in
+            if let frame = consumeProtocolB(converted) { convertedFrame = frame }
+        }
+        return convertedFrame
+    }
+
+    private mutating func consumeProtocolB(_ event: InputEvent) -> TouchFrame? {
         switch event.type {
         case EventType.synchronization:
             return synchronize(event)
@@ -114,6 +148,11 @@ public struct TouchFrameAssembler {
     /// Contacts that ended during the gap are reported `cancelled`, new ones `began`.
     public mutating func beginResync() {
         droppedReports += 1
+        if protocolA != nil {
+            // Nothing to resync: what libevdev replays is not a protocol A frame.
+            discardingUntilReport = true
+            return
+        }
         resyncing = true
         discardingUntilReport = false
     }
