@@ -46,7 +46,7 @@ struct ConfigCheckCommand: ParsableCommand {
         }
         if configuration.tuio.isEmpty { emit("tuio: none") }
         for tuio in configuration.tuio { emit("tuio: " + describe(tuio)) }
-        emit("screen: \(compactNumber(configuration.screen.width)) × \(compactNumber(configuration.screen.height)) px")
+        emit("screen: \(compactNumber(configuration.screen.width)) × \(compactNumber(configuration.screen.height)) px, idle after \(compactNumber(configuration.idleAfter)) s without a touch")
         if configuration.devices.isEmpty {
             emit("devices: every touchscreen, mapped to the whole screen")
         } else {
@@ -60,6 +60,7 @@ struct ConfigCheckCommand: ParsableCommand {
             emit("  \(element.id): centre (\(compactNumber(element.center.x)), \(compactNumber(element.center.y))), size \(compactNumber(element.size.width)) × \(compactNumber(element.size.height)), z \(element.z)"
                 + (element.rotation != 0 ? ", rotation \(element.rotation) rad" : "") + (element.scale != 1 ? ", scale \(element.scale)" : ""))
             for interaction in element.interactions { emit("    " + describe(interaction)) }
+            if let after = element.resetAfter { emit("    springs home after \(compactNumber(after)) s idle") }
         }
         if configuration.elements.isEmpty { emit("  none: touches are read, but nothing moves") }
     }
@@ -170,6 +171,12 @@ struct SimulateCommand: ParsableCommand {
             the configured frame rate until everything is at rest. Same input, same output, \
             byte for byte. Without --config, the built-in default (one full-screen element, \
             directly manipulable) is used.
+
+            Attract mode runs too: screen.idle turns true [screen] idle_after seconds after \
+            the last touch, and elements with reset_after spring home. With --until T the \
+            simulation goes on to T seconds from the recording's start (frames after T are \
+            left out) whether anything moves or not, so an idle reset after the recording \
+            shows.
             """
     )
 
@@ -177,6 +184,13 @@ struct SimulateCommand: ParsableCommand {
     @Argument(help: "A recording: evemu, or libinput record YAML.") var recording: String
     @OptionGroup var device: RecordingDeviceOption
     @Flag(help: "One JSON object per line: {\"t\", \"stream\", \"value\"}.") var json = false
+    @Option(help: ArgumentHelp("Run until T seconds from the recording's start, past its end.", valueName: "T")) var until: Double?
+
+    func validate() throws {
+        if let until, !(until >= 0 && until <= 86_400 * 365) {
+            throw ValidationError("--until is seconds from the recording's start, from 0 to a year; not \(until)")
+        }
+    }
 
     func run() throws {
         let configuration = try config.map(loadConfiguration) ?? .builtInDefault
@@ -192,8 +206,10 @@ struct SimulateCommand: ParsableCommand {
                 }
             }
         }
-        let outcome = Simulation(frameRate: configuration.daemon.frameRate).run(replay.frames(), through: engine, clock: clock)
-        if !outcome.settled {
+        var frames = replay.frames()
+        if let until { frames.removeAll { $0.time > until } }
+        let outcome = Simulation(frameRate: configuration.daemon.frameRate).run(frames, through: engine, clock: clock, until: until)
+        if !outcome.settled && until == nil {
             FileHandle.standardError.write(Data("motionctl: still moving \(Int(Simulation().settleLimit)) s after the recording ended\n".utf8))
             throw ExitCode(ExitStatus.refused)
         }

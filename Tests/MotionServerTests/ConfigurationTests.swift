@@ -47,6 +47,25 @@ struct ConfigurationTests {
         #expect(engine.scene.elements.map(\.id) == ["card", "photo", "drawer", "marker"])
         #expect(engine.streams.map(\.stream).contains("card.snap"))
         #expect(engine.streams.map(\.stream).contains("drawer.direction"))
+        // Attract mode: the screen's idle stream, and the photo goes home after 90 s.
+        #expect(configuration.idleAfter == 60 && engine.idleAfter == 60)
+        #expect(engine.lastValue("screen.idle") == .bool(false))
+        #expect(configuration.elements.map(\.resetAfter) == [nil, 90, nil, nil])
+        #expect(engine.nextIdleDeadline == 60, "screen.idle at 60 s comes before the photo's 90")
+    }
+
+    @Test("attract mode: idle_after and reset_after are read, and checked like every number")
+    func attractMode() throws {
+        let configuration = try Configuration.parse("[screen]\nidle_after = 0.5\n\n" + Self.element + "\nreset_after = 2.5\n", file: "kiosk.toml")
+        #expect(configuration.idleAfter == 0.5 && configuration.elements.first?.resetAfter == 2.5)
+        let engine = configuration.makeEngine(clock: ManualFrameClock(now: 0))
+        #expect(engine.idleAfter == 0.5 && engine.nextIdleDeadline == 0.5)
+        engine.advanceIdle(to: 0.5)
+        #expect(engine.nextIdleDeadline == 2.5, "then the card's reset")
+        refused("[screen]\nidle_after = 0\n", line: 2, "idle_after must be between 0.1 and 86400, not 0")
+        refused("[screen]\nidle_after = \"soon\"\n", line: 2, "idle_after must be a number")
+        refused(Self.element + "\nreset_after = -1\n", line: 5, "reset_after must be between 0.1 and 86400, not -1")
+        refused(Self.element + "\nreset_after = 1e9\n", line: 5, "reset_after must be between 0.1 and 86400")
     }
 
     func refused(_ text: String, line: Int, _ message: String, sourceLocation: SourceLocation = #_sourceLocation) {

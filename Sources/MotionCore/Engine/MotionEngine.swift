@@ -52,6 +52,9 @@ public final class MotionEngine {
         var gestureStreams: [StreamID?] = []
         /// This frame's contacts on the element; emptied, not freed, after each frame.
         var contacts: [TouchContact] = []
+        /// Attract mode: the element's ``Resettable``, and whether it went home in this
+        /// idle period.
+        var reset: (interaction: Resettable, done: Bool)?
 
         init(element: Element, runtime: MotionRuntime) {
             self.element = element
@@ -77,12 +80,60 @@ public final class MotionEngine {
     private var flushScheduled = false
     private let activity = ActivityTracker()
 
+    // Attract mode: idle time counts from the last touch anywhere on the screen.
+    /// Seconds without a touch before `screen.idle` turns true.
+    public var idleAfter: Double
+    private let idle = ReactiveProperty(false)
+    /// Every contact down, on an element or not, on every device.
+    private var down: Set<ContactKey> = []
+    /// When the last contact lifted (or the engine started): idle time counts from here.
+    private var lastTouch: Double
+    /// Whether an element went home in this idle period: only then does a touch have
+    /// resets to re-arm (a frame does not visit every element for nothing).
+    private var anyResetDone = false
+
     /// Creates an engine for `scene` whose springs run on `clock`.
-    public init(scene: Scene, clock: FrameClock, thresholds: GestureThresholds = GestureThresholds()) {
+    public init(scene: Scene, clock: FrameClock, thresholds: GestureThresholds = GestureThresholds(), idleAfter: Double = 60) {
+        precondition(idleAfter > 0 && idleAfter.isFinite, "the screen is idle after a positive number of seconds")
         self.scene = scene
         self.clock = clock
         self.thresholds = thresholds
+        self.idleAfter = idleAfter
+        self.lastTouch = clock.now
         attach(scene.container, interactions: [])
+    }
+
+    /// `screen.idle`: false while anyone touches the screen, true once nobody has for
+    /// ``idleAfter`` seconds.
+    public var isIdle: Bool { idle.value }
+
+    /// When attract mode next has something to do (`screen.idle` turns true, an element goes
+    /// home), on the clock's time; nil while a finger is down or when nothing is left until
+    /// the next touch. Whoever drives the engine calls ``advanceIdle(to:)`` then.
+    public var nextIdleDeadline: Double? {
+        guard down.isEmpty else { return nil }
+        var next: Double? = idle.value ? nil : lastTouch + idleAfter
+        for entry in entries {
+            guard let reset = entry.reset, !reset.done else { continue }
+            next = Swift.min(next ?? .infinity, lastTouch + reset.interaction.after)
+        }
+        return next
+    }
+
+    /// Does what attract mode has due by `time`: turns `screen.idle` true, sends elements
+    /// home. Publishes at `time`. Calling it early, or with a finger down, does nothing.
+    public func advanceIdle(to time: Double) {
+        guard down.isEmpty else { return }
+        clock.perform(at: time) {
+            if !idle.value && time >= lastTouch + idleAfter { idle.value = true }
+            for entry in entries {
+                guard let reset = entry.reset, !reset.done, time >= lastTouch + reset.interaction.after else { continue }
+                entry.reset?.done = true
+                anyResetDone = true
+                reset.interaction.reset()
+            }
+        }
+        flushIfIdle()
     }
 
     /// `.active` while any element moves.
@@ -180,6 +231,7 @@ public final class MotionEngine {
             var touched = false
             for contact in frame.contacts {
                 let key = ContactKey(device: device, trackingID: contact.trackingID)
+                if contact.phase.isActive { down.insert(key) } else { down.remove(key) }
                 if contact.phase == .began {
                     let element = scene.hitTest(contact.position)
                     if let entry = entries.first(where: { $0.element === element }) {
@@ -194,6 +246,7 @@ public final class MotionEngine {
                 touched = true
                 if !contact.phase.isActive { owners[key] = nil }
             }
+            if !frame.contacts.isEmpty { touchedScreen(at: frame.time) }
             guard touched else { return }
             for entry in entries where !entry.contacts.isEmpty {
                 // The entry's buffers are lent to the frame and taken back after it, and the
@@ -214,6 +267,15 @@ public final class MotionEngine {
         }
         processing = false
         flush(at: frame.time)
+    }
+
+    /// Someone touched the screen: it is not idle, and the idle period starts again.
+    private func touchedScreen(at time: Double) {
+        lastTouch = time
+        if idle.value { idle.value = false }
+        guard anyResetDone else { return }
+        anyResetDone = false
+        for entry in entries where entry.reset?.done == true { entry.reset?.done = false }
     }
 
     /// Publishes whatever changed outside a frame (a command from a client), at `clock.now`.
@@ -239,6 +301,7 @@ public final class MotionEngine {
         let entry = Entry(element: element, runtime: runtime)
         entries.append(entry)
         for interaction in interactions { runtime.add(interaction, to: element) }
+        if let reset = interactions.lazy.compactMap({ $0 as? Resettable }).first { entry.reset = (reset, false) }
 
         var values: [(String, PublishedProperty)] = [
             ("position", .writablePoint(element.position)), ("size", .size(element.size)),
@@ -246,6 +309,7 @@ public final class MotionEngine {
             ("state", .text(element.state) { $0.rawValue }), ("enabled", .flag(element.enabled)),
         ]
         values += element.extraProperties.map { ($0.name, $0.property) }
+        if element === scene.container { values.append(("idle", .flag(idle.readOnly))) }
         for (name, property) in values {
             let stream = register("\(element.id).\(name)", kind: .value)
             properties[stream.index] = property

@@ -26,7 +26,12 @@ public struct Simulation {
     }
 
     /// Runs `frames` (in time order) through `engine`, whose clock must be `clock`.
-    public func run(_ frames: [TouchFrame], through engine: MotionEngine, clock: ManualFrameClock) -> Outcome {
+    ///
+    /// Attract mode's deadlines (``MotionEngine/nextIdleDeadline``) fire at their exact
+    /// times, between frames and ticks. Without `until`, the run ends when everything is at
+    /// rest after the last frame (or at the settle limit); with it, the run goes on to
+    /// `until` whatever moves or not, and ends there.
+    public func run(_ frames: [TouchFrame], through engine: MotionEngine, clock: ManualFrameClock, until: Double? = nil) -> Outcome {
         var updates: [PublishedUpdate] = []
         let previous = engine.onUpdates
         engine.onUpdates = { updates += $0; previous($0) }
@@ -34,22 +39,49 @@ public struct Simulation {
 
         var tick = Int((clock.now * frameRate).rounded(.down)) + 1
         func tickTime() -> Double { Double(tick) / frameRate }
+        /// Ticks while something moves and fires idle deadlines, in time order, up to `limit`
+        /// (excluded: a frame at `limit` comes next; included: the run ends there).
+        func advance(to limit: Double, including: Bool, whileRunning: Bool = false) {
+            func due(_ time: Double) -> Bool { including ? time <= limit : time < limit }
+            func fire(_ deadline: Double) {
+                engine.advanceIdle(to: deadline)
+                tick = Swift.max(tick, Int((deadline * frameRate).rounded(.down)) + 1)
+            }
+            while true {
+                let deadline = engine.nextIdleDeadline.flatMap { due($0) ? Swift.max($0, clock.now) : nil }
+                if clock.isRunning {
+                    if let deadline, deadline <= tickTime() {
+                        fire(deadline)
+                    } else if due(tickTime()) {
+                        clock.tick(at: tickTime())
+                        tick += 1
+                    } else {
+                        return
+                    }
+                } else if whileRunning {
+                    return
+                } else if let deadline {
+                    fire(deadline)
+                } else {
+                    // Nothing moves and nothing is due: skip the idle ticks (a recording can
+                    // hold hours, or a corrupt one centuries, between frames).
+                    if Swift.abs(limit * frameRate) < 1e15 {
+                        tick = Swift.max(tick, Int((limit * frameRate).rounded(.down)) - 1)
+                    }
+                    while due(tickTime()) { tick += 1 }
+                    return
+                }
+            }
+        }
         for frame in frames {
-            if !clock.isRunning, Swift.abs(frame.time * frameRate) < 1e15 {
-                // Nothing moves: skip the idle ticks (a recording can hold hours, or a corrupt
-                // one centuries, between frames), landing just before the frame's tick.
-                tick = Swift.max(tick, Int((frame.time * frameRate).rounded(.down)) - 1)
-            }
-            while tickTime() < frame.time {
-                if clock.isRunning { clock.tick(at: tickTime()) }
-                tick += 1
-            }
+            advance(to: frame.time, including: false)
             engine.process(frame)
         }
-        let last = frames.last?.time ?? clock.now
-        while clock.isRunning && tickTime() <= last + settleLimit {
-            clock.tick(at: tickTime())
-            tick += 1
+        if let until {
+            advance(to: until, including: true)
+            if clock.now < until { clock.now = until }
+        } else {
+            advance(to: (frames.last?.time ?? clock.now) + settleLimit, including: true, whileRunning: true)
         }
         return Outcome(updates: updates, endTime: clock.now, settled: !clock.isRunning && engine.state.value == .atRest)
     }

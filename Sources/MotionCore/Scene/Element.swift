@@ -156,6 +156,11 @@ public struct PublishedProperty {
             })
     }
 
+    /// Publishes a flag clients only read (`screen.idle`).
+    public static func flag(_ property: ReadOnlyProperty<Bool>) -> PublishedProperty {
+        PublishedProperty(read: { .bool(property.value) }, subscribe: { notify in property.subscribe { _ in notify() } })
+    }
+
     /// Publishes a point property.
     public static func point(_ property: ReactiveProperty<Point>) -> PublishedProperty {
         PublishedProperty(read: { .point(property.value) }, subscribe: { notify in property.subscribe { _ in notify() } })

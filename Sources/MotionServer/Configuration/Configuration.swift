@@ -12,6 +12,8 @@ public struct Configuration: Sendable {
     public var daemon = DaemonSettings()
     /// The screen the scene lives on, in pixels.
     public var screen = Size(width: 1920, height: 1080)
+    /// `[screen] idle_after`: seconds without a touch before `screen.idle` turns true.
+    public var idleAfter = 60.0
     /// When gestures begin.
     public var gestures = GestureThresholds()
     /// Which touchscreens to use and how each maps to the screen; empty means every
@@ -101,6 +103,9 @@ public struct ElementSettings: Sendable, Hashable {
     public var scale = 1.0
     public var z = 0
     public var interactions: [InteractionSettings] = []
+    /// `reset_after`: idle seconds before the element springs back to its configured
+    /// center, rotation and scale; nil to stay where it was left.
+    public var resetAfter: Double?
 
     public init(id: String, center: Point, size: Size, rotation: Double = 0, scale: Double = 1, z: Int = 0, interactions: [InteractionSettings] = []) {
         self.id = id

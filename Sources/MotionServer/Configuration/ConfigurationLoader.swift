@@ -78,6 +78,7 @@ extension Configuration {
             let width = try screen.number("width", in: 1...100_000) ?? configuration.screen.width
             let height = try screen.number("height", in: 1...100_000) ?? configuration.screen.height
             configuration.screen = Size(width: width, height: height)
+            configuration.idleAfter = try screen.number("idle_after", in: Self.idleSeconds) ?? configuration.idleAfter
             try screen.finish()
         }
         if var websocket = try root.table("websocket") {
@@ -117,6 +118,9 @@ extension Configuration {
         }
         return configuration
     }
+
+    /// Attract mode's delays: from a tenth of a second (for tests and demonstrations) to a day.
+    static let idleSeconds = 0.1...86_400.0
 
     private static func readGestures(_ table: inout TableReader) throws(ConfigurationError) -> GestureThresholds {
         var t = GestureThresholds()
@@ -183,6 +187,7 @@ extension Configuration {
         element.rotation = try table.number("rotation") ?? 0
         element.scale = try table.number("scale", in: 0.000_001...1_000_000) ?? 1
         element.z = try table.int("z") ?? 0
+        element.resetAfter = try table.number("reset_after", in: Self.idleSeconds)
 
         if var draggable = try table.table("draggable") {
             element.interactions.append(.draggable(

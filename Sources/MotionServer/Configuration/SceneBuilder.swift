@@ -3,7 +3,7 @@ import MotionCore
 extension Configuration {
     /// Builds the engine this configuration describes, its springs on `clock`.
     public func makeEngine(clock: FrameClock) -> MotionEngine {
-        let engine = MotionEngine(scene: Scene(size: screen), clock: clock, thresholds: gestures)
+        let engine = MotionEngine(scene: Scene(size: screen), clock: clock, thresholds: gestures, idleAfter: idleAfter)
         // Every element first: a spring may pull toward another element's position.
         let built = Dictionary(uniqueKeysWithValues: elements.map { ($0.id, $0.makeElement()) })
         for settings in elements {
@@ -61,6 +61,7 @@ extension ElementSettings {
             let property: ReactiveProperty<Point>? = target == .attach ? attached : target == .tossable ? tossed : nil
             made.append(SetPositionOnTap(taps: engine.scene.container.gestures.tap, target: property))
         }
+        if let resetAfter { made.append(Resettable(element: element, after: resetAfter)) }
         return made
     }
 }

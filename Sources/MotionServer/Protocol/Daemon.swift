@@ -40,11 +40,18 @@ public final class Daemon {
     /// The TUIO receivers (`[[tuio]]`); nil without any, so that they cost nothing then.
     private(set) var tuio: TUIOOutput?
 
+    /// Attract mode's timer (`screen.idle`, `reset_after`): wakes the engine at its next
+    /// idle deadline. Nil without a scheduler: then only frames and commands move time.
+    private let idleScheduler: FrameScheduler?
+    private var idleTimer: (deadline: Double, cancel: () -> Void)?
+
     /// Creates a daemon for `configuration`, its springs on `clock`. `controlPolicy` says
-    /// which peers may change things.
-    public init(configuration: Configuration, clock: FrameClock, controlPolicy: @escaping (PeerCredentials?) -> Bool) {
+    /// which peers may change things; `idleScheduler`, on the clock's time, wakes attract
+    /// mode when nobody touches the screen.
+    public init(configuration: Configuration, clock: FrameClock, idleScheduler: FrameScheduler? = nil, controlPolicy: @escaping (PeerCredentials?) -> Bool) {
         self.configuration = configuration
         self.clock = clock
+        self.idleScheduler = idleScheduler
         self.controlPolicy = controlPolicy
         self.startTime = clock.now
         self.configurationLoadedAt = clock.now
@@ -53,12 +60,32 @@ public final class Daemon {
         self.contactsStream = engine.registerExternalStream(ContactsStream.name)
         wire()
         configureTUIO()
+        scheduleIdle()
     }
 
     /// The scene's springs hold themselves through the clock: without this, a daemon that
     /// goes away (in a test, a fuzzer, an embedding program) would leave its scene running.
     deinit {
+        idleTimer?.cancel()
         engine.disconnect()
+    }
+
+    /// Sets the idle timer to the engine's next deadline. Called after anything that may
+    /// move it (a frame, a command, a reload); cheap when it did not, as while a finger is down.
+    private func scheduleIdle() {
+        guard let idleScheduler else { return }
+        let next = engine.nextIdleDeadline
+        guard idleTimer?.deadline != next else { return }
+        idleTimer?.cancel()
+        idleTimer = nil
+        guard let next else { return }
+        let cancel = idleScheduler.schedule(at: next) { [weak self, unowned idleScheduler] in
+            guard let self else { return }
+            idleTimer = nil
+            engine.advanceIdle(to: Swift.max(next, idleScheduler.now))
+            scheduleIdle()
+        }
+        idleTimer = (next, cancel)
     }
 
     private func wire() {
@@ -99,6 +126,7 @@ public final class Daemon {
             publisher.publish(held, extra: contactsLine, to: subscriptions)
             held.removeAll(keepingCapacity: true)
         }
+        scheduleIdle()
     }
 
     /// The frame's `screen.contacts` line; the publisher copies it, so it is reused.
@@ -192,6 +220,7 @@ public final class Daemon {
         }
         contactsSubscriptionsChanged()
         configureTUIO()
+        scheduleIdle()
     }
 
     /// Starts, changes or ends the TUIO output as the configuration says, and sends each
@@ -282,6 +311,7 @@ public final class Daemon {
             initialValues = []
         }
         session.output.flush()
+        scheduleIdle()
     }
 
     private func reply(to session: ClientSession, id: Int?, _ result: Result<JSONValue, ProtocolError>) {

@@ -179,8 +179,9 @@ public final class DaemonService {
     }
 
     private func prepare(_ configuration: Configuration) {
-        let clock = TimedFrameClock(rate: configuration.daemon.frameRate, scheduler: EventLoopFrameScheduler(eventLoop: loop))
-        daemon = Daemon(configuration: configuration, clock: clock, controlPolicy: ControlPolicy(configuration.daemon).allows)
+        let scheduler = EventLoopFrameScheduler(eventLoop: loop)
+        let clock = TimedFrameClock(rate: configuration.daemon.frameRate, scheduler: scheduler)
+        daemon = Daemon(configuration: configuration, clock: clock, idleScheduler: scheduler, controlPolicy: ControlPolicy(configuration.daemon).allows)
     }
 
     private var socketParts: (daemon: NIOLoopBound<Daemon>, outputs: NIOLoopBound<ClientOutputs>) {
