@@ -11,11 +11,15 @@ BUILD_DIR ?= .build/release
 BASH_COMPLETION_DIR ?= $(PREFIX)/share/bash-completion/completions
 ZSH_COMPLETION_DIR ?= $(PREFIX)/share/zsh/vendor-completions
 FISH_COMPLETION_DIR ?= $(PREFIX)/share/fish/vendor_completions.d
+MAN_DIR ?= $(PREFIX)/share/man
+# The manual pages, written in scdoc (man/*.scd) and rendered here.
+MAN_BUILD_DIR ?= .build/man
+MAN_PAGES = motiond.8 motionctl.1 motiond.toml.5 motiond-protocol.7
 # The Swift runtime and Foundation linked in: the installed binaries need no Swift toolchain,
 # and motiond's resident memory idle drops from 25 to 19 MiB (docs/performance.md).
 SWIFT_BUILD_FLAGS ?= -c release --static-swift-stdlib
 
-.PHONY: run test build install install-completions uninstall
+.PHONY: run test build man install install-completions install-man uninstall
 
 run:
 	scripts/run
@@ -42,6 +46,17 @@ install: build
 	install -m 0644 docs/protocol.md docs/kiosk.md README.md $(DESTDIR)$(PREFIX)/share/doc/motiond/
 	cp -r examples/python examples/node examples/web $(DESTDIR)$(PREFIX)/share/doc/motiond/examples/
 	$(MAKE) install-completions
+	$(MAKE) install-man
+
+man:
+	install -d $(MAN_BUILD_DIR)
+	for page in $(MAN_PAGES); do scdoc < man/$$page.scd > $(MAN_BUILD_DIR)/$$page || exit 1; done
+
+install-man: man
+	for page in $(MAN_PAGES); do \
+		section=$${page##*.}; install -d $(DESTDIR)$(MAN_DIR)/man$$section && \
+		install -m 0644 $(MAN_BUILD_DIR)/$$page $(DESTDIR)$(MAN_DIR)/man$$section/ || exit 1; \
+	done
 
 # Tab completion for bash, zsh and fish, written by the built tools themselves (from their
 # argument-parser definitions), so it never lists an option they do not have.
@@ -62,3 +77,4 @@ uninstall:
 	rm -f $(DESTDIR)$(BASH_COMPLETION_DIR)/motiond $(DESTDIR)$(BASH_COMPLETION_DIR)/motionctl \
 		$(DESTDIR)$(ZSH_COMPLETION_DIR)/_motiond $(DESTDIR)$(ZSH_COMPLETION_DIR)/_motionctl \
 		$(DESTDIR)$(FISH_COMPLETION_DIR)/motiond.fish $(DESTDIR)$(FISH_COMPLETION_DIR)/motionctl.fish
+	for page in $(MAN_PAGES); do rm -f $(DESTDIR)$(MAN_DIR)/man$${page##*.}/$$page; done

@@ -42,7 +42,8 @@ public final class ProtocolAConverter {
         self.slotted = slotted
     }
 
-    deinit { mtdev_delete(mtdev) }
+    // mtdev_delete alone frees only the struct: the state mtdev_init allocated would leak.
+    deinit { mtdev_close_delete(mtdev) }
 
     /// Converts one event, calling `emit` with each protocol B event it completes (a frame's
     /// worth at each `SYN_REPORT`).
@@ -76,7 +77,7 @@ public final class ProtocolAConverter {
     /// Forgets every contact: after a `SYN_DROPPED` the next frame, which lists every contact
     /// down (protocol A carries no state), starts them afresh.
     func reset() {
-        mtdev_delete(mtdev)
+        mtdev_close_delete(mtdev)
         mtdev = Self.makeMtdev(for: description)
         contactsInFrame = 0
     }
