@@ -69,15 +69,14 @@ struct ProtocolATests {
 
     /// One protocol A frame: each contact's position, then `SYN_MT_REPORT`, then `SYN_REPORT`.
     static func frame(_ contacts: [(Int32, Int32)], at time: Double) -> [InputEvent] {
-        var events: [InputEvent] = []
+        var script = EventScript(time: time)
         for (x, y) in contacts {
-            events.append(InputEvent(time: time, type: EventType.absolute, code: AbsoluteAxis.positionX, value: x))
-            events.append(InputEvent(time: time, type: EventType.absolute, code: AbsoluteAxis.positionY, value: y))
-            events.append(InputEvent(time: time, type: EventType.synchronization, code: SynchronizationCode.multitouchReport, value: 0))
+            script.at(x, y)
+            script.contactReport()
         }
-        if contacts.isEmpty { events.append(InputEvent(time: time, type: EventType.synchronization, code: SynchronizationCode.multitouchReport, value: 0)) }
-        events.append(InputEvent(time: time, type: EventType.synchronization, code: SynchronizationCode.report, value: 0))
-        return events
+        if contacts.isEmpty { script.contactReport() }
+        script.report()
+        return script.events
     }
 
     static func phases(_ frame: TouchFrame?) -> [String] {
