@@ -136,7 +136,7 @@ struct TouchPlot {
         parts.append(##"<svg xmlns="http://www.w3.org/2000/svg" width="\##(Int(width.rounded(.up)))" height="\##(Int(height.rounded(.up)))" viewBox="0 0 \##(n(width)) \##(n(height))" font-family="sans-serif" font-size="12">"##)
         parts.append(##"<rect width="100%" height="100%" fill="white"/>"##)
         parts.append(##"<text x="\##(n(margin))" y="22" font-size="15">\##(escape(title))</text>"##)
-        parts.append(##"<text x="\##(n(margin))" y="42" fill="#555">\##(escape(device)) on a \##(compact(screen.width)) × \##(compact(screen.height)) px screen: \##(escape(summary)).</text>"##)
+        parts.append(##"<text x="\##(n(margin))" y="42" fill="#555">\##(escape(device)) on a \##(compactNumber(screen.width)) × \##(compactNumber(screen.height)) px screen: \##(escape(summary)).</text>"##)
         parts.append(##"<text x="\##(n(margin))" y="60" fill="#555">Filled dot: a finger landed; ring: it lifted; cross: it was cancelled; diamond: a recognizer began, ended or recognized; dashed: an element's centre.</text>"##)
         parts.append(##"<rect class="screen" x="\##(x(0))" y="\##(y(0))" width="\##(n(screen.width * scale))" height="\##(n(screen.height * scale))" fill="#fafafa" stroke="black"/>"##)
 
@@ -172,8 +172,6 @@ struct TouchPlot {
         parts.append("</svg>")
         return parts.joined(separator: "\n") + "\n"
     }
-
-    private func compact(_ value: Double) -> String { value == value.rounded() ? String(Int(value)) : String(value) }
 
     private func escape(_ text: String) -> String {
         text.replacingOccurrences(of: "&", with: "&amp;").replacingOccurrences(of: "<", with: "&lt;")

@@ -71,8 +71,6 @@ public struct TouchFrameAssembler {
     /// libmtdev, for a protocol A device; nil for the rest. A class: an assembler is not
     /// copied once it reads events.
     private let protocolA: ProtocolAConverter?
-    /// The frame the last protocol B event from libmtdev completed.
-    private var convertedFrame: TouchFrame?
 
     /// How many times events were lost (`SYN_DROPPED`).
     public private(set) var droppedReports = 0
@@ -120,11 +118,13 @@ public struct TouchFrameAssembler {
             }
             return consumeProtocolB(event)
         }
-        convertedFrame = nil
+        // A local, not a stored property: a second reference to the frame would make the next
+        // frame copy its contacts instead of reusing their storage.
+        var completed: TouchFrame?
         protocolA.convert(event) { converted in
-            if let frame = consumeProtocolB(converted) { convertedFrame = frame }
+            if let frame = consumeProtocolB(converted) { completed = frame }
         }
-        return convertedFrame
+        return completed
     }
 
     private mutating func consumeProtocolB(_ event: InputEvent) -> TouchFrame? {
