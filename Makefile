@@ -17,9 +17,10 @@ MAN_BUILD_DIR ?= .build/man
 MAN_PAGES = motiond.8 motionctl.1 motiond.toml.5 motiond-protocol.7
 # The Swift runtime and Foundation linked in: the installed binaries need no Swift toolchain,
 # and motiond's resident memory idle drops from 25 to 19 MiB (docs/performance.md).
-SWIFT_BUILD_FLAGS ?= -c release --static-swift-stdlib
+# Linked with full RELRO (read-only relocations, bound at start), as Debian builds its binaries.
+SWIFT_BUILD_FLAGS ?= -c release --static-swift-stdlib -Xlinker -z -Xlinker relro -Xlinker -z -Xlinker now
 
-.PHONY: run test build man install install-completions install-man uninstall
+.PHONY: run test build binaries man install install-built install-completions install-man uninstall package
 
 run:
 	scripts/run
@@ -29,10 +30,18 @@ test:
 
 build:
 	scripts/install-deps
+	$(MAKE) binaries
+
+# The release binaries alone; debian/rules builds with this, Build-Depends having been checked.
+binaries:
 	swift build $(SWIFT_BUILD_FLAGS) --product motiond
 	swift build $(SWIFT_BUILD_FLAGS) --product motionctl
 
 install: build
+	$(MAKE) install-built
+
+# Installs what `binaries` built, building nothing: debian/rules installs with this.
+install-built:
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(SYSTEMD_UNIT_DIR) $(DESTDIR)$(SYSUSERS_DIR) $(DESTDIR)$(TMPFILES_DIR) \
 		$(DESTDIR)$(CONFIG_DIR) $(DESTDIR)$(CONFIG_DIR)/conf.d $(DESTDIR)$(PREFIX)/share/doc/motiond/examples
 	install -m 0755 $(BUILD_DIR)/motiond $(BUILD_DIR)/motionctl $(DESTDIR)$(PREFIX)/bin/
@@ -59,14 +68,19 @@ install-man: man
 	done
 
 # Tab completion for bash, zsh and fish, written by the built tools themselves (from their
-# argument-parser definitions), so it never lists an option they do not have.
+# argument-parser definitions), so it never lists an option they do not have. bash sources its
+# completions, so the script's #! line goes.
 install-completions:
 	install -d $(DESTDIR)$(BASH_COMPLETION_DIR) $(DESTDIR)$(ZSH_COMPLETION_DIR) $(DESTDIR)$(FISH_COMPLETION_DIR)
 	for tool in motiond motionctl; do \
-		$(BUILD_DIR)/$$tool --generate-completion-script bash > $(DESTDIR)$(BASH_COMPLETION_DIR)/$$tool && \
+		$(BUILD_DIR)/$$tool --generate-completion-script bash | sed '1{/^#!/d}' > $(DESTDIR)$(BASH_COMPLETION_DIR)/$$tool && \
 		$(BUILD_DIR)/$$tool --generate-completion-script zsh > $(DESTDIR)$(ZSH_COMPLETION_DIR)/_$$tool && \
 		$(BUILD_DIR)/$$tool --generate-completion-script fish > $(DESTDIR)$(FISH_COMPLETION_DIR)/$$tool.fish || exit 1; \
 	done
+
+# The Debian package, motiond_VERSION_ARCH.deb, checked with lintian and in a scratch root.
+package:
+	scripts/package
 
 uninstall:
 	rm -f $(DESTDIR)$(PREFIX)/bin/motiond $(DESTDIR)$(PREFIX)/bin/motionctl \
