@@ -10,10 +10,7 @@ extension Daemons {
             let directory = try EndToEnd.scratch()
             defer { try? FileManager.default.removeItem(at: directory) }
             let files = try EndToEnd.convert(recording, into: directory)
-            return try Run("umockdev-run", [
-                "--device", files.device, "--ioctl", "/dev/input/event50=\(files.ioctl)",
-                "--evemu-events", "/dev/input/event50=\(files.events)", "--",
-            ] + wrapper + [Run.productsDirectory.appendingPathComponent("motionctl").path] + arguments, absolute: true)
+            return try EndToEnd.motionctl(arguments, faking: files, playing: files.events, wrapper: wrapper)
         }
 
         static func frames(of path: String) throws -> [String] {

@@ -48,6 +48,16 @@ enum EndToEnd {
         return (base + ".umockdev", base + ".ioctl", base + ".events")
     }
 
+    /// Runs `motionctl ARGUMENTS` under umockdev-run with a converted device faked at
+    /// /dev/input/event50 and, when given, an evemu events file played on it; `wrapper` (as
+    /// `timeout -s INT 3`) runs motionctl.
+    static func motionctl(_ arguments: [String], faking files: (device: String, ioctl: String, events: String),
+                          playing events: String? = nil, wrapper: [String] = []) throws -> Run {
+        let playing = events.map { ["--evemu-events", "/dev/input/event50=\($0)"] } ?? []
+        return try Run("umockdev-run", ["--device", files.device, "--ioctl", "/dev/input/event50=\(files.ioctl)"] + playing + ["--"]
+                       + wrapper + [Run.productsDirectory.appendingPathComponent("motionctl").path] + arguments, absolute: true)
+    }
+
     /// The frame objects among JSON lines, without their timestamps and device names.
     static func frameContents(_ objects: [[String: Any]]) -> [String] {
         objects.filter { $0["event"] as? String == "frame" }.map { frame in
@@ -78,12 +88,8 @@ extension Daemons {
 
             // Discovery through libudev, reading through libevdev, on the faked device. The reader
             // stops after as many frames as the replay gave; --timeout only ends a run that hangs.
-            let live = try Run("umockdev-run", [
-                "--device", files.device, "--ioctl", "/dev/input/event50=\(files.ioctl)",
-                "--evemu-events", "/dev/input/event50=\(files.events)", "--",
-                Run.productsDirectory.appendingPathComponent("motionctl").path,
-                "frames", "--json", "--count", "\(expected.count)", "--timeout", "60",
-            ], absolute: true)
+            let live = try EndToEnd.motionctl(["frames", "--json", "--count", "\(expected.count)", "--timeout", "60"],
+                                              faking: files, playing: files.events)
             #expect(live.status == 0, "\(live.error)")
             let objects = try live.jsonLines()
             #expect(objects.first?["event"] as? String == "device")
@@ -159,10 +165,7 @@ extension Daemons {
             let events = directory.appendingPathComponent("dropped.events").path
             try (kept.joined(separator: "\n") + "\n").write(toFile: events, atomically: true, encoding: .utf8)
 
-            let run = try Run("umockdev-run", [
-                "--device", files.device, "--ioctl", "/dev/input/event50=\(files.ioctl)", "--evemu-events", "/dev/input/event50=\(events)", "--",
-                Run.productsDirectory.appendingPathComponent("motionctl").path, "frames", "--json", "--count", "7", "--timeout", "60",
-            ], absolute: true)
+            let run = try EndToEnd.motionctl(["frames", "--json", "--count", "7", "--timeout", "60"], faking: files, playing: events)
             #expect(run.status == 0, "\(run.error)")
             let lines = try run.jsonLines()
             let phases = lines.filter { $0["event"] as? String == "frame" }.map { frame in
@@ -174,10 +177,7 @@ extension Daemons {
 
         /// Runs `motionctl frames --json` live on a faked recording; the reader's JSON lines.
         func readLive(_ files: (device: String, ioctl: String, events: String), _ arguments: [String]) throws -> [[String: Any]] {
-            let run = try Run("umockdev-run", [
-                "--device", files.device, "--ioctl", "/dev/input/event50=\(files.ioctl)", "--evemu-events", "/dev/input/event50=\(files.events)", "--",
-                Run.productsDirectory.appendingPathComponent("motionctl").path, "frames", "--json", "--timeout", "60",
-            ] + arguments, absolute: true)
+            let run = try EndToEnd.motionctl(["frames", "--json", "--timeout", "60"] + arguments, faking: files, playing: files.events)
             return try run.jsonLines()
         }
 
@@ -192,10 +192,7 @@ extension Daemons {
                 #expect(lines.first?["action"] as? String == "added", "\(arguments)")
             }
             // Not selected: skipped with the reason, and nothing read (the timeout ends the run).
-            let run = try Run("umockdev-run", [
-                "--device", files.device, "--ioctl", "/dev/input/event50=\(files.ioctl)", "--",
-                Run.productsDirectory.appendingPathComponent("motionctl").path, "frames", "--json", "--name", "ELAN*", "--timeout", "0.5",
-            ], absolute: true)
+            let run = try EndToEnd.motionctl(["frames", "--json", "--name", "ELAN*", "--timeout", "0.5"], faking: files)
             let skipped = try run.jsonLines()
             #expect(skipped.count == 1)
             #expect(skipped.first?["action"] as? String == "skipped")
@@ -231,10 +228,7 @@ extension Daemons {
             let directory = try EndToEnd.scratch()
             defer { try? FileManager.default.removeItem(at: directory) }
             let files = try EndToEnd.convert(recording, into: directory)
-            let run = try Run("umockdev-run", [
-                "--device", files.device, "--ioctl", "/dev/input/event50=\(files.ioctl)", "--",
-                Run.productsDirectory.appendingPathComponent("motionctl").path, "devices", "--local", "--json",
-            ], absolute: true)
+            let run = try EndToEnd.motionctl(["devices", "--local", "--json"], faking: files)
             #expect(run.status == 0, "\(run.error)")
             let device = try #require(try run.jsonLines().first)
             #expect(device["node"] as? String == "/dev/input/event50")
@@ -249,10 +243,7 @@ extension Daemons {
             let x = try #require(axes.first { $0["name"] as? String == "ABS_MT_POSITION_X" })
             #expect(x["max"] as? Int == 1599 && x["resolution"] as? Int == 11)
 
-            let text = try Run("umockdev-run", [
-                "--device", files.device, "--ioctl", "/dev/input/event50=\(files.ioctl)", "--",
-                Run.productsDirectory.appendingPathComponent("motionctl").path, "devices", "--local",
-            ], absolute: true)
+            let text = try EndToEnd.motionctl(["devices", "--local"], faking: files)
             #expect(text.output.contains("size 145.4 × 232.6 mm"))
             #expect(text.output.contains("multitouch touchscreen, 10 slots"))
         }
@@ -264,10 +255,7 @@ extension Daemons {
             defer { try? FileManager.default.removeItem(at: directory) }
             let files = try EndToEnd.convert(recording, into: directory)
             let socket = directory.appendingPathComponent("nobody-listens.sock").path
-            let run = try Run("umockdev-run", [
-                "--device", files.device, "--ioctl", "/dev/input/event50=\(files.ioctl)", "--",
-                Run.productsDirectory.appendingPathComponent("motionctl").path, "devices", "--socket", socket, "--json",
-            ], absolute: true)
+            let run = try EndToEnd.motionctl(["devices", "--socket", socket, "--json"], faking: files)
             #expect(run.status == 0, "\(run.error)")
             #expect(try run.jsonLines().first?["name"] as? String == "NVTCapacitiveTouchScreen")
             let said = run.error.split(separator: "\n")
@@ -303,10 +291,7 @@ extension Daemons {
             let recording = directory.appendingPathComponent("touchpad.evemu")
             try header.write(to: recording, atomically: true, encoding: .utf8)
             let files = try EndToEnd.convert(recording, into: directory)
-            let run = try Run("umockdev-run", [
-                "--device", files.device, "--ioctl", "/dev/input/event50=\(files.ioctl)", "--",
-                Run.productsDirectory.appendingPathComponent("motionctl").path, "devices", "--local",
-            ], absolute: true)
+            let run = try EndToEnd.motionctl(["devices", "--local"], faking: files)
             #expect(run.status == 1)
             #expect(run.output.contains("/dev/input/event50 (SynPS/2 Synaptics TouchPad) is not used: it is a touchpad"), "\(run.output)")
             #expect(run.error.contains("none could be used"))
