@@ -99,6 +99,8 @@ let package = Package(
                 "MotionServer",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
+                // The listener's connections, driven without sockets and on a manual clock.
+                .product(name: "NIOEmbedded", package: "swift-nio"),
             ]
         ),
         .testTarget(name: "CommandLineTests", dependencies: ["MotionCore"]),

@@ -40,6 +40,7 @@ struct ConfigCheckCommand: ParsableCommand {
             emit("websocket: http://\(web.listen)/ (live page, /motiond.js) and ws://\(web.listen)/ws"
                 + (web.allowRemote ? ", reachable from other machines" : ", this machine only"))
             emit("  origins allowed: \(origins)")
+            emit("  hosts answered: \((["its address", "localhost"] + web.allowedHosts).joined(separator: ", "))")
             emit("  control: " + (web.controlTokenFile.map { "with the token in \($0)" } ?? "none (no control_token_file): WebSocket clients are read-only"))
         } else {
             emit("websocket: none")

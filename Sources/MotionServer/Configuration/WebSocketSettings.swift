@@ -12,6 +12,10 @@ public struct WebSocketSettings: Sendable, Hashable {
     /// The `Origin` header values a browser page may connect with; nil means the listener's
     /// own origins (``ListenAddress/ownOrigins``).
     public var allowedOrigins: [String]?
+    /// Host names the listener answers to besides its own address and `localhost` (for a
+    /// kiosk that opens the page by a name such as `kiosk.local`); any other `Host` gets 421,
+    /// so a page on another name that DNS rebinding pointed here is not answered.
+    public var allowedHosts: [String] = []
     /// The file the control token was read from, and the token: a WebSocket client that sends
     /// it with `auth` may change things; without a token, no WebSocket client can.
     public var controlTokenFile: String?
@@ -125,6 +129,14 @@ extension Configuration {
                 }
             }
             settings.allowedOrigins = origins
+        }
+        if let hosts = try table.strings("allowed_hosts") {
+            for host in hosts {
+                guard let named = HostHeader(host), named.port == nil, !host.hasPrefix("[") else {
+                    throw table.error("allowed_hosts", "'\(host)' is not a host name: write a name as a browser's address bar shows it, without scheme or port, like \"kiosk.local\" (the listener's own address and localhost are always answered)")
+                }
+            }
+            settings.allowedHosts = hosts.map { $0.lowercased() }
         }
         if let path = try table.string("control_token_file") {
             let resolved = path.hasPrefix("/") ? path : URL(fileURLWithPath: file).deletingLastPathComponent().appendingPathComponent(path).path

@@ -183,6 +183,10 @@ final class ChannelOutput: ClientOutput {
     var onOverflow: () -> Void = {}
     private var pending: [(stream: StreamID?, line: ByteBuffer)] = []
     private var pendingIndex: [StreamID: Int] = [:]
+    /// The pong owed for the latest ping while the client is behind. RFC 6455 (5.5.3) lets a
+    /// pong answer only the most recent ping, so a client that pings and never reads is owed
+    /// one pong, counted in ``pendingBytes`` like lines, not a queue that grows.
+    private var pendingPong: ByteBuffer?
     private(set) var pendingBytes = 0
     private(set) var coalesced = 0
     /// Since when the client has been behind.
@@ -211,7 +215,7 @@ final class ChannelOutput: ClientOutput {
     /// writes between two flushes are one frame's lines, a bounded overshoot.
     private var socketTakesMore: Bool
 
-    var isKeepingUp: Bool { !isClosed && pending.isEmpty && socketTakesMore && !inFlight }
+    var isKeepingUp: Bool { !isClosed && pending.isEmpty && pendingPong == nil && socketTakesMore && !inFlight }
 
     /// The channel's writability changed: remember it, and write what waited once it is back.
     func writabilityChanged(_ writable: Bool) {
@@ -236,10 +240,7 @@ final class ChannelOutput: ClientOutput {
             if socket >= 0 { writeDirectly(line) } else { write(line) }
             return
         }
-        if blockedSince == nil {
-            blockedSince = monotonicNow()
-            onBlocked()
-        }
+        noteBehind()
         if let stream, let index = pendingIndex[stream] {
             pendingBytes += line.readableBytes - pending[index].line.readableBytes
             pending[index].line = line
@@ -252,10 +253,38 @@ final class ChannelOutput: ClientOutput {
         if pendingBytes > pendingLimit { overflow() }
     }
 
+    /// Answers a WebSocket ping with `payload`, bounded like lines: while the client is
+    /// behind, the pong waits (replacing any older one) and the slow-client rule applies.
+    func sendPong(_ payload: ByteBuffer) {
+        precondition(framing == .webSocket, "only a WebSocket has pings")
+        guard !isClosed else { return }
+        if isKeepingUp {
+            channel.writeAndFlush(WebSocketFrame(fin: true, opcode: .pong, data: payload), promise: nil)
+            socketTakesMore = channel.isWritable
+            return
+        }
+        noteBehind()
+        if let older = pendingPong {
+            pendingBytes -= older.readableBytes
+            coalesced += 1
+        }
+        pendingPong = payload
+        pendingBytes += payload.readableBytes
+        if pendingBytes > pendingLimit { overflow() }
+    }
+
+    /// The client is behind: from now on the slow-client rule counts.
+    private func noteBehind() {
+        guard blockedSince == nil else { return }
+        blockedSince = monotonicNow()
+        onBlocked()
+    }
+
     /// Drops what waited and the client, saying why.
     private func overflow() {
         pending = []
         pendingIndex = [:]
+        pendingPong = nil
         pendingBytes = 0
         let reason = "too slow: more than \(pendingLimit >> 20) MiB waited for this client"
         close(saying: channel.allocator.buffer(string: JSONValue.object([("event", "bye"), ("reason", .string(reason))]).encoded + "\n"), because: .tooSlow)
@@ -270,12 +299,16 @@ final class ChannelOutput: ClientOutput {
 
     /// Writes what waited, now that the client reads again.
     func drain() {
-        guard !pending.isEmpty, !isClosed, !inFlight else { return }
+        guard !pending.isEmpty || pendingPong != nil, !isClosed, !inFlight else { return }
         let waited = pending
         pending = []
         pendingIndex = [:]
         pendingBytes = 0
         blockedSince = nil
+        if let pong = pendingPong {
+            pendingPong = nil
+            channel.write(WebSocketFrame(fin: true, opcode: .pong, data: pong), promise: nil)
+        }
         if socket >= 0 {
             var lines = channel.allocator.buffer(capacity: waited.reduce(0) { $0 + $1.line.readableBytes })
             for entry in waited { lines.writeImmutableBuffer(entry.line) }

@@ -165,6 +165,7 @@ public final class DaemonService {
         }
         webSettings = settings
         access.origins = settings.origins(boundPort: settings.listen.port)
+        access.hosts = settings.allowedHosts
         let bound = settings.listen
         logger.info("websocket on \(bound): the live page is http://\(bound)/, the protocol ws://\(bound)\(WebServer.webSocketPath)")
     }
@@ -279,6 +280,7 @@ public final class DaemonService {
         }
         settings.listen = webSettings.listen
         webAccess.origins = settings.origins(boundPort: webSettings.listen.port)
+        webAccess.hosts = settings.allowedHosts
         self.webSettings = settings
     }
 

@@ -13,7 +13,10 @@ enum WebServer {
     /// The kernel's send buffer for one client (it doubles it for its bookkeeping).
     static let sendBuffer: SocketOptionValue = 64 << 10
     /// The largest request a WebSocket client may send, as on the socket.
-    static let maximumMessage = LineFramer.maximumLength
+    static let maximumMessage = WebSocketMessageReader.maximumMessage
+    /// How long a request may take to arrive whole, counted from the connection's start or the
+    /// end of the previous response; so also how long an idle keep-alive connection is kept.
+    static let requestTimeout: TimeAmount = .seconds(10)
 
     /// Binds `address`, or takes the listening `descriptor` systemd passed, and serves it on
     /// `loop`; from outside the loop, as binding waits.
@@ -34,28 +37,8 @@ enum WebServer {
             // instead of after the megabytes loopback TCP would buffer, all of them stale.
             .childChannelOption(.socketOption(.so_sndbuf), value: WebServer.sendBuffer)
             .childChannelInitializer { channel in
-                let pages = PageHandler(access: access.value)
-                let upgrader = NIOWebSocketServerUpgrader(
-                    maxFrameSize: maximumMessage, automaticErrorHandling: false,
-                    shouldUpgrade: { channel, head in
-                        // The handshake is accepted at /ws from an allowed page; otherwise the
-                        // request goes on to the page handler, which says why not.
-                        let allowed = head.uri == webSocketPath && access.value.allows(origin: head.headers.first(name: "Origin"))
-                        return channel.eventLoop.makeSucceededFuture(allowed ? HTTPHeaders() : nil)
-                    },
-                    upgradePipelineHandler: { channel, _ in
-                        channel.eventLoop.makeCompletedFuture {
-                            try channel.pipeline.syncOperations.addHandler(NIOWebSocketFrameAggregator(
-                                minNonFinalFragmentSize: 0, maxAccumulatedFrameCount: 256, maxAccumulatedFrameSize: maximumMessage))
-                            try channel.pipeline.syncOperations.addHandler(WebSocketClientHandler(daemon: daemon.value, outputs: outputs.value))
-                        }
-                    })
-                return channel.eventLoop.makeCompletedFuture {
-                    try channel.pipeline.syncOperations.configureHTTPServerPipeline(
-                        withServerUpgrade: (upgraders: [upgrader], completionHandler: { context in
-                            context.pipeline.syncOperations.removeHandler(pages, promise: nil)
-                        }))
-                    try channel.pipeline.syncOperations.addHandler(pages)
+                channel.eventLoop.makeCompletedFuture {
+                    try configure(channel, daemon: daemon.value, outputs: outputs.value, access: access.value)
                 }
             }
         if let descriptor { return try bootstrap.withBoundSocket(descriptor).wait() }
@@ -71,14 +54,70 @@ enum WebServer {
     }
 }
 
+extension WebServer {
+    /// Makes `channel`, a new connection, an HTTP connection that may become a WebSocket: the
+    /// same pipeline for the listener, the tests and the fuzz target.
+    static func configure(_ channel: Channel, daemon: Daemon, outputs: ClientOutputs, access: WebAccess) throws {
+        // The closures below are Sendable by NIO's signature, but all run on this loop.
+        let loop = channel.eventLoop
+        let pages = NIOLoopBound(PageHandler(access: access), eventLoop: loop)
+        let access = NIOLoopBound(access, eventLoop: loop)
+        let client = NIOLoopBound((daemon, outputs), eventLoop: loop)
+        let upgrader = NIOWebSocketServerUpgrader(
+            maxFrameSize: maximumMessage, automaticErrorHandling: false,
+            shouldUpgrade: { channel, head in
+                // The handshake is accepted at /ws from an allowed page on an allowed host;
+                // otherwise the request goes on to the page handler, which says why not.
+                let allowed = head.uri == webSocketPath
+                    && access.value.allows(host: head.headers.first(name: "Host"), local: channel.localAddress)
+                    && access.value.allows(origin: head.headers.first(name: "Origin"))
+                return channel.eventLoop.makeSucceededFuture(allowed ? HTTPHeaders() : nil)
+            },
+            upgradePipelineHandler: { channel, _ in
+                channel.eventLoop.makeCompletedFuture {
+                    let (daemon, outputs) = client.value
+                    try channel.pipeline.syncOperations.addHandler(WebSocketClientHandler(daemon: daemon, outputs: outputs))
+                }
+            })
+        try channel.pipeline.syncOperations.configureHTTPServerPipeline(
+            withServerUpgrade: (upgraders: [upgrader], completionHandler: { context in
+                context.pipeline.syncOperations.removeHandler(pages.value, promise: nil)
+            }))
+        try channel.pipeline.syncOperations.addHandler(pages.value)
+    }
+}
+
+/// A connection to the listener for tests and fuzzing, without a socket: `channel` (an
+/// `EmbeddedChannel`, say) is set up as the listener sets up a connection it accepted, serving
+/// `daemon`'s protocol to pages from `origins` on `hosts` (besides the listener's own).
+public func serveWebConnection(_ channel: Channel, daemon: Daemon, origins: [String], hosts: [String] = []) throws {
+    try WebServer.configure(channel, daemon: daemon, outputs: ClientOutputs(), access: WebAccess(origins: origins, hosts: hosts))
+}
+
 /// Who may use the listener, as the configuration in force says: which pages may open the
-/// WebSocket. Changed by a reload; read on the loop.
+/// WebSocket, and by which host names. Changed by a reload; read on the loop.
 final class WebAccess {
     /// The origins allowed; "*" allows any, "null" pages from files and sandboxed frames.
     var origins: [String]
+    /// Host names answered besides the listener's own address and `localhost`
+    /// (`[websocket] allowed_hosts`), lowercased.
+    var hosts: [String]
 
-    init(origins: [String]) {
+    init(origins: [String], hosts: [String] = []) {
         self.origins = origins
+        self.hosts = hosts.map { $0.lowercased() }
+    }
+
+    /// Whether a request whose `Host` header is `host` names this listener, which the client
+    /// reached at `local`: by its address and port, by `localhost`, or by a name in
+    /// ``hosts``, with the listener's port. A page on another name reached this address
+    /// through DNS rebinding, and is not answered (RFC 9110's 421).
+    func allows(host: String?, local: SocketAddress?) -> Bool {
+        guard let host, let named = HostHeader(host), let local, let port = local.port else { return false }
+        guard (named.port ?? 80) == port else { return false }
+        if named.name == "localhost" || hosts.contains(named.name) { return true }
+        guard let ip = local.ipAddress else { return false }
+        return HostHeader.sameAddress(named.name, ip)
     }
 
     /// Whether a handshake with this `Origin` header may go ahead. Without the header the
@@ -91,7 +130,9 @@ final class WebAccess {
 }
 
 /// Serves `GET /` (the live page) and `GET /motiond.js` (the client module), and refuses a
-/// WebSocket handshake that was not accepted, saying why.
+/// WebSocket handshake that was not accepted, saying why. It also keeps the connection's
+/// manners: a request must arrive whole within ``WebServer/requestTimeout``, a request for
+/// another host is answered 421, and a request that cannot be read ends the connection.
 final class PageHandler: ChannelInboundHandler, RemovableChannelHandler {
     typealias InboundIn = HTTPServerRequestPart
     typealias OutboundOut = HTTPServerResponsePart
@@ -110,9 +151,35 @@ final class PageHandler: ChannelInboundHandler, RemovableChannelHandler {
     private let access: WebAccess
     /// The request being read: only its head matters (a body is read and dropped).
     private var head: HTTPRequestHead?
+    /// Closes the connection when the awaited request has not arrived whole in time.
+    private var deadline: Scheduled<Void>?
 
     init(access: WebAccess) {
         self.access = access
+    }
+
+    func handlerAdded(context: ChannelHandlerContext) {
+        if context.channel.isActive { awaitRequest(context) }
+    }
+
+    func channelActive(context: ChannelHandlerContext) {
+        awaitRequest(context)
+        context.fireChannelActive()
+    }
+
+    /// Removed once the connection is a WebSocket, which has no request deadline.
+    func handlerRemoved(context: ChannelHandlerContext) {
+        deadline?.cancel()
+        deadline = nil
+    }
+
+    /// The next request must be complete within the timeout, or the connection closes: a
+    /// client that sends a head slowly, or none, holds a connection only that long.
+    private func awaitRequest(_ context: ChannelHandlerContext) {
+        deadline?.cancel()
+        deadline = context.eventLoop.assumeIsolated().scheduleTask(in: WebServer.requestTimeout) { [context] in
+            context.close(promise: nil)
+        }
     }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
@@ -122,11 +189,38 @@ final class PageHandler: ChannelInboundHandler, RemovableChannelHandler {
         case .end:
             guard let head else { return }
             self.head = nil
+            deadline?.cancel()
+            deadline = nil
             respond(to: head, context: context)
         }
     }
 
+    /// A request NIO could not read (a head over its size limit, bad syntax): NIO's error
+    /// handler has answered 400 with `Connection: close`, so the connection ends. Output is
+    /// shut first and the socket closed a second later, so that the client, perhaps still
+    /// sending, reads the 400 instead of a reset.
+    func errorCaught(context: ChannelHandlerContext, error: Error) {
+        deadline?.cancel()
+        deadline = nil
+        guard error is HTTPParserError else { return context.close(promise: nil) }
+        let channel = context.channel
+        channel.close(mode: .output).whenComplete { _ in
+            channel.eventLoop.scheduleTask(in: .seconds(1)) { channel.close(promise: nil) }
+        }
+    }
+
+    func channelInactive(context: ChannelHandlerContext) {
+        deadline?.cancel()
+        deadline = nil
+        context.fireChannelInactive()
+    }
+
     private func respond(to head: HTTPRequestHead, context: ChannelHandlerContext) {
+        guard access.allows(host: head.headers.first(name: "Host"), local: context.channel.localAddress) else {
+            let host = head.headers.first(name: "Host").map { "\($0.prefix(100))" } ?? "(none)"
+            return send(.misdirectedRequest, "motiond does not serve the host \(host): name it by its address, localhost, or a name in [websocket] allowed_hosts\n",
+                        to: head, context: context)
+        }
         let path = head.uri.split(separator: "?", maxSplits: 1, omittingEmptySubsequences: false).first.map(String.init) ?? head.uri
         if path == WebServer.webSocketPath {
             let origin = head.headers.first(name: "Origin")
@@ -136,7 +230,7 @@ final class PageHandler: ChannelInboundHandler, RemovableChannelHandler {
             return send(.badRequest, "\(WebServer.webSocketPath) speaks WebSocket only: connect with a WebSocket client (version 13)\n", to: head, context: context)
         }
         guard let page = Self.pages[path] else {
-            return send(.notFound, "no page is at \(path); motiond serves / (the live page), /motiond.js and \(WebServer.webSocketPath)\n", to: head, context: context)
+            return send(.notFound, "no page is at \(path.prefix(200)); motiond serves / (the live page), /motiond.js and \(WebServer.webSocketPath)\n", to: head, context: context)
         }
         guard head.method == .GET || head.method == .HEAD else {
             return send(.methodNotAllowed, "only GET and HEAD are served here\n", to: head, context: context, extra: [("Allow", "GET, HEAD")])
@@ -160,8 +254,10 @@ final class PageHandler: ChannelInboundHandler, RemovableChannelHandler {
         finish(head, context: context)
     }
 
+    /// Ends the response; then the connection closes, or waits for the next request.
     private func finish(_ head: HTTPRequestHead, context: ChannelHandlerContext) {
         let keepAlive = head.isKeepAlive
+        if keepAlive { awaitRequest(context) }
         context.writeAndFlush(wrapOutboundOut(.end(nil))).whenComplete { [context] _ in
             if !keepAlive { context.close(promise: nil) }
         }
@@ -178,7 +274,9 @@ final class PageHandler: ChannelInboundHandler, RemovableChannelHandler {
 }
 
 /// One WebSocket client: text messages are protocol requests, the daemon's lines go out as
-/// text messages (``ChannelOutput`` with ``LineFraming/webSocket``).
+/// text messages (``ChannelOutput`` with ``LineFraming/webSocket``). Frames are read by the
+/// rules of RFC 6455 (``WebSocketMessageReader``); a client that breaks one is closed with
+/// the code and reason.
 final class WebSocketClientHandler: ChannelInboundHandler {
     typealias InboundIn = WebSocketFrame
     typealias OutboundOut = WebSocketFrame
@@ -187,6 +285,7 @@ final class WebSocketClientHandler: ChannelInboundHandler {
     private let outputs: ClientOutputs
     private var session: ClientSession?
     private var output: ChannelOutput?
+    private var reader = WebSocketMessageReader()
 
     init(daemon: Daemon, outputs: ClientOutputs) {
         self.daemon = daemon
@@ -203,30 +302,23 @@ final class WebSocketClientHandler: ChannelInboundHandler {
     }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
-        let frame = unwrapInboundIn(data)
-        switch frame.opcode {
-        case .text:
-            guard let session else { return }
-            daemon.receive(utf8: frame.unmaskedData.readableBytesView, from: session)
+        guard let session, let output, !output.isClosed else { return }
+        switch reader.read(unwrapInboundIn(data)) {
+        case .text(let message):
+            daemon.receive(utf8: message.readableBytesView, from: session)
         case .binary:
-            guard let session else { return }
             daemon.refuse(ProtocolError("bad_json", "requests are JSON in text messages, not binary ones"), to: session)
-        case .ping:
-            var pong = frame.unmaskedData
-            context.writeAndFlush(wrapOutboundOut(WebSocketFrame(fin: true, opcode: .pong, data: pong.readSlice(length: pong.readableBytes)!)),
-                                  promise: nil)
-        case .connectionClose:
-            // The client's code, echoed as RFC 6455 asks; then the connection ends.
-            var data = frame.unmaskedData
-            let code = data.readWebSocketErrorCode() ?? .normalClosure
+        case .ping(let payload):
+            output.sendPong(payload)
+        case .close(let code):
+            // The client's code echoed (none for none, RFC 6455 5.5.1); then the connection ends.
             var reply = context.channel.allocator.buffer(capacity: 2)
-            reply.write(webSocketErrorCode: code)
-            output?.markClosed()
-            context.writeAndFlush(wrapOutboundOut(WebSocketFrame(fin: true, opcode: .connectionClose, data: reply))).whenComplete { [context] _ in
-                context.close(promise: nil)
-            }
-        default:
+            if let code { reply.write(webSocketErrorCode: code) }
+            close(context, with: reply)
+        case .nothing:
             break
+        case .fail(let code, let reason):
+            fail(context, code, reason)
         }
     }
 
@@ -235,23 +327,30 @@ final class WebSocketClientHandler: ChannelInboundHandler {
         context.fireChannelWritabilityChanged()
     }
 
-    /// A message over 64 KiB (whole or in fragments), or a broken frame: the connection is
-    /// closed with a close frame saying why.
+    /// A frame NIO could not read (longer than 64 KiB, a control frame fragmented or over
+    /// 125 bytes): the connection is closed with a close frame saying why.
     func errorCaught(context: ChannelHandlerContext, error: Error) {
         guard output?.isClosed == false, !(error is IOError) else { return context.close(promise: nil) }
-        output?.markClosed()
-        let (code, reason): (WebSocketErrorCode, String)
         switch error {
-        case NIOWebSocketError.invalidFrameLength, NIOWebSocketFrameAggregator.Error.accumulatedFrameSizeIsTooLarge,
-             NIOWebSocketFrameAggregator.Error.tooManyFragments:
-            (code, reason) = (.messageTooLarge, "a message is longer than 64 KiB")
-        default:
-            (code, reason) = (.protocolError, "not a valid WebSocket frame")
+        case NIOWebSocketError.invalidFrameLength: fail(context, .messageTooLarge, "a message is longer than 64 KiB")
+        case NIOWebSocketError.fragmentedControlFrame: fail(context, .protocolError, "a control frame may not be fragmented")
+        case NIOWebSocketError.multiByteControlFrameLength: fail(context, .protocolError, "a control frame is at most 125 bytes")
+        default: fail(context, .protocolError, "not a valid WebSocket frame")
         }
+    }
+
+    /// Fails the connection (RFC 6455 7.1.7): a close frame with `code` and `reason`, then the end.
+    private func fail(_ context: ChannelHandlerContext, _ code: WebSocketErrorCode, _ reason: String) {
         var data = context.channel.allocator.buffer(capacity: 2 + reason.utf8.count)
         data.write(webSocketErrorCode: code)
         data.writeString(reason)
-        context.writeAndFlush(wrapOutboundOut(WebSocketFrame(fin: true, opcode: .connectionClose, data: data))).whenComplete { [context] _ in
+        close(context, with: data)
+    }
+
+    /// Sends a close frame with `body` (no more output after it) and closes the connection.
+    private func close(_ context: ChannelHandlerContext, with body: ByteBuffer) {
+        output?.markClosed()
+        context.writeAndFlush(wrapOutboundOut(WebSocketFrame(fin: true, opcode: .connectionClose, data: body))).whenComplete { [context] _ in
             context.close(promise: nil)
         }
     }
