@@ -283,6 +283,138 @@ async def slow_client(daemon):
     await watcher.close()
 
 
+def rss_kib(pid):
+    with open(f"/proc/{pid}/status") as status:
+        return next(int(line.split()[1]) for line in status if line.startswith("VmRSS:"))
+
+
+def raw_frame(opcode, payload=b"", masked=True):
+    """A client's frame, masked as RFC 6455 asks (or not, to be refused)."""
+    head = bytes([0x80 | opcode, (0x80 if masked else 0) | len(payload)])
+    key = b"\x37\xfa\x21\x3d"
+    body = bytes(b ^ key[i % 4] for i, b in enumerate(payload)) if masked else payload
+    return head + (key if masked else b"") + body
+
+
+def raw_upgrade(address, receive_buffer=None):
+    """A raw socket through the handshake; returns it and what followed the 101's head."""
+    host, port = address.rsplit(":", 1)
+    raw = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    if receive_buffer:
+        raw.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, receive_buffer)
+    raw.settimeout(10)
+    raw.connect((host, int(port)))
+    raw.sendall((f"GET /ws HTTP/1.1\r\nHost: {address}\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
+                 "Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n\r\n").encode())
+    received = b""
+    while b"\r\n\r\n" not in received:
+        chunk = raw.recv(4096)
+        if not chunk:
+            raise RuntimeError(f"no handshake reply: {received!r}")
+        received += chunk
+    head, rest = received.split(b"\r\n\r\n", 1)
+    if not head.startswith(b"HTTP/1.1 101"):
+        raise RuntimeError(f"handshake refused: {head!r}")
+    return raw, rest
+
+
+def read_until_closed(raw, seconds=10):
+    """Everything the server sends until it closes the connection (or the deadline)."""
+    raw.settimeout(1)
+    received, deadline = b"", time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        try:
+            chunk = raw.recv(65536)
+        except socket.timeout:
+            continue
+        except ConnectionResetError:
+            return received, True
+        if not chunk:
+            return received, True
+        received += chunk
+    return received, False
+
+
+def close_code(received):
+    """The code of the last close frame in a server's bytes (frames are unmasked)."""
+    code, index = None, 0
+    while index + 2 <= len(received):
+        opcode, length = received[index] & 0x0F, received[index + 1] & 0x7F
+        header = 2
+        if length == 126:
+            length, header = int.from_bytes(received[index + 2:index + 4], "big"), 4
+        elif length == 127:
+            length, header = int.from_bytes(received[index + 2:index + 10], "big"), 10
+        payload = received[index + header:index + header + length]
+        if opcode == 0x8:
+            code = int.from_bytes(payload[:2], "big") if len(payload) >= 2 else "none"
+        index += header + length
+    return code
+
+
+async def hostile(daemon):
+    """What a hostile local process tries: a ping flood that never reads, broken frames, a
+    foreign Host, a huge header. Blocking sockets, each wait bounded, in a thread."""
+    def run():
+        # A ping flood from a client that never reads: bounded, then dropped; memory returns.
+        before = rss_kib(daemon.process.pid)
+        raw, _ = raw_upgrade(daemon.address, receive_buffer=4096)
+        ping = raw_frame(0x9, b"p" * 125)
+        batch = ping * 1000
+        sent, peak, dropped = 0, before, False
+        raw.settimeout(2)
+        deadline = time.monotonic() + 40
+        while sent < 400_000 and time.monotonic() < deadline:
+            try:
+                raw.sendall(batch)
+                sent += 1000
+            except (BrokenPipeError, ConnectionResetError):
+                dropped = True
+                break
+            except socket.timeout:
+                pass  # motiond does not read faster than it parses: go on until dropped or done
+            if sent % 20_000 == 0:
+                peak = max(peak, rss_kib(daemon.process.pid))
+        peak = max(peak, rss_kib(daemon.process.pid))
+        if not dropped:
+            _, dropped = read_until_closed(raw, 15)
+        raw.close()
+        time.sleep(0.5)  # a settling moment for the loop to let go of the connection; not a race
+        after = rss_kib(daemon.process.pid)
+        report("a ping flood that never reads pongs is dropped, memory bounded and given back",
+               dropped and peak - before < 32 * 1024 and after - before < 8 * 1024,
+               {"pings_sent": sent, "dropped": dropped, "rss_kib_before": before, "peak": peak, "after": after})
+
+        # Broken frames fail the connection with 1002; 1005 from a client is not echoed.
+        results = {}
+        for name, frame in [("unmasked", raw_frame(0x1, b'{"id":1,"op":"list"}', masked=False)),
+                            ("rsv1", bytes([0xC1, 0x80, 0, 0, 0, 0])), ("opcode 3", raw_frame(0x3)),
+                            ("close 1005", raw_frame(0x8, (1005).to_bytes(2, "big"))),
+                            ("close of one byte", raw_frame(0x8, b"\x03"))]:
+            raw, _ = raw_upgrade(daemon.address)
+            raw.sendall(frame)
+            received, closed = read_until_closed(raw, 10)
+            raw.close()
+            results[name] = [close_code(received), closed]
+        report("broken frames fail the connection with 1002", all(v == [1002, True] for v in results.values()), results)
+
+        # A foreign Host is refused with 421; a 200 KB header gets 400 and the connection ends.
+        host, port = daemon.address.rsplit(":", 1)
+        with socket.create_connection((host, int(port)), 10) as raw:
+            raw.sendall(f"GET / HTTP/1.1\r\nHost: rebind.example:{port}\r\n\r\n".encode())
+            status = raw.recv(4096)[:12]
+        report("a Host that is not the listener gets 421", status == b"HTTP/1.1 421", status.decode(errors="replace"))
+        with socket.create_connection((host, int(port)), 10) as raw:
+            try:
+                raw.sendall(f"GET / HTTP/1.1\r\nHost: {daemon.address}\r\nX-Big: {'a' * 200_000}\r\n\r\n".encode())
+            except (BrokenPipeError, ConnectionResetError):
+                pass
+            received, closed = read_until_closed(raw, 10)
+        report("a 200 KB header gets 400 and the connection ends", received.startswith(b"HTTP/1.1 400") and closed,
+               [received[:40].decode(errors="replace"), closed])
+    await asyncio.get_running_loop().run_in_executor(None, run)
+
+
 async def stop(daemon):
     client = await connect(daemon.url)
     await receive(client)
@@ -304,7 +436,7 @@ async def main():
     daemon = Daemon()
     await daemon.start()
     try:
-        for check in [hello_and_values, errors, control, origins, pages, ping_and_limits, slow_client]:
+        for check in [hello_and_values, errors, control, origins, pages, ping_and_limits, slow_client, hostile]:
             try:
                 await asyncio.wait_for(check(daemon), 120)
             except Exception as error:

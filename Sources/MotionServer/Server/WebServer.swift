@@ -110,11 +110,13 @@ final class WebAccess {
 
     /// Whether a request whose `Host` header is `host` names this listener, which the client
     /// reached at `local`: by its address and port, by `localhost`, or by a name in
-    /// ``hosts``, with the listener's port. A page on another name reached this address
+    /// ``hosts``, with the listener's port or none. A page on another name reached this address
     /// through DNS rebinding, and is not answered (RFC 9110's 421).
     func allows(host: String?, local: SocketAddress?) -> Bool {
         guard let host, let named = HostHeader(host), let local, let port = local.port else { return false }
-        guard (named.port ?? 80) == port else { return false }
+        // A missing port is taken as meaning this one (a program's request, not a browser's,
+        // which always names a port other than 80); a wrong one is refused.
+        guard named.port == nil || named.port == port else { return false }
         if named.name == "localhost" || hosts.contains(named.name) { return true }
         guard let ip = local.ipAddress else { return false }
         return HostHeader.sameAddress(named.name, ip)
@@ -199,10 +201,12 @@ final class PageHandler: ChannelInboundHandler, RemovableChannelHandler {
     /// handler has answered 400 with `Connection: close`, so the connection ends. Output is
     /// shut first and the socket closed a second later, so that the client, perhaps still
     /// sending, reads the 400 instead of a reset.
+    /// Other errors need nothing: a refused WebSocket upgrade is reported this way before
+    /// the request is answered as an ordinary one, and an I/O error closes the channel itself.
     func errorCaught(context: ChannelHandlerContext, error: Error) {
+        guard error is HTTPParserError else { return }
         deadline?.cancel()
         deadline = nil
-        guard error is HTTPParserError else { return context.close(promise: nil) }
         let channel = context.channel
         channel.close(mode: .output).whenComplete { _ in
             channel.eventLoop.scheduleTask(in: .seconds(1)) { channel.close(promise: nil) }
