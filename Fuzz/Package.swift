@@ -16,6 +16,8 @@ let fuzzTargets: [(product: String, target: String, dependencies: [Target.Depend
     ("fuzz-evemu", "FuzzEvemu", [.product(name: "TouchInput", package: "motiond"), .product(name: "MotionCore", package: "motiond")]),
     ("fuzz-libinput", "FuzzLibinput", [.product(name: "TouchInput", package: "motiond"), .product(name: "MotionCore", package: "motiond")]),
     ("fuzz-assembler", "FuzzAssembler", [.product(name: "TouchInput", package: "motiond"), .product(name: "MotionCore", package: "motiond")]),
+    ("fuzz-http", "FuzzHTTP", [.product(name: "MotionServer", package: "motiond")]),
+    ("fuzz-websocket", "FuzzWebSocket", [.product(name: "MotionServer", package: "motiond")]),
 ]
 
 let package = Package(
@@ -30,7 +32,7 @@ let package = Package(
         .target(
             name: "FuzzSupport",
             dependencies: [.product(name: "MotionServer", package: "motiond"), .product(name: "MotionCore", package: "motiond"),
-                           .product(name: "NIOCore", package: "swift-nio")]
+                           .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOEmbedded", package: "swift-nio")]
         ),
     ] + fuzzTargets.map { .executableTarget(name: $0.target, dependencies: ["FuzzSupport"] + $0.dependencies) }
 )

@@ -356,6 +356,32 @@ async def hostile(daemon):
     """What a hostile local process tries: a ping flood that never reads, broken frames, a
     foreign Host, a huge header. Blocking sockets, each wait bounded, in a thread."""
     def run():
+        host, port = daemon.address.rsplit(":", 1)
+        # 50,000 pipelined requests (2 MB) from a client that never reads its responses (a page
+        # is 8 KiB each): answered one at a time as it reads, so memory stays bounded.
+        before = rss_kib(daemon.process.pid)
+        raw = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+        raw.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
+        raw.settimeout(2)
+        raw.connect((host, int(port)))
+        requests = f"GET / HTTP/1.1\r\nHost: {daemon.address}\r\n\r\n".encode() * 1000
+        sent, deadline = 0, time.monotonic() + 30
+        while sent < 50_000 and time.monotonic() < deadline:
+            try:
+                raw.sendall(requests)
+                sent += 1000
+            except socket.timeout:
+                pass
+            except (BrokenPipeError, ConnectionResetError):
+                break
+        peak, settled = before, time.monotonic() + 2
+        while time.monotonic() < settled:  # what was sent is still being answered: watch for 2 s
+            peak = max(peak, rss_kib(daemon.process.pid))
+            time.sleep(0.1)
+        raw.close()
+        report("pipelined requests from a client that never reads cost bounded memory", peak - before < 32 * 1024,
+               {"requests_sent": sent, "rss_kib_before": before, "peak": peak})
+
         # A ping flood from a client that never reads: bounded, then dropped; memory returns.
         before = rss_kib(daemon.process.pid)
         raw, _ = raw_upgrade(daemon.address, receive_buffer=4096)
@@ -399,7 +425,6 @@ async def hostile(daemon):
         report("broken frames fail the connection with 1002", all(v == [1002, True] for v in results.values()), results)
 
         # A foreign Host is refused with 421; a 200 KB header gets 400 and the connection ends.
-        host, port = daemon.address.rsplit(":", 1)
         with socket.create_connection((host, int(port)), 10) as raw:
             raw.sendall(f"GET / HTTP/1.1\r\nHost: rebind.example:{port}\r\n\r\n".encode())
             status = raw.recv(4096)[:12]

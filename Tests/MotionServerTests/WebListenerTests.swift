@@ -309,6 +309,27 @@ struct HTTPListenerTests {
         #expect(!connection.channel.isActive)
     }
 
+    @Test("pipelined requests from a client that does not read get one response until it reads; it is closed if it never does")
+    func pipelinedWithoutReading() throws {
+        let connection = try WebConnection()
+        connection.channel.isWritable = false
+        connection.channel.pipeline.fireChannelWritabilityChanged()
+        try connection.send(String(repeating: WebConnection.get("/"), count: 1_000))
+        let first = String(decoding: try connection.take(), as: UTF8.self)
+        #expect(first.components(separatedBy: "HTTP/1.1 200").count - 1 <= 1, "\(first.count) bytes of responses for a client that does not read")
+        connection.channel.isWritable = true
+        connection.channel.pipeline.fireChannelWritabilityChanged()
+        let more = String(decoding: try connection.take(), as: UTF8.self)
+        #expect(more.hasPrefix("HTTP/1.1 200"), "reading again, the client is answered")
+
+        let stuck = try WebConnection()
+        stuck.channel.isWritable = false
+        stuck.channel.pipeline.fireChannelWritabilityChanged()
+        try stuck.send(WebConnection.get("/") + WebConnection.get("/"))
+        stuck.loop.advanceTime(by: .seconds(10))
+        #expect(!stuck.channel.isActive)
+    }
+
     @Test("a Host that does not name the listener gets 421 on every path, the WebSocket included",
           arguments: ["evil.example:8765", "evil.example", "127.0.0.1:9999", "127.0.0.2:8765", "localhost:80", "[::1]:8765", "", "a b:8765"])
     func foreignHost(host: String) throws {

@@ -133,8 +133,9 @@ final class WebAccess {
 
 /// Serves `GET /` (the live page) and `GET /motiond.js` (the client module), and refuses a
 /// WebSocket handshake that was not accepted, saying why. It also keeps the connection's
-/// manners: a request must arrive whole within ``WebServer/requestTimeout``, a request for
-/// another host is answered 421, and a request that cannot be read ends the connection.
+/// manners: a request must arrive whole within ``WebServer/requestTimeout`` (and a client
+/// must read its responses within it), a request for another host is answered 421, and a
+/// request that cannot be read ends the connection.
 final class PageHandler: ChannelInboundHandler, RemovableChannelHandler {
     typealias InboundIn = HTTPServerRequestPart
     typealias OutboundOut = HTTPServerResponsePart
@@ -153,6 +154,11 @@ final class PageHandler: ChannelInboundHandler, RemovableChannelHandler {
     private let access: WebAccess
     /// The request being read: only its head matters (a body is read and dropped).
     private var head: HTTPRequestHead?
+    /// A whole request not yet answered because the client is not reading what it was sent.
+    /// Pipelined requests wait behind it in NIO's pipelining handler, and nothing more is
+    /// read, so a client that pipelines requests and never reads costs one response, not one
+    /// for each 40-byte request (a page is 8 KiB, the module 15 KiB).
+    private var unanswered: HTTPRequestHead?
     /// Closes the connection when the awaited request has not arrived whole in time.
     private var deadline: Scheduled<Void>?
 
@@ -193,8 +199,25 @@ final class PageHandler: ChannelInboundHandler, RemovableChannelHandler {
             self.head = nil
             deadline?.cancel()
             deadline = nil
+            guard context.channel.isWritable else {
+                // Answered when the client reads again; closed if it does not in time.
+                unanswered = head
+                context.channel.setOption(ChannelOptions.autoRead, value: false).whenFailure { _ in }
+                return awaitRequest(context)
+            }
             respond(to: head, context: context)
         }
+    }
+
+    func channelWritabilityChanged(context: ChannelHandlerContext) {
+        if context.channel.isWritable, let head = unanswered {
+            unanswered = nil
+            deadline?.cancel()
+            deadline = nil
+            context.channel.setOption(ChannelOptions.autoRead, value: true).whenFailure { _ in }
+            respond(to: head, context: context)
+        }
+        context.fireChannelWritabilityChanged()
     }
 
     /// A request NIO could not read (a head over its size limit, bad syntax): NIO's error
@@ -239,40 +262,42 @@ final class PageHandler: ChannelInboundHandler, RemovableChannelHandler {
         guard head.method == .GET || head.method == .HEAD else {
             return send(.methodNotAllowed, "only GET and HEAD are served here\n", to: head, context: context, extra: [("Allow", "GET, HEAD")])
         }
-        var headers = Self.commonHeaders(type: page.type, length: page.body.count, head: head)
+        var headers = Self.commonHeaders(type: page.type, length: page.body.count, keepAlive: head.isKeepAlive)
         // A page from a file or another port may import the module; it holds no secret.
         if path == "/motiond.js" { headers.add(name: "Access-Control-Allow-Origin", value: "*") }
         context.write(wrapOutboundOut(.head(HTTPResponseHead(version: head.version, status: .ok, headers: headers))), promise: nil)
         if head.method == .GET {
             context.write(wrapOutboundOut(.body(.byteBuffer(context.channel.allocator.buffer(bytes: page.body)))), promise: nil)
         }
-        finish(head, context: context)
+        finish(keepAlive: head.isKeepAlive, context: context)
     }
 
+    /// Answers with `status` and `text`. After a 400 the connection ends: what the client
+    /// sends next cannot be trusted to be where a request begins.
     private func send(_ status: HTTPResponseStatus, _ text: String, to head: HTTPRequestHead, context: ChannelHandlerContext,
                       extra: [(String, String)] = []) {
-        var headers = Self.commonHeaders(type: "text/plain; charset=utf-8", length: text.utf8.count, head: head)
+        let keepAlive = head.isKeepAlive && status != .badRequest
+        var headers = Self.commonHeaders(type: "text/plain; charset=utf-8", length: text.utf8.count, keepAlive: keepAlive)
         for (name, value) in extra { headers.add(name: name, value: value) }
         context.write(wrapOutboundOut(.head(HTTPResponseHead(version: head.version, status: status, headers: headers))), promise: nil)
         if head.method != .HEAD { context.write(wrapOutboundOut(.body(.byteBuffer(context.channel.allocator.buffer(string: text)))), promise: nil) }
-        finish(head, context: context)
+        finish(keepAlive: keepAlive, context: context)
     }
 
     /// Ends the response; then the connection closes, or waits for the next request.
-    private func finish(_ head: HTTPRequestHead, context: ChannelHandlerContext) {
-        let keepAlive = head.isKeepAlive
+    private func finish(keepAlive: Bool, context: ChannelHandlerContext) {
         if keepAlive { awaitRequest(context) }
         context.writeAndFlush(wrapOutboundOut(.end(nil))).whenComplete { [context] _ in
             if !keepAlive { context.close(promise: nil) }
         }
     }
 
-    private static func commonHeaders(type: String, length: Int, head: HTTPRequestHead) -> HTTPHeaders {
+    private static func commonHeaders(type: String, length: Int, keepAlive: Bool) -> HTTPHeaders {
         var headers = HTTPHeaders([
             ("Content-Type", type), ("Content-Length", String(length)),
             ("X-Content-Type-Options", "nosniff"), ("Cache-Control", "no-cache"),
         ])
-        if !head.isKeepAlive { headers.add(name: "Connection", value: "close") }
+        if !keepAlive { headers.add(name: "Connection", value: "close") }
         return headers
     }
 }

@@ -1,0 +1,40 @@
+import FuzzSupport
+
+/// The statuses the listener answers with: a switch to WebSocket, a page, and its refusals.
+let statuses: Set<Substring> = ["101", "200", "400", "403", "404", "405", "421"]
+
+/// The HTTP side of the listener on any bytes, split into reads where the input says: every
+/// response is one of its statuses, nothing follows a 400 or a `Connection: close`, and a
+/// connection that did not become a WebSocket is closed once its request is 10 s overdue.
+@_cdecl("LLVMFuzzerTestOneInput")
+public func fuzzHTTP(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
+    var input = FuzzBytes(fuzzInput(data, size))
+    let connection = FuzzWebConnection()
+    // The first byte picks how many reads the rest arrives in, as a slow client sends it.
+    let reads = Int(input.byte() % 4) + 1
+    let rest = Array(input.rest())
+    let step = max(1, rest.count / reads)
+    var output: [UInt8] = []
+    for start in stride(from: 0, to: rest.count, by: step) {
+        connection.send(rest[start..<min(start + step, rest.count)])
+        output += connection.take()
+    }
+    let text = String(decoding: output, as: UTF8.self)
+    let upgraded = text.hasPrefix("HTTP/1.1 101")
+    if !upgraded {
+        var responses = 0
+        for line in text.split(separator: "\r\n", omittingEmptySubsequences: false) where line.hasPrefix("HTTP/1.") {
+            let status = line.dropFirst(9).prefix(3)
+            fuzzCheck(statuses.contains(status), "a status the listener does not answer with: \(line)")
+            responses += 1
+        }
+        fuzzCheck(output.isEmpty || text.hasPrefix("HTTP/1."), "a response that is not HTTP: \(text.prefix(200))")
+        if text.contains(" 400 Bad Request\r\n") {
+            fuzzCheck(text.components(separatedBy: "HTTP/1.").count - 1 == responses, "more after a 400")
+        }
+        connection.wait(seconds: 11)
+        fuzzCheck(!connection.channel.isActive, "a connection without a whole request still open 11 s later: \(text.prefix(200))")
+    }
+    connection.end()
+    return 0
+}
