@@ -309,6 +309,14 @@ struct HTTPListenerTests {
         #expect(!connection.channel.isActive)
     }
 
+    @Test("after a 400 nothing more is answered, even a request pipelined behind it (found by the http fuzzer)")
+    func nothingAfterBadRequest() throws {
+        let connection = try WebConnection()
+        let reply = try connection.response(to: WebConnection.get("/ws") + WebConnection.get("/"))
+        #expect(reply.hasPrefix("HTTP/1.1 400") && reply.components(separatedBy: "HTTP/1.1 ").count == 2, "\(reply)")
+        #expect(!connection.channel.isActive)
+    }
+
     @Test("pipelined requests from a client that does not read get one response until it reads; it is closed if it never does")
     func pipelinedWithoutReading() throws {
         let connection = try WebConnection()

@@ -22,15 +22,18 @@ public func fuzzHTTP(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
     let text = String(decoding: output, as: UTF8.self)
     let upgraded = text.hasPrefix("HTTP/1.1 101")
     if !upgraded {
-        var responses = 0
-        for line in text.split(separator: "\r\n", omittingEmptySubsequences: false) where line.hasPrefix("HTTP/1.") {
+        // Bodies end in a newline, so each status line starts a line of its own.
+        for line in text.split(separator: "\n", omittingEmptySubsequences: false) where line.hasPrefix("HTTP/1.") {
             let status = line.dropFirst(9).prefix(3)
             fuzzCheck(statuses.contains(status), "a status the listener does not answer with: \(line)")
-            responses += 1
         }
         fuzzCheck(output.isEmpty || text.hasPrefix("HTTP/1."), "a response that is not HTTP: \(text.prefix(200))")
-        if text.contains(" 400 Bad Request\r\n") {
-            fuzzCheck(text.components(separatedBy: "HTTP/1.").count - 1 == responses, "more after a 400")
+        // Nothing is answered after a 400 (NIO's error handler may answer one broken request
+        // twice, when its parser reports two errors for it: on a socket the second write
+        // finds the output shut).
+        if let badRequest = text.range(of: " 400 Bad Request\r\n") {
+            let after = text[badRequest.upperBound...].replacingOccurrences(of: "HTTP/1.1 400 Bad Request\r\n", with: "")
+            fuzzCheck(!after.contains("HTTP/1."), "a response after a 400: \(text.debugDescription)")
         }
         connection.wait(seconds: 11)
         fuzzCheck(!connection.channel.isActive, "a connection without a whole request still open 11 s later: \(text.prefix(200))")

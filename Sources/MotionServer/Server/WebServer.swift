@@ -161,6 +161,9 @@ final class PageHandler: ChannelInboundHandler, RemovableChannelHandler {
     private var unanswered: HTTPRequestHead?
     /// Closes the connection when the awaited request has not arrived whole in time.
     private var deadline: Scheduled<Void>?
+    /// Whether the last response said `Connection: close`: requests pipelined after it are
+    /// not answered.
+    private var closing = false
 
     init(access: WebAccess) {
         self.access = access
@@ -191,6 +194,7 @@ final class PageHandler: ChannelInboundHandler, RemovableChannelHandler {
     }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        guard !closing else { return }
         switch unwrapInboundIn(data) {
         case .head(let head): self.head = head
         case .body: break
@@ -228,6 +232,7 @@ final class PageHandler: ChannelInboundHandler, RemovableChannelHandler {
     /// the request is answered as an ordinary one, and an I/O error closes the channel itself.
     func errorCaught(context: ChannelHandlerContext, error: Error) {
         guard error is HTTPParserError else { return }
+        closing = true
         deadline?.cancel()
         deadline = nil
         let channel = context.channel
@@ -244,7 +249,7 @@ final class PageHandler: ChannelInboundHandler, RemovableChannelHandler {
 
     private func respond(to head: HTTPRequestHead, context: ChannelHandlerContext) {
         guard access.allows(host: head.headers.first(name: "Host"), local: context.channel.localAddress) else {
-            let host = head.headers.first(name: "Host").map { "\($0.prefix(100))" } ?? "(none)"
+            let host = head.headers.first(name: "Host").map { $0.isEmpty ? "(empty)" : "\($0.prefix(100))" } ?? "(none)"
             return send(.misdirectedRequest, "motiond does not serve the host \(host): name it by its address, localhost, or a name in [websocket] allowed_hosts\n",
                         to: head, context: context)
         }
@@ -286,6 +291,7 @@ final class PageHandler: ChannelInboundHandler, RemovableChannelHandler {
 
     /// Ends the response; then the connection closes, or waits for the next request.
     private func finish(keepAlive: Bool, context: ChannelHandlerContext) {
+        closing = !keepAlive
         if keepAlive { awaitRequest(context) }
         context.writeAndFlush(wrapOutboundOut(.end(nil))).whenComplete { [context] _ in
             if !keepAlive { context.close(promise: nil) }
