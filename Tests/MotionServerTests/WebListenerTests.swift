@@ -12,6 +12,7 @@ final class WebConnection {
     let channel = EmbeddedChannel()
     let loop: EmbeddedEventLoop
     let outputs = ClientOutputs()
+    let daemon: Daemon
     /// What the server sent and has not been read yet.
     private var received: [UInt8] = []
 
@@ -19,7 +20,7 @@ final class WebConnection {
     init(hosts: [String] = [], origins: [String] = ["http://127.0.0.1:8765"]) throws {
         loop = channel.embeddedEventLoop
         channel.localAddress = try SocketAddress(ipAddress: "127.0.0.1", port: 8765)
-        let (daemon, _) = try makeDaemon(control: false)
+        (daemon, _) = try makeDaemon(control: false)
         try WebServer.configure(channel, daemon: daemon, outputs: outputs, access: WebAccess(origins: origins, hosts: hosts))
         try channel.connect(to: SocketAddress(ipAddress: "127.0.0.1", port: 40000)).wait()
     }
@@ -239,6 +240,23 @@ struct WebSocketFramingTests {
         try longPing.upgrade()
         try longPing.sendFrame(0x9, Array(repeating: 1, count: 126))
         #expect(try longPing.closeFrame()?.code == 1002)
+    }
+
+    @Test("a client that subscribed and went leaves nothing behind: no session, no output, no handler",
+          arguments: ["", #"{"id": 1, "op": "stats"}"#, #"{"id": 1, "op": "subscribe", "streams": ["*"]}"#])
+    func leavesNothing(request: String) throws {
+        weak var handler: WebSocketClientHandler?
+        do {
+            let connection = try WebConnection()
+            try connection.upgrade()
+            if !request.isEmpty { try connection.sendText(request) }
+            handler = try connection.channel.pipeline.syncOperations.handler(type: WebSocketClientHandler.self)
+            #expect(connection.daemon.clientCount == 1)
+            try connection.channel.close().wait()
+            connection.loop.run()  // NIO removes a closed channel's handlers on the loop
+            #expect(connection.daemon.clientCount == 0)
+        }
+        #expect(handler == nil, "the connection's handler outlived it")
     }
 
     @Test("pings from a client that does not read wait as one pong, count as behind, and are dropped by the slow-client rule")

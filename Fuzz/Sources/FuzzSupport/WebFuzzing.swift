@@ -48,6 +48,9 @@ public final class FuzzWebConnection {
     public func end() {
         _ = try? channel.close().wait()
         _ = try? channel.finish()
+        // NIO removes a closed channel's handlers on its loop: until then the channel, its
+        // handlers and their output hold each other.
+        channel.embeddedEventLoop.run()
     }
 
     /// The handshake a browser sends for ws://127.0.0.1:8765/ws.
