@@ -1,6 +1,6 @@
 import Foundation
 import MotionCore
-import MotionServer
+@testable import MotionServer
 import Testing
 
 @Suite("Configuration drop-ins (conf.d/*.toml)")
@@ -77,5 +77,81 @@ struct DropInTests {
         #expect(try Configuration.load(file: root + "/motiond.toml").files == [root + "/motiond.toml"])
         try FileManager.default.removeItem(atPath: root + "/conf.d")
         #expect(try Configuration.load(file: root + "/motiond.toml").elements.map(\.id) == ["card"])
+    }
+}
+
+/// Configuration files that are not files: each refused with its reason, quickly, and the
+/// reason never one of Foundation's.
+@Suite("Configuration files that are not files")
+struct NotAFileTests {
+    /// Loads `file` on a thread of its own, so that a load that blocks (opening a FIFO
+    /// without O_NONBLOCK would) fails the test after 10 s instead of hanging the run.
+    static func loadError(_ file: String) throws -> ConfigurationError? {
+        final class Outcome: @unchecked Sendable { var error: Error? }
+        let outcome = Outcome()
+        let done = DispatchSemaphore(value: 0)
+        Thread.detachNewThread {
+            do { _ = try Configuration.load(file: file) } catch { outcome.error = error }
+            done.signal()
+        }
+        try #require(done.wait(timeout: .now() + 10) == .success, "loading \(file) did not finish within 10 s")
+        return outcome.error as? ConfigurationError
+    }
+
+    static func expectRefused(_ file: String, _ reason: String, line: Int = 0, sourceLocation: SourceLocation = #_sourceLocation) throws {
+        let error = try #require(try loadError(file), "\(file) was accepted", sourceLocation: sourceLocation)
+        #expect(error.file == file && error.line == line && error.message.contains(reason), "\(error)", sourceLocation: sourceLocation)
+        #expect(!error.description.contains("NSCocoaErrorDomain") && !error.description.contains("Error Domain"), "\(error)", sourceLocation: sourceLocation)
+    }
+
+    @Test("a drop-in that is a FIFO is refused at once as a FIFO, not waited on")
+    func fifo() throws {
+        let root = try DropInTests.directory(main: DropInTests.main, dropIns: [:])
+        #expect(mkfifo(root + "/conf.d/50-fifo.toml", 0o644) == 0)
+        try Self.expectRefused(root + "/conf.d/50-fifo.toml", "not a regular file: a FIFO")
+        #expect(throws: ConfigurationError.self) { try Configuration.load(file: root + "/motiond.toml") }
+    }
+
+    @Test("a drop-in linked to /dev/zero is refused as a character device")
+    func linkToDevice() throws {
+        let root = try DropInTests.directory(main: DropInTests.main, dropIns: [:])
+        try FileManager.default.createSymbolicLink(atPath: root + "/conf.d/zero.toml", withDestinationPath: "/dev/zero")
+        let error = try #require(try Self.loadError(root + "/motiond.toml"))
+        #expect(error.file == root + "/conf.d/zero.toml" && error.message == "not a regular file: a character device", "\(error)")
+    }
+
+    @Test("a directory named x.toml, and a main file that is a directory, are refused as directories")
+    func directories() throws {
+        let root = try DropInTests.directory(main: DropInTests.main, dropIns: [:])
+        try FileManager.default.createDirectory(atPath: root + "/conf.d/x.toml", withIntermediateDirectories: false)
+        let error = try #require(try Self.loadError(root + "/motiond.toml"))
+        #expect(error.file == root + "/conf.d/x.toml" && error.message == "not a regular file: a directory", "\(error)")
+        try Self.expectRefused(root + "/conf.d", "not a regular file: a directory")
+    }
+
+    @Test("a drop-in over 1 MiB is refused with its size, without reading it; 1 MiB exactly is read")
+    func tooLarge() throws {
+        let root = try DropInTests.directory(main: DropInTests.main, dropIns: [:])
+        let big = root + "/conf.d/big.toml"
+        #expect(FileManager.default.createFile(atPath: big, contents: nil))
+        #expect(truncate(big, off_t(ConfigurationFile.maximumSize + 1)) == 0)  // sparse: no 1 MiB written
+        try Self.expectRefused(big, "larger than 1 MiB (1048577 bytes)")
+        // A comment padded to exactly 1 MiB is a configuration like any other.
+        let exact = "# " + String(repeating: "x", count: ConfigurationFile.maximumSize - 3) + "\n"
+        try exact.write(toFile: big, atomically: true, encoding: .utf8)
+        #expect(try Configuration.load(file: root + "/motiond.toml").files.contains(big))
+    }
+
+    @Test("a missing file and an unreadable directory say so in the system's words; bytes that are not UTF-8 name their line")
+    func reasons() throws {
+        let root = try DropInTests.directory(main: DropInTests.main, dropIns: [:])
+        try Self.expectRefused(root + "/missing.toml", "cannot read the file: No such file or directory")
+        try Data("[screen]\nwidth = 1920\n# caf\u{E9}\n".utf8.map { $0 } + [0xC3, 0x28, 0x0A]).write(to: URL(fileURLWithPath: root + "/conf.d/latin1.toml"))
+        let error = try #require(try Self.loadError(root + "/motiond.toml"))
+        #expect(error.file == root + "/conf.d/latin1.toml" && error.line == 4 && error.message == "not UTF-8 text", "\(error)")
+        try FileManager.default.removeItem(atPath: root + "/conf.d")
+        try "not a directory".write(toFile: root + "/conf.d", atomically: true, encoding: .utf8)
+        let listing = try #require(try Self.loadError(root + "/motiond.toml"))
+        #expect(listing.message == "cannot list the drop-in directory: Not a directory", "\(listing)")
     }
 }

@@ -23,20 +23,11 @@ extension Configuration {
     public static func dropIns(beside file: String) throws(ConfigurationError) -> [String] {
         let slash = file.lastIndex(of: "/")
         let directory = (slash.map { String(file[..<$0]) } ?? ".") + "/conf.d"
-        let names: [String]
-        do { names = try FileManager.default.contentsOfDirectory(atPath: directory) } catch {
-            if !FileManager.default.fileExists(atPath: directory) { return [] }
-            throw ConfigurationError(file: directory, line: 0, message: "cannot list the drop-in directory: \(error.localizedDescription)")
-        }
-        return names.filter { $0.hasSuffix(".toml") && !$0.hasPrefix(".") }
-            .sorted { Array($0.utf8).lexicographicallyPrecedes(Array($1.utf8)) }
-            .map { directory + "/" + $0 }
+        return try ConfigurationFile.names(in: directory, endingIn: ".toml").get()?.map { directory + "/" + $0 } ?? []
     }
 
     private static func readText(_ file: String) throws(ConfigurationError) -> String {
-        do { return try String(contentsOfFile: file, encoding: .utf8) } catch {
-            throw ConfigurationError(file: file, line: 0, message: "cannot read the file: \(error.localizedDescription)")
-        }
+        try ConfigurationFile.read(file).get()
     }
 
     /// Parses and checks configuration text; `file` names it in errors.
