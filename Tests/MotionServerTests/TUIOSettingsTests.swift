@@ -1,3 +1,4 @@
+import Foundation
 import Testing
 @testable import MotionServer
 
@@ -66,5 +67,28 @@ struct TUIOSettingsTests {
         refused("[[tuio]]\ntarget = \"127.0.0.1:3333\"\nsource = \"\"\n", line: 12, "printable ASCII")
         refused("[[tuio]]\ntarget = \"127.0.0.1:3333\"\nport = 3333\n", line: 12, "unknown key 'port'")
         refused(String(repeating: "[[tuio]]\ntarget = \"127.0.0.1:3333\"\n", count: 17), line: 42, "at most 16")
+    }
+
+    @Test("a broadcast target is refused on its line with the reason: 255.255.255.255, and each interface's broadcast address as ip(8) lists it")
+    func broadcast() throws {
+        expectRefused(Self.elements + "[[tuio]]\ntarget = \"255.255.255.255:3333\"\n", line: 11,
+                      "255.255.255.255 is the broadcast address of every network: motiond sends TUIO to one receiver")
+        // The interfaces' broadcast addresses from another source than the code under test.
+        let ip = Process()
+        ip.executableURL = URL(fileURLWithPath: "/usr/sbin/ip")
+        ip.arguments = ["-4", "-o", "addr", "show"]
+        let pipe = Pipe()
+        ip.standardOutput = pipe
+        try ip.run()
+        let listing = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        ip.waitUntilExit()
+        for line in listing.split(separator: "\n") {
+            let words = line.split(separator: " ")
+            guard let brd = words.firstIndex(of: "brd"), brd + 1 < words.count else { continue }
+            let name = String(words[1])
+            expectRefused(Self.elements + "[[tuio]]\ntarget = \"\(words[brd + 1]):3333\"\n", line: 11, "is the broadcast address of \(name)")
+        }
+        // An ordinary host on the same network is a target like any other.
+        #expect(try Configuration.parse(Self.elements + "[[tuio]]\ntarget = \"192.0.2.20:3333\"\n", file: "kiosk.toml").tuio.count == 1)
     }
 }

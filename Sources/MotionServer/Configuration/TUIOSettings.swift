@@ -55,6 +55,28 @@ public struct TUIOSettings: Sendable, Hashable {
         text.utf8.count <= 128 && text.utf8.allSatisfy { (0x20...0x7E).contains($0) }
     }
 
+    /// Where `host` is a broadcast address: "every network" for 255.255.255.255, or the
+    /// interface whose broadcast address it is (`eth0`); nil for an address of one host.
+    /// Broadcasts are refused rather than sent with SO_BROADCAST: a receiver is one machine,
+    /// and TUIO at 60 bundles a second to every machine on a network is a flood.
+    static func broadcastInterface(_ host: String) -> String? {
+        var target = in_addr()
+        guard inet_pton(AF_INET, host, &target) == 1 else { return nil }  // IPv6 has no broadcast
+        if target.s_addr == in_addr_t.max { return "every network" }
+        var interfaces: UnsafeMutablePointer<ifaddrs>?
+        guard getifaddrs(&interfaces) == 0 else { return nil }
+        defer { freeifaddrs(interfaces) }
+        var next = interfaces
+        while let interface = next {
+            next = interface.pointee.ifa_next
+            guard interface.pointee.ifa_flags & UInt32(IFF_BROADCAST) != 0,
+                  let address = interface.pointee.ifa_ifu.ifu_broadaddr, address.pointee.sa_family == sa_family_t(AF_INET) else { continue }
+            let broadcast = address.withMemoryRebound(to: sockaddr_in.self, capacity: 1) { $0.pointee.sin_addr.s_addr }
+            if broadcast == target.s_addr { return String(cString: interface.pointee.ifa_name) }
+        }
+        return nil
+    }
+
     /// At most this many targets: each costs a datagram per frame.
     static let maximumTargets = 16
 }
@@ -68,7 +90,11 @@ extension Configuration {
         switch ListenAddress.parse(text) {
         case .success(let address) where address.port == 0:
             throw table.error("target", "'\(text)' has port 0; TUIO receivers listen on 3333 unless told otherwise")
-        case .success(let address): settings = TUIOSettings(target: address)
+        case .success(let address):
+            if let broadcast = TUIOSettings.broadcastInterface(address.host) {
+                throw table.error("target", "\(address.host) is the broadcast address of \(broadcast): motiond sends TUIO to one receiver at a time, never to every machine on a network at the frame rate (and the kernel refuses a broadcast it was not asked for); name the receiver's own address")
+            }
+            settings = TUIOSettings(target: address)
         case .failure:
             throw table.error("target", "'\(text)' is not ADDRESS:PORT with a numeric IP address, like \"127.0.0.1:3333\", \"192.168.1.20:3333\" or \"[::1]:3333\" (motiond does not look up host names: a kiosk would wait on DNS at every start)")
         }
