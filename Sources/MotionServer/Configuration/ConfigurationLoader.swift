@@ -44,13 +44,13 @@ extension Configuration {
             if let trap = TOMLParserTraps.first(in: text) {
                 throw ConfigurationError(file: file, line: trap.line, message: "not valid TOML: \(trap.message)")
             }
-            let table: TOMLTable
-            do { table = try TOMLTable(string: text) } catch let error as TOMLParseError {
+            let table: [String: SettingsValue]
+            do { table = try ParsedTOML.table(text) } catch let error as TOMLParseError {
                 throw ConfigurationError(file: file, line: error.source.begin.line, message: "not valid TOML: \(error.description)")
             } catch {
                 throw ConfigurationError(file: file, line: 0, message: "not valid TOML: \(error)")
             }
-            layers.append((SettingsValue.table(table), ReadContext(file: file, locator: TOMLLocator(text))))
+            layers.append((table, ReadContext(file: file, locator: TOMLLocator(text))))
         }
         let file = sources.first?.file ?? "-"
         var root = TableReader(merging: layers, path: [])
