@@ -34,6 +34,10 @@ public final class MotionEngine {
     /// Called when streams went with an element: whoever keeps state per ``StreamID``
     /// clears theirs, as the numbers will be reused.
     public var onStreamsRemoved: ([StreamID]) -> Void = { _ in }
+    /// Called when an element's value stopped being finite (which the limits on what comes
+    /// from outside should make impossible) and the element was put back to its last finite
+    /// values, with the streams that were not finite; once, until they are finite again.
+    public var onNonFinite: (_ element: String, _ streams: [String]) -> Void = { _, _ in }
 
     /// Every stream's name and number.
     public private(set) var catalog = StreamCatalog()
@@ -55,6 +59,8 @@ public final class MotionEngine {
         /// Attract mode: the element's ``Resettable``, and whether it went home in this
         /// idle period.
         var reset: (interaction: Resettable, done: Bool)?
+        /// Whether the element was found not finite and reported, and has not been finite since.
+        var nonFiniteReported = false
 
         init(element: Element, runtime: MotionRuntime) {
             self.element = element
@@ -373,10 +379,16 @@ public final class MotionEngine {
         flushScheduled = false
         guard dirtyCount > 0 else { return }
         updates.removeAll(keepingCapacity: true)
+        var broken: [Entry] = []
         for entry in entries {
             for (stream, property) in entry.values where isDirty[stream.index] {
                 isDirty[stream.index] = false
                 let value = property.read()
+                guard value.isFinite else {
+                    if broken.last !== entry { broken.append(entry) }
+                    continue
+                }
+                if entry.nonFiniteReported && broken.last !== entry { entry.nonFiniteReported = false }
                 if lastPublished[stream.index] != value {
                     lastPublished[stream.index] = value
                     updates.append(PublishedUpdate(id: stream, stream: catalog.name(of: stream), value: value, time: time))
@@ -385,6 +397,21 @@ public final class MotionEngine {
         }
         dirtyCount = 0
         if !updates.isEmpty { onUpdates(updates) }
+        for entry in broken { restoreFiniteValues(entry) }
+    }
+
+    /// Defence in depth: an element whose value is not finite is never published so; each
+    /// value that is not is written back to the last one published (its position, its
+    /// spring's destination and constants…), which restarts what drives it from there.
+    private func restoreFiniteValues(_ entry: Entry) {
+        var names: [String] = []
+        for (stream, property) in entry.values where !property.read().isFinite {
+            names.append(catalog.name(of: stream))
+            if let last = lastPublished[stream.index], let write = property.write { _ = write(last) }
+        }
+        guard !names.isEmpty else { return }
+        if !entry.nonFiniteReported { onNonFinite(entry.element.id, names) }
+        entry.nonFiniteReported = true
     }
 }
 

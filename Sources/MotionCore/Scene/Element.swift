@@ -216,3 +216,16 @@ public enum PublishedValue: Hashable, Sendable {
     /// A spring's constants.
     case spring(SpringConfiguration)
 }
+
+extension PublishedValue {
+    /// Whether every number in the value is finite: what the engine publishes always is.
+    public var isFinite: Bool {
+        switch self {
+        case .point(let point): return point.x.isFinite && point.y.isFinite
+        case .size(let size): return size.width.isFinite && size.height.isFinite
+        case .number(let number): return number.isFinite
+        case .spring(let spring): return spring.tension.isFinite && spring.friction.isFinite && spring.mass.isFinite
+        case .text, .bool: return true
+        }
+    }
+}

@@ -27,12 +27,25 @@ public struct SpringConfiguration: Hashable, Sendable, Codable, CustomStringConv
     /// ζ = friction / (2·√(tension·mass)): below 1 the spring overshoots, at 1 or above it does not.
     public var dampingRatio: Double { friction / (2 * (tension * mass).squareRoot()) }
 
+    /// The masses a spring may have. With the other two ranges, ω₀ = √(tension/mass) stays
+    /// below 10⁴ rad/s and ζ finite, where the closed form (``SpringCurve``) is exact to
+    /// within rounding; beyond them a configuration from outside could make it overflow.
+    public static let masses: ClosedRange<Double> = 0.001...1000
+    /// The tensions a spring may have (the default is 342).
+    public static let tensions: ClosedRange<Double> = 0.001...100_000
+    /// The frictions a spring may have (the default is 30).
+    public static let frictions: ClosedRange<Double> = 0.001...100_000
+
     /// The configuration if it describes a spring that reaches its destination and comes to
-    /// rest; otherwise an error saying which value is wrong and why.
+    /// rest, and stays finite on the way; otherwise an error saying which value is wrong and
+    /// why. The configuration file and `set` both ask this.
     public func validated() throws(SpringConfigurationError) -> SpringConfiguration {
         guard mass.isFinite, mass > 0 else { throw .mass(mass) }
         guard tension.isFinite, tension > 0 else { throw .tension(tension) }
         guard friction.isFinite, friction > 0 else { throw .friction(friction) }
+        guard Self.masses.contains(mass) else { throw .outOfRange("mass", mass, Self.masses) }
+        guard Self.tensions.contains(tension) else { throw .outOfRange("tension", tension, Self.tensions) }
+        guard Self.frictions.contains(friction) else { throw .outOfRange("friction", friction, Self.frictions) }
         return self
     }
 
@@ -44,9 +57,13 @@ public enum SpringConfigurationError: Error, Equatable, CustomStringConvertible 
     case mass(Double)
     case tension(Double)
     case friction(Double)
+    /// Positive, but outside the range where the spring stays finite.
+    case outOfRange(String, Double, ClosedRange<Double>)
 
     public var description: String {
         switch self {
+        case .outOfRange(let name, let value, let range):
+            return "\(name) must be within \(range.lowerBound)…\(Int(range.upperBound)), not \(value)"
         case .mass(let value):
             return "mass must be a positive number, not \(value)"
         case .tension(let value):

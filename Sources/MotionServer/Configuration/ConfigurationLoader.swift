@@ -69,6 +69,7 @@ extension Configuration {
             let width = try screen.number("width", in: 1...100_000) ?? configuration.screen.width
             let height = try screen.number("height", in: 1...100_000) ?? configuration.screen.height
             configuration.screen = Size(width: width, height: height)
+            root.limits = ValueLimits(screen: configuration.screen)
             configuration.idleAfter = try screen.number("idle_after", in: Self.idleSeconds) ?? configuration.idleAfter
             try screen.finish()
         }
@@ -254,8 +255,9 @@ extension ElementSettings {
     /// Reads one element as the configuration file's `[[element]]` gives it, from a table
     /// of another origin (what `add_element` reads from the client's JSON). Errors have no
     /// line.
-    static func read(_ table: [String: SettingsValue], source: String) throws(ConfigurationError) -> ElementSettings {
+    static func read(_ table: [String: SettingsValue], source: String, limits: ValueLimits) throws(ConfigurationError) -> ElementSettings {
         var reader = TableReader(table, path: ["element"], context: ReadContext(file: source, locator: TOMLLocator("")))
+        reader.limits = limits
         return try Configuration.readElement(&reader)
     }
 
@@ -304,6 +306,8 @@ struct TableReader {
     private let layers: [Layer]
     let path: [String]
     private var read: Set<String> = []
+    /// The positions and sizes allowed, relative to the screen; tables below inherit them.
+    var limits = ValueLimits(screen: Configuration().screen)
 
     init(_ table: [String: SettingsValue], path: [String], context: ReadContext) {
         self.init(layers: [Layer(table: table, context: context)], path: path)
@@ -337,7 +341,9 @@ struct TableReader {
 
     /// A reader for an inline table set at `key`, in the file that sets it.
     private func inner(_ table: [String: SettingsValue], below key: String) -> TableReader {
-        TableReader(table, path: path + [key], context: layer(for: key).context)
+        var reader = TableReader(table, path: path + [key], context: layer(for: key).context)
+        reader.limits = limits
+        return reader
     }
 
     /// Where `key` is set: FILE:LINE, for messages that name two places.
@@ -422,16 +428,19 @@ struct TableReader {
         guard let point = try pair(value, key: key, names: ("x", "y")) else {
             throw wrongType(key, "a point, [x, y] or { x = …, y = … }", value)
         }
-        return Point(x: point.0, y: point.1)
+        let position = Point(x: point.0, y: point.1)
+        if let problem = limits.problem(position: position) { throw error(key, "\(key): \(problem)") }
+        return position
     }
 
-    /// `[width, height]` or `{ width = …, height = … }`, both positive.
+    /// `[width, height]` or `{ width = …, height = … }`, both positive and within the limits.
     mutating func size(_ key: String) throws(ConfigurationError) -> Size? {
         guard let value = value(key) else { return nil }
         guard let size = try pair(value, key: key, names: ("width", "height")) else {
             throw wrongType(key, "a size, [width, height] or { width = …, height = … }", value)
         }
         guard size.0 > 0 && size.1 > 0 else { throw error(key, "\(key) must be positive, not \(compactNumber(size.0)) × \(compactNumber(size.1))") }
+        if let problem = limits.problem(size: Size(width: size.0, height: size.1)) { throw error(key, "\(key): \(problem)") }
         return Size(width: size.0, height: size.1)
     }
 
@@ -474,7 +483,9 @@ struct TableReader {
         guard let point = try pair(value, key: key, names: ("x", "y")) else {
             throw wrongType(key, "a point, [x, y], or an element id", value)
         }
-        return .point(Point(x: point.0, y: point.1))
+        let position = Point(x: point.0, y: point.1)
+        if let problem = limits.problem(position: position) { throw error(key, "\(key): \(problem)") }
+        return .point(position)
     }
 
     /// `{ tension, friction [, mass] }`, `{ origami_tension, origami_friction }` or
@@ -518,7 +529,10 @@ struct TableReader {
             }
             found.append(Layer(table: table, context: layer.context))
         }
-        return found.isEmpty ? nil : TableReader(layers: found, path: path + [key])
+        guard !found.isEmpty else { return nil }
+        var reader = TableReader(layers: found, path: path + [key])
+        reader.limits = limits
+        return reader
     }
 
     /// An array of tables (`[[key]]`), each with its index in the path: every file's, in
@@ -532,7 +546,9 @@ struct TableReader {
             guard let array = value.array else { throw wrong }
             for (index, element) in array.enumerated() {
                 guard let table = element.table else { throw wrong }
-                tables.append(TableReader(table, path: path + ["\(key)[\(index)]"], context: layer.context))
+                var reader = TableReader(table, path: path + ["\(key)[\(index)]"], context: layer.context)
+                reader.limits = limits
+                tables.append(reader)
             }
         }
         return tables

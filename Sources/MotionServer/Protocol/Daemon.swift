@@ -18,6 +18,8 @@ public final class Daemon {
     public private(set) var engine: MotionEngine
     /// The configuration in force.
     public private(set) var configuration: Configuration
+    /// What the daemon's log should say about something that went wrong but was put right.
+    public var onWarning: (String) -> Void = { _ in }
     let clock: FrameClock
     let startTime: Double
     private(set) var configurationLoadedAt: Double
@@ -91,6 +93,9 @@ public final class Daemon {
     private func wire() {
         engine.onUpdates = { [unowned self] in published($0) }
         engine.onGesture = { [unowned self] in gesture($2, on: $1, stream: $0) }
+        engine.onNonFinite = { [unowned self] element, streams in
+            onWarning("\(element) was put back to its last finite values: \(streams.joined(separator: ", ")) stopped being finite numbers")
+        }
         engine.onStreamsRemoved = { [unowned self] gone in
             subscriptions.remove(gone)
             publisher.forget(gone)

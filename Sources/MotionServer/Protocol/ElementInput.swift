@@ -5,7 +5,7 @@ import MotionCore
 /// an element may be.
 enum ElementInput {
     /// The element's settings, or why they are not acceptable.
-    static func settings(from input: JSONInput) throws(ProtocolError) -> ElementSettings {
+    static func settings(from input: JSONInput, limits: ValueLimits) throws(ProtocolError) -> ElementSettings {
         // The interactions may come as a table of their own, {"interactions": {"tossable": {…}}},
         // or beside the other keys, as in the configuration file.
         var members = input.object ?? [:]
@@ -21,7 +21,7 @@ enum ElementInput {
             try refuseNUL(key, key)
             table[key] = try settingsValue(value, key)
         }
-        do { return try ElementSettings.read(table, source: "element") } catch {
+        do { return try ElementSettings.read(table, source: "element", limits: limits) } catch {
             throw ProtocolError("bad_value", error.message)
         }
     }

@@ -80,15 +80,27 @@ extension Daemon {
         guard let value = PublishedValue.from(input, like: property.read()) else {
             throw ProtocolError("bad_value", "\(name) takes \(PublishedValue.shape(of: property.read())), not \(input.kind)")
         }
-        if let problem = write(value) { throw ProtocolError("bad_value", "\(name): \(problem)") }
+        if let problem = Self.limitProblem(value, ValueLimits(screen: configuration.screen)) ?? write(value) {
+            throw ProtocolError("bad_value", "\(name): \(problem)")
+        }
         engine.flushIfIdle()
         return .object([("stream", .string(name)), ("value", .published(property.read()))])
+    }
+
+    /// Why a position or size from a client is out of range; spring constants are checked
+    /// by the spring itself, numbers by their property's range.
+    static func limitProblem(_ value: PublishedValue, _ limits: ValueLimits) -> String? {
+        switch value {
+        case .point(let point): return limits.problem(position: point)
+        case .size(let size): return limits.problem(size: size)
+        default: return nil
+        }
     }
 
     // MARK: Elements
 
     private func addElement(_ input: JSONInput) throws(ProtocolError) -> JSONValue {
-        let settings = try ElementInput.settings(from: input)
+        let settings = try ElementInput.settings(from: input, limits: ValueLimits(screen: configuration.screen))
         guard engine.scene.element(settings.id) == nil, settings.id != engine.scene.container.id else {
             throw ProtocolError("exists", "an element is already called '\(settings.id)'")
         }

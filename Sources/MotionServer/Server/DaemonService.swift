@@ -183,6 +183,7 @@ public final class DaemonService {
         let scheduler = EventLoopFrameScheduler(eventLoop: loop)
         let clock = TimedFrameClock(rate: configuration.daemon.frameRate, scheduler: scheduler)
         daemon = Daemon(configuration: configuration, clock: clock, idleScheduler: scheduler, controlPolicy: ControlPolicy(configuration.daemon).allows)
+        daemon.onWarning = { [logger] in logger.warning("\($0)") }
     }
 
     private var socketParts: (daemon: NIOLoopBound<Daemon>, outputs: NIOLoopBound<ClientOutputs>) {
