@@ -2,6 +2,7 @@ import Foundation
 import MotionCore
 import NIOCore
 import NIOEmbedded
+import TouchInput
 import Testing
 @testable import MotionServer
 
@@ -277,10 +278,16 @@ struct WebSocketFramingTests {
         #expect(pongs.count == 1 && pongs.first?.payload == Array(repeating: UInt8(9999 % 251), count: 125))
         #expect(!connection.outputs.anyBlocked)
 
-        // Behind again, and for too long: the slow-client rule drops it, with 1008.
+        // Behind again, and for too long: the slow-client rule drops it, with 1008, checked
+        // when it has been behind 5 s (not on a period another client started).
+        #expect(connection.outputs.nextLaggardDeadline(after: monotonicNow(), olderThan: 5) == nil)
         connection.channel.isWritable = false
         connection.channel.pipeline.fireChannelWritabilityChanged()
         try connection.sendFrame(0x9, [1])
+        let now = monotonicNow()
+        let due = try #require(connection.outputs.nextLaggardDeadline(after: now, olderThan: 5))
+        #expect(due > 4 && due <= 5)
+        #expect(connection.outputs.nextLaggardDeadline(after: now + 6, olderThan: 5) == 0)
         let dropped = connection.outputs.dropLaggards(olderThan: -1, orLargerThan: 1 << 30, allocator: ByteBufferAllocator())
         #expect(dropped == 1)
         #expect(try connection.closeFrame()?.code == 1008)

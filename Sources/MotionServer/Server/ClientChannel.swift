@@ -412,6 +412,14 @@ final class ClientOutputs {
     /// Whether any client is behind.
     var anyBlocked: Bool { outputs.values.contains { $0.blockedSince != nil } }
 
+    /// How long after `now` the client behind the longest will have been behind for
+    /// `seconds`, when it is to be dropped (0 if it already has); nil when none is behind.
+    /// Checking then, rather than at a fixed period, drops each client on time: a check on
+    /// a period started by another client could leave it behind for nearly twice as long.
+    func nextLaggardDeadline(after now: Double, olderThan seconds: Double) -> Double? {
+        outputs.values.compactMap(\.blockedSince).min().map { Swift.max(0, $0 + seconds - now) }
+    }
+
     func add(_ output: ChannelOutput) {
         output.onBlocked = { [weak self] in self?.onBlocked() }
         output.onOverflow = { [weak self, unowned output] in
