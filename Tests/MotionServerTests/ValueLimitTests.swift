@@ -69,6 +69,12 @@ struct ValueLimitTests {
         expectRefused(element + "center = [10, 10]\nsize = [10, 10]\n\n[element.attach]\ndestination = [5, 5]\nspring = { tension = 342, friction = 30, mass = 1e-9 }\n",
                       line: 12, "mass must be within 0.001…1000")
     }
+
+    @Test("an element with both tossable and attach is refused: they would publish the same streams (found by the config fuzzer, which crashed on it)")
+    func tossableAndAttach() {
+        let element = "[[element]]\nid = \"card\"\ncenter = [10, 10]\nsize = [10, 10]\n\n[element.tossable]\ndestination = [5, 5]\n\n[element.attach]\ndestination = [50, 50]\n"
+        expectRefused(element, line: 9, "element 'card' has tossable and attach")
+    }
 }
 
 /// Defence in depth, in the engine: a value that is not finite is never published, and the

@@ -200,6 +200,10 @@ extension Configuration {
             try tossable.finish()
         }
         if var attach = try table.table("attach") {
+            if element.interactions.contains(where: { $0.name == "tossable" }) {
+                // Both publish ID.destination and ID.spring, and both spring the position.
+                throw attach.error(nil, "element '\(id)' has tossable and attach: both spring the element to a destination (and both publish \(id).destination); keep one")
+            }
             guard let destination = try attach.destination("destination") else {
                 throw attach.error(nil, "attach needs a destination: a point like [960, 540] or an element id")
             }
