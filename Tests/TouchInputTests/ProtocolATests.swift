@@ -115,6 +115,38 @@ struct ProtocolATests {
         #expect(assembler.droppedReports == 1)
     }
 
+    @Test("a frame with no contact and no SYN_MT_REPORT (BTN_TOUCH 0, SYN_REPORT) ends every contact")
+    func lastLiftWithoutReport() {
+        var assembler = TouchFrameAssembler(description: Self.panel())
+        for event in Self.frame([(100, 100), (900, 900)], at: 0) { _ = assembler.consume(event) }
+        var script = EventScript(time: 0.02)
+        script.key(KeyCode.touch, 0)
+        script.report()
+        var lifted: TouchFrame?
+        for event in script.events { lifted = assembler.consume(event) ?? lifted }
+        #expect(Self.phases(lifted) == ["ended 100,100", "ended 900,900"])
+        #expect(assembler.activeContactCount == 0)
+        // And the panel goes on: the next touch begins.
+        var again: TouchFrame?
+        for event in Self.frame([(500, 500)], at: 0.04) { again = assembler.consume(event) ?? again }
+        #expect(Self.phases(again) == ["began 500,500"])
+    }
+
+    @Test("a recording whose panel never sends the empty SYN_MT_REPORT gives the frames and gestures of the one that does")
+    func recordingWithoutEmptyReport() throws {
+        let name = "whot-evemu-devices__ep0430m09__2f-drag-scroll.protocol-a-no-empty-report.evemu"
+        let recording = try FixtureRecordings.recording(name)
+        // The fixture ends as described: BTN_TOUCH 0 and SYN_REPORT, no SYN_MT_REPORT after the last contact.
+        let tail = recording.events.suffix(2).map { [$0.type, $0.code] }
+        #expect(tail == [[EventType.key, KeyCode.touch], [EventType.synchronization, SynchronizationCode.report]])
+        let without = try Self.frames(name), with = try Self.frames(Self.protocolA)
+        #expect(without.map(\.contacts.count) == with.map(\.contacts.count))
+        #expect(without.last?.contacts.map(\.phase) == [.ended])
+        var a = GestureSet(), b = GestureSet()
+        #expect(without.flatMap { a.update($0) }.map { "\($0)" } == with.flatMap { b.update($0) }.map { "\($0)" })
+    }
+
     // A frame with more contacts than libmtdev tracks is tested through motionctl, under a
     // deadline (ProtocolACommandTests): without the cap, libmtdev would hang this process.
 }
+

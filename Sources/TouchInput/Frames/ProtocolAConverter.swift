@@ -29,6 +29,9 @@ public final class ProtocolAConverter {
     private let description: DeviceDescription
     private var mtdev: UnsafeMutablePointer<mtdev>
     private var contactsInFrame = 0
+    /// Whether this frame carried any multitouch axis (a contact not yet ended by
+    /// `SYN_MT_REPORT` still counts as something said).
+    private var axesInFrame = false
     private var event = input_event()
 
     /// Creates a converter for a protocol A device, configured from its description.
@@ -50,27 +53,41 @@ public final class ProtocolAConverter {
     func convert(_ input: InputEvent, _ emit: (InputEvent) -> Void) {
         switch (input.type, input.code) {
         case (EventType.synchronization, SynchronizationCode.report):
+            if contactsInFrame == 0 && !axesInFrame {
+                // A frame with no contact at all means every finger lifted, but libmtdev only
+                // hears that from an empty SYN_MT_REPORT, which the kernel's documentation asks
+                // for and some firmware (an N-trig of 2011) never sends: its last finger
+                // would stay down forever. Say it for the firmware.
+                put(EventType.synchronization, SynchronizationCode.multitouchReport, 0, at: input.time, emit)
+            }
             contactsInFrame = 0
+            axesInFrame = false
         case (EventType.synchronization, SynchronizationCode.multitouchReport):
             contactsInFrame += 1
             guard contactsInFrame <= Self.maximumContacts else { return }
         case (EventType.absolute, AbsoluteAxis.touchMajor...AbsoluteAxis.multitouchPressure):
             // libmtdev's own codes (not ABS_MT_SLOT, which a protocol A device never sends).
+            axesInFrame = true
             guard contactsInFrame < Self.maximumContacts else { return }
         default:
             // Nothing else is multitouch: single-touch emulation the assembler ignores on a
             // multitouch device, and codes libmtdev's tables do not cover.
             return
         }
+        put(input.type, input.code, input.value, at: input.time, emit)
+    }
+
+    /// Puts one event into libmtdev and emits what it gives back.
+    private func put(_ type: UInt16, _ code: UInt16, _ value: Int32, at time: Double, _ emit: (InputEvent) -> Void) {
         // libmtdev reads no times: what it emits, it emits at the SYN_REPORT being put, so
         // that event's time (exact, not rounded to microseconds) stamps them all.
-        event.type = input.type
-        event.code = input.code
-        event.value = input.value
+        event.type = type
+        event.code = code
+        event.value = value
         mtdev_put_event(mtdev, &event)
         while mtdev_empty(mtdev) == 0 {
             mtdev_get_event(mtdev, &event)
-            emit(InputEvent(time: input.time, type: event.type, code: event.code, value: event.value))
+            emit(InputEvent(time: time, type: event.type, code: event.code, value: event.value))
         }
     }
 
@@ -80,6 +97,7 @@ public final class ProtocolAConverter {
         mtdev_close_delete(mtdev)
         mtdev = Self.makeMtdev(for: description)
         contactsInFrame = 0
+        axesInFrame = false
     }
 
     private static func makeMtdev(for description: DeviceDescription) -> UnsafeMutablePointer<mtdev> {

@@ -7,7 +7,11 @@ contact down, its axes followed by SYN_MT_REPORT; a frame with no contact has on
 SYN_MT_REPORT. Legacy events (BTN_TOUCH, ABS_X/Y) stay where they were in the frame.
 The header loses ABS_MT_SLOT and ABS_MT_TRACKING_ID from its B: 03 mask and A: lines.
 
-    to-protocol-a.py IN.evemu > OUT.evemu
+With --no-empty-report, a frame with no contact has no SYN_MT_REPORT at all, only its
+legacy events (BTN_TOUCH 0) and SYN_REPORT, as some firmware ends its last touch (an N-trig
+panel of 2011) although the kernel's documentation asks for the empty report.
+
+    to-protocol-a.py [--no-empty-report] IN.evemu > OUT.evemu
 """
 import os
 import sys
@@ -29,12 +33,13 @@ def header_line(line):
     return line
 
 
-def main(path):
+def main(path, empty_report=True):
     slots, current, legacy = {}, 0, []
     for number, raw in enumerate(open(path, encoding="utf-8")):
         line = raw.rstrip("\n")
         if number == 1:
-            print("# Converted to multitouch protocol A by to-protocol-a.py (beside this file) from")
+            flag = "" if empty_report else " --no-empty-report"
+            print(f"# Converted to multitouch protocol A by to-protocol-a.py{flag} (beside this file) from")
             print(f"# {os.path.basename(path)}; the comments below describe that file.")
         if not line.startswith("E: "):
             line = header_line(line)
@@ -58,7 +63,7 @@ def main(path):
                 for axis in sorted(contact):
                     print(f"E: {time} {EV_ABS:04x} {axis:04x} {contact[axis]:04d}")
                 print(f"E: {time} {EV_SYN:04x} {SYN_MT_REPORT:04x} 0000")
-            if not contacts:
+            if not contacts and empty_report:
                 print(f"E: {time} {EV_SYN:04x} {SYN_MT_REPORT:04x} 0000")
             for event in legacy:
                 print(event)
@@ -69,4 +74,5 @@ def main(path):
 
 
 if __name__ == "__main__":
-    main(sys.argv[1])
+    arguments = sys.argv[1:]
+    main(arguments[-1], empty_report="--no-empty-report" not in arguments)
