@@ -38,6 +38,34 @@ extension JSONValue {
         return .object(members)
     }
 
+    /// A rectangle of the screen as `{"x", "y", "width", "height"}`.
+    public static func rect(_ rect: Rect) -> JSONValue {
+        .object([("x", .number(rect.origin.x)), ("y", .number(rect.origin.y)),
+                 ("width", .number(rect.size.width)), ("height", .number(rect.size.height))])
+    }
+
+    /// A device's contact filters as they apply to it: each threshold, null when off, and
+    /// why a filter asked for is off.
+    public static func filters(_ filters: ResolvedContactFilters) -> JSONValue {
+        .object([
+            ("stuck_after", filters.stuckAfter.map { .number($0) } ?? .null),
+            ("palm_size", filters.palmUnits.map { .integer(Int64($0)) } ?? .null),
+            ("palm_size_mm", filters.palmMillimetres.map { .number($0) } ?? .null),
+            ("jump_mm", filters.jumpMillimetres.map { .number($0) } ?? .null),
+            ("hysteresis", filters.hysteresisMargin.map { .object([("x", .integer(Int64($0.x))), ("y", .integer(Int64($0.y)))]) } ?? .null),
+            ("notes", .array(filters.notes.map { .string($0) })),
+        ])
+    }
+
+    /// How often each filter acted.
+    public static func filtered(_ counts: ContactFilters.Counts) -> JSONValue {
+        .object([
+            ("stuck", .integer(Int64(counts.stuck))), ("palms", .integer(Int64(counts.palms))),
+            ("jumps", .integer(Int64(counts.jumps))), ("held", .integer(Int64(counts.held))),
+            ("last_lifts", .integer(Int64(counts.lastLifts))),
+        ])
+    }
+
     /// A device's description, as `motionctl devices --json` and the protocol's `devices` show it.
     public static func device(_ device: DeviceDescription, node: String) -> JSONValue {
         let kind: String
@@ -81,6 +109,11 @@ public enum DeviceText {
         return "0x" + String(repeating: "0", count: 4 - text.count) + text
     }
 
+    /// A rectangle of the screen as `motiond.toml` writes an output: `[1920, 0, 1920, 1080]`.
+    public static func rectangle(_ rect: Rect) -> String {
+        "[" + [rect.origin.x, rect.origin.y, rect.size.width, rect.size.height].map(compactNumber).joined(separator: ", ") + "]"
+    }
+
     /// The bus by name where it is a common one (`usb`, `i2c`, `spi`…), else in hex.
     public static func bus(_ bus: UInt16) -> String {
         switch bus {
@@ -113,5 +146,17 @@ extension JSONValue {
     /// An update as `motionctl simulate --json` prints it: `{"t", "stream", "value"}`.
     public static func update(_ update: PublishedUpdate) -> JSONValue {
         .object([("t", .number(update.time)), ("stream", .string(update.stream)), ("value", .published(update.value))])
+    }
+}
+
+extension ContactFilters.Notice {
+    /// The log's line: what was cancelled, where, and why.
+    public var text: String {
+        let place = "(\(compactNumber(position.x.rounded())), \(compactNumber(position.y.rounded())))"
+        switch kind {
+        case .stuck: return "contact \(trackingID) at \(place) stayed put for stuck_after and was cancelled; it is ignored until it lifts"
+        case .palm: return "contact \(trackingID) at \(place) is larger than a palm (palm_size) and was cancelled; it is ignored until it lifts"
+        case .jump: return "contact \(trackingID) jumped to \(place) farther than jump_mm within one frame; it was cancelled and begun again there"
+        }
     }
 }

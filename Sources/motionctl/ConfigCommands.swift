@@ -49,10 +49,10 @@ struct ConfigCheckCommand: ParsableCommand {
         for tuio in configuration.tuio { emit("tuio: " + describe(tuio)) }
         emit("screen: \(compactNumber(configuration.screen.width)) × \(compactNumber(configuration.screen.height)) px, idle after \(compactNumber(configuration.idleAfter)) s without a touch")
         if configuration.devices.isEmpty {
-            emit("devices: every touchscreen, mapped to the whole screen")
+            emit("devices: every touchscreen, mapped to the whole screen, output \(DeviceText.rectangle(Rect(origin: Point(x: 0, y: 0), size: configuration.screen)))")
         } else {
             emit("devices:")
-            for device in configuration.devices { emit("  " + describe(device)) }
+            for device in configuration.devices { emit("  " + describe(device, screen: configuration.screen)) }
         }
         let changed = gestureChanges(configuration.gestures)
         emit("gestures: " + (changed.isEmpty ? "default thresholds" : changed.joined(separator: ", ")))
@@ -79,7 +79,7 @@ struct ConfigCheckCommand: ParsableCommand {
             + (tuio.target.isLoopback ? "" : " (another machine: motiond.service allows only loopback unless IPAddressAllow= is widened; see docs/kiosk.md)")
     }
 
-    private func describe(_ device: DeviceSettings) -> String {
+    private func describe(_ device: DeviceSettings, screen: Size) -> String {
         let rules = device.selection.rules.map { rule -> String in
             switch rule {
             case .name(let glob): return "name \(glob)"
@@ -88,7 +88,7 @@ struct ConfigCheckCommand: ParsableCommand {
             }
         }
         var parts = [rules.isEmpty ? "every touchscreen" : rules.joined(separator: " or ")]
-        if let output = device.output { parts.append("output \(compactNumber(output.width)) × \(compactNumber(output.height))") }
+        parts.append("output \(DeviceText.rectangle(device.output ?? Rect(origin: Point(x: 0, y: 0), size: screen)))" + (device.output == nil ? " (the whole screen)" : ""))
         if device.grab { parts.append("grabbed: nothing else receives its events") }
         if device.rotation != .none { parts.append("rotated \(device.rotation.rawValue)°") }
         if device.flipHorizontal { parts.append("flipped horizontally") }
@@ -147,8 +147,9 @@ func loadConfiguration(_ file: String) throws -> Configuration {
 }
 
 
-/// Reads a recording for replay and maps its device as `configuration` maps it on the
-/// daemon (its `[[device]]` entry, rotation, calibration and screen), or exits saying why.
+/// Reads a recording for replay and maps and filters its device as `configuration` does on
+/// the daemon (its `[[device]]` entry: output, rotation, calibration, contact filters), or
+/// exits saying why.
 /// `name` is the configuration's file, for the message when no entry selects the device.
 func loadReplay(_ recording: String, device: RecordingDeviceOption, mappedBy configuration: Configuration, named name: String?) throws -> RecordingReplay {
     let parsed = try loadRecording(recording, device: device)
@@ -156,7 +157,9 @@ func loadReplay(_ recording: String, device: RecordingDeviceOption, mappedBy con
     guard let settings = configuration.deviceSettings(node: recording, device: device) else {
         fail("motionctl: no [[device]] entry in \(name ?? "the configuration") selects the recorded device '\(device.name)' (\(DeviceText.hex(device.vendor)):\(DeviceText.hex(device.product)))")
     }
-    do { return try RecordingReplay(parsed, mapping: configuration.mapping(for: settings, udevCalibration: nil)) } catch {
+    do {
+        return try RecordingReplay(parsed, mapping: configuration.mapping(for: settings, udevCalibration: nil), filters: configuration.filters(for: settings))
+    } catch {
         fail("motionctl: \(recording): \(error)")
     }
 }

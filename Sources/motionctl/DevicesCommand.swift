@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import MotionServer
 import TouchInput
+import TouchModel
 
 /// `motionctl devices`: the touchscreens this machine has, or why there are none.
 struct DevicesCommand: ParsableCommand {
@@ -44,6 +45,16 @@ struct DevicesCommand: ParsableCommand {
             for device in devices {
                 if json { emit(device.json.encoded); continue }
                 emit("\(device["node"]?.string ?? "?")  \(device["name"]?.string ?? "")  (\(device["kind"]?.string ?? ""), \(device["slots"]?.integer.map { "\($0) slots" } ?? ""), \(device["dropped"]?.integer ?? 0) drops\(device["grabbed"]?.bool == true ? ", grabbed" : ""))")
+                if let output = device["output"], let x = output["x"]?.number, let y = output["y"]?.number,
+                   let width = output["width"]?.number, let height = output["height"]?.number {
+                    emit("  output \(DeviceText.rectangle(Rect(x: x, y: y, width: width, height: height))) on the screen")
+                }
+                if let filters = device["filters"] { emit("  filters: " + Self.describeFilters(filters)) }
+                for note in device["filters"]?["notes"]?.array ?? [] { emit("    \(note.string ?? "")") }
+                if let filtered = device["filtered"] {
+                    let count = { (key: String) in filtered[key]?.integer ?? 0 }
+                    emit("  cancelled so far: \(count("stuck")) stuck, \(count("palms")) palms, \(count("jumps")) jumps; \(count("held")) positions held by hysteresis\(count("last_lifts") > 0 ? "; \(count("last_lifts")) protocol A lifts supplied" : "")")
+                }
             }
             for skipped in result["skipped"]?.array ?? [] {
                 showSkipped(node: skipped["node"]?.string ?? "?", reason: skipped["reason"]?.string ?? "")
@@ -86,6 +97,20 @@ struct DevicesCommand: ParsableCommand {
         throw ExitCode(ExitStatus.refused)
     }
 
+    /// A device's filters as `devices` reports them, in words.
+    static func describeFilters(_ filters: JSONInput) -> String {
+        var parts: [String] = []
+        if let after = filters["stuck_after"]?.number { parts.append("stuck after \(compactNumber(after)) s") } else { parts.append("no stuck filter") }
+        if let units = filters["palm_size"]?.integer {
+            parts.append("palms over " + (filters["palm_size_mm"]?.number.map { "\(compactNumber($0)) mm (\(units) units)" } ?? "\(units) units"))
+        } else { parts.append("no palm size") }
+        if let jump = filters["jump_mm"]?.number { parts.append("jumps over \(compactNumber(jump)) mm") } else { parts.append("no jump filter") }
+        if let x = filters["hysteresis"]?["x"]?.integer, let y = filters["hysteresis"]?["y"]?.integer {
+            parts.append("hysteresis \(x) × \(y) units")
+        } else { parts.append("no hysteresis") }
+        return parts.joined(separator: ", ")
+    }
+
     /// A device found but not used, the same way whether the daemon or a local scan says so.
     private func showSkipped(node: String, reason: String) {
         if json {
@@ -119,6 +144,14 @@ struct DevicesCommand: ParsableCommand {
             emit("  \(AbsoluteAxis.name(code).padding(toLength: 20, withPad: " ", startingAt: 0)) \(axis.minimum) … \(axis.maximum)  fuzz \(axis.fuzz)  resolution \(axis.resolution)\(axis.resolution > 0 ? "/mm" : "")")
         }
         emit("  timestamps: \(clock ? "monotonic clock" : "wall clock (the kernel refused EVIOCSCLOCKID)")")
+        if let axes = description.positionAxes {
+            let major = description.has(EventType.absolute, AbsoluteAxis.touchMajor) ? description.axes[AbsoluteAxis.touchMajor] : nil
+            let filters = ResolvedContactFilters(ContactFilterSettings(), xAxis: axes.x, yAxis: axes.y, touchMajor: major)
+            if let json = try? JSONInput(parsing: JSONValue.filters(filters).encoded[...]) {
+                emit("  filters by default: " + Self.describeFilters(json))
+            }
+            for note in filters.notes { emit("    \(note)") }
+        }
     }
 }
 

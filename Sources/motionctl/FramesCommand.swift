@@ -13,7 +13,11 @@ struct FramesCommand: ParsableCommand {
         discussion: """
             Live, devices are found through udev and read with libevdev; devices plugged in \
             or out are reported as they come and go. From a recording, frames are computed as \
-            fast as possible (or with the recording's timing, --realtime), with times from 0.
+            fast as possible (or with the recording's timing, --realtime), with times from 0. \
+            Frames are shown after the contact filters (stuck contacts, palms, jumps, \
+            hysteresis; a contact they cancel shows as cancelled), with their default settings \
+            or, with --config, the settings and mapping of the device's [[device]] entry; \
+            --raw shows what the device sent, before them.
             """
     )
 
@@ -23,6 +27,9 @@ struct FramesCommand: ParsableCommand {
     @Option(help: "Stop after this many frames.") var count: Int?
     @Option(help: "Live: give up after this many seconds (exit code 1).") var timeout: Double?
     @Flag(help: "Replay with the recording's timing.") var realtime = false
+    @Flag(help: "What the device sent, before the contact filters.") var raw = false
+    @Option(help: "A recording: map and filter its device as this configuration's [[device]] entry does (default: device units, default filters).")
+    var config: String?
     @Option(help: ArgumentHelp("Live: read only devices whose name matches this glob (repeatable).", valueName: "glob"))
     var name: [String] = []
     @Option(help: ArgumentHelp("Live: read only devices with these ids, like 04f3:010c (repeatable).", valueName: "vendor:product"))
@@ -38,7 +45,7 @@ struct FramesCommand: ParsableCommand {
     func validate() throws {
         if let count, count < 1 { throw ValidationError("--count must be at least 1") }
         if let timeout, !(timeout > 0) { throw ValidationError("--timeout must be a positive number of seconds") }
-        if recording == nil && (realtime || device.index != nil) { throw ValidationError("--realtime and --device go with a recording") }
+        if recording == nil && (realtime || device.index != nil || config != nil) { throw ValidationError("--realtime, --device and --config go with a recording") }
         if recording != nil && !(name.isEmpty && ids.isEmpty && node.isEmpty) {
             throw ValidationError("--name, --ids and --node choose live devices; a recording is one device already")
         }
@@ -52,7 +59,8 @@ struct FramesCommand: ParsableCommand {
     }
 
     private func replay(_ path: String) throws {
-        let replay = try loadReplay(path, device: device)
+        var replay = try config.map { try loadReplay(path, device: device, mappedBy: loadConfiguration($0), named: $0) } ?? loadReplay(path, device: device)
+        if raw { replay = try RecordingReplay(replay.recording, mapping: replay.mapping, filters: .off) }
         let frames = replay.frames()
         let start = monotonicNow()
         for frame in frames.prefix(count ?? Int.max) {
@@ -66,7 +74,14 @@ struct FramesCommand: ParsableCommand {
 
     private func live() throws {
         let hub: TouchInputHub
-        do { hub = try TouchInputHub(selection: selection) } catch { fail("motionctl: \(error)") }
+        let selection = self.selection, filters = raw ? ContactFilterSettings.off : ContactFilterSettings()
+        do {
+            hub = try TouchInputHub { node, device in
+                selection.selects(node: node.node, device: device)
+                    ? .success(.init(mapping: OutputMapping(calibration: node.calibration ?? OutputMapping.identityCalibration), filters: filters))
+                    : .failure(.init("'\(device.name)' is not selected by the configuration"))
+            }
+        } catch { fail("motionctl: \(error)") }
         var frames = 0
         var done = false
         let deadline = timeout.map { monotonicNow() + $0 }
@@ -78,8 +93,15 @@ struct FramesCommand: ParsableCommand {
                 self.showDevice("removed", node: node, name: nil)
             case let .deviceSkipped(node, reason):
                 self.showDevice("skipped", node: node, name: nil, reason: reason)
-            case .skippedDeviceRemoved:
-                break  // It was never read: nothing of it to take back.
+            case .skippedDeviceRemoved, .deviceReconfigured, .filterCounts:
+                break  // Nothing a reader of frames needs.
+            case let .filtered(node, notice):
+                if self.json {
+                    emit(JSONValue.object([("event", "filtered"), ("device", .string(node)), ("filter", .string(notice.kind.rawValue)),
+                                           ("id", .integer(Int64(notice.trackingID))), ("t", .number(notice.time)), ("x", .number(notice.position.x)), ("y", .number(notice.position.y))]).encoded)
+                } else {
+                    emit("\(node): \(notice.text)")
+                }
             case let .eventsDropped(node, total):
                 if self.json {
                     emit(JSONValue.object([("event", "dropped"), ("device", .string(node)), ("total", .integer(Int64(total)))]).encoded)

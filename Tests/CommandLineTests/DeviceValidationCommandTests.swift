@@ -82,7 +82,13 @@ extension Daemons {
             #expect(stopped.status == 0, "\(stopped.error)")
 
             // Offline, the idle centuries are skipped rather than ticked through (5·10¹¹ ticks).
-            let simulated = try Self.bounded("motionctl", ["simulate", "--config", EndToEnd.repository.appendingPathComponent("config/motiond.toml").path, path, "--json"])
+            // The finger rests through them, so the stuck filter is off to let it drag after.
+            let configuration = try String(contentsOf: EndToEnd.repository.appendingPathComponent("config/motiond.toml"), encoding: .utf8)
+                .replacingOccurrences(of: "flip_vertical = false\n", with: "flip_vertical = false\nstuck_after = 0\n")
+            #expect(configuration.contains("stuck_after = 0"))
+            let configurationPath = directory.appendingPathComponent("motiond.toml").path
+            try configuration.write(toFile: configurationPath, atomically: true, encoding: .utf8)
+            let simulated = try Self.bounded("motionctl", ["simulate", "--config", configurationPath, path, "--json"])
             #expect(simulated.status != 124, "motionctl simulate did not finish within 120 s")
             #expect(simulated.output.contains("card.position"))
         }

@@ -163,4 +163,54 @@ struct ConfigurationTests {
         let open = Configuration()
         #expect(open.mapping(for: try #require(open.deviceSettings(node: "n", device: atmel)), udevCalibration: nil).outputSize == open.screen)
     }
+
+    @Test("output is a rectangle of the screen: [x, y, width, height], an inline table, or [width, height] at the top-left; never past the screen")
+    func outputRectangles() throws {
+        let atmel = DeviceDescription(name: "Atmel maXTouch Touchscreen")
+        let screen = "[screen]\nwidth = 3840\nheight = 1080\n[[device]]\n"
+        for (output, expected) in [
+            ("[1920, 0, 1920, 1080]", Rect(x: 1920, y: 0, width: 1920, height: 1080)),
+            ("{ x = 1920, y = 0, width = 1920, height = 1080 }", Rect(x: 1920, y: 0, width: 1920, height: 1080)),
+            ("[1920, 1080]", Rect(x: 0, y: 0, width: 1920, height: 1080)),
+            ("{ width = 3840, height = 1080 }", Rect(x: 0, y: 0, width: 3840, height: 1080)),
+        ] {
+            let configuration = try Configuration.parse(screen + "output = \(output)\n", file: "x.toml")
+            let settings = try #require(configuration.deviceSettings(node: "n", device: atmel))
+            #expect(settings.output == expected, "\(output)")
+            let mapping = configuration.mapping(for: settings, udevCalibration: nil)
+            #expect(mapping.outputOrigin == expected.origin && mapping.outputSize == expected.size)
+        }
+        refused(screen + "output = [1921, 0, 1920, 1080]\n", line: 5, "output [1921, 0, 1920, 1080] reaches past the screen (3840 × 1080 in [screen])")
+        refused(screen + "output = [-1, 0, 100, 100]\n", line: 5, "reaches past the screen")
+        refused(screen + "output = [0, 0, 0, 1080]\n", line: 5, "output needs a positive width and height")
+        refused(screen + "output = [4000, 1080]\n", line: 5, "reaches past the screen")
+        refused(screen + "output = [1, 2, 3]\n", line: 5, "output")
+    }
+
+    @Test("the contact filters' keys: defaults, each turned off, ranges and the palm size in one unit only")
+    func filterKeys() throws {
+        let atmel = DeviceDescription(name: "Atmel maXTouch Touchscreen")
+        let defaults = try #require(try Configuration.parse("[[device]]\n", file: "x.toml").deviceSettings(node: "n", device: atmel))
+        #expect(defaults.filters == ContactFilterSettings())
+        let configuration = try Configuration.parse("""
+            [gestures]
+            tap_slop_mm = 4
+            [[device]]
+            stuck_after = 0
+            palm_size = 120
+            jump_mm = 0
+            hysteresis = false
+            """, file: "x.toml")
+        let settings = try #require(configuration.deviceSettings(node: "n", device: atmel))
+        let filters = configuration.filters(for: settings)
+        #expect(filters.stuckAfter == 0 && filters.palmSize == .units(120) && filters.jumpMillimetres == 0 && !filters.hysteresis)
+        #expect(filters.stuckSlopMillimetres == 4, "the stuck slop is the tap slop")
+        let millimetres = try Configuration.parse("[[device]]\npalm_size_mm = 25\n", file: "x.toml")
+        #expect(try #require(millimetres.deviceSettings(node: "n", device: atmel)).filters.palmSize == .millimetres(25))
+        refused("[[device]]\npalm_size_mm = 25\npalm_size = 100\n", line: 3, "give palm_size_mm or palm_size (in device units), not both")
+        refused("[[device]]\nstuck_after = -1\n", line: 2, "stuck_after")
+        refused("[[device]]\njump_mm = 1e9\n", line: 2, "jump_mm")
+        refused("[[device]]\nhysteresis = 1\n", line: 2, "hysteresis")
+        refused("[[device]]\npalm_size = -5\n", line: 2, "palm_size")
+    }
 }

@@ -44,6 +44,26 @@ struct MappingTests {
         #expect(Swift.abs(point.x - expected.x) < 1e-9 && Swift.abs(point.y - expected.y) < 1e-9, "\(point)")
     }
 
+    @Test("an output at (1920, 0) puts the panel on the right-hand display of a 3840 × 1080 screen, after calibration, flips and rotation")
+    func outputOrigin() {
+        let right = OutputMapping(outputSize: Self.landscape, outputOrigin: Point(x: 1920, y: 0))
+        #expect(Self.map(0, 0, right) == Point(x: 1920, y: 0))
+        #expect(Self.map(400, 240, right) == Point(x: 2880, y: 540))
+        #expect(CoordinateMapper(xAxis: Self.x, yAxis: Self.y, mapping: right).outputRect == Rect(x: 1920, y: 0, width: 1920, height: 1080))
+        // The whole chain, in its documented order, on (200, 120) = (0.25, 0.25) of the panel:
+        // calibration (0.5·u + 0.1, 0.5·v + 0.2) → (0.225, 0.325); flip horizontal → (0.775,
+        // 0.325); 90° clockwise → (1 − 0.325, 0.775) = (0.675, 0.775); onto a 1080 × 1920
+        // portrait display that starts at (1920, 0) → (1920 + 729, 1488).
+        let chained = OutputMapping(
+            outputSize: Self.portrait, outputOrigin: Point(x: 1920, y: 0), rotation: .clockwise90,
+            flipHorizontal: true, calibration: [0.5, 0, 0.1, 0, 0.5, 0.2])
+        let point = Self.map(200, 120, chained)
+        #expect(Swift.abs(point.x - 2649) < 1e-9 && Swift.abs(point.y - 1488) < 1e-9, "\(point)")
+        // Millimetres stay the panel's, wherever its output is.
+        let panel = CoordinateMapper(xAxis: AxisInfo(minimum: 0, maximum: 1999, resolution: 10), yAxis: AxisInfo(minimum: 0, maximum: 999, resolution: 10), mapping: right)
+        #expect(panel.millimetres(x: 100, y: 100) == Point(x: 10, y: 10))
+    }
+
     @Test("a quarter turn with no output size swaps the axes' extents")
     func rotatedDefaultSize() {
         let mapper = CoordinateMapper(xAxis: Self.x, yAxis: Self.y, mapping: OutputMapping(rotation: .clockwise90))

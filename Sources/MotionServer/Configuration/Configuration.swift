@@ -50,10 +50,19 @@ public struct Configuration: Sendable {
         return devices.first { $0.selection.selects(node: node, device: device) }
     }
 
+    /// A device's contact filters, with the tap slop of `[gestures]` as their stuck slop.
+    public func filters(for settings: DeviceSettings) -> ContactFilterSettings {
+        var filters = settings.filters
+        filters.stuckSlopMillimetres = gestures.tapSlop
+        filters.stuckSlopPixels = gestures.tapSlopPixels
+        return filters
+    }
+
     /// How a device maps to the screen.
     public func mapping(for settings: DeviceSettings, udevCalibration: [Double]?) -> OutputMapping {
         OutputMapping(
-            outputSize: settings.output ?? screen, rotation: settings.rotation,
+            outputSize: settings.output?.size ?? screen, outputOrigin: settings.output?.origin ?? Point(x: 0, y: 0),
+            rotation: settings.rotation,
             flipHorizontal: settings.flipHorizontal, flipVertical: settings.flipVertical,
             calibration: settings.calibration ?? udevCalibration ?? OutputMapping.identityCalibration)
     }
@@ -79,8 +88,9 @@ public struct DaemonSettings: Sendable, Hashable {
 public struct DeviceSettings: Sendable, Hashable {
     /// Which devices this entry is for; no rules means every device.
     public var selection = DeviceSelection()
-    /// The area the device covers, in pixels; nil for the whole screen.
-    public var output: Size?
+    /// The rectangle of the screen the device covers, in pixels (`output = [x, y, width,
+    /// height]`, or `[width, height]` at the top-left corner); nil for the whole screen.
+    public var output: Rect?
     public var rotation = Rotation.none
     public var flipHorizontal = false
     public var flipVertical = false
@@ -90,6 +100,9 @@ public struct DeviceSettings: Sendable, Hashable {
     /// and the browser do not also act on its touches. Off by default: grabbing also takes the
     /// touchscreen from everything else, ordinary buttons included.
     public var grab = false
+    /// The contact filters (`stuck_after`, `palm_size_mm`, `palm_size`, `jump_mm`,
+    /// `hysteresis`); their stuck slop is the configuration's tap slop.
+    public var filters = ContactFilterSettings()
 
     public init() {}
 }

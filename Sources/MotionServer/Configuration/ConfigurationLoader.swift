@@ -80,7 +80,7 @@ extension Configuration {
             configuration.gestures = try readGestures(&gestures)
         }
         for var device in try root.tables("device") {
-            configuration.devices.append(try readDevice(&device))
+            configuration.devices.append(try readDevice(&device, screen: configuration.screen))
         }
         var elements = try root.tables("element")
         // Where each id was defined (FILE:LINE), to name both places when one comes again.
@@ -136,7 +136,7 @@ extension Configuration {
         return t
     }
 
-    private static func readDevice(_ table: inout TableReader) throws(ConfigurationError) -> DeviceSettings {
+    private static func readDevice(_ table: inout TableReader, screen: Size) throws(ConfigurationError) -> DeviceSettings {
         var device = DeviceSettings()
         var rules: [DeviceSelection.Rule] = []
         if let name = try table.string("name") { rules.append(.name(name)) }
@@ -148,7 +148,7 @@ extension Configuration {
         }
         if let node = try table.string("node") { rules.append(.node(node)) }
         device.selection = DeviceSelection(rules)
-        device.output = try table.size("output")
+        device.output = try table.output("output", screen: screen)
         if let degrees = try table.int("rotation") {
             guard let rotation = Rotation(rawValue: degrees) else {
                 throw table.error("rotation", "rotation is 0, 90, 180 or 270 (degrees clockwise), not \(degrees)")
@@ -164,6 +164,19 @@ extension Configuration {
             }
             device.calibration = matrix
         }
+        device.filters.stuckAfter = try table.number("stuck_after", in: 0...86_400) ?? device.filters.stuckAfter
+        let palmMillimetres = try table.number("palm_size_mm", in: 0...1000)
+        let palmUnits = try table.int("palm_size")
+        switch (palmMillimetres, palmUnits) {
+        case (.some, .some): throw table.error("palm_size", "give palm_size_mm or palm_size (in device units), not both")
+        case (.some(let size), nil): device.filters.palmSize = size == 0 ? .off : .millimetres(size)
+        case (nil, .some(let units)):
+            guard (0...Int(Int32.max)).contains(units) else { throw table.error("palm_size", "palm_size is in the device's units of ABS_MT_TOUCH_MAJOR, 0 (off) or more, not \(units)") }
+            device.filters.palmSize = units == 0 ? .off : .units(Int32(units))
+        case (nil, nil): break
+        }
+        device.filters.jumpMillimetres = try table.number("jump_mm", in: 0...10_000) ?? device.filters.jumpMillimetres
+        device.filters.hysteresis = try table.bool("hysteresis") ?? device.filters.hysteresis
         try table.finish()
         return device
     }
@@ -367,6 +380,9 @@ struct TableReader {
         }
     }
 
+    /// A key's value without marking it read.
+    private func peek(_ key: String) -> SettingsValue? { layer(for: key).table[key] }
+
     private mutating func value(_ key: String) -> SettingsValue? {
         read.insert(key)
         return layer(for: key).table[key]
@@ -446,6 +462,31 @@ struct TableReader {
         guard size.0 > 0 && size.1 > 0 else { throw error(key, "\(key) must be positive, not \(compactNumber(size.0)) × \(compactNumber(size.1))") }
         if let problem = limits.problem(size: Size(width: size.0, height: size.1)) { throw error(key, "\(key): \(problem)") }
         return Size(width: size.0, height: size.1)
+    }
+
+    /// A device's output: `[width, height]` at the screen's top-left corner, or `[x, y,
+    /// width, height]` (or the same as inline tables), positive and within the screen: a
+    /// rectangle past the screen's edge would put touches where nothing is drawn.
+    mutating func output(_ key: String, screen: Size) throws(ConfigurationError) -> Rect? {
+        guard let value = peek(key) else { return nil }
+        let output: Rect
+        let isRectangle = value.array?.count == 4 || value.table?["x"] != nil || value.table?["y"] != nil
+        if isRectangle {
+            guard let rect = try rect(key) else { return nil }
+            output = rect
+        } else {
+            guard let size = try size(key) else { return nil }
+            output = Rect(origin: Point(x: 0, y: 0), size: size)
+        }
+        let formatted = [output.origin.x, output.origin.y, output.size.width, output.size.height].map(compactNumber).joined(separator: ", ")
+        guard output.size.width > 0 && output.size.height > 0 else {
+            throw error(key, "\(key) needs a positive width and height, not [\(formatted)]")
+        }
+        guard output.origin.x >= 0, output.origin.y >= 0,
+              output.origin.x + output.size.width <= screen.width, output.origin.y + output.size.height <= screen.height else {
+            throw error(key, "\(key) [\(formatted)] reaches past the screen (\(compactNumber(screen.width)) × \(compactNumber(screen.height)) in [screen]): the screen is every display together, and each device's output lies within it")
+        }
+        return output
     }
 
     /// `[x, y, width, height]` or `{ x, y, width, height }`.

@@ -173,9 +173,19 @@ public final class Daemon {
     }
 
     /// A touchscreen came; every client hears of it.
-    public func deviceAdded(node: String, description: DeviceDescription, grabbed: Bool = false) {
-        devices.add(node: node, description: description, grabbed: grabbed)
+    func deviceAdded(node: String, description: DeviceDescription, grabbed: Bool = false, setup: DeviceSetup? = nil) {
+        devices.add(node: node, description: description, grabbed: grabbed, setup: setup)
         broadcast(.object([("event", "device"), ("action", "added"), ("node", .string(node)), ("name", .string(description.name))]))
+    }
+
+    /// A reload changed where a device's touches land or how they are filtered.
+    func deviceReconfigured(node: String, setup: DeviceSetup) {
+        devices.reconfigured(node: node, setup: setup)
+    }
+
+    /// A device's contact filters acted; `counts` so far.
+    func contactsFiltered(node: String, counts: ContactFilters.Counts) {
+        devices.filtered(node: node, counts: counts)
     }
 
     /// A touchscreen went.

@@ -9,16 +9,41 @@ struct DeviceRegistry {
         /// Events the kernel dropped so far (`SYN_DROPPED`).
         var dropped = 0
         var grabbed: Bool
+        /// Where its touches land and how they are filtered; nil for a device added without.
+        var setup: DeviceSetup?
+        /// How often each filter acted.
+        var filtered = ContactFilters.Counts()
     }
 
     private(set) var devices: [Device] = []
     private(set) var skipped: [(node: String, reason: String)] = []
 
     /// A touchscreen is read from now on.
-    mutating func add(node: String, description: DeviceDescription, grabbed: Bool) {
+    mutating func add(node: String, description: DeviceDescription, grabbed: Bool, setup: DeviceSetup?) {
         devices.removeAll { $0.node == node }
         skipped.removeAll { $0.node == node }
-        devices.append(Device(node: node, description: description, grabbed: grabbed))
+        devices.append(Device(node: node, description: description, grabbed: grabbed, setup: setup))
+    }
+
+    /// A reload changed where a device's touches land or how they are filtered.
+    mutating func reconfigured(node: String, setup: DeviceSetup) {
+        if let index = devices.firstIndex(where: { $0.node == node }) { devices[index].setup = setup }
+    }
+
+    /// A device's filters acted; `counts` so far.
+    mutating func filtered(node: String, counts: ContactFilters.Counts) {
+        if let index = devices.firstIndex(where: { $0.node == node }) { devices[index].filtered = counts }
+    }
+
+    /// The filters' counts over all devices.
+    var filtered: ContactFilters.Counts {
+        devices.reduce(into: ContactFilters.Counts()) { total, device in
+            total.stuck += device.filtered.stuck
+            total.palms += device.filtered.palms
+            total.jumps += device.filtered.jumps
+            total.held += device.filtered.held
+            total.lastLifts += device.filtered.lastLifts
+        }
     }
 
     /// A touchscreen went.
@@ -53,6 +78,11 @@ struct DeviceRegistry {
                 if case .object(var members) = json {
                     members.append(("dropped", .integer(Int64(device.dropped))))
                     members.append(("grabbed", .bool(device.grabbed)))
+                    if let setup = device.setup {
+                        members.append(("output", .rect(setup.output)))
+                        members.append(("filters", .filters(setup.filters)))
+                    }
+                    members.append(("filtered", .filtered(device.filtered)))
                     json = .object(members)
                 }
                 return json

@@ -152,6 +152,7 @@ extension Daemon {
             ])),
             ("devices", .integer(Int64(devices.devices.count))),
             ("dropped_events", .integer(Int64(devices.droppedEvents))),
+            ("filtered", .filtered(devices.filtered)),
             ("tuio", tuioTargets),
             ("clients", .array(sessions.values.sorted { $0.id < $1.id }.map { session in
                 .object([

@@ -220,9 +220,16 @@ public final class DaemonService {
     private func handle(_ message: InputMessage) {
         switch message {
         case let .frame(frame, device, node): daemon.process(frame, device: device, node: node)
-        case let .added(node, description, grabbed):
-            daemon.deviceAdded(node: node, description: description, grabbed: grabbed)
-            logger.info("using \(node) (\(description.name))\(grabbed ? ", grabbed: nothing else receives its events" : "")")
+        case let .added(node, description, grabbed, setup):
+            daemon.deviceAdded(node: node, description: description, grabbed: grabbed, setup: setup)
+            logger.info("using \(node) (\(description.name)), output \(DeviceText.rectangle(setup.output))\(grabbed ? ", grabbed: nothing else receives its events" : "")")
+            for note in setup.filters.notes { logger.info("\(node): \(note)") }
+        case let .reconfigured(node, setup):
+            daemon.deviceReconfigured(node: node, setup: setup)
+        case let .filtered(node, notice):
+            logger.notice("\(node): \(notice.text)")
+        case let .filterCounts(node, counts):
+            daemon.contactsFiltered(node: node, counts: counts)
         case let .removed(node):
             daemon.deviceRemoved(node: node)
             logger.warning("\(node) went away; its touches were cancelled")

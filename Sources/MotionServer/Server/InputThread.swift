@@ -9,12 +9,34 @@ import TouchInput
 /// What the input thread tells the event loop.
 enum InputMessage: Sendable {
     case frame(TouchFrame, device: Int, node: String)
-    case added(node: String, DeviceDescription, grabbed: Bool)
+    case added(node: String, DeviceDescription, grabbed: Bool, DeviceSetup)
+    /// A reload changed how a device maps or filters.
+    case reconfigured(node: String, DeviceSetup)
+    /// A contact filter cancelled a contact.
+    case filtered(node: String, ContactFilters.Notice)
+    /// A device's filter counts changed.
+    case filterCounts(node: String, ContactFilters.Counts)
     case removed(node: String)
     case skipped(node: String, reason: String)
     case skippedRemoved(node: String)
     case dropped(node: String, total: Int)
     case failed(String)
+}
+
+/// Where a device's touches land and how its contacts are filtered: what `devices` shows.
+struct DeviceSetup: Sendable, Hashable {
+    var output: Rect
+    var filters: ResolvedContactFilters
+
+    init(_ device: TouchDevice) {
+        output = device.mapper.outputRect
+        filters = device.resolvedFilters
+    }
+
+    init(output: Rect, filters: ResolvedContactFilters) {
+        self.output = output
+        self.filters = filters
+    }
 }
 
 /// Reads the touchscreens on a thread of its own, blocked in `poll` until there is input,
@@ -123,7 +145,7 @@ final class InputThread: @unchecked Sendable {
                     return .failure(.init("no [[device]] entry in the configuration selects '\(device.name)'"))
                 }
                 return .success(TouchInputHub.DeviceUse(mapping: configuration.mapping(for: settings, udevCalibration: node.calibration),
-                                                        grab: settings.grab))
+                                                        grab: settings.grab, filters: configuration.filters(for: settings)))
             }
         } catch {
             deliver(.failed(error.description))
@@ -132,7 +154,10 @@ final class InputThread: @unchecked Sendable {
         hub.wakeDescriptor = wake
         let handle: (TouchInputHub.Event) -> Void = { event in
             switch event {
-            case .deviceAdded(let device): deliver(.added(node: device.node, device.description, grabbed: device.isGrabbed))
+            case .deviceAdded(let device): deliver(.added(node: device.node, device.description, grabbed: device.isGrabbed, DeviceSetup(device)))
+            case .deviceReconfigured(let device): deliver(.reconfigured(node: device.node, DeviceSetup(device)))
+            case let .filtered(node, notice): deliver(.filtered(node: node, notice))
+            case let .filterCounts(node, counts): deliver(.filterCounts(node: node, counts))
             case .deviceRemoved(let node): deliver(.removed(node: node))
             case let .deviceSkipped(node, reason): deliver(.skipped(node: node, reason: reason))
             case .skippedDeviceRemoved(let node): deliver(.skippedRemoved(node: node))

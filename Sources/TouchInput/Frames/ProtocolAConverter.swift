@@ -34,6 +34,10 @@ public final class ProtocolAConverter {
     private var axesInFrame = false
     private var event = input_event()
 
+    /// Frames with no contact that came without the empty `SYN_MT_REPORT`, which was
+    /// supplied: how often the firmware ended its last touch that way.
+    private(set) var suppliedLastLifts = 0
+
     /// Creates a converter for a protocol A device, configured from its description.
     init(description: DeviceDescription) {
         self.description = description
@@ -59,6 +63,15 @@ public final class ProtocolAConverter {
                 // for and some firmware (an N-trig of 2011) never sends: its last finger
                 // would stay down forever. Say it for the firmware.
                 put(EventType.synchronization, SynchronizationCode.multitouchReport, 0, at: input.time, emit)
+                var lifted = false
+                put(input.type, input.code, input.value, at: input.time) { event in
+                    if event.type == EventType.absolute && event.code == AbsoluteAxis.trackingID && event.value < 0 { lifted = true }
+                    emit(event)
+                }
+                if lifted { suppliedLastLifts += 1 }
+                contactsInFrame = 0
+                axesInFrame = false
+                return
             }
             contactsInFrame = 0
             axesInFrame = false

@@ -32,6 +32,10 @@ import TouchModel
 ///
 /// Single-touch devices (`ABS_X/Y` with `BTN_TOUCH`) are one slot whose tracking id the
 /// assembler makes up; on multitouch devices the legacy `ABS_X/Y` and `BTN_TOUCH` are ignored.
+///
+/// Last, the frame goes through the device's ``ContactFilters`` (stuck contacts, palms,
+/// jumps, jitter), so that every reader of frames, live or replayed, sees them filtered the
+/// same way; ``ContactFilterSettings/off`` gives the device's own frames.
 /// After setup, reading events allocates
 /// nothing; building a frame reuses the previous frame's storage when its reader let go of it.
 public struct TouchFrameAssembler {
@@ -54,7 +58,11 @@ public struct TouchFrameAssembler {
     /// The device's description.
     public let description: DeviceDescription
     /// Device units to pixels and millimetres.
-    public var mapper: CoordinateMapper
+    public var mapper: CoordinateMapper {
+        didSet { filters.mapper = mapper }
+    }
+    /// The filters after assembly.
+    private var filters: ContactFilters
 
     private var slots: [Slot]
     private var currentSlot = 0
@@ -80,7 +88,7 @@ public struct TouchFrameAssembler {
     /// - Precondition: the device has position axes (``DeviceKind/isTouchscreen``) and its
     ///   description is valid (``DeviceDescription/validate()``): live devices and recordings
     ///   are checked before they get here.
-    public init(description: DeviceDescription, mapping: OutputMapping = OutputMapping()) {
+    public init(description: DeviceDescription, mapping: OutputMapping = OutputMapping(), filters: ContactFilterSettings = ContactFilterSettings()) {
         guard let axes = description.positionAxes else {
             preconditionFailure("\(description.name) has no position axes")
         }
@@ -96,7 +104,39 @@ public struct TouchFrameAssembler {
         self.reportsTouchMinor = absolute.contains(AbsoluteAxis.touchMinor)
         self.slots = Array(repeating: Slot(), count: isMultitouch ? Swift.max(description.slotCount, 1) : 1)
         self.frame.contacts.reserveCapacity(slots.count * 2)
+        self.filters = ContactFilters(Self.resolve(filters, description), mapper: mapper, slots: slots.count)
     }
+
+    private static func resolve(_ settings: ContactFilterSettings, _ description: DeviceDescription) -> ResolvedContactFilters {
+        let axes = description.positionAxes!
+        let major = description.has(EventType.absolute, AbsoluteAxis.touchMajor) ? description.axes[AbsoluteAxis.touchMajor] : nil
+        return ResolvedContactFilters(settings, xAxis: axes.x, yAxis: axes.y, touchMajor: major)
+    }
+
+    /// The filters as they apply to this device: thresholds in its units, and why any is off.
+    public var resolvedFilters: ResolvedContactFilters { filters.resolved }
+
+    /// Changes the filters' settings (a reload); contacts down stay followed.
+    public mutating func setFilters(_ settings: ContactFilterSettings) {
+        filters.resolved = Self.resolve(settings, description)
+    }
+
+    /// How often each filter acted on this device.
+    public var filterCounts: ContactFilters.Counts {
+        var counts = filters.counts
+        counts.lastLifts = protocolA?.suppliedLastLifts ?? 0
+        return counts
+    }
+
+    /// What the filters did since the last call, for the log.
+    public mutating func takeFilterNotices() -> [ContactFilters.Notice] { filters.takeNotices() }
+
+    /// When a contact down now would be stuck if nothing moves (on the events' clock), for
+    /// a reader that waits for input to wake then and call ``expire(at:)``.
+    public var nextDeadline: Double? { filters.nextDeadline }
+
+    /// Cancels the contacts that stayed put until `time`; nil when none did.
+    public mutating func expire(at time: Double) -> TouchFrame? { filters.expire(at: time) }
 
     /// The contacts down now.
     public var activeContactCount: Int { slots.reduce(0) { $0 + ($1.isDown ? 1 : 0) } }
@@ -294,7 +334,8 @@ public struct TouchFrameAssembler {
             frame.contacts.append(contact(index, id: slot.state.trackingID, phase: phase, x: slot.x, y: slot.y))
             apply(.report, to: index)
         }
-        return frame.contacts.isEmpty ? nil : frame
+        guard !frame.contacts.isEmpty else { return nil }
+        return filters.isActive ? filters.filter(frame) : frame
     }
 
     private func contact(_ index: Int, id: Int32, phase: TouchPhase, x: Int32, y: Int32) -> TouchContact {

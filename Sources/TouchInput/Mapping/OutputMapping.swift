@@ -16,10 +16,17 @@ public enum Rotation: Int, Hashable, Sendable, Codable, CaseIterable {
 /// 2. the horizontal and vertical flips;
 /// 3. the rotation, clockwise: at 90°, the panel's top edge runs down the screen's right side,
 ///    so (x, y) → (1 − y, x), as libinput's matrix `0 -1 1 1 0 0`;
-/// 4. scaling to the output size in pixels.
+/// 4. scaling to the output's size in pixels, then moving to the output's origin: a panel
+///    mounted on the right-hand display of a 3840 × 1080 screen has its output at
+///    (1920, 0), 1920 × 1080.
+///
+/// This is the order `motiond.toml(5)` documents; every consumer of frames (the daemon,
+/// motionctl's commands, TUIO, the live page) gets positions from here.
 public struct OutputMapping: Hashable, Sendable {
-    /// The screen, in pixels; nil means one pixel per device unit.
+    /// The output's size, in pixels; nil means one pixel per device unit.
     public var outputSize: Size?
+    /// Where the output's top-left corner is on the screen, in pixels.
+    public var outputOrigin: Point
     /// The rotation, clockwise.
     public var rotation: Rotation
     /// Mirror left and right.
@@ -35,6 +42,7 @@ public struct OutputMapping: Hashable, Sendable {
     /// Creates a mapping; by default one pixel per device unit, unrotated.
     public init(
         outputSize: Size? = nil,
+        outputOrigin: Point = Point(x: 0, y: 0),
         rotation: Rotation = .none,
         flipHorizontal: Bool = false,
         flipVertical: Bool = false,
@@ -42,6 +50,7 @@ public struct OutputMapping: Hashable, Sendable {
     ) {
         precondition(calibration.count == 6, "a calibration matrix has six numbers")
         self.outputSize = outputSize
+        self.outputOrigin = outputOrigin
         self.rotation = rotation
         self.flipHorizontal = flipHorizontal
         self.flipVertical = flipVertical
@@ -81,6 +90,9 @@ public struct CoordinateMapper: Hashable, Sendable {
     /// The output size in pixels.
     public var outputSize: Size { output }
 
+    /// The output's rectangle on the screen, in pixels: where this device's touches land.
+    public var outputRect: Rect { Rect(origin: mapping.outputOrigin, size: output) }
+
     /// Whether millimetres are known: both axes report a resolution.
     public var hasMillimetres: Bool { xAxis.resolution > 0 && yAxis.resolution > 0 }
 
@@ -94,7 +106,7 @@ public struct CoordinateMapper: Hashable, Sendable {
         let m = mapping.calibration
         (u, v) = (m[0] * u + m[1] * v + m[2], m[3] * u + m[4] * v + m[5])
         (u, v) = orient(u, v, width: 1, height: 1)
-        return Point(x: u * output.width, y: v * output.height)
+        return Point(x: mapping.outputOrigin.x + u * output.width, y: mapping.outputOrigin.y + v * output.height)
     }
 
     /// A device position in millimetres from the panel's top-left corner as seen on screen

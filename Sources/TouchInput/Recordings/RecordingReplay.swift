@@ -8,13 +8,15 @@ public struct RecordingReplay: Sendable {
     public let device: DeviceDescription
     /// How its units map to the screen.
     public let mapping: OutputMapping
+    /// The contact filters, as a live device would have them.
+    public let filters: ContactFilterSettings
 
     /// Prepares a replay.
     ///
     /// - Throws: ``ReplayError`` when the recording has no device header, the device is
     ///   not a touchscreen, or its description is invalid (a recording built in code rather
     ///   than parsed, or parsed without validation).
-    public init(_ recording: EvemuRecording, mapping: OutputMapping = OutputMapping()) throws(ReplayError) {
+    public init(_ recording: EvemuRecording, mapping: OutputMapping = OutputMapping(), filters: ContactFilterSettings = ContactFilterSettings()) throws(ReplayError) {
         guard let device = recording.device else { throw .noDeviceHeader }
         guard device.kind.isTouchscreen else {
             if case .refused(let reason) = device.kind { throw .notATouchscreen(device.name, reason) }
@@ -24,16 +26,23 @@ public struct RecordingReplay: Sendable {
         self.recording = recording
         self.device = device
         self.mapping = mapping
+        self.filters = filters
     }
 
     /// Every frame, as fast as possible, with times relative to the first event plus `offset`
     /// (pass the monotonic time the replay starts at to get times like a live device's).
+    ///
+    /// A contact that stays put is cancelled at its deadline, between the recording's events,
+    /// as a live device's reader wakes for it.
     public func frames(startingAt offset: Double = 0) -> [TouchFrame] {
-        var assembler = TouchFrameAssembler(description: device, mapping: mapping)
+        var assembler = TouchFrameAssembler(description: device, mapping: mapping, filters: filters)
         var frames: [TouchFrame] = []
         let start = recording.startTime
         for var event in recording.events {
             event.time = event.time - start + offset
+            while let deadline = assembler.nextDeadline, deadline < event.time, let frame = assembler.expire(at: deadline) {
+                frames.append(frame)
+            }
             if let frame = assembler.consume(event) { frames.append(frame) }
         }
         return frames

@@ -36,6 +36,38 @@ public final class TouchDevice {
     /// How device units map to the screen.
     public var mapper: CoordinateMapper { assembler.mapper }
 
+    /// The contact filters; changing them applies from the next frame.
+    public var filters = ContactFilterSettings() {
+        didSet { assembler.setFilters(filters) }
+    }
+
+    /// The filters as they apply to this device.
+    public var resolvedFilters: ResolvedContactFilters { assembler.resolvedFilters }
+
+    /// How often each filter acted.
+    public var filterCounts: ContactFilters.Counts { assembler.filterCounts }
+
+    /// What the filters did since the last call, for the log.
+    public func takeFilterNotices() -> [ContactFilters.Notice] { assembler.takeFilterNotices() }
+
+    /// When a contact down would be stuck, on ``now``'s clock; nil when none would.
+    public var nextDeadline: Double? { assembler.nextDeadline }
+
+    /// Now, on the clock the device's events are stamped with: the monotonic clock less
+    /// how far the events' stamps were behind it when last read. That is the kernel's own
+    /// clock for a live panel, and stays right for events whose stamps come from elsewhere
+    /// (a wall clock where the kernel refused the monotonic one, or umockdev replaying a
+    /// recording's stamps).
+    public var now: Double { monotonicNow() - eventClockOffset }
+
+    /// The monotonic clock minus the last event's stamp, when it was read.
+    private var eventClockOffset = 0.0
+
+    /// Cancels the contacts that stayed put until now, delivering that frame.
+    public func expire(_ deliver: (TouchFrame) -> Void) {
+        if let frame = assembler.expire(at: now) { deliver(frame) }
+    }
+
     /// Opens `node` and checks that it is a touchscreen.
     ///
     /// - Throws: ``DeviceError``: the node cannot be opened (with advice on permissions),
@@ -93,6 +125,7 @@ public final class TouchDevice {
     public func read(events: ((InputEvent) -> Void)? = nil, resynced: (() -> Void)? = nil, _ deliver: (TouchFrame) -> Void) -> ReadOutcome {
         guard let evdev else { return .removed }
         var flags = LIBEVDEV_READ_FLAG_NORMAL.rawValue
+        var readAny = false
         while true {
             let status = libevdev_next_event(evdev, flags, &event)
             if status == LIBEVDEV_READ_STATUS_SUCCESS.rawValue || status == LIBEVDEV_READ_STATUS_SYNC.rawValue {
@@ -107,6 +140,7 @@ public final class TouchDevice {
                     time: Double(event.time.tv_sec) + Double(event.time.tv_usec) / 1_000_000,
                     type: event.type, code: event.code, value: event.value)
                 events?(input)
+                readAny = true
                 if let frame = assembler.consume(input) { deliver(frame) }
             } else if status == -EAGAIN {
                 if flags == LIBEVDEV_READ_FLAG_SYNC.rawValue {
@@ -114,6 +148,7 @@ public final class TouchDevice {
                     flags = LIBEVDEV_READ_FLAG_NORMAL.rawValue
                     continue
                 }
+                if readAny { eventClockOffset = monotonicNow() - lastEventTime }
                 return .drained
             } else {
                 // -ENODEV when unplugged; any other error leaves the device unusable too.

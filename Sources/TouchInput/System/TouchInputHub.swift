@@ -12,6 +12,8 @@ public final class TouchInputHub {
     public enum Event {
         /// A touchscreen was opened and is being read.
         case deviceAdded(TouchDevice)
+        /// A reload changed how an open touchscreen maps or filters.
+        case deviceReconfigured(TouchDevice)
         /// A device was found but not used: not selected, not a touchscreen, not openable,
         /// or its description is invalid.
         case deviceSkipped(node: String, reason: String)
@@ -24,6 +26,10 @@ public final class TouchInputHub {
         /// The kernel dropped a device's events (`SYN_DROPPED`) and it was resynced; `total`
         /// counts the drops since the device was opened.
         case eventsDropped(node: String, total: Int)
+        /// A contact filter cancelled a contact (once per contact, for the log).
+        case filtered(node: String, ContactFilters.Notice)
+        /// A device's filter counts changed.
+        case filterCounts(node: String, ContactFilters.Counts)
     }
 
     private let discovery: DeviceDiscovery
@@ -32,16 +38,21 @@ public final class TouchInputHub {
     private var pollDescriptors: [pollfd] = []
     private var udevNodes: [String: TouchscreenNode] = [:]
     private var skippedNodes: Set<String> = []
+    /// The filter counts last reported, by node.
+    private var reportedCounts: [String: ContactFilters.Counts] = [:]
 
     /// How a touchscreen is used: where it maps, and whether motiond takes it for itself.
     public struct DeviceUse {
         public var mapping: OutputMapping
         /// Grab the device (`EVIOCGRAB`), so that no other reader receives its events.
         public var grab: Bool
+        /// The contact filters.
+        public var filters: ContactFilterSettings
 
-        public init(mapping: OutputMapping, grab: Bool = false) {
+        public init(mapping: OutputMapping, grab: Bool = false, filters: ContactFilterSettings = ContactFilterSettings()) {
             self.mapping = mapping
             self.grab = grab
+            self.filters = filters
         }
     }
 
@@ -90,6 +101,8 @@ public final class TouchInputHub {
             switch use {
             case .success(let use):
                 device.mapping = use.mapping
+                device.filters = use.filters
+                handle(.deviceReconfigured(device))
             case .failure(let reason):
                 devices[node] = nil
                 device.remove { handle(.frame(node: node, $0)) }
@@ -109,8 +122,23 @@ public final class TouchInputHub {
 
     /// Waits up to `timeout` milliseconds (−1: forever) for input or hotplug, and handles
     /// what is ready. Returns false when interrupted by a signal.
+    ///
+    /// It wakes earlier when a contact down would be stuck (``ContactFilters``): a finger
+    /// that does not move sends nothing, so only a timer can cancel it.
     @discardableResult
     public func poll(timeout: Int32, _ handle: (Event) -> Void) -> Bool {
+        var timeout = timeout
+        for device in devices.values {
+            guard let deadline = device.nextDeadline else { continue }
+            let wait = Int32(clamping: Int64(((deadline - device.now) * 1000).rounded(.up)))
+            timeout = timeout < 0 ? Swift.max(wait, 0) : Swift.min(timeout, Swift.max(wait, 0))
+        }
+        defer {
+            for device in devices.values where device.nextDeadline.map({ $0 <= device.now }) == true {
+                device.expire { handle(.frame(node: device.node, $0)) }
+                reportFilters(device, handle)
+            }
+        }
         pollDescriptors.removeAll(keepingCapacity: true)
         if let monitor { pollDescriptors.append(pollfd(fd: monitor.fileDescriptor, events: Int16(POLLIN), revents: 0)) }
         if let wakeDescriptor { pollDescriptors.append(pollfd(fd: wakeDescriptor, events: Int16(POLLIN), revents: 0)) }
@@ -146,9 +174,20 @@ public final class TouchInputHub {
         let drops = device.droppedReports
         let outcome = device.read { handle(.frame(node: device.node, $0)) }
         if device.droppedReports > drops { handle(.eventsDropped(node: device.node, total: device.droppedReports)) }
+        reportFilters(device, handle)
         if outcome == .removed {
             devices[device.node] = nil
             handle(.deviceRemoved(node: device.node))
+        }
+    }
+
+    /// Reports what the device's filters did since the last report.
+    private func reportFilters(_ device: TouchDevice, _ handle: (Event) -> Void) {
+        for notice in device.takeFilterNotices() { handle(.filtered(node: device.node, notice)) }
+        let counts = device.filterCounts
+        if reportedCounts[device.node] != counts {
+            reportedCounts[device.node] = counts
+            handle(.filterCounts(node: device.node, counts))
         }
     }
 
@@ -178,9 +217,11 @@ public final class TouchInputHub {
                 return
             case .success(let use):
                 device.mapping = use.mapping
+                device.filters = use.filters
                 try device.setGrabbed(use.grab)
             }
             devices[node.node] = device
+            reportedCounts[node.node] = ContactFilters.Counts()
             udevNodes[node.node] = node
             skippedNodes.remove(node.node)
             handle(.deviceAdded(device))

@@ -1,0 +1,285 @@
+import TouchModel
+
+/// Cleans one device's frames of what no finger does, after ``TouchFrameAssembler`` and
+/// before anything reads them: contacts stuck in place, palms, jumps, and jitter.
+///
+/// Each contact the assembler reports lives here as a ``Track``, in one of two states:
+///
+/// | state     | event                                          | next      | what the frame says |
+/// |-----------|------------------------------------------------|-----------|---------------------|
+/// | —         | lands larger than a palm                       | `ignored` | nothing             |
+/// | —         | lands                                          | `live`    | `began`             |
+/// | `live`    | grows larger than a palm                       | `ignored` | `cancelled`         |
+/// | `live`    | moves farther than `jump_mm` within 30 ms      | `live`    | `cancelled`, then `began` under a new id where it landed |
+/// | `live`    | within the stuck slop for `stuck_after` s      | `ignored` | `cancelled` (also between frames: ``expire(at:)``) |
+/// | `live`    | moves                                          | `live`    | `moved` past the hysteresis margin, else `stationary` |
+/// | `live`    | lifts or is cancelled                          | —         | `ended` / `cancelled` |
+/// | `ignored` | anything; lifts                                | `ignored`; — | nothing          |
+///
+/// A contact cancelled here ends its gestures as cancelled (no fling, no release velocity),
+/// as a palm the kernel reports with `MT_TOOL_PALM` does. Positions are filtered in device
+/// units and mapped again, so pixels and millimetres always agree with `device_x/_y`.
+public struct ContactFilters {
+    /// How often each filter acted: what `stats` and `devices` count.
+    public struct Counts: Hashable, Sendable {
+        /// Contacts cancelled because they stayed put for `stuck_after`.
+        public var stuck = 0
+        /// Contacts cancelled, or never begun, because they were larger than a palm.
+        public var palms = 0
+        /// Contacts cancelled and begun again because they jumped.
+        public var jumps = 0
+        /// Positions held back by hysteresis.
+        public var held = 0
+        /// Protocol A frames with no contact whose lift was supplied (``ProtocolAConverter``).
+        public var lastLifts = 0
+
+        public init() {}
+    }
+
+    /// Something a filter did that an operator should hear of, once per contact.
+    public struct Notice: Hashable, Sendable {
+        public enum Kind: String, Hashable, Sendable { case stuck, palm, jump }
+        public var kind: Kind
+        public var trackingID: Int32
+        /// Where, in screen pixels.
+        public var position: Point
+        public var time: Double
+    }
+
+    /// One contact the filters follow.
+    private struct Track {
+        enum State { case live, ignored }
+        var state: State
+        /// The id the frames carry: the firmware's, until a jump gives the contact a new one.
+        var outputID: Int32
+        /// Where the contact was last reported (device units, after hysteresis).
+        var shownX: Int32
+        var shownY: Int32
+        /// Where the firmware last put it, and when: for jumps.
+        var rawX: Int32
+        var rawY: Int32
+        var rawTime: Double
+        /// Where the contact last moved beyond the stuck slop, and when.
+        var anchor: Point
+        var anchorTime: Double
+    }
+
+    /// The thresholds in this device's units; changing them (a reload) keeps the contacts
+    /// followed so far.
+    public var resolved: ResolvedContactFilters
+    /// How often each filter acted.
+    public private(set) var counts = Counts()
+
+    /// Device units to pixels, kept equal to the assembler's.
+    var mapper: CoordinateMapper
+    /// By slot (the assembler's slots are few and dense).
+    private var tracks: [Track?]
+    private var notices: [Notice] = []
+    /// Ids for contacts begun again after a jump, far from the kernel's (which count up from 0).
+    private var nextJumpID: Int32 = 1 << 30
+    private var output = TouchFrame(time: 0, contacts: [])
+
+    /// Filters for a device with `slots` slots, mapped by `mapper`.
+    public init(_ resolved: ResolvedContactFilters, mapper: CoordinateMapper, slots: Int) {
+        self.resolved = resolved
+        self.mapper = mapper
+        self.tracks = Array(repeating: nil, count: Swift.max(slots, 1))
+    }
+
+    /// Whether any filter is on: when none is, frames pass untouched.
+    public var isActive: Bool {
+        resolved.stuckAfter != nil || resolved.palmUnits != nil || resolved.jumpMillimetres != nil || resolved.hysteresisMargin != nil
+    }
+
+    /// What the filters did since the last call, for the log.
+    public mutating func takeNotices() -> [Notice] {
+        defer { notices.removeAll(keepingCapacity: true) }
+        return notices
+    }
+
+    /// When the next contact would be stuck if it stays put, in the frames' clock; nil when
+    /// none would.
+    public var nextDeadline: Double? {
+        guard let stuckAfter = resolved.stuckAfter else { return nil }
+        return tracks.lazy.compactMap { $0 }.filter { $0.state == .live }.map { $0.anchorTime + stuckAfter }.min()
+    }
+
+    /// Cancels the contacts that have stayed put until `time`: for the stretch between
+    /// frames, when a finger that does not move sends nothing. Nil when none has.
+    public mutating func expire(at time: Double) -> TouchFrame? {
+        guard let stuckAfter = resolved.stuckAfter else { return nil }
+        output.time = time
+        output.contacts.removeAll(keepingCapacity: true)
+        for slot in tracks.indices {
+            guard let track = tracks[slot], track.state == .live, track.anchorTime + stuckAfter <= time else { continue }
+            output.contacts.append(ignore(slot, because: .stuck, at: time))
+        }
+        return output.contacts.isEmpty ? nil : output
+    }
+
+    /// The frame with the filters applied; nil when nothing in it is left to report.
+    public mutating func filter(_ frame: TouchFrame) -> TouchFrame? {
+        output.time = frame.time
+        output.contacts.removeAll(keepingCapacity: true)
+        for contact in frame.contacts {
+            guard tracks.indices.contains(contact.slot) else { continue }
+            switch contact.phase {
+            case .began: land(contact, at: frame.time)
+            case .moved, .stationary: move(contact, at: frame.time)
+            case .ended, .cancelled: end(contact)
+            }
+        }
+        return output.contacts.isEmpty ? nil : output
+    }
+
+    // MARK: Transitions
+
+    private mutating func land(_ contact: TouchContact, at time: Double) {
+        // A slot's old contact that ended in this same frame was reported before this one.
+        var track = Track(
+            state: .live, outputID: contact.trackingID, shownX: contact.deviceX, shownY: contact.deviceY,
+            rawX: contact.deviceX, rawY: contact.deviceY, rawTime: time,
+            anchor: anchorPoint(contact), anchorTime: time)
+        if isPalm(contact) {
+            track.state = .ignored
+            counts.palms += 1
+            notices.append(Notice(kind: .palm, trackingID: contact.trackingID, position: contact.position, time: time))
+        } else {
+            output.contacts.append(contact)
+        }
+        tracks[contact.slot] = track
+    }
+
+    private mutating func move(_ contact: TouchContact, at time: Double) {
+        guard var track = tracks[contact.slot] else {
+            // Not seen landing (a contact down when the filters were made): follow it from here.
+            tracks[contact.slot] = Track(
+                state: .live, outputID: contact.trackingID, shownX: contact.deviceX, shownY: contact.deviceY,
+                rawX: contact.deviceX, rawY: contact.deviceY, rawTime: time, anchor: anchorPoint(contact), anchorTime: time)
+            output.contacts.append(contact)
+            return
+        }
+        guard track.state == .live else { return }
+        if isPalm(contact) {
+            output.contacts.append(ignore(contact.slot, because: .palm, at: time))
+            return
+        }
+        if isJump(track, to: contact, at: time) {
+            output.contacts.append(shown(track, contact, phase: .cancelled))
+            counts.jumps += 1
+            notices.append(Notice(kind: .jump, trackingID: track.outputID, position: contact.position, time: time))
+            track = Track(
+                state: .live, outputID: freshID(), shownX: contact.deviceX, shownY: contact.deviceY,
+                rawX: contact.deviceX, rawY: contact.deviceY, rawTime: time, anchor: anchorPoint(contact), anchorTime: time)
+            tracks[contact.slot] = track
+            output.contacts.append(shown(track, contact, phase: .began))
+            return
+        }
+        track.rawX = contact.deviceX
+        track.rawY = contact.deviceY
+        track.rawTime = time
+        let (x, y) = hysteresis(contact.deviceX, contact.deviceY, center: (track.shownX, track.shownY))
+        let moved = x != track.shownX || y != track.shownY
+        if !moved && contact.phase == .moved { counts.held += 1 }
+        track.shownX = x
+        track.shownY = y
+        if let stuckAfter = resolved.stuckAfter {
+            let point = anchorPoint(contact)
+            if point.distance(to: track.anchor) > resolved.stuckSlop {
+                track.anchor = point
+                track.anchorTime = time
+            } else if track.anchorTime + stuckAfter <= time {
+                tracks[contact.slot] = track
+                output.contacts.append(ignore(contact.slot, because: .stuck, at: time))
+                return
+            }
+        }
+        tracks[contact.slot] = track
+        output.contacts.append(shown(track, contact, phase: moved ? .moved : .stationary))
+    }
+
+    private mutating func end(_ contact: TouchContact) {
+        guard let track = tracks[contact.slot] else {
+            // Never seen (filters switched on mid-contact): pass it on as it is.
+            output.contacts.append(contact)
+            return
+        }
+        tracks[contact.slot] = nil
+        guard track.state == .live else { return }
+        // A lift lands where the contact was shown unless it moved beyond the margin.
+        var ended = track
+        (ended.shownX, ended.shownY) = hysteresis(contact.deviceX, contact.deviceY, center: (track.shownX, track.shownY))
+        output.contacts.append(shown(ended, contact, phase: contact.phase))
+    }
+
+    /// Cancels the slot's contact and ignores it until it lifts; returns the cancelling contact.
+    private mutating func ignore(_ slot: Int, because kind: Notice.Kind, at time: Double) -> TouchContact {
+        var track = tracks[slot]!
+        track.state = .ignored
+        tracks[slot] = track
+        let position = mapper.pixels(x: track.shownX, y: track.shownY)
+        switch kind {
+        case .stuck: counts.stuck += 1
+        case .palm: counts.palms += 1
+        case .jump: counts.jumps += 1
+        }
+        notices.append(Notice(kind: kind, trackingID: track.outputID, position: position, time: time))
+        return TouchContact(
+            slot: slot, trackingID: track.outputID, phase: .cancelled, deviceX: track.shownX, deviceY: track.shownY,
+            position: position, millimetres: mapper.millimetres(x: track.shownX, y: track.shownY))
+    }
+
+    // MARK: Tests
+
+    private func isPalm(_ contact: TouchContact) -> Bool {
+        guard let limit = resolved.palmUnits, let major = contact.touchMajor else { return false }
+        return major > limit
+    }
+
+    private func isJump(_ track: Track, to contact: TouchContact, at time: Double) -> Bool {
+        guard let limit = resolved.jumpMillimetres, time - track.rawTime <= ContactFilterSettings.jumpWindow,
+              let from = mapper.millimetres(x: track.rawX, y: track.rawY), let to = contact.millimetres else { return false }
+        return from.distance(to: to) > limit
+    }
+
+    /// Where a contact is, for the stuck slop: millimetres where the device has them.
+    private func anchorPoint(_ contact: TouchContact) -> Point {
+        resolved.stuckSlopIsPhysical ? contact.millimetres ?? contact.position : contact.position
+    }
+
+    /// Hysteresis: a position within the margin's ellipse around the last one shown stays
+    /// where it was; beyond it, the shown position follows the finger at the ellipse's edge,
+    /// so it never lags more than the margin behind.
+    private func hysteresis(_ x: Int32, _ y: Int32, center: (Int32, Int32)) -> (Int32, Int32) {
+        guard let margin = resolved.hysteresisMargin else { return (x, y) }
+        let dx = Double(x) - Double(center.0), dy = Double(y) - Double(center.1)
+        // How far out the point is, in units of the ellipse: below 1, inside it.
+        let scale = ((dx * dx) / Double(margin.x * margin.x) + (dy * dy) / Double(margin.y * margin.y)).squareRoot()
+        guard scale > 1 else { return center }
+        // The ellipse's edge along the same direction is at 1/scale of the way out.
+        let keep = 1 - 1 / scale
+        return (center.0 + Int32((dx * keep).rounded()), center.1 + Int32((dy * keep).rounded()))
+    }
+
+    /// The contact as shown: its id and filtered position, mapped again.
+    private func shown(_ track: Track, _ contact: TouchContact, phase: TouchPhase) -> TouchContact {
+        var shown = contact
+        shown.trackingID = track.outputID
+        shown.phase = phase
+        if shown.deviceX != track.shownX || shown.deviceY != track.shownY {
+            shown.deviceX = track.shownX
+            shown.deviceY = track.shownY
+            shown.position = mapper.pixels(x: track.shownX, y: track.shownY)
+            shown.millimetres = mapper.millimetres(x: track.shownX, y: track.shownY)
+        }
+        return shown
+    }
+
+    private mutating func freshID() -> Int32 {
+        let inUse = Set(tracks.compactMap { $0?.outputID })
+        repeat {
+            nextJumpID = nextJumpID == Int32.max ? 1 << 30 : nextJumpID + 1
+        } while inUse.contains(nextJumpID)
+        return nextJumpID
+    }
+}

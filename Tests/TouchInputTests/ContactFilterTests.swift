@@ -1,0 +1,193 @@
+import MotionCore
+import Testing
+@testable import TouchInput
+
+/// The contact filters on panels made up for each test, with their size, resolution and
+/// fuzz stated, and on the real recordings in the repository.
+@Suite("Contact filters")
+struct ContactFilterTests {
+    /// A multitouch panel, 0…4095 on both axes at `resolution` units/mm (409.6 mm square at
+    /// 10/mm), 10 slots, with `fuzz` on both axes and, when `majorMaximum` is given,
+    /// `ABS_MT_TOUCH_MAJOR` 0…majorMaximum with no resolution of its own.
+    static func panel(resolution: Int32 = 10, fuzz: Int32 = 0, majorMaximum: Int32? = nil) -> DeviceDescription {
+        var device = DeviceDescription(name: "filter panel")
+        device.properties = [InputProperty.direct]
+        device.codes[EventType.synchronization] = [0]
+        var codes: Set<UInt16> = [AbsoluteAxis.slot, AbsoluteAxis.trackingID, AbsoluteAxis.positionX, AbsoluteAxis.positionY]
+        device.axes[AbsoluteAxis.slot] = AxisInfo(minimum: 0, maximum: 9)
+        device.axes[AbsoluteAxis.trackingID] = AxisInfo(minimum: 0, maximum: 65535)
+        device.axes[AbsoluteAxis.positionX] = AxisInfo(value: 0, minimum: 0, maximum: 4095, fuzz: fuzz, flat: 0, resolution: resolution)
+        device.axes[AbsoluteAxis.positionY] = AxisInfo(value: 0, minimum: 0, maximum: 4095, fuzz: fuzz, flat: 0, resolution: resolution)
+        if let majorMaximum {
+            codes.insert(AbsoluteAxis.touchMajor)
+            device.axes[AbsoluteAxis.touchMajor] = AxisInfo(minimum: 0, maximum: majorMaximum)
+        }
+        device.codes[EventType.absolute] = codes
+        return device
+    }
+
+    /// Plays `script` through an assembler with `filters`, cancelling stuck contacts between
+    /// events as a replay does; returns every frame.
+    static func frames(_ script: EventScript, on device: DeviceDescription, filters: ContactFilterSettings = ContactFilterSettings()) throws -> [TouchFrame] {
+        try RecordingReplay(EvemuRecording(device: device, events: script.events), filters: filters).frames()
+    }
+
+    static func phases(_ frame: TouchFrame) -> [String] {
+        frame.contacts.map { "\($0.trackingID) \($0.phase)" }
+    }
+
+    // MARK: Stuck contacts
+
+    @Test("a contact within the tap slop for stuck_after is cancelled at that moment, even with no event then, and ignored until it lifts")
+    func stuckContact() throws {
+        var script = EventScript()
+        script.slot(0); script.track(7); script.at(1000, 1000); script.report(after: 1)
+        // Ten seconds of 1-unit (0.1 mm) wobble, then silence until 45 s: a finger that does not move sends nothing.
+        for step in 0..<10 { script.at(1000 + Int32(step % 2), 1000); script.report(after: 1) }
+        script.time = 45
+        script.at(1005, 1000); script.report()  // still there, still ignored
+        script.track(-1); script.report()  // and its lift says nothing
+        let frames = try Self.frames(script, on: Self.panel())
+        let cancel = try #require(frames.first { $0.contacts.contains { $0.phase == .cancelled } })
+        #expect(cancel.time == 30)
+        #expect(Self.phases(cancel) == ["7 cancelled"])
+        #expect(frames.filter { $0.time > 30 }.isEmpty)
+        // With stuck_after = 0 the same contact lives to its lift.
+        let kept = try Self.frames(script, on: Self.panel(), filters: ContactFilterSettings(stuckAfter: 0))
+        #expect(kept.last.map(Self.phases) == ["7 ended"])
+        #expect(!kept.contains { $0.contacts.contains { $0.phase == .cancelled } })
+    }
+
+    @Test("a finger that drags slowly, or rests and moves on before stuck_after, is never cancelled")
+    func slowFingerIsNotStuck() throws {
+        var script = EventScript()
+        script.slot(0); script.track(1); script.at(100, 100); script.report(after: 0.5)
+        // 60 s, moving 5 mm every 20 s (past the 3 mm slop) and resting in between.
+        for step in 1...3 { script.time = Double(step) * 20; script.at(100 + Int32(step) * 50, 100); script.report() }
+        script.track(-1); script.report()
+        let frames = try Self.frames(script, on: Self.panel())
+        #expect(frames.last.map(Self.phases) == ["1 ended"])
+        #expect(!frames.contains { $0.contacts.contains { $0.phase == .cancelled } })
+    }
+
+    @Test("with a stuck contact ignored, a second finger that lands makes a one-finger drag, not a two-finger one")
+    func stuckContactLeavesOtherFingersAlone() throws {
+        var script = EventScript()
+        script.slot(0); script.track(1); script.at(100, 100); script.report()
+        script.time = 60
+        script.slot(1); script.track(2); script.at(2000, 2000); script.report(after: 0.01)
+        for step in 1...20 { script.at(2000 + Int32(step) * 40, 2000); script.report(after: 0.01) }
+        script.track(-1); script.report()
+        var gestures = GestureSet()
+        let drags = try Self.frames(script, on: Self.panel()).flatMap { gestures.update($0) }.compactMap { event -> DragEvent? in
+            if case .drag(let drag) = event { return drag }
+            return nil
+        }
+        #expect(drags.contains { $0.state == .began })
+        #expect(drags.allSatisfy { $0.touches == 1 }, "\(drags.map(\.touches))")
+    }
+
+    // MARK: Palms
+
+    @Test("on a panel reporting touch major at 10 units/mm, a contact growing past 30 mm is cancelled; one landing as a palm never begins")
+    func palms() throws {
+        let panel = Self.panel(majorMaximum: 1000)
+        var script = EventScript()
+        script.slot(0); script.track(1); script.at(500, 500); script.abs(AbsoluteAxis.touchMajor, 80); script.report()  // 8 mm: a finger
+        script.at(520, 500); script.abs(AbsoluteAxis.touchMajor, 450); script.report()  // 45 mm: a palm
+        script.at(900, 500); script.report()
+        script.track(-1); script.report()
+        script.slot(1); script.track(2); script.at(2000, 2000); script.abs(AbsoluteAxis.touchMajor, 500); script.report()
+        script.at(2600, 2000); script.report()
+        script.track(-1); script.report()
+        let frames = try Self.frames(script, on: panel)
+        #expect(frames.map(Self.phases) == [["1 began"], ["1 cancelled"]])
+        var gestures = GestureSet()
+        #expect(!frames.flatMap { gestures.update($0) }.contains { if case .drag(let d) = $0 { d.state == .ended } else { false } })
+        // palm_size in units works without a resolution; with neither, palms are not detected by size.
+        let unresolved = Self.panel(resolution: 0, majorMaximum: 1000)
+        #expect(try Self.frames(script, on: unresolved, filters: ContactFilterSettings(palmSize: .units(300))).map(Self.phases) == [["1 began"], ["1 cancelled"]])
+        let filters = ResolvedContactFilters(ContactFilterSettings(), xAxis: unresolved.axes[AbsoluteAxis.positionX]!, yAxis: unresolved.axes[AbsoluteAxis.positionY]!, touchMajor: unresolved.axes[AbsoluteAxis.touchMajor])
+        #expect(filters.palmUnits == nil)
+        #expect(filters.notes.contains { $0.contains("without a resolution") })
+    }
+
+    // MARK: Jumps
+
+    @Test("a contact that crosses 150 mm within an 8 ms frame is cancelled and begins again where it landed; a fast swipe is not a jump")
+    func jumps() throws {
+        var script = EventScript()
+        // 15 mm of drag at 0.6 m/s (enough to begin a drag), then 150 mm in 8 ms.
+        script.slot(0); script.track(3); script.at(500, 500); script.report(after: 0.008)
+        for step in 1...3 { script.at(500 + Int32(step) * 50, 500); script.report(after: 0.008) }
+        script.at(2150, 500); script.report(after: 0.008)
+        script.at(2160, 500); script.report(after: 0.008)
+        script.track(-1); script.report()
+        let frames = try Self.frames(script, on: Self.panel())
+        let jump = try #require(frames.first { $0.contacts.count == 2 })
+        #expect(jump.contacts.map(\.phase) == [.cancelled, .began])
+        #expect(jump.contacts[0].deviceX == 650 && jump.contacts[0].trackingID == 3)
+        #expect(jump.contacts[1].deviceX == 2150 && jump.contacts[1].trackingID != 3)
+        #expect(frames.last?.contacts.map(\.phase) == [.ended])
+        #expect(frames.last?.contacts.first?.trackingID == jump.contacts[1].trackingID)
+        // The drag under the first contact ends cancelled, with no release velocity to fling with.
+        var gestures = GestureSet()
+        let states = frames.flatMap { gestures.update($0) }.compactMap { event -> RecognitionState? in
+            if case .drag(let drag) = event { return drag.state }
+            return nil
+        }
+        #expect(states.contains(.began))
+        #expect(states.contains(.cancelled))
+        #expect(!states.contains(.ended))
+
+        // A 150 mm swipe in 12 mm steps every 8 ms (1.5 m/s) is one contact throughout.
+        var swipe = EventScript()
+        swipe.slot(0); swipe.track(4); swipe.at(500, 500); swipe.report(after: 0.008)
+        for step in 1...12 { swipe.at(500 + Int32(step) * 120, 500); swipe.report(after: 0.008) }
+        swipe.track(-1); swipe.report()
+        #expect(try Self.frames(swipe, on: Self.panel()).allSatisfy { $0.contacts.allSatisfy { $0.trackingID == 4 && $0.phase != .cancelled } })
+        // Nor is the same 150 mm over a 50 ms gap (a panel that paused): beyond 30 ms it may be a finger.
+        var pause = EventScript()
+        pause.slot(0); pause.track(5); pause.at(500, 500); pause.report(after: 0.05)
+        pause.at(2000, 500); pause.report()
+        #expect(try Self.frames(pause, on: Self.panel()).allSatisfy { $0.contacts.allSatisfy { $0.trackingID == 5 } })
+    }
+
+    // MARK: Hysteresis
+
+    @Test("with fuzz 8, a resting finger's ±3-unit jitter holds still; a moving finger lags at most the 4-unit margin")
+    func hysteresis() throws {
+        var script = EventScript()
+        script.slot(0); script.track(1); script.at(2000, 2000); script.report()
+        for (dx, dy) in [(3, 0), (-2, 2), (0, -3), (2, 2), (-3, -1)] as [(Int32, Int32)] {
+            script.at(2000 + dx, 2000 + dy); script.report()
+        }
+        var raw: [Int32] = []
+        for step in 1...20 {
+            let x = 2000 + Int32(step) * 25
+            raw.append(x)
+            script.at(x, 2000); script.report()
+        }
+        let frames = try Self.frames(script, on: Self.panel(fuzz: 8))
+        let resting = frames[1...5].flatMap(\.contacts)
+        #expect(resting.allSatisfy { $0.deviceX == 2000 && $0.deviceY == 2000 && $0.phase == .stationary }, "\(resting.map { ($0.deviceX, $0.deviceY) })")
+        let moving = frames[6...].flatMap(\.contacts)
+        for (contact, x) in zip(moving, raw) {
+            #expect(x - contact.deviceX <= 4 && contact.deviceX <= x, "shown \(contact.deviceX) for \(x)")
+            #expect(contact.phase == .moved)
+        }
+        // Off, the jitter passes through.
+        let unfiltered = try Self.frames(script, on: Self.panel(fuzz: 8), filters: ContactFilterSettings(hysteresis: false))
+        #expect(unfiltered[1...5].flatMap(\.contacts).map(\.deviceX) == [2003, 1998, 2000, 2002, 1997])
+    }
+
+    // MARK: Defaults
+
+    @Test("the defaults change nothing on the real recordings in the repository", arguments: FixtureRecordings.withEvents + [ProtocolATests.protocolA, "whot-evemu-devices__ep0430m09__2f-drag-scroll.protocol-a-no-empty-report.evemu"])
+    func defaultsLeaveRealRecordingsAlone(name: String) throws {
+        let recording = try FixtureRecordings.recording(name)
+        guard recording.device?.kind.isTouchscreen == true else { return }
+        let filtered = try RecordingReplay(recording).frames(), raw = try RecordingReplay(recording, filters: .off).frames()
+        #expect(filtered == raw)
+    }
+}
