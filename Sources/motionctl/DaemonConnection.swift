@@ -105,9 +105,23 @@ final class DaemonConnection {
         return nil
     }
 
-    private func readMessage() throws -> JSONInput? {
+    /// The next event, waiting for it until `deadline` (``monotonicNow()``); nil then, or
+    /// when the connection ended.
+    func nextEvent(until deadline: Double) throws -> JSONInput? {
+        if !events.isEmpty { return events.removeFirst() }
+        do {
+            while let message = try readMessage(until: deadline) {
+                if message["event"] != nil { return message }
+            }
+        } catch is TimedOut {
+            return nil
+        }
+        return nil
+    }
+
+    private func readMessage(until deadline: Double = .infinity) throws -> JSONInput? {
         let line: String?
-        do { line = try transport.receive() } catch { throw Failure(description: "\(error)") }
+        do { line = try transport.receive(until: deadline) } catch let timedOut as TimedOut { throw timedOut } catch { throw Failure(description: "\(error)") }
         guard let line else { return nil }
         do { return try JSONInput(parsing: Substring(line)) } catch {
             throw Failure(description: "the daemon sent a line that is not JSON: \(error)")

@@ -6,6 +6,7 @@ import NIOCore
 import NIOHTTP1
 import NIOPosix
 import NIOWebSocket
+import TouchInput
 
 /// How motionctl's requests reach the daemon: protocol lines, one at a time, either way.
 protocol DaemonTransport: AnyObject {
@@ -13,7 +14,12 @@ protocol DaemonTransport: AnyObject {
     func send(_ line: String) throws
     /// The next line from the daemon, waiting for it; nil when the connection ended.
     func receive() throws -> String?
+    /// The same, waiting at most until `deadline` (``monotonicNow()``); throws ``TimedOut`` then.
+    func receive(until deadline: Double) throws -> String?
 }
+
+/// Nothing came from the daemon by the deadline.
+struct TimedOut: Error {}
 
 /// Why a transport failed: the reason, for motionctl's message.
 struct TransportFailure: Error, CustomStringConvertible {
@@ -52,12 +58,21 @@ final class UnixSocketTransport: DaemonTransport {
         }
     }
 
-    func receive() throws -> String? {
+    func receive() throws -> String? { try receive(until: .infinity) }
+
+    func receive(until deadline: Double) throws -> String? {
         while true {
             if let newline = buffer.firstIndex(of: UInt8(ascii: "\n")) {
                 let line = String(decoding: buffer[..<newline], as: UTF8.self)
                 buffer.removeSubrange(...newline)
                 return line
+            }
+            if deadline.isFinite {
+                let wait = Swift.max(0, deadline - monotonicNow())
+                var descriptor = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+                let ready = poll(&descriptor, 1, Int32(Swift.min(wait * 1000, Double(Int32.max)).rounded(.up)))
+                if ready < 0 && errno == EINTR { continue }
+                if ready == 0 { throw TimedOut() }
             }
             var chunk = [UInt8](repeating: 0, count: 65536)
             let count = Glibc.read(fd, &chunk, chunk.count)
@@ -142,6 +157,10 @@ final class WebSocketTransport: DaemonTransport {
     func receive() throws -> String? {
         try inbox.next()
     }
+
+    func receive(until deadline: Double) throws -> String? {
+        try inbox.next(until: Date().addingTimeInterval(deadline - monotonicNow()))
+    }
 }
 
 /// What arrived on the WebSocket, handed from NIO's thread to motionctl's.
@@ -177,10 +196,13 @@ private final class Inbox: @unchecked Sendable {
         }
     }
 
-    /// The next message, waiting for it; nil at the end; the failure if there was one.
-    func next() throws -> String? {
+    /// The next message, waiting for it (until `deadline`, then ``TimedOut``); nil at the
+    /// end; the failure if there was one.
+    func next(until deadline: Date = .distantFuture) throws -> String? {
         try condition.withLock {
-            while messages.isEmpty && !ended { condition.wait() }
+            while messages.isEmpty && !ended {
+                if !condition.wait(until: deadline) { throw TimedOut() }
+            }
             if !messages.isEmpty { return messages.removeFirst() }
             if let failure { throw failure }
             return nil

@@ -187,6 +187,38 @@ struct ConfigurationTests {
         refused(screen + "output = [1, 2, 3]\n", line: 5, "output")
     }
 
+    @Test("[[calibration]] replaces the calibration of whichever [[device]] entry maps the device it names; the last one wins")
+    func calibrationTables() throws {
+        var atmel = DeviceDescription(name: "Atmel maXTouch Touchscreen")
+        atmel.vendor = 0x03eb
+        atmel.product = 0x8a1c
+        let configuration = try Configuration.parse("""
+            [[device]]
+            name = "*"
+            rotation = 90
+            calibration = [1, 0, 0, 0, 1, 0]
+            [[calibration]]
+            ids = "03eb:8a1c"
+            matrix = [0.5, 0, 0, 0, 0.5, 0]
+            [[calibration]]
+            ids = "03eb:8a1c"
+            matrix = [1.02, 0.03, -0.015, -0.02, 0.98, 0.025]
+            [[calibration]]
+            name = "ELAN*"
+            matrix = [2, 0, 0, 0, 2, 0]
+            """, file: "x.toml")
+        let settings = try #require(configuration.deviceSettings(node: "n", device: atmel))
+        #expect(settings.calibration == [1.02, 0.03, -0.015, -0.02, 0.98, 0.025] && settings.rotation == .clockwise90)
+        var other = atmel
+        other.vendor = 1
+        #expect(try #require(configuration.deviceSettings(node: "n", device: other)).calibration == [1, 0, 0, 0, 1, 0])
+        refused("[[calibration]]\nmatrix = [1, 0, 0, 0, 1, 0]\n", line: 2, "a [[calibration]] names its device by ids, name or node")
+        refused("[[calibration]]\nids = \"03eb:8a1c\"\n", line: 1, "a [[calibration]] needs matrix = [a, b, c, d, e, f]")
+        refused("[[calibration]]\nids = \"03eb:8a1c\"\nmatrix = [1, 0, 0]\n", line: 3, "six numbers")
+        refused("[[calibration]]\nids = \"03eb:8a1c\"\nmatrix = [1e9, 0, 0, 0, 1, 0]\n", line: 3, "within -100…100")
+        refused("[[calibration]]\nids = \"03eb:8a1c\"\nmatrix = [1, 0, 0, 0, 1, 0]\nrotation = 90\n", line: 4, "rotation")
+    }
+
     @Test("the contact filters' keys: defaults, each turned off, ranges and the palm size in one unit only")
     func filterKeys() throws {
         let atmel = DeviceDescription(name: "Atmel maXTouch Touchscreen")

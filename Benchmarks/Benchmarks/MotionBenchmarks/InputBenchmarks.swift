@@ -38,4 +38,95 @@ func inputBenchmarks() {
         }
         benchmark.stopMeasurement()
     }
+
+    filterBenchmarks()
+}
+
+/// What the contact filters (``ContactFilterSettings``) add to each frame: assembly with none,
+/// with each alone, and with all at their defaults, for 2 and for 10 fingers. The ep0430
+/// recording above has neither resolution nor fuzz nor touch major, so there only the stuck
+/// filter is on; here a panel where every filter has work. No filter cancels a contact in
+/// this stream, so every case assembles the same frames and the difference from `off` is
+/// the filters' own cost.
+func filterBenchmarks() {
+    let filterCases: [(name: String, settings: ContactFilterSettings)] = [
+        ("off", .off),
+        ("stuck only", ContactFilterSettings(stuckAfter: 30, palmSize: .off, jumpMillimetres: 0, hysteresis: false)),
+        ("palm only", ContactFilterSettings(stuckAfter: 0, palmSize: .millimetres(30), jumpMillimetres: 0, hysteresis: false)),
+        ("jump only", ContactFilterSettings(stuckAfter: 0, palmSize: .off, jumpMillimetres: 50, hysteresis: false)),
+        ("hysteresis only", ContactFilterSettings(stuckAfter: 0, palmSize: .off, jumpMillimetres: 0, hysteresis: true)),
+        ("all defaults", ContactFilterSettings()),
+    ]
+    for fingers in [2, 10] {
+        let events = circlingFingers(fingers)
+        for (name, settings) in filterCases {
+            Benchmark("Frame assembly, one frame of \(fingers) circling fingers, filters: \(name)", configuration: .init(scalingFactor: .kilo)) { benchmark in
+                var assembler = TouchFrameAssembler(description: filterPanel, filters: settings)
+                precondition(assembler.resolvedFilters.notes.isEmpty, "\(assembler.resolvedFilters.notes)")
+                var index = 0
+                benchmark.startMeasurement()
+                for _ in benchmark.scaledIterations {
+                    var frame: TouchFrame?
+                    while frame == nil {
+                        frame = assembler.consume(events[index])
+                        index = index + 1 == events.count ? 0 : index + 1
+                    }
+                    blackHole(frame)
+                }
+                benchmark.stopMeasurement()
+                let counts = assembler.filterCounts
+                precondition(counts.stuck + counts.palms + counts.jumps == 0, "a filter cancelled a contact: \(counts)")
+            }
+        }
+    }
+}
+
+/// A made-up panel on which every contact filter is on by default: 0…4095 on both axes at
+/// 10 units/mm (409.6 mm square), fuzz 8 (a 4-unit hysteresis margin), 10 slots, and
+/// `ABS_MT_TOUCH_MAJOR` 0…1000 (in the position axes' units: 30 mm is 300).
+let filterPanel: DeviceDescription = {
+    var device = DeviceDescription(name: "filter benchmark panel")
+    device.properties = [InputProperty.direct]
+    device.codes[EventType.synchronization] = [SynchronizationCode.report]
+    device.codes[EventType.absolute] = [AbsoluteAxis.slot, AbsoluteAxis.trackingID, AbsoluteAxis.positionX, AbsoluteAxis.positionY, AbsoluteAxis.touchMajor]
+    device.axes[AbsoluteAxis.slot] = AxisInfo(minimum: 0, maximum: 9)
+    device.axes[AbsoluteAxis.trackingID] = AxisInfo(minimum: 0, maximum: 65535)
+    device.axes[AbsoluteAxis.positionX] = AxisInfo(minimum: 0, maximum: 4095, fuzz: 8, resolution: 10)
+    device.axes[AbsoluteAxis.positionY] = AxisInfo(minimum: 0, maximum: 4095, fuzz: 8, resolution: 10)
+    device.axes[AbsoluteAxis.touchMajor] = AxisInfo(minimum: 0, maximum: 1000)
+    return device
+}()
+
+/// `fingers` fingers (up to 10) that land, each circle 20 mm around its own centre once in
+/// one second at 120 Hz (about 1 mm a frame, past the hysteresis margin, far below a jump),
+/// 7 to 9 mm wide (far below a palm), and lift: 122 frames, ending with every finger up so
+/// that the stream loops. As the kernel sends them: an axis only when its value changes.
+func circlingFingers(_ fingers: Int) -> [InputEvent] {
+    var events: [InputEvent] = []
+    func send(_ time: Double, _ code: UInt16, _ value: Int32) {
+        events.append(InputEvent(time: time, type: EventType.absolute, code: code, value: value))
+    }
+    var last = Array(repeating: (x: Int32(-1), y: Int32(-1), major: Int32(-1)), count: fingers)
+    let frames = 120
+    for frame in 0...frames + 1 {
+        let time = Double(frame) / 120
+        for finger in 0..<fingers {
+            send(time, AbsoluteAxis.slot, Int32(finger))
+            if frame == frames + 1 {
+                send(time, AbsoluteAxis.trackingID, -1)
+                continue
+            }
+            if frame == 0 { send(time, AbsoluteAxis.trackingID, Int32(finger)) }
+            let angle = 2 * Double.pi * Double(frame) / Double(frames) + Double(finger)
+            let x = Int32(400 + 800 * Double(finger % 5) + 200 * cos(angle))
+            let y = Int32(1000 + 2000 * Double(finger / 5) + 200 * sin(angle))
+            let major = Int32(80 + 10 * sin(3 * angle))
+            if x != last[finger].x { send(time, AbsoluteAxis.positionX, x) }
+            if y != last[finger].y { send(time, AbsoluteAxis.positionY, y) }
+            if major != last[finger].major { send(time, AbsoluteAxis.touchMajor, major) }
+            last[finger] = (x, y, major)
+        }
+        events.append(InputEvent(time: time, type: EventType.synchronization, code: SynchronizationCode.report, value: 0))
+    }
+    return events
 }

@@ -19,6 +19,8 @@ public struct Configuration: Sendable {
     /// Which touchscreens to use and how each maps to the screen; empty means every
     /// touchscreen, mapped to the whole screen.
     public var devices: [DeviceSettings] = []
+    /// `[[calibration]]` tables, in the order read.
+    public var calibrations: [CalibrationSettings] = []
     /// The elements, in the order given (later ones are on top when z-orders tie).
     public var elements: [ElementSettings] = []
     /// The HTTP and WebSocket listener for browser pages; nil for none.
@@ -45,9 +47,17 @@ public struct Configuration: Sendable {
     /// The device settings that apply to a device: the first entry whose selection picks
     /// it, else (with no entries at all) the screen's mapping. Nil when entries exist but
     /// none selects the device: it is not used.
+    ///
+    /// The last `[[calibration]]` that selects the device replaces its entry's calibration:
+    /// `motionctl calibrate` writes one as a drop-in, which is read after the main file.
     public func deviceSettings(node: String, device: DeviceDescription) -> DeviceSettings? {
-        guard !devices.isEmpty else { return DeviceSettings() }
-        return devices.first { $0.selection.selects(node: node, device: device) }
+        guard var settings = devices.isEmpty ? DeviceSettings() : devices.first(where: { $0.selection.selects(node: node, device: device) }) else {
+            return nil
+        }
+        if let calibration = calibrations.last(where: { $0.selection.selects(node: node, device: device) }) {
+            settings.calibration = calibration.matrix
+        }
+        return settings
     }
 
     /// A device's contact filters, with the tap slop of `[gestures]` as their stuck slop.
@@ -82,6 +92,19 @@ public struct DaemonSettings: Sendable, Hashable {
     public var controlGroups: [String] = []
 
     public init() {}
+}
+
+/// One `[[calibration]]` table: a calibration matrix for the devices it names, whatever
+/// `[[device]]` entry maps them.
+public struct CalibrationSettings: Sendable, Hashable {
+    public var selection: DeviceSelection
+    /// `[a, b, c, d, e, f]`, as `LIBINPUT_CALIBRATION_MATRIX`.
+    public var matrix: [Double]
+
+    public init(selection: DeviceSelection, matrix: [Double]) {
+        self.selection = selection
+        self.matrix = matrix
+    }
 }
 
 /// One `[[device]]` table: which devices, and how they map to the screen.

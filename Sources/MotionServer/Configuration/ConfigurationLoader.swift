@@ -82,6 +82,9 @@ extension Configuration {
         for var device in try root.tables("device") {
             configuration.devices.append(try readDevice(&device, screen: configuration.screen))
         }
+        for var calibration in try root.tables("calibration") {
+            configuration.calibrations.append(try readCalibration(&calibration))
+        }
         var elements = try root.tables("element")
         // Where each id was defined (FILE:LINE), to name both places when one comes again.
         var definedAt: [String: String] = [:]
@@ -136,8 +139,8 @@ extension Configuration {
         return t
     }
 
-    private static func readDevice(_ table: inout TableReader, screen: Size) throws(ConfigurationError) -> DeviceSettings {
-        var device = DeviceSettings()
+    /// `name`, `ids` and `node`: which devices a `[[device]]` or `[[calibration]]` is for.
+    private static func readSelection(_ table: inout TableReader) throws(ConfigurationError) -> DeviceSelection {
         var rules: [DeviceSelection.Rule] = []
         if let name = try table.string("name") { rules.append(.name(name)) }
         if let ids = try table.string("ids") {
@@ -147,7 +150,37 @@ extension Configuration {
             rules.append(rule)
         }
         if let node = try table.string("node") { rules.append(.node(node)) }
-        device.selection = DeviceSelection(rules)
+        return DeviceSelection(rules)
+    }
+
+    /// A calibration matrix: six finite numbers, none so large that it throws touches past
+    /// any screen.
+    private static func readMatrix(_ table: inout TableReader, _ key: String) throws(ConfigurationError) -> [Double]? {
+        guard let matrix = try table.numbers(key) else { return nil }
+        guard matrix.count == 6 else {
+            throw table.error(key, "a calibration matrix has six numbers (a b c d e f, as in LIBINPUT_CALIBRATION_MATRIX), not \(matrix.count)")
+        }
+        guard matrix.allSatisfy({ $0.isFinite && Swift.abs($0) <= 100 }) else {
+            throw table.error(key, "a calibration matrix's numbers lie within -100…100 (it maps 0…1 of the panel to 0…1 of its output)")
+        }
+        return matrix
+    }
+
+    private static func readCalibration(_ table: inout TableReader) throws(ConfigurationError) -> CalibrationSettings {
+        let selection = try readSelection(&table)
+        guard !selection.rules.isEmpty else {
+            throw table.error("matrix", "a [[calibration]] names its device by ids, name or node")
+        }
+        guard let matrix = try readMatrix(&table, "matrix") else {
+            throw table.error("matrix", "a [[calibration]] needs matrix = [a, b, c, d, e, f]")
+        }
+        try table.finish()
+        return CalibrationSettings(selection: selection, matrix: matrix)
+    }
+
+    private static func readDevice(_ table: inout TableReader, screen: Size) throws(ConfigurationError) -> DeviceSettings {
+        var device = DeviceSettings()
+        device.selection = try readSelection(&table)
         device.output = try table.output("output", screen: screen)
         if let degrees = try table.int("rotation") {
             guard let rotation = Rotation(rawValue: degrees) else {
@@ -158,12 +191,7 @@ extension Configuration {
         device.flipHorizontal = try table.bool("flip_horizontal") ?? false
         device.flipVertical = try table.bool("flip_vertical") ?? false
         device.grab = try table.bool("grab") ?? false
-        if let matrix = try table.numbers("calibration") {
-            guard matrix.count == 6 else {
-                throw table.error("calibration", "a calibration matrix has six numbers (a b c d e f, as in LIBINPUT_CALIBRATION_MATRIX), not \(matrix.count)")
-            }
-            device.calibration = matrix
-        }
+        device.calibration = try readMatrix(&table, "calibration")
         device.filters.stuckAfter = try table.number("stuck_after", in: 0...86_400) ?? device.filters.stuckAfter
         let palmMillimetres = try table.number("palm_size_mm", in: 0...1000)
         let palmUnits = try table.int("palm_size")

@@ -42,6 +42,14 @@ public final class Daemon {
     /// The TUIO receivers (`[[tuio]]`); nil without any, so that they cost nothing then.
     private(set) var tuio: TUIOOutput?
 
+    /// The touchscreen being calibrated, while a client calibrates one (`calibrate`).
+    var calibration: CalibrationCapture?
+    /// Reloads the configuration as SIGHUP does (the `reload` op): nil when it was taken,
+    /// else why not. Set by whoever reads configuration files; without it, `reload` is refused.
+    public var reloadConfiguration: (() -> String?)?
+    /// Where the web listener serves the live page (`127.0.0.1:8765`), for `stats`; nil without one.
+    public var webAddress: String?
+
     /// Attract mode's timer (`screen.idle`, `reset_after`): wakes the engine at its next
     /// idle deadline. Nil without a scheduler: then only frames and commands move time.
     private let idleScheduler: FrameScheduler?
@@ -111,6 +119,11 @@ public final class Daemon {
     /// held until the contacts are known, and published with them.
     public func process(_ frame: TouchFrame, device: Int, node: String = "") {
         frames += 1
+        var frame = frame
+        if calibration != nil && calibration?.display.device == node {
+            takeCalibrationTouches(&frame)
+            if frame.contacts.isEmpty { return }
+        }
         processing = true
         engine.process(frame, device: device)
         processing = false
@@ -190,6 +203,7 @@ public final class Daemon {
 
     /// A touchscreen went.
     public func deviceRemoved(node: String) {
+        if calibration?.display.device == node { calibration = nil; calibrationChanged() }
         devices.remove(node: node)
         broadcast(.object([("event", "device"), ("action", "removed"), ("node", .string(node))]))
     }
@@ -276,6 +290,7 @@ public final class Daemon {
 
     /// A client went.
     public func disconnect(_ session: ClientSession) {
+        if calibration?.sessionID == session.id { endCalibration() }
         sessions[session.id] = nil
         subscriptions.unsubscribeAll(session)
         contactsSubscriptionsChanged()
@@ -348,7 +363,7 @@ public final class Daemon {
 
     private func requireControl(_ session: ClientSession, _ operation: Operation) throws(ProtocolError) {
         guard session.control else {
-            throw ProtocolError("forbidden", "\(operation.rawValue) changes the scene: only root, motiond's user, members of [daemon] control_groups and clients that sent the control token (auth) may use it")
+            throw ProtocolError("forbidden", "\(operation.rawValue) \(operation == .reload || operation == .calibrate ? "changes the daemon" : "changes the scene"): only root, motiond's user, members of [daemon] control_groups and clients that sent the control token (auth) may use it")
         }
     }
 
@@ -406,7 +421,7 @@ public final class Daemon {
         }
     }
 
-    private func broadcast(_ event: JSONValue) {
+    func broadcast(_ event: JSONValue) {
         let line = encode(event)
         for session in sessions.values {
             session.output.send(line, coalescing: nil)

@@ -46,6 +46,9 @@ struct DeviceRegistry {
         }
     }
 
+    /// The device read from `node`, if any.
+    func device(_ node: String) -> Device? { devices.first { $0.node == node } }
+
     /// A touchscreen went.
     mutating func remove(node: String) {
         devices.removeAll { $0.node == node }
@@ -81,6 +84,11 @@ struct DeviceRegistry {
                     if let setup = device.setup {
                         members.append(("output", .rect(setup.output)))
                         members.append(("filters", .filters(setup.filters)))
+                        members.append(("mapping", .object([
+                            ("rotation", .integer(Int64(setup.mapping.rotation.rawValue))),
+                            ("flip_horizontal", .bool(setup.mapping.flipHorizontal)), ("flip_vertical", .bool(setup.mapping.flipVertical)),
+                            ("calibration", .array(setup.mapping.calibration.map { .number($0) })),
+                        ])))
                     }
                     members.append(("filtered", .filtered(device.filtered)))
                     json = .object(members)

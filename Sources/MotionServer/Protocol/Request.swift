@@ -1,13 +1,16 @@
+import MotionCore
+
 /// The ops of docs/protocol.md.
 enum Operation: String, CaseIterable {
     case subscribe, unsubscribe, list, get, set, elements
     case addElement = "add_element"
     case removeElement = "remove_element"
     case devices, stats, auth
+    case calibrate, calibration, reload
 
-    /// Whether the op changes the scene, and so needs control. Checked before the
-    /// arguments: a client without control learns that first, whatever else is wrong.
-    var changesScene: Bool { self == .set || self == .addElement || self == .removeElement }
+    /// Whether the op changes the scene or the daemon, and so needs control. Checked before
+    /// the arguments: a client without control learns that first, whatever else is wrong.
+    var changesScene: Bool { [.set, .addElement, .removeElement, .calibrate, .reload].contains(self) }
 
     /// The ops, as the error for an unknown one lists them.
     static var names: String { allCases.map(\.rawValue).joined(separator: ", ") }
@@ -30,6 +33,10 @@ enum Request: Equatable {
     case devices
     case stats
     case auth(token: String)
+    /// Starts, moves or ends the calibration of a touchscreen.
+    case calibrate(CalibrationRequest)
+    case calibration
+    case reload
 
     /// What a line holds: the request's `id` when it has a usable one, and the request,
     /// or why it is not one (with the op when that much was readable).
@@ -87,6 +94,9 @@ enum Request: Equatable {
         case .devices: return .devices
         case .stats: return .stats
         case .auth: return .auth(token: try string(input, "token"))
+        case .calibrate: return .calibrate(try CalibrationRequest(input))
+        case .calibration: return .calibration
+        case .reload: return .reload
         }
     }
 
@@ -114,6 +124,59 @@ enum Request: Equatable {
         guard let value = input[key] else { throw ProtocolError("bad_request", "this op needs \"\(key)\"") }
         guard let string = value.string else { throw ProtocolError("bad_request", "\"\(key)\" must be a string, not \(value.kind)") }
         return string
+    }
+}
+
+/// `calibrate`'s arguments: `{"device", "target"?, "step"?, "steps"?, "message"?}` to show
+/// a target (or none, between targets), or `{"device", "end": true}`.
+struct CalibrationRequest: Equatable {
+    var device: String
+    var end: Bool
+    /// In screen pixels; checked against the screen by the dispatcher.
+    var target: Point?
+    var step: Int
+    var steps: Int
+    var message: String
+
+    /// The longest message, in bytes: a line of text on the page, not a document.
+    static let messageLimit = 200
+
+    init(_ input: JSONInput) throws(ProtocolError) {
+        guard let device = input["device"]?.string else {
+            throw ProtocolError("bad_request", "calibrate needs \"device\": the node of a touchscreen `devices` lists")
+        }
+        self.device = device
+        switch input["end"] {
+        case nil, .bool(false): end = false
+        case .bool(true): end = true
+        case let other?: throw ProtocolError("bad_request", "\"end\" must be true or false, not \(other.kind)")
+        }
+        switch input["target"] {
+        case nil, .null: target = nil
+        case let value?:
+            guard let x = value["x"]?.number, let y = value["y"]?.number else {
+                throw ProtocolError("bad_request", "\"target\" must be {\"x\", \"y\"} in screen pixels, or null")
+            }
+            target = Point(x: x, y: y)
+        }
+        func count(_ key: String) throws(ProtocolError) -> Int {
+            guard let value = input[key] else { return 0 }
+            guard let number = value.integer, (0...1000).contains(number) else {
+                throw ProtocolError("bad_request", "\"\(key)\" must be an integer from 0 to 1000")
+            }
+            return number
+        }
+        step = try count("step")
+        steps = try count("steps")
+        switch input["message"] {
+        case nil: message = ""
+        case .string(let text)?:
+            guard text.utf8.count <= Self.messageLimit else {
+                throw ProtocolError("bad_request", "\"message\" is \(text.utf8.count) bytes long; at most \(Self.messageLimit) are shown")
+            }
+            message = text
+        case let other?: throw ProtocolError("bad_request", "\"message\" must be a string, not \(other.kind)")
+        }
     }
 }
 

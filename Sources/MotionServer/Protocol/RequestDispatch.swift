@@ -16,6 +16,9 @@ extension Daemon {
         case .devices: return devices.json
         case .stats: return stats()
         case .auth(let token): return try authenticate(session, token: token)
+        case .calibrate(let request): return try calibrate(request, for: session)
+        case .calibration: return .object([("calibration", calibrationJSON)])
+        case .reload: return try reloadOp()
         }
     }
 
@@ -150,6 +153,7 @@ extension Daemon {
                 ("loaded", .number(configurationLoadedAt - startTime)),
                 ("last_error", lastReloadError.map { .string($0) } ?? .null),
             ])),
+            ("web", webAddress.map { .string($0) } ?? .null),
             ("devices", .integer(Int64(devices.devices.count))),
             ("dropped_events", .integer(Int64(devices.droppedEvents))),
             ("filtered", .filtered(devices.filtered)),

@@ -167,6 +167,7 @@ public final class DaemonService {
         access.origins = settings.origins(boundPort: settings.listen.port)
         access.hosts = settings.allowedHosts
         let bound = settings.listen
+        daemon.webAddress = "\(bound)"
         logger.info("websocket on \(bound): the live page is http://\(bound)/, the protocol ws://\(bound)\(WebServer.webSocketPath)")
     }
 
@@ -184,6 +185,7 @@ public final class DaemonService {
         let clock = TimedFrameClock(rate: configuration.daemon.frameRate, scheduler: scheduler)
         daemon = Daemon(configuration: configuration, clock: clock, idleScheduler: scheduler, controlPolicy: ControlPolicy(configuration.daemon).allows)
         daemon.onWarning = { [logger] in logger.warning("\($0)") }
+        daemon.reloadConfiguration = { [unowned self] in reload() }
     }
 
     private var socketParts: (daemon: NIOLoopBound<Daemon>, outputs: NIOLoopBound<ClientOutputs>) {
@@ -253,24 +255,29 @@ public final class DaemonService {
         }
     }
 
-    private func reload() {
+    /// Reads the configuration again (SIGHUP, or the `reload` op): nil when it was taken,
+    /// else why not, and the previous configuration stays.
+    @discardableResult
+    private func reload() -> String? {
         let file = options.configFile ?? (FileManager.default.fileExists(atPath: DaemonOptions.defaultConfigFile) ? DaemonOptions.defaultConfigFile : nil)
         guard let file else {
-            logger.info("SIGHUP: no configuration file; still running the built-in default")
-            return
+            logger.info("reload: no configuration file; still running the built-in default")
+            return "motiond runs the built-in default: there is no configuration file to reload"
         }
         notifier.notify("RELOADING=1")
+        defer { notifier.notify("READY=1\nSTATUS=\(status)") }
         do {
             let configuration = try Configuration.load(file: file)
             daemon.reload(configuration)
             input?.update(configuration)
             reloadWebAccess(configuration)
             logger.info("reloaded \(file): \(configuration.elements.count) elements")
+            return nil
         } catch {
             daemon.reloadFailed(error.description)
             logger.error("refused to reload: \(error.description); the previous configuration stays")
+            return error.description
         }
-        notifier.notify("READY=1\nSTATUS=\(status)")
     }
 
     /// A reload changes who may connect (origins; the token is the daemon's); where the

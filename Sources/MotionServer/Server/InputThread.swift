@@ -27,15 +27,19 @@ enum InputMessage: Sendable {
 struct DeviceSetup: Sendable, Hashable {
     var output: Rect
     var filters: ResolvedContactFilters
+    /// Rotation, flips and calibration: what `motionctl calibrate` needs to place targets.
+    var mapping: OutputMapping
 
     init(_ device: TouchDevice) {
         output = device.mapper.outputRect
         filters = device.resolvedFilters
+        mapping = device.mapper.mapping
     }
 
-    init(output: Rect, filters: ResolvedContactFilters) {
+    init(output: Rect, filters: ResolvedContactFilters, mapping: OutputMapping = OutputMapping()) {
         self.output = output
         self.filters = filters
+        self.mapping = mapping
     }
 }
 

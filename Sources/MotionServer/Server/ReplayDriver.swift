@@ -34,6 +34,11 @@ final class ReplayDriver {
         self.frames = replay.frames()
         self.node = "replay:" + path
         self.description = device
+        let axes = device.positionAxes!
+        let major = device.has(EventType.absolute, AbsoluteAxis.touchMajor) ? device.axes[AbsoluteAxis.touchMajor] : nil
+        self.setup = DeviceSetup(
+            output: CoordinateMapper(xAxis: axes.x, yAxis: axes.y, mapping: replay.mapping).outputRect,
+            filters: ResolvedContactFilters(replay.filters, xAxis: axes.x, yAxis: axes.y, touchMajor: major), mapping: replay.mapping)
         self.speed = speed
         self.loops = loops
         self.daemon = daemon
@@ -41,8 +46,11 @@ final class ReplayDriver {
         self.logger = logger
     }
 
+    /// Where the recorded device's touches land and how they are filtered, for `devices`.
+    private let setup: DeviceSetup
+
     func start() {
-        daemon.deviceAdded(node: node, description: description)
+        daemon.deviceAdded(node: node, description: description, setup: setup)
         logger.info("replaying \(node) (\(frames.count) frames, \(loops ? "looping" : "once"), speed \(speed))")
         base = monotonicNow() + 0.1
         next = 0

@@ -149,6 +149,8 @@ final class PageHandler: ChannelInboundHandler, RemovableChannelHandler {
     static let pages: [String: Page] = [
         "/": Page(type: "text/html; charset=utf-8", body: PackageResources.index_html),
         "/motiond.js": Page(type: "text/javascript; charset=utf-8", body: PackageResources.motiond_js),
+        // The same page in its calibration mode, for `motionctl calibrate`.
+        "/calibrate": Page(type: "text/html; charset=utf-8", body: PackageResources.index_html),
     ]
 
     private let access: WebAccess
@@ -262,7 +264,7 @@ final class PageHandler: ChannelInboundHandler, RemovableChannelHandler {
             return send(.badRequest, "\(WebServer.webSocketPath) speaks WebSocket only: connect with a WebSocket client (version 13)\n", to: head, context: context)
         }
         guard let page = Self.pages[path] else {
-            return send(.notFound, "no page is at \(path.prefix(200)); motiond serves / (the live page), /motiond.js and \(WebServer.webSocketPath)\n", to: head, context: context)
+            return send(.notFound, "no page is at \(path.prefix(200)); motiond serves / (the live page), /calibrate (its calibration mode), /motiond.js and \(WebServer.webSocketPath)\n", to: head, context: context)
         }
         guard head.method == .GET || head.method == .HEAD else {
             return send(.methodNotAllowed, "only GET and HEAD are served here\n", to: head, context: context, extra: [("Allow", "GET, HEAD")])

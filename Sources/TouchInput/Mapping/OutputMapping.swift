@@ -57,6 +57,42 @@ public struct OutputMapping: Hashable, Sendable {
         self.calibration = calibration
     }
 
+    /// A point in normalised device units (0…1 of the axes' ranges) on the screen, in pixels,
+    /// through every step above; `outputSize` is the output's size in pixels.
+    public func place(_ point: Point, outputSize: Size) -> Point {
+        let m = calibration
+        let (u, v) = orient(m[0] * point.x + m[1] * point.y + m[2], m[3] * point.x + m[4] * point.y + m[5], width: 1, height: 1)
+        return Point(x: outputOrigin.x + u * outputSize.width, y: outputOrigin.y + v * outputSize.height)
+    }
+
+    /// Flips, then rotates clockwise, a point in a `width` × `height` box.
+    func orient(_ x: Double, _ y: Double, width: Double, height: Double) -> (Double, Double) {
+        let x = flipHorizontal ? width - x : x
+        let y = flipVertical ? height - y : y
+        switch rotation {
+        case .none: return (x, y)
+        case .clockwise90: return (height - y, x)
+        case .upsideDown: return (width - x, height - y)
+        case .clockwise270: return (y, width - x)
+        }
+    }
+
+    /// A point of the output, in 0…1 of its rectangle as the picture shows it, taken back
+    /// through the rotation and flips into the space the calibration matrix maps into: where
+    /// a calibration target is, for ``CalibrationFit``.
+    public func calibrationSpace(_ point: Point) -> Point {
+        var (x, y) = (point.x, point.y)
+        switch rotation {
+        case .none: break
+        case .clockwise90: (x, y) = (y, 1 - x)
+        case .upsideDown: (x, y) = (1 - x, 1 - y)
+        case .clockwise270: (x, y) = (1 - y, x)
+        }
+        if flipHorizontal { x = 1 - x }
+        if flipVertical { y = 1 - y }
+        return Point(x: x, y: y)
+    }
+
     /// Parses a calibration matrix as udev and libinput write it: six numbers separated by
     /// spaces. Nil when the text is not six finite numbers.
     public static func parseCalibration(_ text: String) -> [Double]? {
@@ -99,14 +135,17 @@ public struct CoordinateMapper: Hashable, Sendable {
     /// A device position in screen pixels. Values outside the axis range are clamped to it,
     /// so a panel that reports a little past its edge never puts a finger off screen.
     public func pixels(x: Int32, y: Int32) -> Point {
+        let (u, v) = normalised(x: x, y: y)
+        return mapping.place(Point(x: u, y: v), outputSize: output)
+    }
+
+    /// A device position in libinput's normalised units, 0…1 across each axis's range: what
+    /// the calibration matrix is applied to.
+    public func normalised(x: Int32, y: Int32) -> (x: Double, y: Double) {
         // libinput's normalisation: the range is max − min + 1 units, so on a panel with as
         // many units as pixels, unit n lands on pixel n.
-        var u = (Double(Self.clamp(x, xAxis)) - Double(xAxis.minimum)) / Self.span(xAxis)
-        var v = (Double(Self.clamp(y, yAxis)) - Double(yAxis.minimum)) / Self.span(yAxis)
-        let m = mapping.calibration
-        (u, v) = (m[0] * u + m[1] * v + m[2], m[3] * u + m[4] * v + m[5])
-        (u, v) = orient(u, v, width: 1, height: 1)
-        return Point(x: mapping.outputOrigin.x + u * output.width, y: mapping.outputOrigin.y + v * output.height)
+        ((Double(Self.clamp(x, xAxis)) - Double(xAxis.minimum)) / Self.span(xAxis),
+         (Double(Self.clamp(y, yAxis)) - Double(yAxis.minimum)) / Self.span(yAxis))
     }
 
     /// A device position in millimetres from the panel's top-left corner as seen on screen
@@ -120,20 +159,8 @@ public struct CoordinateMapper: Hashable, Sendable {
         let mx = (Double(Self.clamp(x, xAxis)) - Double(xAxis.minimum)) / Double(xAxis.resolution)
         let my = (Double(Self.clamp(y, yAxis)) - Double(yAxis.minimum)) / Double(yAxis.resolution)
         let width = xAxis.lengthInMillimetres ?? 0, height = yAxis.lengthInMillimetres ?? 0
-        let (u, v) = orient(mx, my, width: width, height: height)
+        let (u, v) = mapping.orient(mx, my, width: width, height: height)
         return Point(x: u, y: v)
-    }
-
-    /// Flips, then rotates clockwise, a point in a `width` × `height` box.
-    private func orient(_ x: Double, _ y: Double, width: Double, height: Double) -> (Double, Double) {
-        let x = mapping.flipHorizontal ? width - x : x
-        let y = mapping.flipVertical ? height - y : y
-        switch mapping.rotation {
-        case .none: return (x, y)
-        case .clockwise90: return (height - y, x)
-        case .upsideDown: return (width - x, height - y)
-        case .clockwise270: return (y, width - x)
-        }
     }
 
     private static func span(_ axis: AxisInfo) -> Double { Double(axis.maximum) - Double(axis.minimum) + 1 }

@@ -1,0 +1,76 @@
+import MotionCore
+import TouchInput
+
+/// The `calibrate`, `calibration` and `reload` ops: what `motionctl calibrate` drives the
+/// calibration page and rewrites the configuration through (docs/protocol.md, Calibration).
+extension Daemon {
+    /// Starts or updates the calibration of `request.device` for `session`, or ends it.
+    func calibrate(_ request: CalibrationRequest, for session: ClientSession) throws(ProtocolError) -> JSONValue {
+        if let calibration, calibration.sessionID != session.id, !calibration.isEnding {
+            throw ProtocolError("busy", "client \(calibration.sessionID) is calibrating \(calibration.display.device); one calibration at a time")
+        }
+        if request.end {
+            if calibration?.sessionID == session.id { endCalibration() }
+            return .object([("calibration", .null)])
+        }
+        guard let device = devices.device(request.device) else {
+            throw ProtocolError("unknown_device", "no touchscreen is read from '\(request.device)'; `devices` lists them")
+        }
+        if let target = request.target {
+            let screen = configuration.screen
+            guard target.x.isFinite, target.y.isFinite, (0...screen.width).contains(target.x), (0...screen.height).contains(target.y) else {
+                throw ProtocolError("bad_value", "target must lie on the \(compactNumber(screen.width))×\(compactNumber(screen.height)) screen, not (\(compactNumber(target.x)), \(compactNumber(target.y)))")
+            }
+        }
+        let output = device.setup?.output ?? Rect(origin: Point(x: 0, y: 0), size: configuration.screen)
+        let display = CalibrationCapture.Display(device: request.device, output: output, target: request.target,
+                                                 step: request.step, steps: request.steps, message: request.message)
+        if var current = calibration, current.sessionID == session.id, !current.isEnding, current.display.device == request.device {
+            current.display = display
+            calibration = current
+        } else {
+            calibration = CalibrationCapture(sessionID: session.id, display: display, description: device.description)
+        }
+        calibrationChanged()
+        return .object([("calibration", display.json)])
+    }
+
+    /// What the calibration page should show now.
+    var calibrationJSON: JSONValue {
+        guard let calibration, !calibration.isEnding else { return .null }
+        return calibration.display.json
+    }
+
+    /// The calibrating client is done or gone: the page hears so; the capture lasts until its
+    /// touches lift.
+    func endCalibration() {
+        guard var capture = calibration, !capture.isEnding else { return }
+        calibration = capture.end() ? nil : capture
+        calibrationChanged()
+    }
+
+    /// Every client hears what the calibration page should show.
+    func calibrationChanged() {
+        broadcast(.object([("event", "calibration"), ("calibration", calibrationJSON)]))
+    }
+
+    /// Takes the calibration's touches out of a frame of the device being calibrated, and
+    /// tells the calibrating client of each that lifted.
+    func takeCalibrationTouches(_ frame: inout TouchFrame) {
+        guard var capture = calibration else { return }
+        let touches = capture.take(&frame)
+        calibration = capture.isOver ? nil : capture
+        guard !touches.isEmpty, let session = sessions[capture.sessionID] else { return }
+        for touch in touches { send(touch.json(device: capture.display.device), to: session) }
+        session.output.flush()
+    }
+
+    /// Reloads the configuration (the `reload` op), as SIGHUP does.
+    func reloadOp() throws(ProtocolError) -> JSONValue {
+        guard let reloadConfiguration else {
+            throw ProtocolError("reload_failed", "this daemon reads no configuration file to reload")
+        }
+        if let problem = reloadConfiguration() { throw ProtocolError("reload_failed", problem) }
+        return .object([("file", configuration.file.map { .string($0) } ?? .null), ("elements", .integer(Int64(engine.scene.elements.count)))])
+    }
+}

@@ -1,0 +1,330 @@
+import ArgumentParser
+import Foundation
+import Glibc
+import MotionServer
+import TouchInput
+import TouchModel
+
+/// `motionctl calibrate`: fits a touchscreen's calibration matrix, from touch/target pairs in
+/// a file (`--fit`) or from the screen itself, with targets shown on motiond's page.
+struct CalibrateCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "calibrate",
+        abstract: "Calibrate a touchscreen: targets on motiond's page at /calibrate, the matrix written as a drop-in.",
+        discussion: """
+            With the daemon running (and its web listener, [websocket] listen), shows targets \
+            one at a time on the calibration page (http://LISTENER/calibrate, opened on the \
+            kiosk's screen), reads where the touchscreen puts each touch, refuses a touch far \
+            from its target as a misclick, fits the matrix by least squares, checks it on one \
+            more target, and writes it to conf.d/90-calibration-VENDOR-PRODUCT.toml beside \
+            the daemon's configuration file as a [[calibration]] table, then reloads. While it \
+            runs, that touchscreen's new touches go to the calibration, not to the scene.
+
+            --fit FILE fits pairs from a file instead, one JSON object per line: \
+            {"device": [u, v], "screen": [x, y]}, both in libinput's normalised units (0..1 of \
+            the device's axis ranges, and of its output rectangle before rotation and flips), \
+            and prints the matrix in LIBINPUT_CALIBRATION_MATRIX order with each pair's residual.
+            """
+    )
+
+    @Option(help: ArgumentHelp("Fit the touch/target pairs in this file (- for standard input) and print the matrix.", valueName: "file"))
+    var fit: String?
+    @Option(help: ArgumentHelp("The touchscreen to calibrate, by its node (default: the only one).", valueName: "node"))
+    var device: String?
+    @Option(help: "How many targets: 4 (the corners, inset by an eighth), 5 (and the centre) or 9 (a 3 × 3 grid).")
+    var points = 5
+    @Option(help: ArgumentHelp("Give up when a target is not touched within this many seconds.", valueName: "seconds"))
+    var timeout = 60.0
+    @Option(help: ArgumentHelp("A touch farther than this from its target is a misclick (default: a tenth of the output's diagonal).", valueName: "pixels"))
+    var misclick: Double?
+    @Option(help: ArgumentHelp("The check target must be hit within this (default: 1/50 of the output's diagonal).", valueName: "pixels"))
+    var tolerance: Double?
+    @Flag(help: "JSON lines instead of words.") var json = false
+    @OptionGroup var socket: SocketOption
+
+    func validate() throws {
+        guard [4, 5, 9].contains(points) else { throw ValidationError("--points is 4, 5 or 9") }
+        guard timeout > 0, timeout.isFinite else { throw ValidationError("--timeout must be a positive number of seconds") }
+        for (name, value) in [("--misclick", misclick), ("--tolerance", tolerance)] {
+            if let value, !(value > 0 && value.isFinite) { throw ValidationError("\(name) must be a positive number of pixels") }
+        }
+        if fit != nil && device != nil { throw ValidationError("--fit reads pairs from a file; --device is for calibrating on the screen") }
+    }
+
+    func run() throws {
+        if let fit { return try fitFile(fit) }
+        try talking { try CalibrationRun(command: self).run() }
+    }
+
+    // MARK: --fit
+
+    private func fitFile(_ path: String) throws {
+        let text: String
+        if path == "-" {
+            text = String(decoding: FileHandle.standardInput.readDataToEndOfFile(), as: UTF8.self)
+        } else {
+            guard let data = FileManager.default.contents(atPath: path) else { fail("motionctl: cannot read \(path)") }
+            text = String(decoding: data, as: UTF8.self)
+        }
+        var pairs: [CalibrationPair] = []
+        for (index, line) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
+            let trimmed = line.trimmingCharacters(in: .whitespaces)
+            guard !trimmed.isEmpty else { continue }
+            do { pairs.append(try Self.pair(trimmed)) } catch { fail("motionctl: \(path):\(index + 1): \(error)") }
+        }
+        let result: CalibrationFit
+        do { result = try CalibrationFit(pairs) } catch { fail("motionctl: \(path): \(error)") }
+        if json {
+            emit(JSONValue.object([
+                ("matrix", .array(result.matrix.map { .number($0) })),
+                ("residuals", .array(result.residuals.map { .number($0) })), ("rms", .number(result.rms)),
+            ]).encoded)
+            return
+        }
+        let six = { (value: Double) in String(format: "%.6f", value) }
+        emit("matrix: " + result.matrix.map(six).joined(separator: " "))
+        emit("as motiond.toml takes it: calibration = [" + result.matrix.map(six).joined(separator: ", ") + "]")
+        for (index, residual) in result.residuals.enumerated() { emit("  pair \(index + 1): off by \(six(residual))") }
+        emit("rms \(six(result.rms)) (normalised units: 0.001 is a thousandth of the output)")
+    }
+
+    struct PairError: Error, CustomStringConvertible { var description: String }
+
+    /// One line of a pairs file: `{"device": [u, v], "screen": [x, y]}`.
+    static func pair(_ line: String) throws -> CalibrationPair {
+        let input: JSONInput
+        do { input = try JSONInput(parsing: Substring(line)) } catch { throw PairError(description: "not JSON: \(error)") }
+        func point(_ key: String) throws -> Point {
+            guard let array = input[key]?.array, array.count == 2, let x = array[0].number, let y = array[1].number, x.isFinite, y.isFinite else {
+                throw PairError(description: "a pair is {\"device\": [u, v], \"screen\": [x, y]} with finite numbers; \"\(key)\" is not two numbers")
+            }
+            return Point(x: x, y: y)
+        }
+        guard case .object(let members) = input else { throw PairError(description: "a pair is a JSON object") }
+        if let extra = members.keys.first(where: { $0 != "device" && $0 != "screen" }) {
+            throw PairError(description: "a pair has only \"device\" and \"screen\", not \"\(extra)\"")
+        }
+        return CalibrationPair(device: try point("device"), screen: try point("screen"))
+    }
+}
+
+/// One calibration on the screen, from the first target to the reload.
+private struct CalibrationRun {
+    let command: CalibrateCommand
+    let connection: DaemonConnection
+
+    /// The device's node, output and mapping, as the daemon reports them.
+    let node: String
+    let name: String
+    let ids: (vendor: Int, product: Int)
+    let output: Rect
+    let mapping: OutputMapping
+    /// Where the configuration's drop-ins go.
+    let dropIns: URL
+
+    init(command: CalibrateCommand) throws {
+        self.command = command
+        guard command.socket.isLocal else {
+            fail("motionctl: calibrate writes the daemon's configuration, so it runs on the kiosk, over the Unix socket, not \(command.socket.path)")
+        }
+        switch command.socket.connectIfAnswering() {
+        case .success(let connection): self.connection = connection
+        case .failure(let error):
+            FileHandle.standardError.write(Data("""
+                motionctl: calibrate needs motiond running: it reads the touches through motiond and shows the targets on motiond's page; cannot connect at \(command.socket.path): \(error)
+
+                """.utf8))
+            Foundation.exit(ExitStatus.cannotConnect)
+        }
+        guard connection.hello["control"]?.bool == true else {
+            fail("motionctl: calibrate changes the daemon's configuration: run it as root, as motiond's user or as a member of [daemon] control_groups")
+        }
+        let stats = try connection.request("stats")
+        guard let file = stats["config"]?["file"]?.string else {
+            fail("motionctl: motiond runs without a configuration file, so a calibration has nowhere to go: start it with --config FILE (its drop-ins go to conf.d beside FILE)")
+        }
+        dropIns = URL(fileURLWithPath: file).deletingLastPathComponent().appendingPathComponent("conf.d")
+        guard stats["web"]?.string != nil else {
+            fail("motionctl: calibrate shows its targets on motiond's page, and motiond has no web listener: set [websocket] listen = \"127.0.0.1:8765\" in \(file) and restart it")
+        }
+        let devices = try connection.request("devices")["devices"]?.array ?? []
+        let chosen: JSONInput
+        if let wanted = command.device {
+            guard let found = devices.first(where: { $0["node"]?.string == wanted }) else {
+                fail("motionctl: motiond reads no touchscreen at \(wanted); it reads \(devices.compactMap { $0["node"]?.string }.joined(separator: ", "))")
+            }
+            chosen = found
+        } else {
+            guard devices.count == 1, let only = devices.first else {
+                fail(devices.isEmpty ? "motionctl: motiond reads no touchscreen to calibrate"
+                     : "motionctl: motiond reads \(devices.count) touchscreens; choose one with --device: \(devices.compactMap { $0["node"]?.string }.joined(separator: ", "))")
+            }
+            chosen = only
+        }
+        node = chosen["node"]?.string ?? ""
+        name = chosen["name"]?.string ?? ""
+        ids = (Int(chosen["vendor"]?.string.flatMap { Int($0.dropFirst(2), radix: 16) } ?? 0),
+               Int(chosen["product"]?.string.flatMap { Int($0.dropFirst(2), radix: 16) } ?? 0))
+        guard let rect = chosen["output"], let x = rect["x"]?.number, let y = rect["y"]?.number,
+              let width = rect["width"]?.number, let height = rect["height"]?.number,
+              let map = chosen["mapping"], let rotation = map["rotation"]?.integer.flatMap(Rotation.init(rawValue:)),
+              let matrix = map["calibration"]?.array?.compactMap(\.number), matrix.count == 6 else {
+            fail("motionctl: motiond does not say where \(node) maps (an older motiond?)")
+        }
+        output = Rect(x: x, y: y, width: width, height: height)
+        mapping = OutputMapping(outputSize: output.size, outputOrigin: output.origin, rotation: rotation,
+                                flipHorizontal: map["flip_horizontal"]?.bool ?? false, flipVertical: map["flip_vertical"]?.bool ?? false,
+                                calibration: matrix)
+        self.stats = stats
+    }
+
+    private let stats: JSONInput
+
+    /// The targets, in 0…1 of the output as the picture shows it: xinput_calibrator's corners
+    /// inset by an eighth, the centre, a 3 × 3 grid; and weston's check point.
+    static func targets(_ count: Int) -> [Point] {
+        let near = 0.125, far = 0.875
+        switch count {
+        case 4: return [Point(x: near, y: near), Point(x: far, y: near), Point(x: near, y: far), Point(x: far, y: far)]
+        case 5: return targets(4) + [Point(x: 0.5, y: 0.5)]
+        default: return [near, 0.5, far].flatMap { y in [near, 0.5, far].map { Point(x: $0, y: y) } }
+        }
+    }
+
+    static let check = Point(x: 0.70, y: 0.75)
+
+    private var diagonal: Double { (output.size.width * output.size.width + output.size.height * output.size.height).squareRoot() }
+
+    func run() throws {
+        let web = stats["web"]?.string ?? ""
+        let url = "http://\(web)/calibrate"
+        say(["step": .string("open"), "url": .string(url), "device": .string(node)],
+            "open \(url) full-screen on the display of \(node) (\(name)), then touch each cross as it appears")
+        defer { _ = try? connection.request("calibrate", [("device", .string(node)), ("end", true)]) }
+
+        let targets = Self.targets(command.points)
+        let steps = targets.count + 1
+        var pairs: [CalibrationPair] = []
+        for (index, target) in targets.enumerated() {
+            let raw = try touch(target, step: index + 1, of: steps)
+            pairs.append(CalibrationPair(device: raw, screen: mapping.calibrationSpace(target)))
+        }
+        let fit: CalibrationFit
+        do { fit = try CalibrationFit(pairs) } catch { fail("motionctl: \(error)") }
+        let rmsPixels = fit.rms * (output.size.width + output.size.height) / 2
+
+        // The check: one more target, judged by the new matrix alone.
+        var fitted = mapping
+        fitted.calibration = fit.matrix
+        let raw = try touch(Self.check, step: steps, of: steps)
+        let checkPixels = fitted.place(raw, outputSize: output.size).distance(to: place(Self.check))
+        let tolerance = command.tolerance ?? diagonal / 50
+        guard checkPixels <= tolerance else {
+            fail("motionctl: the check target was missed by \(compactNumber(checkPixels.rounded())) px with the new matrix (at most \(compactNumber(tolerance.rounded())) allowed): the touches disagree; nothing was written, calibrate again")
+        }
+
+        let path = try write(fit.matrix, note: "\(command.points) targets, rms \(compactNumber((rmsPixels * 10).rounded() / 10)) px, check target off by \(compactNumber((checkPixels * 10).rounded() / 10)) px")
+        say(["step": .string("written"), "path": .string(path.path), "matrix": .array(fit.matrix.map { .number($0) }),
+             "rms_px": .number(rmsPixels), "check_px": .number(checkPixels)],
+            "wrote \(path.path): calibration = [\(fit.matrix.map(compactNumber).joined(separator: ", "))] (rms \(compactNumber((rmsPixels * 10).rounded() / 10)) px, check \(compactNumber((checkPixels * 10).rounded() / 10)) px)")
+        say(["step": .string("reloaded")], "motiond reloaded its configuration: \(node) uses the new matrix")
+    }
+
+    /// A point of the output (0…1 as shown) in screen pixels.
+    private func place(_ point: Point) -> Point {
+        Point(x: output.origin.x + point.x * output.size.width, y: output.origin.y + point.y * output.size.height)
+    }
+
+    /// Shows `target` and waits for a touch near it; the touch's raw position.
+    private func touch(_ target: Point, step: Int, of steps: Int) throws -> Point {
+        let screen = place(target)
+        var message = ""
+        var uncalibrated = mapping
+        uncalibrated.calibration = OutputMapping.identityCalibration
+        let limit = command.misclick ?? diagonal / 10
+        while true {
+            _ = try connection.request("calibrate", [
+                ("device", .string(node)), ("target", .point(screen)), ("step", .integer(Int64(step))),
+                ("steps", .integer(Int64(steps))), ("message", .string(message)),
+            ])
+            say(["step": .string("target"), "index": .integer(Int64(step)), "of": .integer(Int64(steps)), "x": .number(screen.x), "y": .number(screen.y)],
+                "target \(step) of \(steps) at (\(compactNumber(screen.x.rounded())), \(compactNumber(screen.y.rounded())))")
+            let deadline = monotonicNow() + command.timeout
+            guard let raw = try nextTouch(until: deadline) else {
+                fail("motionctl: target \(step) was not touched within \(compactNumber(command.timeout)) s; nothing was written")
+            }
+            // Near the target as the panel maps now, or as it would with no calibration at
+            // all: a panel whose old calibration is far off can still be calibrated.
+            let distance = Swift.min(mapping.place(raw, outputSize: output.size).distance(to: screen),
+                                     uncalibrated.place(raw, outputSize: output.size).distance(to: screen))
+            if distance <= limit { return raw }
+            say(["step": .string("misclick"), "index": .integer(Int64(step)), "distance": .number(distance)],
+                "  that touch was \(compactNumber(distance.rounded())) px from the target (at most \(compactNumber(limit.rounded())) allowed): touch it again")
+            message = "That touch was \(compactNumber(distance.rounded())) px from the cross: touch the centre of the cross (\(step) of \(steps))"
+        }
+    }
+
+    /// The next `calibration_touch` of the device, or nil at the deadline.
+    private func nextTouch(until deadline: Double) throws -> Point? {
+        while let event = try connection.nextEvent(until: deadline) {
+            if event["event"]?.string == "device", event["action"]?.string == "removed", event["node"]?.string == node {
+                fail("motionctl: \(node) went away during the calibration; nothing was written")
+            }
+            guard event["event"]?.string == "calibration_touch", event["device"]?.string == node,
+                  let x = event["raw"]?["x"]?.number, let y = event["raw"]?["y"]?.number else { continue }
+            return Point(x: x, y: y)
+        }
+        return nil
+    }
+
+    /// Writes the drop-in atomically (a hidden file the loader skips, renamed into place),
+    /// and has motiond reload; if motiond refuses the result, puts back what was there.
+    private func write(_ matrix: [Double], note: String) throws -> URL {
+        let manager = FileManager.default
+        do { try manager.createDirectory(at: dropIns, withIntermediateDirectories: true) } catch {
+            fail("motionctl: cannot create \(dropIns.path): \(error.localizedDescription)")
+        }
+        let selector = ids.vendor != 0 || ids.product != 0
+            ? "ids = \"\(DeviceText.hex(UInt16(ids.vendor)).dropFirst(2)):\(DeviceText.hex(UInt16(ids.product)).dropFirst(2))\""
+            : "name = \(JSONValue.string(name.replacingOccurrences(of: "*", with: "?").replacingOccurrences(of: "[", with: "?")).encoded)"
+        let fileName = ids.vendor != 0 || ids.product != 0
+            ? "90-calibration-\(DeviceText.hex(UInt16(ids.vendor)).dropFirst(2))-\(DeviceText.hex(UInt16(ids.product)).dropFirst(2)).toml"
+            : "90-calibration-\(name.unicodeScalars.map { CharacterSet.alphanumerics.contains($0) ? String($0) : "-" }.joined().lowercased()).toml"
+        let path = dropIns.appendingPathComponent(fileName)
+        let text = """
+            # Written by motionctl calibrate for \(name) (\(node)): \(note).
+            # It replaces the calibration of whichever [[device]] entry maps this touchscreen.
+            [[calibration]]
+            \(selector)
+            matrix = [\(matrix.map { JSONValue.number($0).encoded }.joined(separator: ", "))]
+
+            """
+        let previous = manager.contents(atPath: path.path)
+        try replace(path, with: Data(text.utf8))
+        do { _ = try connection.request("reload") } catch let refused as Refused {
+            if let previous { try? replace(path, with: previous) } else { try? manager.removeItem(at: path) }
+            _ = try? connection.request("reload")
+            fail("motionctl: motiond refused the configuration with the calibration, so it was taken back: \(refused.message)")
+        }
+        return path
+    }
+
+    private func replace(_ path: URL, with data: Data) throws {
+        let temporary = path.deletingLastPathComponent().appendingPathComponent(".\(path.lastPathComponent).\(getpid())")
+        let fd = open(temporary.path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
+        guard fd >= 0 else { fail("motionctl: cannot write \(temporary.path): \(String(cString: strerror(errno)))") }
+        let written = data.withUnsafeBytes { Glibc.write(fd, $0.baseAddress, $0.count) }
+        let synced = fsync(fd) == 0
+        close(fd)
+        guard written == data.count, synced, rename(temporary.path, path.path) == 0 else {
+            unlink(temporary.path)
+            fail("motionctl: cannot write \(path.path): \(String(cString: strerror(errno)))")
+        }
+        let directory = open(path.deletingLastPathComponent().path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        if directory >= 0 { fsync(directory); close(directory) }
+    }
+
+    private func say(_ fields: KeyValuePairs<String, JSONValue>, _ words: String) {
+        if command.json { emit(JSONValue.object(fields.map { ($0.key, $0.value) }).encoded) } else { emit(words) }
+    }
+}
