@@ -223,10 +223,10 @@ private struct CalibrationRun {
             fail("motionctl: the check target was missed by \(compactNumber(checkPixels.rounded())) px with the new matrix (at most \(compactNumber(tolerance.rounded())) allowed): the touches disagree; nothing was written, calibrate again")
         }
 
-        let path = try write(fit.matrix, note: "\(command.points) targets, rms \(compactNumber((rmsPixels * 10).rounded() / 10)) px, check target off by \(compactNumber((checkPixels * 10).rounded() / 10)) px")
+        let path = try write(fit.matrix, note: "\(command.points) targets, rms \(String(format: "%.2f", rmsPixels)) px, check target off by \(String(format: "%.2f", checkPixels)) px")
         say(["step": .string("written"), "path": .string(path.path), "matrix": .array(fit.matrix.map { .number($0) }),
              "rms_px": .number(rmsPixels), "check_px": .number(checkPixels)],
-            "wrote \(path.path): calibration = [\(fit.matrix.map(compactNumber).joined(separator: ", "))] (rms \(compactNumber((rmsPixels * 10).rounded() / 10)) px, check \(compactNumber((checkPixels * 10).rounded() / 10)) px)")
+            "wrote \(path.path): calibration = [\(fit.matrix.map(compactNumber).joined(separator: ", "))] (rms \(String(format: "%.2f", rmsPixels)) px, check \(String(format: "%.2f", checkPixels)) px)")
         say(["step": .string("reloaded")], "motiond reloaded its configuration: \(node) uses the new matrix")
     }
 
