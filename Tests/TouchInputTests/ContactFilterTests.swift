@@ -181,6 +181,79 @@ struct ContactFilterTests {
         #expect(unfiltered[1...5].flatMap(\.contacts).map(\.deviceX) == [2003, 1998, 2000, 2002, 1997])
     }
 
+    // MARK: Real recordings
+
+    @Test("on the Pixel tablet's real swipe (touch major 82, 83, then 60 units at 11/mm): palm_size = 82 cancels it when it grows to 83; 6 mm makes it a palm from its landing, never begun")
+    func palmOnRealRecording() throws {
+        let recording = try FixtureRecordings.recording(FixtureRecordings.pixel)
+        let frames = try RecordingReplay(recording, filters: ContactFilterSettings(palmSize: .units(82))).frames()
+        let cancel = try #require(frames.first { $0.contacts.contains { $0.phase == .cancelled } })
+        let raw = try RecordingReplay(recording, filters: .off).frames()
+        // The raw frame at that moment reports the contact larger than 82 units, the one before not.
+        let index = try #require(raw.firstIndex { $0.time == cancel.time })
+        #expect(raw[index].contacts.first?.touchMajor == 83)
+        #expect(raw[index - 1].contacts.first?.touchMajor == 82)
+        #expect(frames.first?.contacts.first?.phase == .began)
+        #expect(frames.filter { $0.time > cancel.time }.isEmpty, "ignored until it lifts")
+        #expect(try RecordingReplay(recording, filters: ContactFilterSettings(palmSize: .millimetres(6))).frames().isEmpty)
+    }
+
+    @Test("on the Atmel's real two-finger hold (0.8 s), stuck_after = 0.3 cancels both resting fingers at least 0.3 s after they landed")
+    func stuckOnRealRecording() throws {
+        let recording = try FixtureRecordings.recording(FixtureRecordings.atmelHold)
+        let raw = try RecordingReplay(recording, filters: .off).frames()
+        let held = raw.last!.time - raw.first!.time
+        try #require(held > 0.6, "the recording holds its fingers \(held) s")
+        let frames = try RecordingReplay(recording, filters: ContactFilterSettings(stuckAfter: 0.3)).frames()
+        let cancelled = frames.flatMap { frame in frame.contacts.filter { $0.phase == .cancelled }.map { (frame.time, $0.trackingID) } }
+        #expect(Set(cancelled.map(\.1)).count == 2, "\(cancelled)")
+        for (time, id) in cancelled {
+            let landing = try #require(raw.first { $0.contacts.contains { $0.trackingID == id && $0.phase == .began } }).time
+            #expect(time >= landing + 0.3, "cancelled at \(time), landed at \(landing)")
+        }
+        #expect(!frames.contains { $0.contacts.contains { $0.phase == .ended } }, "a cancelled finger's lift says nothing")
+    }
+
+    @Test("on the Pixel tablet's real swipe with 110 mm added to its second half, the jump cancels the contact and a new one begins there")
+    func jumpOnRealRecording() throws {
+        var recording = try FixtureRecordings.recording(FixtureRecordings.pixel)
+        let middle = recording.events.count / 2
+        for index in middle..<recording.events.count where recording.events[index].type == EventType.absolute && recording.events[index].code == AbsoluteAxis.positionY {
+            recording.events[index].value = Swift.min(recording.events[index].value + 1210, 2559)
+        }
+        let frames = try RecordingReplay(recording).frames()
+        let jumps = frames.filter { $0.contacts.map(\.phase) == [.cancelled, .began] }
+        #expect(jumps.count == 1, "\(frames.map { $0.contacts.map(\.phase) })")
+        let jump = try #require(jumps.first)
+        #expect(jump.contacts[0].trackingID != jump.contacts[1].trackingID)
+        #expect(frames.last?.contacts.first?.phase == .ended && frames.last?.contacts.first?.trackingID == jump.contacts[1].trackingID)
+        // Unspliced, the same swipe is one contact throughout.
+        let plain = try RecordingReplay(try FixtureRecordings.recording(FixtureRecordings.pixel)).frames()
+        #expect(Set(plain.flatMap { $0.contacts.map(\.trackingID) }).count == 1)
+    }
+
+    @Test("the ep0430's real two-finger scroll, with fuzz 8 in its header: resting positions hold, and no position ever lags the device's by more than the 4-unit margin")
+    func hysteresisOnRealRecording() throws {
+        let text = try FixtureRecordings.text(FixtureRecordings.ep0430)
+            .replacingOccurrences(of: "A: 35 0 1279 0 0 0", with: "A: 35 0 1279 8 0 0")
+            .replacingOccurrences(of: "A: 36 0 767 0 0 0", with: "A: 36 0 767 8 0 0")
+        let recording = try EvemuRecording(parsing: text)
+        try #require(recording.device?.axes[AbsoluteAxis.positionX]?.fuzz == 8)
+        let raw = try RecordingReplay(recording, filters: .off).frames()
+        let filtered = try RecordingReplay(recording).frames()
+        #expect(raw.count == filtered.count)
+        var held = 0
+        for (before, after) in zip(raw, filtered) {
+            for (a, b) in zip(before.contacts, after.contacts) {
+                #expect(a.trackingID == b.trackingID)
+                let dx = Double(a.deviceX - b.deviceX), dy = Double(a.deviceY - b.deviceY)
+                #expect((dx * dx + dy * dy).squareRoot() <= 4.5, "shown (\(b.deviceX), \(b.deviceY)) for (\(a.deviceX), \(a.deviceY))")
+                if a.deviceX != b.deviceX || a.deviceY != b.deviceY { held += 1 }
+            }
+        }
+        #expect(held > 0, "some jitter was held")
+    }
+
     // MARK: Defaults
 
     @Test("the defaults change nothing on the real recordings in the repository", arguments: FixtureRecordings.withEvents + [ProtocolATests.protocolA, "whot-evemu-devices__ep0430m09__2f-drag-scroll.protocol-a-no-empty-report.evemu"])

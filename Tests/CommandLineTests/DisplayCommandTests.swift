@@ -1,0 +1,69 @@
+import Foundation
+import Testing
+
+/// A second touchscreen on the right-hand display of a 3840 × 1080 screen, as every motionctl
+/// command that reads recordings, config check and motiond see it.
+@Suite("Displays side by side")
+struct DisplayCommandTests {
+    static let recording = EndToEnd.repository.appendingPathComponent("data/recordings/atmel-maxtouch-drag-up-down.evemu").path
+
+    /// The Atmel (800 × 480 units) on the right-hand display, turned upside down; an element
+    /// on each display.
+    static let configuration = """
+        [screen]
+        width = 3840
+        height = 1080
+        [[device]]
+        name = "*maXTouch*"
+        output = [1920, 0, 1920, 1080]
+        rotation = 180
+        [[element]]
+        id = "left"
+        center = [960, 540]
+        size = [1900, 1060]
+        [element.draggable]
+        [[element]]
+        id = "right"
+        center = [2880, 540]
+        size = [1900, 1060]
+        [element.draggable]
+        """
+
+    @Test("frames, gestures and simulate put the recording on the right-hand display, after the rotation; config check and motiond's devices show the rectangle")
+    func rightHandDisplay() throws {
+        let directory = try EndToEnd.scratch()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let file = directory.appendingPathComponent("motiond.toml").path
+        try Self.configuration.write(toFile: file, atomically: true, encoding: .utf8)
+
+        let plain = try Run("motionctl", ["frames", Self.recording, "--json"]).jsonLines()
+        let mapped = try Run("motionctl", ["frames", Self.recording, "--json", "--config", file]).jsonLines()
+        #expect(plain.count == mapped.count && !mapped.isEmpty)
+        for (before, after) in zip(plain, mapped) {
+            let a = try #require((before["contacts"] as? [[String: Any]])?.first), b = try #require((after["contacts"] as? [[String: Any]])?.first)
+            // Device units (u, v) of 800 × 480: turned 180° onto 1920 × 1080 starting at x = 1920.
+            let u = try #require(a["device_x"] as? Double), v = try #require(a["device_y"] as? Double)
+            let x = try #require(b["x"] as? Double), y = try #require(b["y"] as? Double)
+            #expect(Swift.abs(x - (1920 + (1 - u / 800) * 1920)) < 1e-6 && Swift.abs(y - (1 - v / 480) * 1080) < 1e-6, "\(b)")
+        }
+
+        let gestures = try Run("motionctl", ["gestures", Self.recording, "--json", "--config", file])
+        #expect(gestures.status == 0, "\(gestures.error)")
+        let drags = try gestures.jsonLines().filter { $0["gesture"] as? String == "drag" }
+        #expect(!drags.isEmpty)
+        let simulated = try Run("motionctl", ["simulate", "--config", file, Self.recording, "--json"])
+        #expect(simulated.status == 0, "\(simulated.error)")
+        let streams = Set(try simulated.jsonLines().compactMap { $0["stream"] as? String })
+        #expect(streams.contains("right.position") && !streams.contains("left.position"), "the drag moves the element on the right-hand display only: \(streams)")
+
+        let check = try Run("motionctl", ["config", "check", file])
+        #expect(check.output.contains("name *maXTouch*, output [1920, 0, 1920, 1080]"), "\(check.output)")
+
+        let daemon = try RunningDaemon(["--replay", Self.recording], configuration: Self.configuration)
+        let devices = try Run("motionctl", ["devices", "--json", "--socket", daemon.socket]).jsonLines()
+        let output = try #require(devices.first?["output"] as? [String: Double])
+        #expect(output == ["x": 1920, "y": 0, "width": 1920, "height": 1080])
+        #expect((devices.first?["mapping"] as? [String: Any])?["rotation"] as? Int == 180)
+        _ = daemon.stop()
+    }
+}
