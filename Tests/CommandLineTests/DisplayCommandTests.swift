@@ -67,3 +67,40 @@ struct DisplayCommandTests {
         _ = daemon.stop()
     }
 }
+
+/// What the filters did, as an operator reads it from motiond: `stats`, `devices` and the log.
+@Suite("Filter counts from motiond")
+struct FilterCountTests {
+    @Test("a replay whose two resting fingers are stuck after 0.3 s: stats and devices count 2 stuck, and the log names the device and where, once per contact")
+    func stuckCounted() throws {
+        let recording = EndToEnd.recordings.appendingPathComponent("whot-evemu-devices__atmel-maxtouch__2f-touch-hold-release.evemu").path
+        let daemon = try RunningDaemon(["--replay", recording], configuration: "[[device]]\nstuck_after = 0.3\n")
+        let log = try #require(daemon.logReader).waitUntil(seconds: 60) { String(decoding: $0, as: UTF8.self).contains("the replay ended") }
+        let text = String(decoding: log, as: UTF8.self)
+        #expect(text.contains("the replay ended"), "\(text)")
+        let stats = try #require(try Run("motionctl", ["stats", "--json", "--socket", daemon.socket]).jsonLines().first)
+        let filtered = try #require(stats["filtered"] as? [String: Int])
+        #expect(filtered["stuck"] == 2 && filtered["palms"] == 0 && filtered["jumps"] == 0, "\(filtered)")
+        let device = try #require(try Run("motionctl", ["devices", "--json", "--socket", daemon.socket]).jsonLines().first)
+        #expect((device["filtered"] as? [String: Int])?["stuck"] == 2)
+        #expect((device["filters"] as? [String: Any])?["stuck_after"] as? Double == 0.3)
+        let lines = text.split(separator: "\n").filter { $0.contains("stayed put for stuck_after") }
+        #expect(lines.count == 2 && lines.allSatisfy { $0.contains("replay:\(recording): contact ") }, "\(text)")
+        _ = daemon.stop()
+    }
+
+    @Test("motionctl frames shows a contact the filters cancel as cancelled; --raw shows what the device sent")
+    func framesRaw() throws {
+        let directory = try EndToEnd.scratch()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let file = directory.appendingPathComponent("motiond.toml").path
+        try "[[device]]\nstuck_after = 0.3\n".write(toFile: file, atomically: true, encoding: .utf8)
+        let recording = EndToEnd.recordings.appendingPathComponent("whot-evemu-devices__atmel-maxtouch__2f-touch-hold-release.evemu").path
+        let phases = { (arguments: [String]) throws -> [String] in
+            try Run("motionctl", ["frames", recording, "--json"] + arguments).jsonLines().flatMap { ($0["contacts"] as? [[String: Any]] ?? []).compactMap { $0["phase"] as? String } }
+        }
+        let filtered = try phases(["--config", file]), raw = try phases(["--config", file, "--raw"])
+        #expect(filtered.filter { $0 == "cancelled" }.count == 2 && !filtered.contains("ended"), "\(filtered)")
+        #expect(!raw.contains("cancelled") && raw.filter { $0 == "ended" }.count == 2, "\(raw)")
+    }
+}

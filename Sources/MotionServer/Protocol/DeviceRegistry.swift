@@ -37,13 +37,7 @@ struct DeviceRegistry {
 
     /// The filters' counts over all devices.
     var filtered: ContactFilters.Counts {
-        devices.reduce(into: ContactFilters.Counts()) { total, device in
-            total.stuck += device.filtered.stuck
-            total.palms += device.filtered.palms
-            total.jumps += device.filtered.jumps
-            total.held += device.filtered.held
-            total.lastLifts += device.filtered.lastLifts
-        }
+        devices.reduce(ContactFilters.Counts()) { $0 + $1.filtered }
     }
 
     /// The device read from `node`, if any.

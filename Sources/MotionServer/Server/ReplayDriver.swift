@@ -31,7 +31,9 @@ final class ReplayDriver {
         }
         let replay = try RecordingReplay(recording, mapping: configuration.mapping(for: settings, udevCalibration: nil), filters: configuration.filters(for: settings))
         guard speed > 0, speed.isFinite else { throw SocketError(description: "--speed must be a positive number") }
-        self.frames = replay.frames()
+        let replayed = replay.replayedFrames()
+        self.frames = replayed.map(\.frame)
+        self.filtering = replayed.map { ($0.counts, $0.notices) }
         self.node = "replay:" + path
         self.description = device
         let axes = device.positionAxes!
@@ -48,6 +50,11 @@ final class ReplayDriver {
 
     /// Where the recorded device's touches land and how they are filtered, for `devices`.
     private let setup: DeviceSetup
+    /// What the filters had done by each frame, and did in it: counted and logged as a live
+    /// device's are, play after play.
+    private let filtering: [(counts: ContactFilters.Counts, notices: [ContactFilters.Notice])]
+    private var plays = 0
+    private var reported = ContactFilters.Counts()
 
     func start() {
         daemon.deviceAdded(node: node, description: description, setup: setup)
@@ -69,6 +76,7 @@ final class ReplayDriver {
             // gesture (at --speed 100, 10 ms: a fast replay stays fast).
             base = monotonicNow() + (1 - (frames.first?.time ?? 0)) / speed
             next = 0
+            plays += 1
             return schedule()
         }
         let at = base + frames[next].time / speed
@@ -97,6 +105,14 @@ final class ReplayDriver {
         daemon.framesCoalesced(keep.count { !$0 })
         for (frame, kept) in zip(due, keep) where kept {
             daemon.process(frame, device: 0, node: node)
+        }
+        for index in (next - due.count)..<next {
+            for notice in filtering[index].notices { logger.notice("\(node): \(notice.text)") }
+        }
+        let counts = (filtering.last?.counts ?? .init()).times(plays) + filtering[next - 1].counts
+        if counts != reported {
+            reported = counts
+            daemon.contactsFiltered(node: node, counts: counts)
         }
         schedule()
     }

@@ -34,6 +34,28 @@ public struct ContactFilters {
         public var lastLifts = 0
 
         public init() {}
+
+        /// Both counts together: several devices, or several plays of a recording.
+        public static func + (a: Counts, b: Counts) -> Counts {
+            var sum = a
+            sum.stuck += b.stuck
+            sum.palms += b.palms
+            sum.jumps += b.jumps
+            sum.held += b.held
+            sum.lastLifts += b.lastLifts
+            return sum
+        }
+
+        /// `self` counted `times` over.
+        public func times(_ times: Int) -> Counts {
+            var product = self
+            product.stuck *= times
+            product.palms *= times
+            product.jumps *= times
+            product.held *= times
+            product.lastLifts *= times
+            return product
+        }
     }
 
     /// Something a filter did that an operator should hear of, once per contact.

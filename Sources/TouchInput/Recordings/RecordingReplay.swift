@@ -35,15 +35,33 @@ public struct RecordingReplay: Sendable {
     /// A contact that stays put is cancelled at its deadline, between the recording's events,
     /// as a live device's reader wakes for it.
     public func frames(startingAt offset: Double = 0) -> [TouchFrame] {
+        replayedFrames(startingAt: offset).map(\.frame)
+    }
+
+    /// A frame of the replay with what the contact filters had done by then.
+    public struct ReplayedFrame: Sendable {
+        public var frame: TouchFrame
+        /// The filters' counts after this frame, since the replay began.
+        public var counts: ContactFilters.Counts
+        /// What the filters did in this frame, for the log.
+        public var notices: [ContactFilters.Notice]
+    }
+
+    /// Every frame as ``frames(startingAt:)`` gives them, each with the filters' counts and
+    /// notices: what the daemon reports of a replayed device as of a live one.
+    public func replayedFrames(startingAt offset: Double = 0) -> [ReplayedFrame] {
         var assembler = TouchFrameAssembler(description: device, mapping: mapping, filters: filters)
-        var frames: [TouchFrame] = []
+        var frames: [ReplayedFrame] = []
         let start = recording.startTime
+        func add(_ frame: TouchFrame) {
+            frames.append(ReplayedFrame(frame: frame, counts: assembler.filterCounts, notices: assembler.takeFilterNotices()))
+        }
         for var event in recording.events {
             event.time = event.time - start + offset
             while let deadline = assembler.nextDeadline, deadline < event.time, let frame = assembler.expire(at: deadline) {
-                frames.append(frame)
+                add(frame)
             }
-            if let frame = assembler.consume(event) { frames.append(frame) }
+            if let frame = assembler.consume(event) { add(frame) }
         }
         return frames
     }
