@@ -145,6 +145,11 @@ struct StatsCommand: ParsableCommand {
         ]
         if let error = config?["last_error"]?.string { rows.append(("last reload", "refused: \(error)")) }
         rows.append(("devices", "\(int(stats["devices"])) touchscreen(s), \(int(stats["dropped_events"])) event drop(s)"))
+        if case .object(let byDevice)? = stats["filtered"] {
+            for (node, counts) in byDevice.sorted(by: { $0.key < $1.key }) {
+                rows.append(("filtered", "\(node): \(int(counts["stuck"])) stuck, \(int(counts["palms"])) palms, \(int(counts["jumps"])) jumps cancelled; \(int(counts["held"])) positions held"))
+            }
+        }
         for target in stats["tuio"]?.array ?? [] {
             rows.append(("tuio", "\(target["version"]?.string ?? "?") to \(target["target"]?.string ?? "?"): \(int(target["frames"])) frames, "
                 + "\(int(target["datagrams"])) datagrams, \(int(target["failures"])) not sent" + (target["last_error"]?.string.map { " (\($0))" } ?? "")))

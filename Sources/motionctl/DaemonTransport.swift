@@ -159,7 +159,8 @@ final class WebSocketTransport: DaemonTransport {
     }
 
     func receive(until deadline: Double) throws -> String? {
-        try inbox.next(until: Date().addingTimeInterval(deadline - monotonicNow()))
+        guard deadline.isFinite else { return try inbox.next() }
+        return try inbox.next(until: Date().addingTimeInterval(deadline - monotonicNow()))
     }
 }
 
@@ -198,9 +199,14 @@ private final class Inbox: @unchecked Sendable {
 
     /// The next message, waiting for it (until `deadline`, then ``TimedOut``); nil at the
     /// end; the failure if there was one.
-    func next(until deadline: Date = .distantFuture) throws -> String? {
+    func next(until deadline: Date? = nil) throws -> String? {
         try condition.withLock {
             while messages.isEmpty && !ended {
+                // Foundation's wait(until:) traps on a date as far off as distantFuture.
+                guard let deadline else {
+                    condition.wait()
+                    continue
+                }
                 if !condition.wait(until: deadline) { throw TimedOut() }
             }
             if !messages.isEmpty { return messages.removeFirst() }

@@ -71,7 +71,7 @@ struct DisplayCommandTests {
 /// What the filters did, as an operator reads it from motiond: `stats`, `devices` and the log.
 @Suite("Filter counts from motiond")
 struct FilterCountTests {
-    @Test("a replay whose two resting fingers are stuck after 0.3 s: stats and devices count 2 stuck, and the log names the device and where, once per contact")
+    @Test("a replay whose two resting fingers are stuck after 0.3 s: stats and devices count 2 stuck for that device, and the log names the device and where, once per contact")
     func stuckCounted() throws {
         let recording = EndToEnd.recordings.appendingPathComponent("whot-evemu-devices__atmel-maxtouch__2f-touch-hold-release.evemu").path
         let daemon = try RunningDaemon(["--replay", recording], configuration: "[[device]]\nstuck_after = 0.3\n")
@@ -79,7 +79,7 @@ struct FilterCountTests {
         let text = String(decoding: log, as: UTF8.self)
         #expect(text.contains("the replay ended"), "\(text)")
         let stats = try #require(try Run("motionctl", ["stats", "--json", "--socket", daemon.socket]).jsonLines().first)
-        let filtered = try #require(stats["filtered"] as? [String: Int])
+        let filtered = try #require((stats["filtered"] as? [String: [String: Int]])?["replay:\(recording)"], "\(stats)")
         #expect(filtered["stuck"] == 2 && filtered["palms"] == 0 && filtered["jumps"] == 0, "\(filtered)")
         let device = try #require(try Run("motionctl", ["devices", "--json", "--socket", daemon.socket]).jsonLines().first)
         #expect((device["filtered"] as? [String: Int])?["stuck"] == 2)

@@ -99,7 +99,7 @@ let filterPanel: DeviceDescription = {
     return device
 }()
 
-/// `fingers` fingers (up to 10) that land, each circle 20 mm around its own centre once in
+/// `fingers` fingers (up to 10) that land, each go once round a circle of 20 mm radius in
 /// one second at 120 Hz (about 1 mm a frame, past the hysteresis margin, far below a jump),
 /// 7 to 9 mm wide (far below a palm), and lift: 122 frames, ending with every finger up so
 /// that the stream loops. As the kernel sends them: an axis only when its value changes.

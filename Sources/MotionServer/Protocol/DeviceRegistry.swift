@@ -35,9 +35,9 @@ struct DeviceRegistry {
         if let index = devices.firstIndex(where: { $0.node == node }) { devices[index].filtered = counts }
     }
 
-    /// The filters' counts over all devices.
-    var filtered: ContactFilters.Counts {
-        devices.reduce(ContactFilters.Counts()) { $0 + $1.filtered }
+    /// The filters' counts of each device, by node, for `stats`.
+    var filteredByDevice: JSONValue {
+        .object(devices.map { ($0.node, .filtered($0.filtered)) })
     }
 
     /// The device read from `node`, if any.

@@ -156,7 +156,7 @@ extension Daemon {
             ("web", webAddress.map { .string($0) } ?? .null),
             ("devices", .integer(Int64(devices.devices.count))),
             ("dropped_events", .integer(Int64(devices.droppedEvents))),
-            ("filtered", .filtered(devices.filtered)),
+            ("filtered", devices.filteredByDevice),
             ("tuio", tuioTargets),
             ("clients", .array(sessions.values.sorted { $0.id < $1.id }.map { session in
                 .object([
