@@ -103,4 +103,25 @@ struct FilterCountTests {
         #expect(filtered.filter { $0 == "cancelled" }.count == 2 && !filtered.contains("ended"), "\(filtered)")
         #expect(!raw.contains("cancelled") && raw.filter { $0 == "ended" }.count == 2, "\(raw)")
     }
+
+    @Test("live through umockdev, a finger that rests and sends nothing more is cancelled by the stuck timer after stuck_after, counted, logged once, and a second finger is a contact of its own")
+    func stuckLive() throws {
+        let directory = try EndToEnd.scratch()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let run = try Run("umockdev-wrapper", [
+            "/usr/bin/python3", EndToEnd.repository.appendingPathComponent("Tests/EndToEnd/live_filters.py").path,
+            "--motiond", Run.productsDirectory.appendingPathComponent("motiond").path,
+            "--motionctl", Run.productsDirectory.appendingPathComponent("motionctl").path,
+            "--work", directory.path,
+        ], absolute: true, deadline: 120)
+        #expect(run.status == 0, "\(run.error)\n\(run.output)")
+        let steps = Dictionary(uniqueKeysWithValues: try run.jsonLines().compactMap { line in (line["step"] as? String).map { ($0, line) } })
+        // On the events' clock, half a second after it landed (the timer may fire late on a busy machine, never early).
+        let after = try #require(steps["cancelled"]?["after"] as? Double)
+        #expect(after >= 0.5 && after < 10, "\(after)")
+        #expect((steps["counted"]?["stats"] as? [String: Int])?["stuck"] == 1 && (steps["counted"]?["devices"] as? [String: Int])?["stuck"] == 1)
+        #expect((steps["second"]?["contact"] as? [String: Any])?["id"] as? Int != (steps["down"]?["contact"] as? [String: Any])?["id"] as? Int)
+        let log = try #require(steps["log"]?["lines"] as? [String])
+        #expect(log.count == 1 && log[0].contains("/dev/input/event61: contact 1 at (960, 540) stayed put for stuck_after"), "\(log)")
+    }
 }

@@ -34,19 +34,14 @@ import os
 import queue
 import shutil
 import socket
-import struct
 import subprocess
 import sys
 import threading
 import time
 
-import gi
-
-gi.require_version("UMockdev", "1.0")
-from gi.repository import UMockdev  # noqa: E402
-
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from browser_live_page import Browser, Failure, free_port, log_of  # noqa: E402
+from fake_panel import NODE, Panel, PanelFailure  # noqa: E402
 
 # The panel's error, as a calibration matrix: turned by about 1.1 degrees, skewed, scaled and
 # offset. The fit must find these six numbers.
@@ -54,41 +49,7 @@ MATRIX = [1.02, 0.03, -0.015, -0.02, 0.98, 0.025]
 SPAN = 32768  # device units across each axis: 0...32767
 SCREEN = (1920, 1080)
 RATIO = 1.5  # screen pixels per CSS pixel, so the 1920 x 1080 screen fits the 1280 x 800 window
-NODE = "/dev/input/event61"
 
-HEADER = """N: Calibration Test Panel
-I: 0018 04f3 2a1c 0100
-P: 02 00 00 00 00 00 00 00
-B: 00 0b 00 00 00 00 00 00 00
-B: 01 00 00 00 00 00 00 00 00
-B: 01 00 00 00 00 00 00 00 00
-B: 01 00 00 00 00 00 00 00 00
-B: 01 00 00 00 00 00 00 00 00
-B: 01 00 00 00 00 00 00 00 00
-B: 01 00 04 00 00 00 00 00 00
-B: 01 00 00 00 00 00 00 00 00
-B: 01 00 00 00 00 00 00 00 00
-B: 01 00 00 00 00 00 00 00 00
-B: 01 00 00 00 00 00 00 00 00
-B: 01 00 00 00 00 00 00 00 00
-B: 01 00 00 00 00 00 00 00 00
-B: 02 00 00 00 00 00 00 00 00
-B: 03 03 00 00 00 00 80 60 02
-B: 04 00 00 00 00 00 00 00 00
-B: 05 00 00 00 00 00 00 00 00
-B: 11 00 00 00 00 00 00 00 00
-B: 12 00 00 00 00 00 00 00 00
-B: 14 00 00 00 00 00 00 00 00
-B: 15 00 00 00 00 00 00 00 00
-B: 15 00 00 00 00 00 00 00 00
-A: 00 0 32767 0 0 100
-A: 01 0 32767 0 0 100
-A: 2f 0 9 0 0 0
-A: 35 0 32767 0 0 100
-A: 36 0 32767 0 0 100
-A: 39 0 65535 0 0 0
-E: 0.000000 0000 0000 0000
-"""
 
 CONFIGURATION = """[screen]
 width = 1920
@@ -113,47 +74,6 @@ def device_units(point):
     determinant = a * e - b * d
     u, v = (e * x - b * y) / determinant, (a * y - d * x) / determinant
     return round(u * SPAN), round(v * SPAN)
-
-
-class Panel:
-    """The fake touchscreen, and touches played on it on demand."""
-
-    def __init__(self, work, motionctl):
-        self.work = work
-        header = os.path.join(work, "panel.evemu")
-        with open(header, "w") as file:
-            file.write("# EVEMU 1.3\n" + HEADER)
-        run = subprocess.run([motionctl, "umockdev", header, "--output-dir", work, "--event-number", NODE[-2:]],
-                             capture_output=True, text=True, timeout=30)
-        if run.returncode != 0:
-            raise Failure(f"motionctl umockdev failed: {run.stderr}")
-        self.testbed = UMockdev.Testbed.new()
-        if not self.testbed.add_from_file(os.path.join(work, "panel.umockdev")):
-            raise Failure("umockdev could not add the panel")
-        self.testbed.load_ioctl(NODE, os.path.join(work, "panel.ioctl"))
-        self.fd = self.testbed.get_dev_fd(NODE)
-        if self.fd < 0:
-            raise Failure("umockdev gave no descriptor for the panel's node")
-        self.touches = 0
-
-    def touch(self, point):
-        """A finger down at `point` (screen pixels, through the panel's error), then up.
-
-        The events are written as the kernel would send them (struct input_event) to the
-        master end of the fake node, when this script decides: libumockdev plays only one
-        evemu file per device, and a timer would race the page."""
-        self.touches += 1
-        x, y = device_units(point)
-        now = time.monotonic()
-        events = [(3, 0x2F, 0), (3, 0x39, self.touches), (3, 0x35, x), (3, 0x36, y), (1, 0x14A, 1), (0, 0, 0),
-                  (3, 0x39, -1), (1, 0x14A, 0), (0, 0, 0)]
-        data = b""
-        for index, (kind, code, value) in enumerate(events):
-            stamp = now + (0.05 if index >= 6 else 0)
-            data += struct.pack("@qqHHi", int(stamp), int((stamp % 1) * 1_000_000), kind, code, value)
-        written = os.write(self.fd, data)
-        if written != len(data):
-            raise Failure(f"wrote {written} of {len(data)} bytes of a touch")
 
 
 class Lines:
@@ -316,7 +236,7 @@ async def check(args):
                     file.write(base64.b64decode(shot["data"]))
             if line["index"] == 2 and not misclicked:
                 # A touch on the other side of the screen first: a misclick, refused.
-                panel.touch((SCREEN[0] - target[0], SCREEN[1] - target[1]))
+                panel.tap(*device_units((SCREEN[0] - target[0], SCREEN[1] - target[1])))
                 refusal = lines.next()
                 if refusal.get("step") != "misclick" or refusal.get("index") != 2:
                     raise Failure(f"a touch 1500 px off was not refused: {refusal}")
@@ -325,7 +245,7 @@ async def check(args):
                 continue
             step("target", index=line["index"], of=line["of"], x=line["x"], y=line["y"], page=shown["drawn"], message=shown["message"])
             touched.append(target)
-            panel.touch(target)
+            panel.tap(*device_units(target))
         if lines.next().get("step") != "reloaded":
             raise Failure(f"motionctl did not say motiond reloaded: {lines.seen}")
         status = calibrate.wait(timeout=30)
@@ -343,12 +263,12 @@ async def check(args):
         # The same touches again: each must land on its target.
         contacts = Contacts(args.socket)
         for target in touched:
-            panel.touch(target)
+            panel.tap(*device_units(target))
             contact = contacts.first_touch()
             step("landed", target=list(target), at=[contact["x"], contact["y"]])
 
         step("screenshot", path=screenshot)
-    except (Failure, asyncio.TimeoutError, OSError, ValueError, KeyError, StopIteration, subprocess.TimeoutExpired) as error:
+    except (Failure, PanelFailure, asyncio.TimeoutError, OSError, ValueError, KeyError, StopIteration, subprocess.TimeoutExpired) as error:
         said = calibrate.stderr.read() if calibrate and calibrate.poll() is not None else ""
         raise Failure(f"{type(error).__name__}: {error}\n--- motionctl calibrate said:\n{said}\n--- chromium said:\n{log_of(browser.log, 2000)}\n--- motiond said:\n{log_of(motiond_log, 3000)}")
     finally:
@@ -370,7 +290,7 @@ def main():
     args = parser.parse_args()
     try:
         asyncio.run(asyncio.wait_for(check(args), 240))
-    except (Failure, asyncio.TimeoutError) as error:
+    except (Failure, PanelFailure, asyncio.TimeoutError) as error:
         print(f"calibration_in_browser: {error or 'no result within 240 s'}", file=sys.stderr)
         sys.exit(1)
 

@@ -29,7 +29,8 @@ let devices: [DeviceDescription] = {
         return description
     }
     return [
-        device("atmel-like", multitouch: true, slots: 10, x: AxisInfo(minimum: 0, maximum: 4095, resolution: 16), y: AxisInfo(minimum: 0, maximum: 4095, resolution: 16),
+        device("atmel-like", multitouch: true, slots: 10, x: AxisInfo(value: 0, minimum: 0, maximum: 4095, fuzz: 8, flat: 0, resolution: 16),
+               y: AxisInfo(value: 0, minimum: 0, maximum: 4095, fuzz: 8, flat: 0, resolution: 16),
                extra: [AbsoluteAxis.multitouchPressure, AbsoluteAxis.touchMajor, AbsoluteAxis.touchMinor, AbsoluteAxis.toolType]),
         device("elan-like", multitouch: true, slots: 2, x: AxisInfo(minimum: 0, maximum: 3200, resolution: 12), y: AxisInfo(minimum: 0, maximum: 2000, resolution: 0)),
         device("no-slots", multitouch: true, slots: nil, x: AxisInfo(minimum: -100, maximum: 100), y: AxisInfo(minimum: 50, maximum: 60)),
@@ -46,7 +47,7 @@ let absoluteCodes: [UInt16] = [
 ]
 
 /// The frame assembler and the coordinate mapper fed any evdev event stream. The first
-/// bytes choose a device and a mapping; then each event is an operation byte, a code and a
+/// bytes choose a device, a mapping and the contact filters; then each event is an operation byte, a code and a
 /// value. Every frame has finite positions inside the output, contacts in distinct slots
 /// among the device's, and times that never go back.
 @_cdecl("LLVMFuzzerTestOneInput")
@@ -59,10 +60,15 @@ public func fuzzAssembler(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
     mapping.flipHorizontal = choice & 4 != 0
     mapping.flipVertical = choice & 8 != 0
     if choice & 16 != 0 { mapping.outputSize = Size(width: 1920, height: 1080) }
+    if choice & 128 != 0 { mapping.outputOrigin = Point(x: 1920, y: 0) }
+    // The contact filters at their defaults, all off, or quick to call a contact stuck.
+    var filters = ContactFilterSettings()
+    if choice & 32 != 0 { filters.stuckAfter = 0.05 }
+    if choice & 64 != 0 { filters = .off }
     // Live devices and recordings are validated before they reach the assembler; so are these.
     fuzzCheck(device.problems.isEmpty, "the fuzz device \(device.name) is invalid: \(device.problems)")
-    var assembler = TouchFrameAssembler(description: device, mapping: mapping)
-    let output = assembler.mapper.outputSize
+    var assembler = TouchFrameAssembler(description: device, mapping: mapping, filters: filters)
+    let output = assembler.mapper.outputSize, origin = mapping.outputOrigin
     let slotCount = device.isMultitouch ? max(device.slotCount, 1) : 1
     var time = 0.0, lastFrameTime = -Double.infinity
     func check(_ frame: TouchFrame?) {
@@ -73,7 +79,7 @@ public func fuzzAssembler(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
         for contact in frame.contacts {
             let p = contact.position
             fuzzCheck(p.x.isFinite && p.y.isFinite, "a position that is not finite: \(contact)")
-            fuzzCheck((0...output.width).contains(p.x) && (0...output.height).contains(p.y), "\(p) outside \(output): \(contact)")
+            fuzzCheck((origin.x...origin.x + output.width).contains(p.x) && (origin.y...origin.y + output.height).contains(p.y), "\(p) outside \(output) at \(origin): \(contact)")
             if let mm = contact.millimetres { fuzzCheck(mm.x.isFinite && mm.y.isFinite, "millimetres that are not finite: \(contact)") }
             fuzzCheck((0..<slotCount).contains(contact.slot), "slot \(contact.slot) on a device with \(slotCount): \(contact)")
             if contact.phase.isActive { fuzzCheck(slots.insert(contact.slot).inserted, "two active contacts in slot \(contact.slot)") }
@@ -97,7 +103,10 @@ public func fuzzAssembler(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
         case 5:
             check(assembler.consume(InputEvent(time: time, type: UInt16(selector & 0x1f), code: UInt16(selector), value: value)))
         case 6:
-            if selector & 1 == 0 { assembler.beginResync() } else { assembler.endResync() }
+            if selector & 2 != 0 {
+                // Time passing with no event: stuck contacts are cancelled when it is due.
+                if let deadline = assembler.nextDeadline, deadline <= time { check(assembler.expire(at: time)) }
+            } else if selector & 1 == 0 { assembler.beginResync() } else { assembler.endResync() }
         default:
             if selector & 1 == 0 {
                 check(assembler.consume(InputEvent(time: time, type: EventType.synchronization, code: SynchronizationCode.dropped, value: 0)))

@@ -106,6 +106,8 @@ public struct ContactFilters {
         self.resolved = resolved
         self.mapper = mapper
         self.tracks = Array(repeating: nil, count: Swift.max(slots, 1))
+        // A jump reports two contacts for one slot: room for that, so frames never grow it.
+        self.output.contacts.reserveCapacity(Swift.max(slots, 1) * 2)
     }
 
     /// Whether any filter is on: when none is, frames pass untouched.

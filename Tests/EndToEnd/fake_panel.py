@@ -1,0 +1,103 @@
+"""A made-up touchscreen for end-to-end tests, faked by libumockdev, touched on demand.
+
+0...32767 on both axes at 100 units/mm (a 328 mm square; a unit is 0.06 px on a 1920 x 1080
+screen), ten slots, ids 04f3:2a1c, no fuzz. Touches are written as the kernel sends them
+(struct input_event) to the master end of the fake node, when the test decides: libumockdev
+plays only one evemu file per device, and a timer would race whatever the test waits for.
+
+Needs Debian's python3 with python3-gi and gir1.2-umockdev-1.0, under umockdev-wrapper.
+"""
+import os
+import struct
+import subprocess
+import time
+
+import gi
+
+gi.require_version("UMockdev", "1.0")
+from gi.repository import UMockdev  # noqa: E402
+
+NODE = "/dev/input/event61"
+
+
+class PanelFailure(Exception):
+    pass
+
+
+HEADER = """N: Calibration Test Panel
+I: 0018 04f3 2a1c 0100
+P: 02 00 00 00 00 00 00 00
+B: 00 0b 00 00 00 00 00 00 00
+B: 01 00 00 00 00 00 00 00 00
+B: 01 00 00 00 00 00 00 00 00
+B: 01 00 00 00 00 00 00 00 00
+B: 01 00 00 00 00 00 00 00 00
+B: 01 00 00 00 00 00 00 00 00
+B: 01 00 04 00 00 00 00 00 00
+B: 01 00 00 00 00 00 00 00 00
+B: 01 00 00 00 00 00 00 00 00
+B: 01 00 00 00 00 00 00 00 00
+B: 01 00 00 00 00 00 00 00 00
+B: 01 00 00 00 00 00 00 00 00
+B: 01 00 00 00 00 00 00 00 00
+B: 02 00 00 00 00 00 00 00 00
+B: 03 03 00 00 00 00 80 60 02
+B: 04 00 00 00 00 00 00 00 00
+B: 05 00 00 00 00 00 00 00 00
+B: 11 00 00 00 00 00 00 00 00
+B: 12 00 00 00 00 00 00 00 00
+B: 14 00 00 00 00 00 00 00 00
+B: 15 00 00 00 00 00 00 00 00
+B: 15 00 00 00 00 00 00 00 00
+A: 00 0 32767 0 0 100
+A: 01 0 32767 0 0 100
+A: 2f 0 9 0 0 0
+A: 35 0 32767 0 0 100
+A: 36 0 32767 0 0 100
+A: 39 0 65535 0 0 0
+E: 0.000000 0000 0000 0000
+"""
+
+
+class Panel:
+    """The fake touchscreen at NODE."""
+
+    def __init__(self, work, motionctl):
+        header = os.path.join(work, "panel.evemu")
+        with open(header, "w") as file:
+            file.write("# EVEMU 1.3\n" + HEADER)
+        run = subprocess.run([motionctl, "umockdev", header, "--output-dir", work, "--event-number", NODE[-2:]],
+                             capture_output=True, text=True, timeout=30)
+        if run.returncode != 0:
+            raise PanelFailure(f"motionctl umockdev failed: {run.stderr}")
+        self.testbed = UMockdev.Testbed.new()
+        if not self.testbed.add_from_file(os.path.join(work, "panel.umockdev")):
+            raise PanelFailure("umockdev could not add the panel")
+        self.testbed.load_ioctl(NODE, os.path.join(work, "panel.ioctl"))
+        self.fd = self.testbed.get_dev_fd(NODE)
+        if self.fd < 0:
+            raise PanelFailure("umockdev gave no descriptor for the panel's node")
+        self.touches = 0
+
+    def write(self, events, delay_from=None, delay=0.05):
+        """Events (type, code, value), stamped now (those from index `delay_from` on, `delay` later)."""
+        now = time.monotonic()
+        data = b""
+        for index, (kind, code, value) in enumerate(events):
+            stamp = now + (delay if delay_from is not None and index >= delay_from else 0)
+            data += struct.pack("@qqHHi", int(stamp), int((stamp % 1) * 1_000_000), kind, code, value)
+        written = os.write(self.fd, data)
+        if written != len(data):
+            raise PanelFailure(f"wrote {written} of {len(data)} bytes")
+
+    def down(self, x, y):
+        """A new finger in slot 0 at (x, y) device units; returns its tracking id."""
+        self.touches += 1
+        self.write([(3, 0x2F, 0), (3, 0x39, self.touches), (3, 0x35, x), (3, 0x36, y), (1, 0x14A, 1), (0, 0, 0)])
+        return self.touches
+
+    def tap(self, x, y):
+        """A finger down at (x, y) device units, and up 50 ms later."""
+        self.touches += 1
+        self.write([(3, 0x2F, 0), (3, 0x39, self.touches), (3, 0x35, x), (3, 0x36, y), (1, 0x14A, 1), (0, 0, 0),
+                    (3, 0x39, -1), (1, 0x14A, 0), (0, 0, 0)], delay_from=6)
