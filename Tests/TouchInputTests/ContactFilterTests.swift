@@ -181,6 +181,19 @@ struct ContactFilterTests {
         #expect(unfiltered[1...5].flatMap(\.contacts).map(\.deviceX) == [2003, 1998, 2000, 2002, 1997])
     }
 
+    @Test("firmware that swings a contact across the whole Int32 range is followed without overflow (found by the assembler fuzzer)")
+    func hysteresisAcrossInt32() throws {
+        var script = EventScript()
+        script.slot(0); script.track(1); script.at(Int32.min, Int32.max); script.report()
+        script.at(Int32.max, Int32.min); script.report()
+        script.at(2000, 2000); script.report()
+        script.track(-1); script.report()
+        let frames = try Self.frames(script, on: Self.panel(fuzz: 8), filters: ContactFilterSettings(jumpMillimetres: 0))
+        #expect(frames.count == 4 && frames.allSatisfy { $0.contacts.allSatisfy { $0.position.x.isFinite && $0.position.y.isFinite } })
+        // Each shown position is within the 4-unit margin of the device's.
+        #expect(frames[1].contacts[0].deviceX >= Int32.max - 4 && frames[2].contacts[0].deviceX <= 2004)
+    }
+
     // MARK: Real recordings
 
     @Test("on the Pixel tablet's real swipe (touch major 82, 83, then 60 units at 11/mm): palm_size = 82 cancels it when it grows to 83; 6 mm makes it a palm from its landing, never begun")

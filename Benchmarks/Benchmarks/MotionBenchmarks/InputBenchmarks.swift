@@ -16,18 +16,8 @@ func inputBenchmarks() {
         let recording = try! EvemuRecording(parsing: String(contentsOf: biggestRecording, encoding: .utf8))
         var assembler = TouchFrameAssembler(description: recording.device!)
         let events = recording.events
-        var index = 0
-        benchmark.startMeasurement()
         // Steady state: the recording ends with every finger up, so it loops seamlessly.
-        for _ in benchmark.scaledIterations {
-            var frame: TouchFrame?
-            while frame == nil {
-                frame = assembler.consume(events[index])
-                index = index + 1 == events.count ? 0 : index + 1
-            }
-            blackHole(frame)
-        }
-        benchmark.stopMeasurement()
+        measureAssembly(benchmark, &assembler, events)
     }
 
     Benchmark("Parse the ep0430 recording (695 events)") { benchmark in
@@ -40,6 +30,22 @@ func inputBenchmarks() {
     }
 
     filterBenchmarks()
+}
+
+/// Measures one frame a scaled iteration: `events` fed round and round (they must end with
+/// every finger up) until the assembler completes a frame.
+func measureAssembly(_ benchmark: Benchmark, _ assembler: inout TouchFrameAssembler, _ events: [InputEvent]) {
+    var index = 0
+    benchmark.startMeasurement()
+    for _ in benchmark.scaledIterations {
+        var frame: TouchFrame?
+        while frame == nil {
+            frame = assembler.consume(events[index])
+            index = index + 1 == events.count ? 0 : index + 1
+        }
+        blackHole(frame)
+    }
+    benchmark.stopMeasurement()
 }
 
 /// What the contact filters (``ContactFilterSettings``) add to each frame: assembly with none,
@@ -65,17 +71,7 @@ func filterBenchmarks() {
                 precondition(assembler.resolvedFilters.notes.isEmpty, "\(assembler.resolvedFilters.notes)")
                 // One pass first: the filters' output frame grows to its size, once per assembler.
                 for event in events { blackHole(assembler.consume(event)) }
-                var index = 0
-                benchmark.startMeasurement()
-                for _ in benchmark.scaledIterations {
-                    var frame: TouchFrame?
-                    while frame == nil {
-                        frame = assembler.consume(events[index])
-                        index = index + 1 == events.count ? 0 : index + 1
-                    }
-                    blackHole(frame)
-                }
-                benchmark.stopMeasurement()
+                measureAssembly(benchmark, &assembler, events)
                 let counts = assembler.filterCounts
                 precondition(counts.stuck + counts.palms + counts.jumps == 0, "a filter cancelled a contact: \(counts)")
             }

@@ -278,11 +278,14 @@ public struct ContactFilters {
         guard let margin = resolved.hysteresisMargin else { return (x, y) }
         let dx = Double(x) - Double(center.0), dy = Double(y) - Double(center.1)
         // How far out the point is, in units of the ellipse: below 1, inside it.
-        let scale = ((dx * dx) / Double(margin.x * margin.x) + (dy * dy) / Double(margin.y * margin.y)).squareRoot()
+        let (mx, my) = (Double(margin.x), Double(margin.y))
+        let scale = ((dx * dx) / (mx * mx) + (dy * dy) / (my * my)).squareRoot()
         guard scale > 1 else { return center }
-        // The ellipse's edge along the same direction is at 1/scale of the way out.
+        // The ellipse's edge along the same direction is at 1/scale of the way out: between
+        // the centre and the device's position, so within Int32 whatever the firmware sent
+        // (computed in Double: an Int32 step across the whole range would overflow).
         let keep = 1 - 1 / scale
-        return (center.0 + Int32((dx * keep).rounded()), center.1 + Int32((dy * keep).rounded()))
+        return (Int32((Double(center.0) + dx * keep).rounded()), Int32((Double(center.1) + dy * keep).rounded()))
     }
 
     /// The contact as shown: its id and filtered position, mapped again.
