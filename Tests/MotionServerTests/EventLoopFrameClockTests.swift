@@ -40,7 +40,7 @@ struct EventLoopFrameClockTests {
                     state: { state in
                         guard state == .atRest else { return }
                         // Settle in a later turn of the loop, once the spring has let go of the clock.
-                        loop.execute {
+                        loop.assumeIsolated().execute {
                             outcome.wakeUps = clock.wakeUps
                             outcome.runningAfterRest = clock.isRunning
                             subscription?.unsubscribe()

@@ -20,7 +20,7 @@ struct ValueLineTests {
     @Test("numbers: whole, fractional, tiny, huge, negative, not finite")
     func numbers() {
         var generator = SystemRandomNumberGenerator()
-        var numbers: [Double] = [0, -0.0, 1, -1, 0.5, 1e15, 1e15 - 1, -1e15, 1e16, 1e-300, 5e-324, .greatestFiniteMagnitude,
+        var numbers: [Double] = [0, -0.0, 1, -1, 0.5, 1e15, 1e15 - 1, -1e15, 1e16, 1e-300, .leastNonzeroMagnitude, .greatestFiniteMagnitude,
                                  -.greatestFiniteMagnitude, .infinity, -.infinity, .nan, 866, 866.000_000_1, 12_345.678_901_234_5, 0.1 + 0.2]
         for _ in 0..<5000 {
             numbers.append(Double(bitPattern: generator.next()))

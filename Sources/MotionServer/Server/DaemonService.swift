@@ -287,7 +287,7 @@ public final class DaemonService {
             if configuration.websocket != nil { logger.warning("[websocket] takes effect when motiond restarts") }
             return
         }
-        guard case var settings?? = try? Self.webSocketSettings(configuration, options) else {
+        guard var settings = try? Self.webSocketSettings(configuration, options) else {
             return logger.warning("[websocket] is gone from the configuration; the listener stays until motiond restarts")
         }
         if settings.listen != webSettings.listen && settings.listen.port != 0 {

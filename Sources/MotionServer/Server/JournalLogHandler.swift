@@ -16,16 +16,16 @@ public struct JournalLogHandler: LogHandler {
         set { metadata[key] = newValue }
     }
 
-    public func log(level: Logger.Level, message: Logger.Message, metadata: Logger.Metadata?, source: String, file: String, function: String, line: UInt) {
+    public func log(event: LogEvent) {
         let prefix: String
-        switch level {
+        switch event.level {
         case .critical, .error: prefix = "<3>"
         case .warning: prefix = "<4>"
         case .notice: prefix = "<5>"
         case .info: prefix = "<6>"
         case .debug, .trace: prefix = "<7>"
         }
-        writeStandardError(prefix + message.description + "\n")
+        writeStandardError(prefix + event.message.description + "\n")
     }
 }
 

@@ -1,0 +1,322 @@
+import FoundationEssentials
+import MotionCore
+import TOMLKit
+import TouchInput
+
+/// Where errors point.
+struct ReadContext {
+    let file: String
+    let locator: TOMLLocator
+}
+
+/// Reads one table of settings along a key path, remembering which keys were read so that
+/// ``finish()`` can refuse the others: an unknown key is an error, never ignored.
+///
+/// A table may come in layers, one per file that has it (the main file, then each drop-in):
+/// a key is read from the last layer that sets it, and an error about it points at that file
+/// and line.
+struct TableReader {
+    /// One file's part of the table.
+    private struct Layer {
+        let table: [String: SettingsValue]
+        let context: ReadContext
+
+        /// An error on the line of `keys` in this file.
+        func error(_ keys: [String], _ message: String) -> ConfigurationError {
+            ConfigurationError(file: context.file, line: context.locator.line(keys), message: message)
+        }
+    }
+
+    private let layers: [Layer]
+    let path: [String]
+    private var read: Set<String> = []
+    /// The positions and sizes allowed, relative to the screen; tables below inherit them.
+    var limits = ValueLimits(screen: Configuration().screen)
+
+    init(_ table: [String: SettingsValue], path: [String], context: ReadContext) {
+        self.init(layers: [Layer(table: table, context: context)], path: path)
+    }
+
+    /// The same table from several files, later ones overriding earlier ones key by key.
+    init(merging tables: [(table: [String: SettingsValue], context: ReadContext)], path: [String]) {
+        self.init(layers: tables.map { Layer(table: $0.table, context: $0.context) }, path: path)
+    }
+
+    private init(layers: [Layer], path: [String]) {
+        precondition(!layers.isEmpty, "a table comes from at least one file")
+        self.layers = layers
+        self.path = path
+    }
+
+    /// The file that sets `key` (the last one that does), else the first file.
+    private func layer(for key: String?) -> Layer {
+        key.flatMap { key in layers.last { $0.table[key] != nil } } ?? layers[0]
+    }
+
+    /// An error about `key` (or the table itself), on its line.
+    func error(_ key: String?, _ message: String) -> ConfigurationError {
+        error(key.map { [$0] } ?? [], message)
+    }
+
+    /// An error about a key path below this table.
+    func error(_ keys: [String], _ message: String) -> ConfigurationError {
+        layer(for: keys.first).error(path + keys, message)
+    }
+
+    /// A reader for an inline table set at `key`, in the file that sets it.
+    private func inner(_ table: [String: SettingsValue], below key: String) -> TableReader {
+        var reader = TableReader(table, path: path + [key], context: layer(for: key).context)
+        reader.limits = limits
+        return reader
+    }
+
+    /// Where `key` is set: FILE:LINE, for messages that name two places.
+    func place(_ key: String?) -> String {
+        let context = layer(for: key).context
+        return "\(context.file):\(context.locator.line(path + (key.map { [$0] } ?? [])))"
+    }
+
+    private var name: String { path.isEmpty ? "the top level" : "[\(path.joined(separator: "."))]" }
+
+    /// Refuses any key that was not read.
+    func finish() throws(ConfigurationError) {
+        for layer in layers {
+            for key in layer.table.keys.sorted() where !read.contains(key) {
+                throw layer.error(path + [key], "unknown key '\(key)' in \(name)")
+            }
+        }
+    }
+
+    /// A key's value without marking it read.
+    private func peek(_ key: String) -> SettingsValue? { layer(for: key).table[key] }
+
+    private mutating func value(_ key: String) -> SettingsValue? {
+        read.insert(key)
+        return layer(for: key).table[key]
+    }
+
+    private func wrongType(_ key: String, _ expected: String, _ value: SettingsValue) -> ConfigurationError {
+        error(key, "\(key) must be \(expected), not \(value.description)")
+    }
+
+    mutating func string(_ key: String) throws(ConfigurationError) -> String? {
+        guard let value = value(key) else { return nil }
+        guard let string = value.string else { throw wrongType(key, "a string", value) }
+        return string
+    }
+
+    mutating func bool(_ key: String) throws(ConfigurationError) -> Bool? {
+        guard let value = value(key) else { return nil }
+        guard let bool = value.bool else { throw wrongType(key, "true or false", value) }
+        return bool
+    }
+
+    mutating func int(_ key: String) throws(ConfigurationError) -> Int? {
+        guard let value = value(key) else { return nil }
+        guard let int = value.int else { throw wrongType(key, "an integer", value) }
+        return int
+    }
+
+    /// A number, integer or not, optionally within `range`.
+    mutating func number(_ key: String, in range: ClosedRange<Double>? = nil) throws(ConfigurationError) -> Double? {
+        guard let value = value(key) else { return nil }
+        guard let number = value.number else { throw wrongType(key, "a number", value) }
+        if let range, !range.contains(number) {
+            throw error(key, "\(key) must be between \(compactNumber(range.lowerBound)) and \(compactNumber(range.upperBound)), not \(compactNumber(number))")
+        }
+        return number
+    }
+
+    mutating func numbers(_ key: String) throws(ConfigurationError) -> [Double]? {
+        guard let value = value(key) else { return nil }
+        guard let array = value.array else { throw wrongType(key, "an array of numbers", value) }
+        var numbers: [Double] = []
+        for element in array {
+            guard let number = element.number else { throw wrongType(key, "an array of numbers", value) }
+            numbers.append(number)
+        }
+        return numbers
+    }
+
+    mutating func strings(_ key: String) throws(ConfigurationError) -> [String]? {
+        guard let value = value(key) else { return nil }
+        guard let array = value.array else { throw wrongType(key, "an array of strings", value) }
+        var strings: [String] = []
+        for element in array {
+            guard let string = element.string else { throw wrongType(key, "an array of strings", value) }
+            strings.append(string)
+        }
+        return strings
+    }
+
+    /// `[x, y]` or `{ x = …, y = … }`.
+    mutating func point(_ key: String) throws(ConfigurationError) -> Point? {
+        guard let value = value(key) else { return nil }
+        guard let point = try pair(value, key: key, names: ("x", "y")) else {
+            throw wrongType(key, "a point, [x, y] or { x = …, y = … }", value)
+        }
+        let position = Point(x: point.0, y: point.1)
+        if let problem = limits.problem(position: position) { throw error(key, "\(key): \(problem)") }
+        return position
+    }
+
+    /// `[width, height]` or `{ width = …, height = … }`, both positive and within the limits.
+    mutating func size(_ key: String) throws(ConfigurationError) -> Size? {
+        guard let value = value(key) else { return nil }
+        guard let size = try pair(value, key: key, names: ("width", "height")) else {
+            throw wrongType(key, "a size, [width, height] or { width = …, height = … }", value)
+        }
+        guard size.0 > 0 && size.1 > 0 else { throw error(key, "\(key) must be positive, not \(compactNumber(size.0)) × \(compactNumber(size.1))") }
+        if let problem = limits.problem(size: Size(width: size.0, height: size.1)) { throw error(key, "\(key): \(problem)") }
+        return Size(width: size.0, height: size.1)
+    }
+
+    /// A device's output: `[width, height]` at the screen's top-left corner, or `[x, y,
+    /// width, height]` (or the same as inline tables), positive and within the screen: a
+    /// rectangle past the screen's edge would put touches where nothing is drawn.
+    mutating func output(_ key: String, screen: Size) throws(ConfigurationError) -> Rect? {
+        guard let value = peek(key) else { return nil }
+        let output: Rect
+        let isRectangle = value.array?.count == 4 || value.table?["x"] != nil || value.table?["y"] != nil
+        if isRectangle {
+            guard let rect = try rect(key) else { return nil }
+            output = rect
+        } else {
+            guard let size = try size(key) else { return nil }
+            output = Rect(origin: Point(x: 0, y: 0), size: size)
+        }
+        let formatted = [output.origin.x, output.origin.y, output.size.width, output.size.height].map(compactNumber).joined(separator: ", ")
+        guard output.size.width > 0 && output.size.height > 0 else {
+            throw error(key, "\(key) needs a positive width and height, not [\(formatted)]")
+        }
+        guard output.origin.x >= 0, output.origin.y >= 0,
+              output.origin.x + output.size.width <= screen.width, output.origin.y + output.size.height <= screen.height else {
+            throw error(key, "\(key) [\(formatted)] reaches past the screen (\(compactNumber(screen.width)) × \(compactNumber(screen.height)) in [screen]): the screen is every display together, and each device's output lies within it")
+        }
+        return output
+    }
+
+    /// `[x, y, width, height]` or `{ x, y, width, height }`.
+    mutating func rect(_ key: String) throws(ConfigurationError) -> Rect? {
+        guard let value = value(key) else { return nil }
+        let expected = "a rectangle, [x, y, width, height] or { x = …, y = …, width = …, height = … }"
+        var numbers: [Double] = []
+        if let array = value.array {
+            for element in array { if let n = element.number { numbers.append(n) } }
+            guard numbers.count == 4, array.count == 4 else { throw wrongType(key, expected, value) }
+        } else if let table = value.table {
+            var inner = inner(table, below: key)
+            for name in ["x", "y", "width", "height"] {
+                guard let n = try inner.number(name) else { throw inner.error(nil, "\(key) needs \(name)") }
+                numbers.append(n)
+            }
+            try inner.finish()
+        } else {
+            throw wrongType(key, expected, value)
+        }
+        guard numbers[2] >= 0 && numbers[3] >= 0 else { throw error(key, "\(key) needs a width and height of zero or more") }
+        return Rect(x: numbers[0], y: numbers[1], width: numbers[2], height: numbers[3])
+    }
+
+    /// A table of named points, `{ name = [x, y], … }`.
+    mutating func points(_ key: String) throws(ConfigurationError) -> [String: Point]? {
+        guard let value = value(key) else { return nil }
+        guard let table = value.table else { throw wrongType(key, "a table of named points, { name = [x, y], … }", value) }
+        var inner = inner(table, below: key)
+        var points: [String: Point] = [:]
+        for name in table.keys.sorted() { points[name] = try inner.point(name) }
+        return points
+    }
+
+    /// A point, or the id of another element whose position to follow.
+    mutating func destination(_ key: String) throws(ConfigurationError) -> DestinationSettings? {
+        guard let value = value(key) else { return nil }
+        if let id = value.string { return .element(id) }
+        guard let point = try pair(value, key: key, names: ("x", "y")) else {
+            throw wrongType(key, "a point, [x, y], or an element id", value)
+        }
+        let position = Point(x: point.0, y: point.1)
+        if let problem = limits.problem(position: position) { throw error(key, "\(key): \(problem)") }
+        return .point(position)
+    }
+
+    /// `{ tension, friction [, mass] }`, `{ origami_tension, origami_friction }` or
+    /// `{ bounciness, speed }`; the default spring when absent. Checked to come to rest.
+    mutating func spring(_ key: String) throws(ConfigurationError) -> SpringConfiguration {
+        guard let value = value(key) else { return .standard }
+        guard let table = value.table else {
+            throw wrongType(key, "a table: { tension = 342, friction = 30 }, { origami_tension = …, origami_friction = … } or { bounciness = …, speed = … }", value)
+        }
+        var inner = inner(table, below: key)
+        let keys = Set(table.keys)
+        var configuration: SpringConfiguration
+        if keys.contains("origami_tension") || keys.contains("origami_friction") {
+            guard let t = try inner.number("origami_tension"), let f = try inner.number("origami_friction") else {
+                throw inner.error(nil, "origami_tension and origami_friction go together")
+            }
+            configuration = SpringConfiguration(origamiTension: t, origamiFriction: f)
+        } else if keys.contains("bounciness") || keys.contains("speed") {
+            guard let b = try inner.number("bounciness"), let s = try inner.number("speed") else {
+                throw inner.error(nil, "bounciness and speed go together")
+            }
+            configuration = SpringConfiguration(bounciness: b, speed: s)
+        } else {
+            configuration = SpringConfiguration(tension: try inner.number("tension") ?? 342, friction: try inner.number("friction") ?? 30)
+        }
+        configuration.mass = try inner.number("mass") ?? 1
+        try inner.finish()
+        do { return try configuration.validated() } catch {
+            throw self.error(key, "this spring cannot run: \(error)")
+        }
+    }
+
+    /// A table below this one, if present: merged key by key across the files that have it.
+    mutating func table(_ key: String) throws(ConfigurationError) -> TableReader? {
+        read.insert(key)
+        var found: [Layer] = []
+        for layer in layers {
+            guard let value = layer.table[key] else { continue }
+            guard let table = value.table else {
+                throw layer.error(path + [key], "\(key) must be a table ([\((path + [key]).joined(separator: "."))]), not \(value.description)")
+            }
+            found.append(Layer(table: table, context: layer.context))
+        }
+        guard !found.isEmpty else { return nil }
+        var reader = TableReader(layers: found, path: path + [key])
+        reader.limits = limits
+        return reader
+    }
+
+    /// An array of tables (`[[key]]`), each with its index in the path: every file's, in
+    /// the order the files were read.
+    mutating func tables(_ key: String) throws(ConfigurationError) -> [TableReader] {
+        read.insert(key)
+        var tables: [TableReader] = []
+        for layer in layers {
+            guard let value = layer.table[key] else { continue }
+            let wrong = layer.error(path + [key], "\(key) must be an array of tables ([[\(key)]]), not \(value.description)")
+            guard let array = value.array else { throw wrong }
+            for (index, element) in array.enumerated() {
+                guard let table = element.table else { throw wrong }
+                var reader = TableReader(table, path: path + ["\(key)[\(index)]"], context: layer.context)
+                reader.limits = limits
+                tables.append(reader)
+            }
+        }
+        return tables
+    }
+
+    private func pair(_ value: SettingsValue, key: String, names: (String, String)) throws(ConfigurationError) -> (Double, Double)? {
+        if let array = value.array {
+            let numbers = array.compactMap(\.number)
+            return numbers.count == 2 && array.count == 2 ? (numbers[0], numbers[1]) : nil
+        }
+        if let table = value.table {
+            var inner = inner(table, below: key)
+            guard let a = try inner.number(names.0), let b = try inner.number(names.1) else { return nil }
+            try inner.finish()
+            return (a, b)
+        }
+        return nil
+    }
+}
