@@ -114,11 +114,13 @@ final class WebSocketTransport: DaemonTransport {
             .connectTimeout(.seconds(timeout))
             .channelInitializer { channel in
                 let handshake = HandshakeHandler(host: hostHeader, path: path, inbox: inbox)
+                // The upgrade completes on the channel's loop, where the handler lives.
+                let bound = NIOLoopBound(handshake, eventLoop: channel.eventLoop)
                 return channel.eventLoop.makeCompletedFuture {
                     try channel.pipeline.syncOperations.addHTTPClientHandlers(
                         leftOverBytesStrategy: .forwardBytes,
                         withClientUpgrade: (upgraders: [upgrader], completionHandler: { context in
-                            context.pipeline.syncOperations.removeHandler(handshake, promise: nil)
+                            context.pipeline.syncOperations.removeHandler(bound.value, promise: nil)
                         }))
                     try channel.pipeline.syncOperations.addHandler(handshake)
                 }
@@ -288,7 +290,7 @@ private final class WebSocketReader: ChannelInboundHandler {
             var reply = context.channel.allocator.buffer(capacity: 2)
             reply.write(webSocketErrorCode: code ?? .normalClosure)
             context.writeAndFlush(wrapOutboundOut(WebSocketFrame(fin: true, opcode: .connectionClose, maskKey: .random(), data: reply)))
-                .whenComplete { _ in context.close(promise: nil) }
+                .assumeIsolated().whenComplete { _ in context.close(promise: nil) }
             if case .goingAway? = code { inbox.end() } else if code != nil && code != .normalClosure {
                 inbox.end(TransportFailure(description: "the daemon closed the WebSocket: \(reason)"))
             } else {

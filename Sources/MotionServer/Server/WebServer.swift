@@ -295,7 +295,7 @@ final class PageHandler: ChannelInboundHandler, RemovableChannelHandler {
     private func finish(keepAlive: Bool, context: ChannelHandlerContext) {
         closing = !keepAlive
         if keepAlive { awaitRequest(context) }
-        context.writeAndFlush(wrapOutboundOut(.end(nil))).whenComplete { [context] _ in
+        context.writeAndFlush(wrapOutboundOut(.end(nil))).assumeIsolated().whenComplete { _ in
             if !keepAlive { context.close(promise: nil) }
         }
     }
@@ -387,7 +387,7 @@ final class WebSocketClientHandler: ChannelInboundHandler {
     /// Sends a close frame with `body` (no more output after it) and closes the connection.
     private func close(_ context: ChannelHandlerContext, with body: ByteBuffer) {
         output?.markClosed()
-        context.writeAndFlush(wrapOutboundOut(WebSocketFrame(fin: true, opcode: .connectionClose, data: body))).whenComplete { [context] _ in
+        context.writeAndFlush(wrapOutboundOut(WebSocketFrame(fin: true, opcode: .connectionClose, data: body))).assumeIsolated().whenComplete { _ in
             context.close(promise: nil)
         }
     }

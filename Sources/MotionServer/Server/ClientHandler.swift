@@ -1,0 +1,91 @@
+import Glibc
+import MotionCore
+import NIOCore
+import NIOWebSocket
+
+/// `struct ucred`, which Glibc's Swift module does not export: pid, uid, gid.
+struct PeerCredentialsLayout {
+    var pid: Int32 = 0
+    var uid: UInt32 = 0
+    var gid: UInt32 = 0
+}
+
+/// One client connection: framing in, the daemon's session, and the output.
+///
+/// The peer's credentials are read before the connection becomes active (see
+/// ``SocketServer``), so the session exists before the first line arrives and nothing has
+/// to wait for it.
+final class ClientHandler: ChannelInboundHandler {
+    typealias InboundIn = FramedLine
+
+    private let daemon: Daemon
+    private let credentials: PeerCredentials?
+    private var session: ClientSession?
+    private var output: ChannelOutput?
+    private let outputs: ClientOutputs
+    /// The socket's duplicate descriptor, for the output to write to directly.
+    private var socket: Int32?
+
+    init(daemon: Daemon, outputs: ClientOutputs, credentials: PeerCredentials?, socket: Int32? = nil) {
+        self.daemon = daemon
+        self.outputs = outputs
+        self.credentials = credentials
+        self.socket = socket
+    }
+
+    deinit { if let socket { Glibc.close(socket) } }
+
+    /// The peer of `channel` (`SO_PEERCRED`), or nil when the socket cannot say.
+    static func credentials(of channel: Channel) -> EventLoopFuture<PeerCredentials?> {
+        guard let provider = channel as? SocketOptionProvider else { return channel.eventLoop.makeSucceededFuture(nil) }
+        let future: EventLoopFuture<PeerCredentialsLayout> = provider.unsafeGetSocketOption(
+            level: SocketOptionLevel(SOL_SOCKET), name: SocketOptionName(SO_PEERCRED))
+        return future.map { PeerCredentials(pid: $0.pid, uid: $0.uid, gid: $0.gid) }.recover { _ in nil }
+    }
+
+    func channelActive(context: ChannelHandlerContext) {
+        let output = ChannelOutput(channel: context.channel, socket: socket)
+        socket = nil  // the output's now
+        self.output = output
+        outputs.add(output)
+        session = daemon.connect(output, credentials: credentials)
+        context.fireChannelActive()
+    }
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        guard case .line(let line) = unwrapInboundIn(data) else { return refuseLongLine(context) }
+        guard let session else { return }  // only after channelInactive
+        // The bytes as they came, so that a line that is not UTF-8 is refused, not repaired.
+        daemon.receive(utf8: line.readableBytesView, from: session)
+    }
+
+    func channelWritabilityChanged(context: ChannelHandlerContext) {
+        output?.writabilityChanged(context.channel.isWritable)
+        context.fireChannelWritabilityChanged()
+    }
+
+    /// The error, then `bye`, then the end of output: the client reads both before it sees
+    /// the connection end. Closing outright while its line was still arriving would reset the
+    /// connection and lose them. If the client does not close within a second, motiond does.
+    private func refuseLongLine(_ context: ChannelHandlerContext) {
+        let message = "a line is longer than 64 KiB; the connection is closed"
+        var buffer = context.channel.allocator.buffer(capacity: 256)
+        buffer.writeString(JSONValue.object([("id", .null), ("ok", false), ("error", .object([("code", "line_too_long"), ("message", .string(message))]))]).encoded + "\n")
+        buffer.writeString(JSONValue.object([("event", "bye"), ("reason", .string(message))]).encoded + "\n")
+        output?.finish(saying: buffer)
+    }
+
+    func errorCaught(context: ChannelHandlerContext, error: Error) {
+        context.close(promise: nil)
+    }
+
+    func channelInactive(context: ChannelHandlerContext) {
+        if let session { daemon.disconnect(session) }
+        if let output {
+            output.markClosed()
+            outputs.remove(output)
+        }
+        session = nil
+        context.fireChannelInactive()
+    }
+}
