@@ -77,8 +77,47 @@ public enum JSONValue: Hashable, Sendable, ExpressibleByStringLiteral, Expressib
         output += "\""
     }
 
-    public static func == (lhs: JSONValue, rhs: JSONValue) -> Bool { lhs.encoded == rhs.encoded }
-    public func hash(into hasher: inout Hasher) { hasher.combine(encoded) }
+    /// Two values are equal when they would be sent as the same JSON: a whole `number` equals
+    /// the same `integer`, a number that is not finite is `null`, and members keep their order.
+    /// Compared as values, never by encoding them.
+    public static func == (lhs: JSONValue, rhs: JSONValue) -> Bool {
+        switch (lhs.sent, rhs.sent) {
+        case (.null, .null): return true
+        case let (.bool(a), .bool(b)): return a == b
+        case let (.integer(a), .integer(b)): return a == b
+        case let (.number(a), .number(b)): return a == b
+        case let (.string(a), .string(b)): return a == b
+        case let (.array(a), .array(b)): return a == b
+        case let (.object(a), .object(b)):
+            return a.count == b.count && zip(a, b).allSatisfy { $0.0 == $1.0 && $0.1 == $1.1 }
+        default: return false
+        }
+    }
+
+    public func hash(into hasher: inout Hasher) {
+        switch sent {
+        case .null: hasher.combine(0)
+        case .bool(let value): hasher.combine(1); hasher.combine(value)
+        case .integer(let value): hasher.combine(2); hasher.combine(value)
+        case .number(let value): hasher.combine(3); hasher.combine(value)
+        case .string(let value): hasher.combine(4); hasher.combine(value)
+        case .array(let values):
+            hasher.combine(5); hasher.combine(values.count)
+            for value in values { value.hash(into: &hasher) }
+        case .object(let members):
+            hasher.combine(6); hasher.combine(members.count)
+            for (key, value) in members { hasher.combine(key); value.hash(into: &hasher) }
+        }
+    }
+
+    /// The value as it goes on the wire, for comparing: a number that is not finite is null,
+    /// and a whole number that ``compactNumber(_:)`` writes without a fraction is an integer.
+    private var sent: JSONValue {
+        guard case .number(let value) = self else { return self }
+        guard value.isFinite else { return .null }
+        if value == value.rounded(), Swift.abs(value) < 1e15 { return .integer(Int64(value)) }
+        return self
+    }
 }
 
 /// A number as people and JSON write it: whole numbers without ".0", others in Swift's
