@@ -126,6 +126,18 @@ struct DeviceSelectionTests {
         #expect(!DeviceSelection([DeviceSelection.parseIDs("04f3:010c")!]).selects(node: "/dev/input/event9", device: Self.atmel))
     }
 
+    @Test("device names use the streams' glob dialect: * and ? only, so brackets in a name match themselves")
+    func nameGlobs() {
+        var bracketed = Self.atmel
+        bracketed.name = "ILITEK [2.0] Touch"
+        #expect(DeviceSelection([.name("ILITEK [2.0] Touch")]).selects(node: "n", device: bracketed))
+        #expect(DeviceSelection([.name("ILITEK [?.?]*")]).selects(node: "n", device: bracketed))
+        // fnmatch(3) would read [2.0] as a character class and match "ILITEK 2 Touch" instead.
+        var classed = Self.atmel
+        classed.name = "ILITEK 2 Touch"
+        #expect(!DeviceSelection([.name("ILITEK [2.0] Touch")]).selects(node: "n", device: classed))
+    }
+
     @Test("vendor:product is two hexadecimal numbers")
     func parseIDs() {
         #expect(DeviceSelection.parseIDs("04f3:010c") == .ids(vendor: 0x04f3, product: 0x010c))

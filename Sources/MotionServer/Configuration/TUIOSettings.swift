@@ -1,3 +1,4 @@
+import TouchModel
 import Glibc
 
 /// One `[[tuio]]` table: a receiver of TUIO bundles over UDP (docs/kiosk.md, TUIO).

@@ -1,11 +1,11 @@
-import Glibc
+import TouchModel
 
 /// Which touchscreens to use, from configuration: by name glob, `vendor:product`, or node.
 /// With no rules, every touchscreen is used.
 public struct DeviceSelection: Hashable, Sendable {
     /// One way to pick a device.
     public enum Rule: Hashable, Sendable {
-        /// The kernel's device name matches a shell glob (`*maXTouch*`).
+        /// The kernel's device name matches a glob (`*maXTouch*`; ``globMatches(_:_:)``).
         case name(String)
         /// The USB (or other bus) vendor and product ids.
         case ids(vendor: UInt16, product: UInt16)
@@ -25,7 +25,7 @@ public struct DeviceSelection: Hashable, Sendable {
     public func selects(node: String, device: DeviceDescription) -> Bool {
         rules.isEmpty || rules.contains { rule in
             switch rule {
-            case .name(let pattern): return fnmatch(pattern, device.name, 0) == 0
+            case .name(let pattern): return globMatches(Substring(pattern), Substring(device.name))
             case let .ids(vendor, product): return device.vendor == vendor && device.product == product
             case .node(let path): return path == node
             }
