@@ -3,10 +3,14 @@
 // motiond: a Linux touch input daemon. The layers are one module each, from the pure
 // physics and gesture code at the bottom to the thin executables at the top:
 //
-//   MotionCore    streams, properties, springs, recognizers, interactions (pure, no I/O)
+//   TouchModel    touch frames, contacts and geometry, shared by the layers above (pure)
+//   MotionCore    streams, properties, springs, recognizers, interactions, the scene and its
+//                 engine (pure, no I/O; re-exports TouchModel)
 //   CEvdev/CUdev/CMtdev  the system libraries libevdev, libudev and libmtdev, through pkg-config
-//   TouchInput    devices, discovery, hotplug, evemu recordings, coordinate mapping
-//   MotionServer  the engine wiring input to MotionCore, the socket protocol, configuration
+//   TouchInput    devices, discovery, hotplug, recordings and replay, contact filters,
+//                 coordinate mapping and calibration (needs TouchModel, not MotionCore)
+//   MotionServer  the daemon: configuration, the socket and WebSocket protocol, TUIO, the
+//                 input thread, systemd
 //   motiond       the daemon
 //   motionctl     the command line that inspects and drives it
 import PackageDescription

@@ -45,6 +45,13 @@ struct ManPageTests {
         return (subcommands, options)
     }
 
+    /// Whether `text` has `word` as a word of its own (a subcommand, an option, a key): not
+    /// inside a longer word, so `set` is not found in `offset` nor `--raw` in `--rawest`.
+    static func containsWord(_ text: String, _ word: String) -> Bool {
+        let escaped = NSRegularExpression.escapedPattern(for: word).replacingOccurrences(of: " ", with: "\\s+")
+        return text.range(of: "(?<![\\w-])" + escaped + "(?![\\w-])", options: .regularExpression) != nil
+    }
+
     @Test("each page renders without warnings; motionctl(1) names every subcommand and option, motiond(8) every option")
     func commands() throws {
         let pages = try Self.rendered()
@@ -52,13 +59,13 @@ struct ManPageTests {
         let tool = try Self.commandLine("motionctl")
         #expect(tool.subcommands.count >= 16)
         for subcommand in tool.subcommands {
-            #expect(motionctl.contains(subcommand), "motionctl(1) lacks \(subcommand)")
+            #expect(Self.containsWord(motionctl, subcommand), "motionctl(1) lacks \(subcommand)")
             for option in tool.options[subcommand] ?? [] where option != "--version" {
-                #expect(motionctl.contains(option), "motionctl(1) lacks \(subcommand) \(option)")
+                #expect(Self.containsWord(motionctl, option), "motionctl(1) lacks \(subcommand) \(option)")
             }
         }
         for option in try Self.commandLine("motiond").options[""] ?? [] {
-            #expect(motiond.contains(option), "motiond(8) lacks \(option)")
+            #expect(Self.containsWord(motiond, option), "motiond(8) lacks \(option)")
         }
     }
 
@@ -68,14 +75,15 @@ struct ManPageTests {
         let configuration = try #require(pages["motiond.toml.5"]), protocolPage = try #require(pages["motiond-protocol.7"])
         // The keys, as the loader asks its tables for them: number("frame_rate"), table("draggable")…
         let sources = try FileManager.default.contentsOfDirectory(atPath: EndToEnd.repository.appendingPathComponent("Sources/MotionServer/Configuration").path)
-        let pattern = try Regex(#"\.(?:number|numbers|string|strings|int|bool|point|points|size|rect|table|tables|destination|spring)\("([a-z_0-9]+)""#)
+        let pattern = try Regex(#"(?:\.(?:number|numbers|string|strings|int|bool|point|points|size|rect|output|table|tables|destination|spring)\(|readMatrix\(&table, )"([a-z_0-9]+)""#)
         var keys: Set<String> = []
         for file in sources where file.hasSuffix(".swift") {
             let text = try String(contentsOf: EndToEnd.repository.appendingPathComponent("Sources/MotionServer/Configuration/\(file)"), encoding: .utf8)
             for match in text.matches(of: pattern) { if let key = match.output[1].substring { keys.insert(String(key)) } }
         }
         #expect(keys.count > 60 && keys.contains("reset_after") && keys.contains("idle_after"), "\(keys.count) keys found")
-        for key in keys.sorted() { #expect(configuration.contains(key), "motiond.toml(5) lacks \(key)") }
+        #expect(keys.contains("matrix") && keys.contains("output"))
+        for key in keys.sorted() { #expect(Self.containsWord(configuration, key), "motiond.toml(5) lacks \(key)") }
 
         let protocolText = try String(contentsOf: EndToEnd.repository.appendingPathComponent("docs/protocol.md"), encoding: .utf8)
         let ops = protocolText.split(separator: "\n").compactMap { line -> String? in
@@ -83,6 +91,6 @@ struct ManPageTests {
             return String(match.output.1)
         }
         #expect(ops.contains("subscribe") && ops.contains("auth"))
-        for name in ops { #expect(protocolPage.contains(name), "motiond-protocol(7) lacks \(name)") }
+        for name in ops { #expect(Self.containsWord(protocolPage, name), "motiond-protocol(7) lacks \(name)") }
     }
 }

@@ -240,4 +240,16 @@ struct ProtocolTests {
         #expect(!globMatches("card.*", "cards.position"))
         #expect(!globMatches("*.rotation", "card.position"))
     }
+
+    @Test("docs/protocol.md's table of ops lists exactly the ops the daemon has")
+    func opsDocumented() throws {
+        let file = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent().appendingPathComponent("docs/protocol.md")
+        let text = try String(contentsOf: file, encoding: .utf8)
+        let documented = Set(text.split(separator: "\n").compactMap { line -> String? in
+            guard let match = line.firstMatch(of: #/^\| `([a-z_]+)` \| [^|]*\| [^|]*\|$/#), !line.contains("| `bad_") else { return nil }
+            return String(match.output.1)
+        })
+        #expect(documented.isSuperset(of: Operation.allCases.map(\.rawValue)), "undocumented: \(Set(Operation.allCases.map(\.rawValue)).subtracting(documented))")
+    }
 }
