@@ -51,7 +51,7 @@ extension Daemon {
 
     /// Every client hears what the calibration page should show.
     func calibrationChanged() {
-        broadcast(.object([("event", "calibration"), ("calibration", calibrationJSON)]))
+        broadcast(ProtocolLine.calibration(calibrationJSON))
     }
 
     /// Takes the calibration's touches out of a frame of the device being calibrated, and

@@ -188,7 +188,7 @@ public final class Daemon {
     /// A touchscreen came; every client hears of it.
     func deviceAdded(node: String, description: DeviceDescription, grabbed: Bool = false, setup: DeviceSetup? = nil) {
         devices.add(node: node, description: description, grabbed: grabbed, setup: setup)
-        broadcast(.object([("event", "device"), ("action", "added"), ("node", .string(node)), ("name", .string(description.name))]))
+        broadcast(ProtocolLine.device(added: true, node: node, name: description.name))
     }
 
     /// A reload changed where a device's touches land or how they are filtered.
@@ -205,7 +205,7 @@ public final class Daemon {
     public func deviceRemoved(node: String) {
         if calibration?.display.device == node { calibration = nil; calibrationChanged() }
         devices.remove(node: node)
-        broadcast(.object([("event", "device"), ("action", "removed"), ("node", .string(node))]))
+        broadcast(ProtocolLine.device(added: false, node: node))
     }
 
     /// A touchscreen was found but is not read (not selected, not openable, or described in
@@ -280,10 +280,7 @@ public final class Daemon {
         let session = ClientSession(id: nextSessionID, credentials: credentials, control: controlPolicy(credentials), output: output)
         nextSessionID += 1
         sessions[session.id] = session
-        send(.object([
-            ("event", "hello"), ("protocol", 1), ("version", .string(MotiondVersion.string)),
-            ("streams", .array(allStreams.map { .string($0.name) })), ("control", .bool(session.control)),
-        ]), to: session)
+        send(ProtocolLine.hello(streams: allStreams.map(\.name), control: session.control), to: session)
         session.output.flush()
         return session
     }
@@ -301,7 +298,7 @@ public final class Daemon {
 
     /// Says goodbye to every client and closes their connections.
     public func closeAll(reason: String) {
-        let bye = encode(.object([("event", "bye"), ("reason", .string(reason))]))
+        let bye = encode(ProtocolLine.bye(reason))
         for session in sessions.values {
             subscriptions.unsubscribeAll(session)
             session.output.close(saying: bye)
@@ -345,13 +342,7 @@ public final class Daemon {
     }
 
     private func reply(to session: ClientSession, id: Int?, _ result: Result<JSONValue, ProtocolError>) {
-        let id: JSONValue = id.map { .integer(Int64($0)) } ?? .null
-        switch result {
-        case .success(let result):
-            send(.object([("id", id), ("ok", true), ("result", result)]), to: session)
-        case .failure(let error):
-            send(.object([("id", id), ("ok", false), ("error", .object([("code", .string(error.code)), ("message", .string(error.message))]))]), to: session)
-        }
+        send(ProtocolLine.reply(id: id, result), to: session)
     }
 
     /// Answers something that is not a request at all (a binary WebSocket message) with an

@@ -129,13 +129,4 @@ final class Publisher {
         partial.append((wanted, buffer))
         return buffer
     }
-
-    /// Sends `line` (one whole event) to each of `sessions` and flushes.
-    func send(_ line: ByteBuffer, to sessions: [ClientSession], coalescing stream: StreamID?) {
-        for session in sessions {
-            session.output.send(line, coalescing: stream)
-            session.sent += 1
-            session.output.flush()
-        }
-    }
 }

@@ -131,7 +131,7 @@ final class ChannelOutput: ClientOutput {
         pendingPong = nil
         pendingBytes = 0
         let reason = "too slow: more than \(pendingLimit >> 20) MiB waited for this client"
-        close(saying: channel.allocator.buffer(string: JSONValue.object([("event", "bye"), ("reason", .string(reason))]).encoded + "\n"), because: .tooSlow)
+        close(saying: channel.allocator.buffer(string: ProtocolLine.text(ProtocolLine.bye(reason))), because: .tooSlow)
         onOverflow()
     }
 

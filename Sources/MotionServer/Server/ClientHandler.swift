@@ -70,8 +70,8 @@ final class ClientHandler: ChannelInboundHandler {
     private func refuseLongLine(_ context: ChannelHandlerContext) {
         let message = "a line is longer than 64 KiB; the connection is closed"
         var buffer = context.channel.allocator.buffer(capacity: 256)
-        buffer.writeString(JSONValue.object([("id", .null), ("ok", false), ("error", .object([("code", "line_too_long"), ("message", .string(message))]))]).encoded + "\n")
-        buffer.writeString(JSONValue.object([("event", "bye"), ("reason", .string(message))]).encoded + "\n")
+        buffer.writeString(ProtocolLine.text(ProtocolLine.reply(id: nil, .failure(ProtocolError("line_too_long", message)))))
+        buffer.writeString(ProtocolLine.text(ProtocolLine.bye(message)))
         output?.finish(saying: buffer)
     }
 

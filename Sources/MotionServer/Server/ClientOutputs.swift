@@ -50,7 +50,7 @@ final class ClientOutputs {
         for output in outputs.values {
             guard let since = output.blockedSince, now - since > seconds || output.pendingBytes > bytes else { continue }
             let reason = "too slow: this client did not read for \(Int(now - since)) s"
-            output.close(saying: allocator.buffer(string: JSONValue.object([("event", "bye"), ("reason", .string(reason))]).encoded + "\n"), because: .tooSlow)
+            output.close(saying: allocator.buffer(string: ProtocolLine.text(ProtocolLine.bye(reason))), because: .tooSlow)
             remove(output)
             dropped += 1
         }

@@ -135,7 +135,7 @@ final class DescriptorReserve: ChannelInboundHandler {
     /// Connections refused since the last log line, and when that was.
     private var refused = 0
     private var loggedAt = -Double.infinity
-    static let bye = JSONValue.object([("event", "bye"), ("reason", "motiond has no descriptor left for another client; try again later")]).encoded + "\n"
+    static let bye = ProtocolLine.text(ProtocolLine.bye("motiond has no descriptor left for another client; try again later"))
 
     init(listener: Int32) {
         self.listener = listener

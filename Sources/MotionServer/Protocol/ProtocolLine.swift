@@ -1,0 +1,47 @@
+import MotionCore
+
+/// Every kind of line the daemon writes that is not a stream's value (``ValueLines`` writes
+/// those, and the publisher fans them out): built here and nowhere else, so each has one
+/// shape, the one docs/protocol.md gives.
+enum ProtocolLine {
+    /// The first line of every connection.
+    static func hello(streams: [String], control: Bool) -> JSONValue {
+        .object([
+            ("event", "hello"), ("protocol", 1), ("version", .string(MotiondVersion.string)),
+            ("streams", .array(streams.map { .string($0) })), ("control", .bool(control)),
+        ])
+    }
+
+    /// The last line of a connection motiond closes, saying why.
+    static func bye(_ reason: String) -> JSONValue {
+        .object([("event", "bye"), ("reason", .string(reason))])
+    }
+
+    /// The reply to a request: its result, or its error; `id` is null when it could not be read.
+    static func reply(id: Int?, _ result: Result<JSONValue, ProtocolError>) -> JSONValue {
+        let id: JSONValue = id.map { .integer(Int64($0)) } ?? .null
+        switch result {
+        case .success(let result):
+            return .object([("id", id), ("ok", true), ("result", result)])
+        case .failure(let error):
+            return .object([("id", id), ("ok", false), ("error", .object([("code", .string(error.code)), ("message", .string(error.message))]))])
+        }
+    }
+
+    /// A touchscreen came (`name` given) or went.
+    static func device(added: Bool, node: String, name: String? = nil) -> JSONValue {
+        var members: [(String, JSONValue)] = [("event", "device"), ("action", added ? "added" : "removed"), ("node", .string(node))]
+        if let name { members.append(("name", .string(name))) }
+        return .object(members)
+    }
+
+    /// What the calibration page should show (null: nothing).
+    static func calibration(_ display: JSONValue) -> JSONValue {
+        .object([("event", "calibration"), ("calibration", display)])
+    }
+
+    /// A line as text: the value's encoding and its newline.
+    static func text(_ value: JSONValue) -> String {
+        value.encoded + "\n"
+    }
+}
