@@ -110,6 +110,14 @@ class Contacts:
         self.file = self.socket.makefile("r")
         self.file.readline()  # hello
         self.socket.sendall(b'{"id": 1, "op": "subscribe", "streams": ["screen.contacts"]}\n')
+        # Touches count from here: motiond follows the fingers only once the subscription is
+        # in, so wait for its reply and the current value before any touch is played.
+        while True:
+            message = json.loads(self.file.readline() or "null")
+            if message is None:
+                raise Failure("motiond closed the contacts client")
+            if message.get("stream") == "screen.contacts":
+                break
 
     def first_touch(self):
         """The first non-empty screen.contacts value from now on."""

@@ -8,11 +8,15 @@ import TouchInput
 /// The daemon owns the engine's lifecycle (made from a configuration, replaced on reload)
 /// and the sessions; each other job has a type of its own:
 /// - ``Request`` reads a line into a typed request; ``dispatch(_:for:)`` (RequestDispatch.swift)
-///   carries it out;
+///   carries it out and hands back a ``Dispatched``; ``ProtocolLine`` builds every line but
+///   the values;
 /// - ``SubscriptionIndex`` knows who subscribes to what, from the patterns the clients sent;
-/// - ``Publisher`` numbers, encodes and fans out the engine's updates;
-/// - ``DeviceRegistry`` keeps the touchscreens used and skipped;
-/// - ``ContactsStream`` makes `screen.contacts`; ``ElementInput`` reads `add_element`.
+/// - ``Publisher`` numbers, encodes and fans out the engine's updates (DaemonStreams.swift
+///   sends the rest);
+/// - ``DeviceRegistry`` keeps the touchscreens used and skipped (DaemonDevices.swift);
+/// - ``ContactsStream`` makes `screen.contacts`; ``ElementInput`` reads `add_element`;
+/// - ``CalibrationCapture`` diverts a touchscreen being calibrated; ``IdleTimer`` wakes
+///   attract mode; ``ControlToken`` checks `auth`.
 public final class Daemon {
     /// The engine running the configured scene.
     public private(set) var engine: MotionEngine
@@ -37,8 +41,6 @@ public final class Daemon {
     /// `screen.contacts`, fed only while someone subscribes to it.
     var contacts = ContactsStream()
     private(set) var contactsStream: StreamID
-    /// Streams just subscribed to, whose current values go out after the reply.
-    var initialValues: [StreamID] = []
     /// The TUIO receivers (`[[tuio]]`); nil without any, so that they cost nothing then.
     private(set) var tuio: TUIOOutput?
 
@@ -50,10 +52,9 @@ public final class Daemon {
     /// Where the web listener serves the live page (`127.0.0.1:8765`), for `stats`; nil without one.
     public var webAddress: String?
 
-    /// Attract mode's timer (`screen.idle`, `reset_after`): wakes the engine at its next
-    /// idle deadline. Nil without a scheduler: then only frames and commands move time.
-    private let idleScheduler: FrameScheduler?
-    private var idleTimer: (deadline: Double, cancel: () -> Void)?
+    /// Attract mode's timer (`screen.idle`, `reset_after`); nil without a scheduler: then
+    /// only frames and commands move time.
+    private let idleTimer: IdleTimer?
 
     /// Creates a daemon for `configuration`, its springs on `clock`. `controlPolicy` says
     /// which peers may change things; `idleScheduler`, on the clock's time, wakes attract
@@ -61,7 +62,7 @@ public final class Daemon {
     public init(configuration: Configuration, clock: FrameClock, idleScheduler: FrameScheduler? = nil, controlPolicy: @escaping (PeerCredentials?) -> Bool) {
         self.configuration = configuration
         self.clock = clock
-        self.idleScheduler = idleScheduler
+        self.idleTimer = idleScheduler.map(IdleTimer.init)
         self.controlPolicy = controlPolicy
         self.startTime = clock.now
         self.configurationLoadedAt = clock.now
@@ -81,21 +82,9 @@ public final class Daemon {
     }
 
     /// Sets the idle timer to the engine's next deadline. Called after anything that may
-    /// move it (a frame, a command, a reload); cheap when it did not, as while a finger is down.
+    /// move it (a frame, a command, a reload).
     private func scheduleIdle() {
-        guard let idleScheduler else { return }
-        let next = engine.nextIdleDeadline
-        guard idleTimer?.deadline != next else { return }
-        idleTimer?.cancel()
-        idleTimer = nil
-        guard let next else { return }
-        let cancel = idleScheduler.schedule(at: next) { [weak self, unowned idleScheduler] in
-            guard let self else { return }
-            idleTimer = nil
-            engine.advanceIdle(to: Swift.max(next, idleScheduler.now))
-            scheduleIdle()
-        }
-        idleTimer = (next, cancel)
+        idleTimer?.follow(engine)
     }
 
     private func wire() {
@@ -171,58 +160,6 @@ public final class Daemon {
     /// Counts frames the input left out, for `stats`.
     public func framesCoalesced(_ count: Int) {
         coalescedFrames += count
-    }
-
-    /// Whether any client subscribes to `screen.contacts`.
-    private var contactsWanted: Bool { subscriptions.hasSubscribers(contactsStream) }
-
-    /// After subscriptions changed: nobody wants the contacts any more, so they are forgotten.
-    func contactsSubscriptionsChanged() {
-        if !contactsWanted { contacts.reset() }
-    }
-
-    func contactsEvent(time: Double, seq: Int) -> JSONValue {
-        .object([("event", "value"), ("stream", .string(ContactsStream.name)), ("value", contacts.json), ("t", .number(time)), ("seq", .integer(Int64(seq)))])
-    }
-
-    /// A touchscreen came; every client hears of it.
-    func deviceAdded(node: String, description: DeviceDescription, grabbed: Bool = false, setup: DeviceSetup? = nil) {
-        devices.add(node: node, description: description, grabbed: grabbed, setup: setup)
-        broadcast(ProtocolLine.device(added: true, node: node, name: description.name))
-    }
-
-    /// A reload changed where a device's touches land or how they are filtered.
-    func deviceReconfigured(node: String, setup: DeviceSetup) {
-        devices.reconfigured(node: node, setup: setup)
-    }
-
-    /// A device's contact filters acted; `counts` so far.
-    func contactsFiltered(node: String, counts: ContactFilters.Counts) {
-        devices.filtered(node: node, counts: counts)
-    }
-
-    /// A touchscreen went.
-    public func deviceRemoved(node: String) {
-        if calibration?.display.device == node { calibration = nil; calibrationChanged() }
-        devices.remove(node: node)
-        broadcast(ProtocolLine.device(added: false, node: node))
-    }
-
-    /// A touchscreen was found but is not read (not selected, not openable, or described in
-    /// a way motiond cannot trust): `devices` lists it with the reason until it is used or
-    /// goes away, so that a kiosk's operator sees why without reading the log.
-    public func deviceSkipped(node: String, reason: String) {
-        devices.skip(node: node, reason: reason)
-    }
-
-    /// A touchscreen that was skipped went away.
-    public func skippedDeviceRemoved(node: String) {
-        devices.removeSkipped(node: node)
-    }
-
-    /// The kernel dropped a device's events; `total` so far.
-    public func eventsDropped(node: String, total: Int) {
-        devices.dropped(node: node, total: total)
     }
 
     // MARK: Configuration
@@ -328,15 +265,12 @@ public final class Daemon {
     /// `bad_json` reply instead of being replaced.
     public func receive(utf8 line: some Collection<UInt8>, from session: ClientSession) {
         let decoded = Request.decode(line)
-        let result = Result { () throws(ProtocolError) -> JSONValue in
+        let outcome = Result { () throws(ProtocolError) -> Dispatched in
             if let operation = decoded.operation, operation.changesScene { try requireControl(session, operation) }
             return try dispatch(decoded.request.get(), for: session)
         }
-        reply(to: session, id: decoded.id, result)
-        if !initialValues.isEmpty {
-            sendValues(initialValues, to: session)
-            initialValues = []
-        }
+        reply(to: session, id: decoded.id, outcome.map(\.result))
+        if case .success(let dispatched) = outcome, !dispatched.values.isEmpty { sendValues(dispatched.values, to: session) }
         session.output.flush()
         scheduleIdle()
     }
@@ -356,88 +290,5 @@ public final class Daemon {
         guard session.control else {
             throw ProtocolError("forbidden", "\(operation.rawValue) \(operation == .reload || operation == .calibrate ? "changes the daemon" : "changes the scene"): only root, motiond's user, members of [daemon] control_groups and clients that sent the control token (auth) may use it")
         }
-    }
-
-    // MARK: Streams and subscriptions
-
-    /// Every stream, in the order `hello` and `list` give them: the engine's values, the
-    /// contacts, and each element's gesture streams.
-    var allStreams: [(name: String, id: StreamID)] {
-        let catalog = engine.catalog
-        return (engine.valueStreams + [contactsStream] + engine.gestureStreams).map { (catalog.name(of: $0), $0) }
-    }
-
-    /// Subscribes `session` to the streams its patterns match (among `candidates`, by
-    /// default every stream), sending their values.
-    func resubscribe(_ session: ClientSession, among candidates: [(name: String, id: StreamID)]? = nil) {
-        let streams = candidates ?? allStreams
-        let new = streams.filter { stream in
-            session.patterns.contains { globMatches(Substring($0), Substring(stream.name)) } && subscriptions.subscribe(session, to: stream.id)
-        }
-        sendValues(new.map(\.id), to: session)
-        session.output.flush()
-    }
-
-    /// The current values of `streams`, as `value` events.
-    func sendValues(_ streams: [StreamID], to session: ClientSession) {
-        for stream in streams {
-            if stream == contactsStream {
-                send(contactsEvent(time: clock.now, seq: publisher.seq(stream)), to: session)
-                continue
-            }
-            guard let property = engine.property(stream) else { continue }
-            var line = allocator.buffer(capacity: 160)
-            line.writeValueLine(stream: engine.catalog.name(of: stream), value: property.read(), time: clock.now, seq: publisher.seq(stream))
-            session.output.send(line, coalescing: nil)
-            session.sent += 1
-        }
-    }
-
-    /// How many streams have a `seq` count (for tests: it must not outgrow the streams).
-    var countedStreams: Int { publisher.countedStreams }
-
-    // MARK: Publishing
-
-    /// A recognizer's event as a `state` event: `{"event": "state", "stream", "state", "t",
-    /// "touches", …the gesture's values}`, the velocity only when it ended. Only the changes
-    /// of state are published; a gesture's values in between are in the element's streams.
-    private func gesture(_ gesture: RecognizedGesture, on element: String, stream: StreamID) {
-        guard [.began, .ended, .cancelled, .recognized].contains(gesture.state), subscriptions.hasSubscribers(stream) else { return }
-        let head: [(String, JSONValue)] = [("event", "state"), ("stream", .string(engine.catalog.name(of: stream))),
-                                           ("state", .string(gesture.state.rawValue)), ("t", .number(gesture.time))]
-        let line = encode(.object(head + JSONValue.gestureValues(gesture, velocity: gesture.state == .ended)))
-        for session in subscriptions.subscribers(of: stream) {
-            session.output.send(line, coalescing: nil)
-            session.output.flush()
-        }
-    }
-
-    func broadcast(_ event: JSONValue) {
-        let line = encode(event)
-        for session in sessions.values {
-            session.output.send(line, coalescing: nil)
-            session.output.flush()
-        }
-    }
-
-    func send(_ value: JSONValue, to session: ClientSession) {
-        session.output.send(encode(value), coalescing: nil)
-        session.sent += 1
-    }
-
-    func encode(_ value: JSONValue) -> ByteBuffer {
-        var text = ""
-        value.encode(into: &text)
-        text += "\n"
-        return allocator.buffer(string: text)
-    }
-
-    /// Compares in time that depends only on the lengths, so that how long a wrong guess
-    /// takes says nothing about how much of it was right.
-    static func sameToken(_ given: String, _ expected: String) -> Bool {
-        let a = Array(given.utf8), b = Array(expected.utf8)
-        var difference = UInt8(truncatingIfNeeded: a.count ^ b.count) | (a.count == b.count ? 0 : 1)
-        for index in 0..<b.count { difference |= (index < a.count ? a[index] : 0) ^ b[index] }
-        return difference == 0
     }
 }

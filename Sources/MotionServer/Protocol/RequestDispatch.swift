@@ -2,10 +2,22 @@ import MotionCore
 
 /// Carrying out requests: one method per op, each given its arguments already checked
 /// (``Request``). Control has been checked too, for the ops that change the scene.
+/// What a request did: the reply's result, and the streams whose current values follow the
+/// reply (a `subscribe`'s), handed back rather than left in the daemon's state.
+struct Dispatched {
+    var result: JSONValue
+    var values: [StreamID] = []
+}
+
 extension Daemon {
-    func dispatch(_ request: Request, for session: ClientSession) throws(ProtocolError) -> JSONValue {
+    func dispatch(_ request: Request, for session: ClientSession) throws(ProtocolError) -> Dispatched {
+        if case .subscribe(let patterns) = request { return try subscribe(session, patterns) }
+        return Dispatched(result: try answer(request, for: session))
+    }
+
+    private func answer(_ request: Request, for session: ClientSession) throws(ProtocolError) -> JSONValue {
         switch request {
-        case .subscribe(let patterns): return try subscribe(session, patterns)
+        case .subscribe: preconditionFailure("subscribe is dispatched above")
         case .unsubscribe(let patterns): return try unsubscribe(session, patterns)
         case .list: return list()
         case .get(let stream): return try get(stream)
@@ -24,7 +36,7 @@ extension Daemon {
 
     // MARK: Subscriptions
 
-    private func subscribe(_ session: ClientSession, _ patterns: [String]) throws(ProtocolError) -> JSONValue {
+    private func subscribe(_ session: ClientSession, _ patterns: [String]) throws(ProtocolError) -> Dispatched {
         let added = patterns.filter { !session.patterns.contains($0) }
         guard session.patterns.count + added.count <= SubscriptionLimits.patternsPerSession else {
             throw ProtocolError("bad_request", "a client may hold at most \(SubscriptionLimits.patternsPerSession) patterns; this one holds \(session.patterns.count), and the request adds \(added.count): unsubscribe some first")
@@ -37,10 +49,10 @@ extension Daemon {
             found += matches
         }
         session.patterns += added
-        // Each new stream's current value follows the reply (see `receive`).
-        for stream in found where subscriptions.subscribe(session, to: stream.id) { initialValues.append(stream.id) }
+        // Each new stream's current value follows the reply.
+        let new = found.filter { subscriptions.subscribe(session, to: $0.id) }.map(\.id)
         contactsSubscriptionsChanged()
-        return .object([("streams", .array(found.map { .string($0.name) }))])
+        return Dispatched(result: .object([("streams", .array(found.map { .string($0.name) }))]), values: new)
     }
 
     private func unsubscribe(_ session: ClientSession, _ patterns: [String]) throws(ProtocolError) -> JSONValue {
@@ -177,7 +189,7 @@ extension Daemon {
         guard let expected = configuration.websocket?.controlToken else {
             throw ProtocolError("forbidden", "no control token is configured ([websocket] control_token_file)")
         }
-        guard Self.sameToken(token, expected) else { throw ProtocolError("forbidden", "the token is wrong") }
+        guard ControlToken.matches(token, expected) else { throw ProtocolError("forbidden", "the token is wrong") }
         session.control = true
         return .object([("control", true)])
     }

@@ -1,0 +1,36 @@
+import MotionCore
+
+/// Attract mode's timer (`screen.idle`, `reset_after`): wakes the engine at its next idle
+/// deadline, on the scheduler's clock. Moved only when the deadline moves, so following it
+/// after every frame is cheap while a finger is down.
+final class IdleTimer {
+    private let scheduler: FrameScheduler
+    /// The deadline set, and for which engine (a reload brings a new one).
+    private var pending: (deadline: Double, engine: ObjectIdentifier, cancel: () -> Void)?
+
+    init(_ scheduler: FrameScheduler) {
+        self.scheduler = scheduler
+    }
+
+    /// Sets the timer to `engine`'s next idle deadline, if that moved.
+    func follow(_ engine: MotionEngine) {
+        let next = engine.nextIdleDeadline
+        if let pending, pending.deadline == next, pending.engine == ObjectIdentifier(engine) { return }
+        if pending == nil && next == nil { return }
+        cancel()
+        guard let next else { return }
+        let cancel = scheduler.schedule(at: next) { [weak self, weak engine, unowned scheduler] in
+            guard let self, let engine else { return }
+            pending = nil
+            engine.advanceIdle(to: Swift.max(next, scheduler.now))
+            follow(engine)
+        }
+        pending = (next, ObjectIdentifier(engine), cancel)
+    }
+
+    /// Stops it.
+    func cancel() {
+        pending?.cancel()
+        pending = nil
+    }
+}
