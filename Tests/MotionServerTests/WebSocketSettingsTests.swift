@@ -85,7 +85,7 @@ struct InheritedSocketTests {
     func names() {
         let pid: Int32 = 4242
         func sockets(_ environment: [String: String]) -> (Int32?, Int32?) {
-            let found = DaemonService.inheritedSockets(environment, pid: pid)
+            let found = SystemdActivation.inheritedSockets(environment, pid: pid)
             return (found.control, found.web)
         }
         #expect(sockets(["LISTEN_PID": "4242", "LISTEN_FDS": "1"]) == (3, nil))

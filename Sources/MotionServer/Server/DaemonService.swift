@@ -7,27 +7,6 @@ import NIOCore
 import NIOPosix
 import TouchInput
 
-/// How motiond was asked to run.
-public struct DaemonOptions: Sendable {
-    /// The configuration file; nil means the default path if it exists, else the built-in.
-    public var configFile: String?
-    /// Overrides `[daemon] socket`.
-    public var socket: String?
-    /// A recording to replay as the touchscreen.
-    public var replay: String?
-    /// Which device of a libinput recording to replay (nil: the first touchscreen).
-    public var replayDevice: Int?
-    public var loop = false
-    public var speed = 1.0
-    /// Overrides `[websocket] listen`, turning the listener on ("127.0.0.1:8765").
-    public var websocket: ListenAddress?
-
-    public init() {}
-
-    /// Where motiond looks when not given `--config`.
-    public static let defaultConfigFile = "/etc/motiond/motiond.toml"
-}
-
 /// The running daemon: the event loop everything lives on, the socket, the input, signals
 /// and systemd. ``run(_:)`` returns when the daemon has stopped.
 public final class DaemonService {
@@ -37,10 +16,8 @@ public final class DaemonService {
     private let notifier = SystemdNotifier()
     private var daemon: Daemon!
     private var server: Channel?
-    /// The browser pages' listener, and what it allows.
-    private var webServer: Channel?
-    private var webAccess: WebAccess?
-    private var webSettings: WebSocketSettings?
+    /// The browser pages' listener.
+    private var web: WebListener?
     private let outputs = ClientOutputs()
     private var input: InputThread?
     private var replay: ReplayDriver?
@@ -101,7 +78,7 @@ public final class DaemonService {
                 return logger.info("stopped before starting")
             }
             let parts = try loop.submit { service.value.socketParts }.wait()
-            let passed = Self.inheritedSockets(ProcessInfo.processInfo.environment)
+            let passed = SystemdActivation.inheritedSockets(ProcessInfo.processInfo.environment)
             let inherited = passed.control
             let path = options.socket ?? configuration.daemon.socket
             let server = try SocketServer.start(daemon: parts.daemon, outputs: parts.outputs, on: loop, path: path,
@@ -109,11 +86,11 @@ public final class DaemonService {
             if inherited == nil { relay.socketBound(path) }
             let listening = inherited == nil ? path : "the socket systemd passed"
             try loop.submit { service.value.server = server }.wait()
-            if let settings = try webSocketSettings(configuration, options, passed: passed.web != nil) {
+            if let settings = try WebListener.settings(configuration, options, passed: passed.web != nil) {
                 let access = try loop.submit { NIOLoopBound(WebAccess(origins: []), eventLoop: loop) }.wait()
                 let web = try WebServer.start(daemon: parts.daemon, outputs: parts.outputs, access: access, on: loop,
                                               address: settings.listen, descriptor: passed.web)
-                try loop.submit { service.value.webStarted(web, access: access.value, settings: settings) }.wait()
+                try loop.submit { service.value.webStarted(WebListener(channel: web, access: access.value, settings: settings, logger: logger)) }.wait()
             }
             done = try loop.submit { [input] in
                 try service.value.start(configuration, server: server, listening: listening, input: input, relay: relay)
@@ -133,49 +110,18 @@ public final class DaemonService {
     private func abandon(_ error: Error) {
         replay?.stop()
         server?.close(promise: nil)
-        webServer?.close(promise: nil)
+        web?.channel.close(promise: nil)
         stopped.fail(error)
     }
 
-    /// The listener's settings: `[websocket]`, with `--websocket` overriding where it
-    /// listens (and turning it on without the table); nil for no listener. A listener systemd
-    /// `passed` (motiond-web.socket) is served even without the table: enabling that unit
-    /// asks for it.
-    static func webSocketSettings(_ configuration: Configuration, _ options: DaemonOptions, passed: Bool = false) throws -> WebSocketSettings? {
-        guard let address = options.websocket else {
-            if passed, configuration.websocket == nil { return WebSocketSettings(listen: ListenAddress(host: "127.0.0.1", port: 0)) }
-            return configuration.websocket
-        }
-        var settings = configuration.websocket ?? WebSocketSettings(listen: address)
-        settings.listen = address
-        guard address.isLoopback || settings.allowRemote else {
-            throw SocketError(description: "--websocket \(address): other machines could reach it, and the protocol is not encrypted; use 127.0.0.1 or [::1], or allow_remote = true in [websocket]")
-        }
-        return settings
-    }
-
-    /// The listener is bound: its origins are known now that its port is.
-    private func webStarted(_ channel: Channel, access: WebAccess, settings: WebSocketSettings) {
-        webServer = channel
-        webAccess = access
-        // Where it really listens: the port bound for port 0, systemd's address for a passed one.
-        var settings = settings
-        if let local = channel.localAddress, let host = local.ipAddress, let port = local.port {
-            settings.listen = ListenAddress(host: host, port: port)
-        }
-        webSettings = settings
-        access.origins = settings.origins(boundPort: settings.listen.port)
-        access.hosts = settings.allowedHosts
-        let bound = settings.listen
-        daemon.webAddress = "\(bound)"
-        logger.info("websocket on \(bound): the live page is http://\(bound)/, the protocol ws://\(bound)\(WebServer.webSocketPath)")
+    /// The listener is bound: the daemon says where the live page is.
+    private func webStarted(_ listener: WebListener) {
+        web = listener
+        daemon.webAddress = "\(listener.address)"
     }
 
     private static func loadConfiguration(_ options: DaemonOptions, logger: Logger) throws -> Configuration {
-        if let file = options.configFile { return try Configuration.load(file: file) }
-        if FileManager.default.fileExists(atPath: DaemonOptions.defaultConfigFile) {
-            return try Configuration.load(file: DaemonOptions.defaultConfigFile)
-        }
+        if let file = options.configurationFile { return try Configuration.load(file: file) }
         logger.info("no \(DaemonOptions.defaultConfigFile): running the built-in default, one full-screen element 'surface'")
         return .builtInDefault
     }
@@ -209,7 +155,7 @@ public final class DaemonService {
         let bound = NIOLoopBound(self, eventLoop: loop)
         let loop = self.loop
         relay.run { signal in loop.execute { bound.value.handle(signal) } }
-        startWatchdog(environment)
+        SystemdActivation.startWatchdog(notifier, on: loop, environment: environment)
         notifier.notify("READY=1\nSTATUS=\(status)")
     }
 
@@ -259,8 +205,7 @@ public final class DaemonService {
     /// else why not, and the previous configuration stays.
     @discardableResult
     private func reload() -> String? {
-        let file = options.configFile ?? (FileManager.default.fileExists(atPath: DaemonOptions.defaultConfigFile) ? DaemonOptions.defaultConfigFile : nil)
-        guard let file else {
+        guard let file = options.configurationFile else {
             logger.info("reload: no configuration file; still running the built-in default")
             return "motiond runs the built-in default: there is no configuration file to reload"
         }
@@ -270,7 +215,9 @@ public final class DaemonService {
             let configuration = try Configuration.load(file: file)
             daemon.reload(configuration)
             input?.update(configuration)
-            reloadWebAccess(configuration)
+            if let web { web.reload(configuration, options) } else if configuration.websocket != nil {
+                logger.warning("[websocket] takes effect when motiond restarts")
+            }
             logger.info("reloaded \(file): \(configuration.elements.count) elements")
             return nil
         } catch {
@@ -278,25 +225,6 @@ public final class DaemonService {
             logger.error("refused to reload: \(error.description); the previous configuration stays")
             return error.description
         }
-    }
-
-    /// A reload changes who may connect (origins; the token is the daemon's); where the
-    /// listener is stays until a restart, since rebinding could lose it.
-    private func reloadWebAccess(_ configuration: Configuration) {
-        guard let webAccess, let webSettings else {
-            if configuration.websocket != nil { logger.warning("[websocket] takes effect when motiond restarts") }
-            return
-        }
-        guard var settings = try? Self.webSocketSettings(configuration, options) else {
-            return logger.warning("[websocket] is gone from the configuration; the listener stays until motiond restarts")
-        }
-        if settings.listen != webSettings.listen && settings.listen.port != 0 {
-            logger.warning("[websocket] listen changed; it takes effect when motiond restarts, until then motiond listens on \(webSettings.listen)")
-        }
-        settings.listen = webSettings.listen
-        webAccess.origins = settings.origins(boundPort: webSettings.listen.port)
-        webAccess.hosts = settings.allowedHosts
-        self.webSettings = settings
     }
 
     /// Stops in two steps. First the input: the thread ends (waited for, with a bound),
@@ -323,20 +251,11 @@ public final class DaemonService {
         daemon.engine.disconnect()
         let promise = stopped
         let relay = self.relay
-        webServer?.close(promise: nil)
+        web?.channel.close(promise: nil)
         guard let server else { return promise.succeed() }
         server.close().whenComplete { _ in
             relay?.removeSocket()
             promise.succeed()
-        }
-    }
-
-    private func startWatchdog(_ environment: [String: String]) {
-        guard notifier.isActive, let text = environment["WATCHDOG_USEC"], let microseconds = Int64(text), microseconds > 0 else { return }
-        let notifier = self.notifier
-        // Half the period, from the event loop itself: a stuck loop stops the pings.
-        loop.scheduleRepeatedTask(initialDelay: .zero, delay: .microseconds(microseconds / 2)) { _ in
-            notifier.notify("WATCHDOG=1")
         }
     }
 
@@ -352,24 +271,5 @@ public final class DaemonService {
             if dropped > 0 { service.logger.warning("disconnected \(dropped) client(s) that stopped reading") }
             service.scheduleLaggardCheck()
         }
-    }
-
-    /// The listening sockets systemd passed (`LISTEN_FDS`, for this process): the one named
-    /// `websocket` (motiond-web.socket's `FileDescriptorName=`) is the browsers' listener,
-    /// the first other one the Unix socket (motiond.socket).
-    static func inheritedSockets(_ environment: [String: String], pid: Int32 = getpid()) -> (control: Int32?, web: Int32?) {
-        guard let listenPID = environment["LISTEN_PID"].flatMap(Int32.init), listenPID == pid,
-              let count = environment["LISTEN_FDS"].flatMap(Int.init), count >= 1, count < 64 else { return (nil, nil) }
-        let names = (environment["LISTEN_FDNAMES"] ?? "").split(separator: ":", omittingEmptySubsequences: false)
-        var control: Int32?, web: Int32?
-        for index in 0..<count {
-            let descriptor = Int32(3 + index)  // SD_LISTEN_FDS_START
-            if index < names.count, names[index] == "websocket" {
-                web = web ?? descriptor
-            } else {
-                control = control ?? descriptor
-            }
-        }
-        return (control, web)
     }
 }

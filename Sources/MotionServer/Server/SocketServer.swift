@@ -94,31 +94,6 @@ enum SocketServer {
     }
 }
 
-/// Tells systemd how the service is doing (`sd_notify`), when it runs under systemd.
-struct SystemdNotifier {
-    private let path: String?
-
-    init(environment: [String: String] = ProcessInfo.processInfo.environment) {
-        path = environment["NOTIFY_SOCKET"].flatMap { $0.isEmpty ? nil : $0 }
-    }
-
-    /// Whether there is a systemd to tell.
-    var isActive: Bool { path != nil }
-
-    /// Sends `READY=1`, `STATUS=…`, `WATCHDOG=1`, `STOPPING=1` or `RELOADING=1`.
-    func notify(_ message: String) {
-        guard let path, case (var address, let length)? = try? unixSocketAddress(path) else { return }
-        let fd = socket(AF_UNIX, Int32(SOCK_DGRAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
-        guard fd >= 0 else { return }
-        defer { Glibc.close(fd) }
-        _ = message.withCString { text in
-            withUnsafePointer(to: &address) {
-                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { sendto(fd, text, strlen(text), 0, $0, length) }
-            }
-        }
-    }
-}
-
 /// One descriptor kept in reserve, so that a daemon out of descriptors (EMFILE, ENFILE)
 /// still answers: it frees the reserve, accepts each waiting connection, tells it why with a
 /// `bye` and closes it, then takes the reserve back. Clients that are connected keep being
