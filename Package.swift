@@ -9,8 +9,9 @@
 //   CEvdev/CUdev/CMtdev  the system libraries libevdev, libudev and libmtdev, through pkg-config
 //   TouchInput    devices, discovery, hotplug, recordings and replay, contact filters,
 //                 coordinate mapping and calibration (needs TouchModel, not MotionCore)
-//   MotionServer  the daemon: configuration, the socket and WebSocket protocol, TUIO, the
-//                 input thread, systemd
+//   MotionConfiguration  motiond.toml and its drop-ins: read, checked, and turned into a scene
+//   MotionServer  the daemon: the socket and WebSocket protocol, TUIO, the input thread,
+//                 systemd
 //   motiond       the daemon
 //   motionctl     the command line that inspects and drives it
 import PackageDescription
@@ -24,7 +25,9 @@ let package = Package(
         .library(name: "TouchModel", targets: ["TouchModel"]),
         .library(name: "MotionCore", targets: ["MotionCore"]),
         .library(name: "TouchInput", targets: ["TouchInput"]),
-        // For the fuzz targets in Fuzz/, which drive the daemon's request handling.
+        // For the fuzz targets in Fuzz/, which drive the daemon's request handling and read
+        // configurations.
+        .library(name: "MotionConfiguration", targets: ["MotionConfiguration"]),
         .library(name: "MotionServer", targets: ["MotionServer"]),
     ],
     dependencies: [
@@ -58,15 +61,19 @@ let package = Package(
             dependencies: ["TouchModel", "CEvdev", "CUdev", "CMtdev", .product(name: "Yams", package: "Yams")]
         ),
         .target(
+            name: "MotionConfiguration",
+            dependencies: ["MotionCore", "TouchInput", .product(name: "TOMLKit", package: "TOMLKit")]
+        ),
+        .target(
             name: "MotionServer",
             dependencies: [
                 "MotionCore",
                 "TouchInput",
+                "MotionConfiguration",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
                 .product(name: "NIOWebSocket", package: "swift-nio"),
-                .product(name: "TOMLKit", package: "TOMLKit"),
                 .product(name: "Logging", package: "swift-log"),
             ],
             // The browser client and the live page, served over HTTP beside the WebSocket
@@ -77,6 +84,7 @@ let package = Package(
         .executableTarget(
             name: "motiond",
             dependencies: [
+                "MotionConfiguration",
                 "MotionServer",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
@@ -86,6 +94,7 @@ let package = Package(
             dependencies: [
                 "MotionCore",
                 "TouchInput",
+                "MotionConfiguration",
                 "MotionServer",
                 // The WebSocket client (--websocket).
                 .product(name: "NIOCore", package: "swift-nio"),
@@ -101,6 +110,7 @@ let package = Package(
             name: "MotionServerTests",
             dependencies: [
                 "MotionServer",
+                "MotionConfiguration",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 // The listener's connections, driven without sockets and on a manual clock.

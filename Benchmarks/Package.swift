@@ -20,6 +20,7 @@ let package = Package(
                 .product(name: "Benchmark", package: "benchmark"),
                 .product(name: "MotionCore", package: "motiond"),
                 .product(name: "TouchInput", package: "motiond"),
+                .product(name: "MotionConfiguration", package: "motiond"),
                 .product(name: "MotionServer", package: "motiond"),
                 .product(name: "NIOCore", package: "swift-nio"),
             ],

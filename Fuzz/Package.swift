@@ -9,15 +9,15 @@
 import PackageDescription
 
 let fuzzTargets: [(product: String, target: String, dependencies: [Target.Dependency])] = [
-    ("fuzz-json", "FuzzJSON", [.product(name: "MotionServer", package: "motiond")]),
-    ("fuzz-requests", "FuzzRequests", [.product(name: "MotionServer", package: "motiond"), .product(name: "MotionCore", package: "motiond")]),
-    ("fuzz-glob", "FuzzGlob", [.product(name: "MotionServer", package: "motiond"), .product(name: "MotionCore", package: "motiond")]),
-    ("fuzz-config", "FuzzConfig", [.product(name: "MotionServer", package: "motiond"), .product(name: "MotionCore", package: "motiond")]),
+    ("fuzz-json", "FuzzJSON", [.product(name: "MotionConfiguration", package: "motiond"), .product(name: "MotionServer", package: "motiond")]),
+    ("fuzz-requests", "FuzzRequests", [.product(name: "MotionConfiguration", package: "motiond"), .product(name: "MotionServer", package: "motiond"), .product(name: "MotionCore", package: "motiond")]),
+    ("fuzz-glob", "FuzzGlob", [.product(name: "MotionConfiguration", package: "motiond"), .product(name: "MotionServer", package: "motiond"), .product(name: "MotionCore", package: "motiond")]),
+    ("fuzz-config", "FuzzConfig", [.product(name: "MotionConfiguration", package: "motiond"), .product(name: "MotionServer", package: "motiond"), .product(name: "MotionCore", package: "motiond")]),
     ("fuzz-evemu", "FuzzEvemu", [.product(name: "TouchInput", package: "motiond"), .product(name: "MotionCore", package: "motiond")]),
     ("fuzz-libinput", "FuzzLibinput", [.product(name: "TouchInput", package: "motiond"), .product(name: "MotionCore", package: "motiond")]),
     ("fuzz-assembler", "FuzzAssembler", [.product(name: "TouchInput", package: "motiond"), .product(name: "MotionCore", package: "motiond")]),
-    ("fuzz-http", "FuzzHTTP", [.product(name: "MotionServer", package: "motiond")]),
-    ("fuzz-websocket", "FuzzWebSocket", [.product(name: "MotionServer", package: "motiond")]),
+    ("fuzz-http", "FuzzHTTP", [.product(name: "MotionConfiguration", package: "motiond"), .product(name: "MotionServer", package: "motiond")]),
+    ("fuzz-websocket", "FuzzWebSocket", [.product(name: "MotionConfiguration", package: "motiond"), .product(name: "MotionServer", package: "motiond")]),
 ]
 
 let package = Package(
@@ -31,7 +31,7 @@ let package = Package(
     targets: [
         .target(
             name: "FuzzSupport",
-            dependencies: [.product(name: "MotionServer", package: "motiond"), .product(name: "MotionCore", package: "motiond"),
+            dependencies: [.product(name: "MotionConfiguration", package: "motiond"), .product(name: "MotionServer", package: "motiond"), .product(name: "MotionCore", package: "motiond"),
                            .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOEmbedded", package: "swift-nio")]
         ),
     ] + fuzzTargets.map { .executableTarget(name: $0.target, dependencies: ["FuzzSupport"] + $0.dependencies) }

@@ -1,3 +1,5 @@
+import TouchModel
+
 /// A JSON value with its object keys in a chosen order, so that output is deterministic
 /// byte for byte (the same input gives the same lines) and reads naturally (`t` first).
 public enum JSONValue: Hashable, Sendable, ExpressibleByStringLiteral, ExpressibleByIntegerLiteral,
@@ -118,11 +120,4 @@ public enum JSONValue: Hashable, Sendable, ExpressibleByStringLiteral, Expressib
         if value == value.rounded(), Swift.abs(value) < 1e15 { return .integer(Int64(value)) }
         return self
     }
-}
-
-/// A number as people and JSON write it: whole numbers without ".0", others in Swift's
-/// shortest round-trip form (valid JSON).
-public func compactNumber(_ value: Double) -> String {
-    if value == value.rounded(), Swift.abs(value) < 1e15 { return String(Int64(value)) }
-    return "\(value)"
 }

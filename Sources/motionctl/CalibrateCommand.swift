@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import Glibc
+import MotionConfiguration
 import MotionServer
 import TouchInput
 import TouchModel

@@ -1,7 +1,9 @@
 import ArgumentParser
 import Foundation
 import Glibc
+import MotionConfiguration
 import MotionServer
+import TouchModel
 
 /// How a subcommand speaks: words for a person at a terminal, JSON for a program reading a
 /// pipe, or when asked with --json. Every subcommand that prints data asks this.

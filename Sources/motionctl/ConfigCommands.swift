@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import MotionConfiguration
 import MotionCore
 import MotionServer
 import TouchInput

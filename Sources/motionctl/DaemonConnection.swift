@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import Glibc
+import MotionConfiguration
 import MotionServer
 
 /// Where the daemon is: `--websocket`, else `--socket`, else `MOTIOND_SOCKET`, else the

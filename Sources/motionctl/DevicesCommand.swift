@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import MotionConfiguration
 import MotionServer
 import TouchInput
 import TouchModel

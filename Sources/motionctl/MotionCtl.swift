@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import MotionConfiguration
 import MotionServer
 
 /// `motionctl`: inspects and drives motiond from a shell.

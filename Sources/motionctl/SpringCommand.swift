@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import MotionConfiguration
 import MotionCore
 
 /// `motionctl spring`: prints a spring's trajectory, for people tuning springs.

@@ -1,4 +1,5 @@
 import Foundation
+import MotionConfiguration
 import MotionCore
 
 /// Draws a spring's trajectory as SVG: value over time, the destination as a dashed line,

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import MotionConfiguration
 import TouchInput
 
 /// `motionctl umockdev`: turns an evemu recording into files umockdev can fake a device from.

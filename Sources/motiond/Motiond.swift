@@ -1,5 +1,6 @@
 import ArgumentParser
 import FoundationEssentials
+import MotionConfiguration
 import MotionServer
 
 /// The daemon's command line. Everything it does is in MotionServer's `DaemonService`.

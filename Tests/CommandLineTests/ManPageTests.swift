@@ -74,11 +74,11 @@ struct ManPageTests {
         let pages = try Self.rendered()
         let configuration = try #require(pages["motiond.toml.5"]), protocolPage = try #require(pages["motiond-protocol.7"])
         // The keys, as the loader asks its tables for them: number("frame_rate"), table("draggable")…
-        let sources = try FileManager.default.contentsOfDirectory(atPath: EndToEnd.repository.appendingPathComponent("Sources/MotionServer/Configuration").path)
+        let sources = try FileManager.default.contentsOfDirectory(atPath: EndToEnd.repository.appendingPathComponent("Sources/MotionConfiguration").path)
         let pattern = try Regex(#"(?:\.(?:number|numbers|string|strings|int|bool|point|points|size|rect|output|table|tables|destination|spring)\(|readMatrix\(&table, )"([a-z_0-9]+)""#)
         var keys: Set<String> = []
         for file in sources where file.hasSuffix(".swift") {
-            let text = try String(contentsOf: EndToEnd.repository.appendingPathComponent("Sources/MotionServer/Configuration/\(file)"), encoding: .utf8)
+            let text = try String(contentsOf: EndToEnd.repository.appendingPathComponent("Sources/MotionConfiguration/\(file)"), encoding: .utf8)
             for match in text.matches(of: pattern) { if let key = match.output[1].substring { keys.insert(String(key)) } }
         }
         #expect(keys.count > 60 && keys.contains("reset_after") && keys.contains("idle_after"), "\(keys.count) keys found")

@@ -2,6 +2,7 @@ import Foundation
 import MotionCore
 import Testing
 import TouchInput
+@testable import MotionConfiguration
 @testable import MotionServer
 
 /// The `calibrate`, `calibration` and `reload` ops on a daemon without sockets: who may

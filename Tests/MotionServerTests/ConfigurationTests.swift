@@ -2,6 +2,7 @@ import Foundation
 import MotionCore
 import Testing
 import TouchInput
+@testable import MotionConfiguration
 @testable import MotionServer
 
 /// Parses `text` as the configuration file `file`, expecting an error there on `line` whose

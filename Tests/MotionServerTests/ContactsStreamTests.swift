@@ -1,6 +1,7 @@
 import Foundation
 import MotionCore
 import Testing
+@testable import MotionConfiguration
 @testable import MotionServer
 
 @Suite("screen.contacts")

@@ -1,5 +1,6 @@
 import Foundation
 import MotionCore
+@testable import MotionConfiguration
 @testable import MotionServer
 import Testing
 

@@ -1,6 +1,7 @@
 import Foundation
 import MotionCore
 import Testing
+@testable import MotionConfiguration
 @testable import MotionServer
 
 /// `add_element` and the configuration file read elements with the same reader and the

@@ -2,6 +2,7 @@ import MotionCore
 import NIOCore
 import NIOPosix
 import Testing
+@testable import MotionConfiguration
 @testable import MotionServer
 
 @Suite("Frame clock on a real event loop")

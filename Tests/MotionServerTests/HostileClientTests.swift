@@ -4,6 +4,7 @@ import MotionCore
 import NIOCore
 import NIOPosix
 import Testing
+@testable import MotionConfiguration
 @testable import MotionServer
 
 /// Clients that try to stall, exhaust or confuse the daemon, driven without sockets.

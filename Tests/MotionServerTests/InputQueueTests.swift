@@ -4,6 +4,7 @@ import NIOConcurrencyHelpers
 import NIOCore
 import NIOPosix
 import Testing
+@testable import MotionConfiguration
 @testable import MotionServer
 
 @Suite("Input queue")

@@ -3,6 +3,7 @@ import Glibc
 import Logging
 import NIOConcurrencyHelpers
 import Testing
+@testable import MotionConfiguration
 @testable import MotionServer
 
 /// The input thread's life: it starts watching udev (which works without any input device),

@@ -1,4 +1,5 @@
 import Testing
+@testable import MotionConfiguration
 @testable import MotionServer
 
 /// `JSONInput` holds to RFC 8259 and RFC 3629 where a lenient reader would guess, and says

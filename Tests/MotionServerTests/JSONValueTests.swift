@@ -1,4 +1,5 @@
 import Testing
+@testable import MotionConfiguration
 @testable import MotionServer
 
 /// JSONValue's equality: values equal when they would be sent as the same JSON, compared as

@@ -1,6 +1,7 @@
 import NIOCore
 import NIOEmbedded
 import Testing
+@testable import MotionConfiguration
 @testable import MotionServer
 
 /// The Unix socket's line framer on an embedded channel: lines in pieces, lines together,

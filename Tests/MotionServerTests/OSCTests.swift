@@ -1,4 +1,5 @@
 import Testing
+@testable import MotionConfiguration
 @testable import MotionServer
 
 /// The OSC encoding against byte sequences worked out from the OSC 1.0 specification (its

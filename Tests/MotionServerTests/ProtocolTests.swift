@@ -2,6 +2,7 @@ import Foundation
 import MotionCore
 import NIOCore
 import Testing
+@testable import MotionConfiguration
 @testable import MotionServer
 
 /// A client output that keeps what the daemon sends, as parsed JSON lines.

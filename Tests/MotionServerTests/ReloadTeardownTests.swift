@@ -1,6 +1,7 @@
 import Foundation
 import MotionCore
 import Testing
+@testable import MotionConfiguration
 @testable import MotionServer
 
 /// A reload replaces the engine; the old one must let go of the clock and of memory.

@@ -2,6 +2,7 @@ import Foundation
 import Glibc
 import NIOConcurrencyHelpers
 import Testing
+@testable import MotionConfiguration
 @testable import MotionServer
 
 /// The signal thread and relay, in this process: signals go to the thread alone

@@ -1,6 +1,7 @@
 import Glibc
 import MotionCore
 import Testing
+@testable import MotionConfiguration
 @testable import MotionServer
 
 /// Records datagrams instead of sending them.

@@ -1,6 +1,7 @@
 import Foundation
 import MotionCore
 import Testing
+@testable import MotionConfiguration
 @testable import MotionServer
 
 /// One rule for numbers from outside: what `set`, `add_element` and the configuration give

@@ -1,6 +1,7 @@
 import MotionCore
 import NIOCore
 import Testing
+@testable import MotionConfiguration
 @testable import MotionServer
 
 /// The publisher writes `value` lines straight into buffers; they must be the bytes the

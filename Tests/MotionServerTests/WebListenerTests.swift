@@ -4,6 +4,7 @@ import NIOCore
 import NIOEmbedded
 import TouchInput
 import Testing
+@testable import MotionConfiguration
 @testable import MotionServer
 
 /// One connection to the HTTP and WebSocket listener, set up as the listener sets up the ones

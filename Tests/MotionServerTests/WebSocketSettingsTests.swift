@@ -1,6 +1,7 @@
 import Foundation
 import Glibc
 import Testing
+@testable import MotionConfiguration
 @testable import MotionServer
 
 @Suite("WebSocket settings")

@@ -1,6 +1,7 @@
 import Benchmark
 import Foundation
 import MotionCore
+import MotionConfiguration
 import MotionServer
 import NIOCore
 

@@ -1,5 +1,6 @@
 import FuzzSupport
 import MotionCore
+import MotionConfiguration
 import MotionServer
 
 /// The configuration loader on any text: it loads or says why not, with a line within the

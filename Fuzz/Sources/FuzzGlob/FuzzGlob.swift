@@ -1,5 +1,6 @@
 import FuzzSupport
 import MotionCore
+import MotionConfiguration
 import MotionServer
 
 /// A daemon with the example scene, made once: each input adds and removes its element, so

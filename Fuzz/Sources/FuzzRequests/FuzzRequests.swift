@@ -1,5 +1,6 @@
 import FuzzSupport
 import MotionCore
+import MotionConfiguration
 import MotionServer
 
 /// The example scene, read once.

@@ -2,6 +2,7 @@
 import Glibc
 #endif
 import MotionCore
+import MotionConfiguration
 import MotionServer
 import NIOCore
 import NIOEmbedded

@@ -1,3 +1,4 @@
+import MotionConfiguration
 import MotionCore
 
 /// `add_element`'s element, read by the same reader as the configuration file's

@@ -198,14 +198,3 @@ extension Daemon {
         ProtocolError("unknown_stream", "no stream is called or matches '\(name)'; `list` shows them")
     }
 }
-
-extension InteractionSettings {
-    /// Where the interaction sends its element, for those that have a destination.
-    var destination: DestinationSettings? {
-        switch self {
-        case .tossable(let destination, _, _): return destination
-        case .attach(let destination, _): return destination
-        default: return nil
-        }
-    }
-}

@@ -1,3 +1,4 @@
+import MotionConfiguration
 import MotionCore
 
 /// What `set` takes: a client's JSON read as the kind of value the stream holds.

@@ -1,4 +1,5 @@
 import Glibc
+import MotionConfiguration
 
 /// Which peers may use the control operations: root, motiond's own user, and members of
 /// `[daemon] control_groups` (docs/protocol.md, Access).

@@ -1,4 +1,5 @@
 import FoundationEssentials
+import MotionConfiguration
 
 /// How motiond was asked to run.
 public struct DaemonOptions: Sendable {

@@ -1,6 +1,7 @@
 import FoundationEssentials
 import Glibc
 import Logging
+import MotionConfiguration
 import MotionCore
 import NIOConcurrencyHelpers
 import NIOCore

@@ -1,5 +1,6 @@
 import FoundationEssentials
 import Logging
+import MotionConfiguration
 import MotionCore
 import NIOCore
 import TouchInput

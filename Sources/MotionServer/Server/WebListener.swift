@@ -1,4 +1,5 @@
 import Logging
+import MotionConfiguration
 import NIOCore
 
 /// The browsers' listener (HTTP and WebSocket, ``WebServer``) through the daemon's life:

@@ -1,5 +1,6 @@
 import Glibc
 import Logging
+import MotionConfiguration
 import NIOCore
 import NIOHTTP1
 import NIOPosix

@@ -1,3 +1,5 @@
+import MotionConfiguration
+
 /// Turns ``TUIOFrame``s into OSC bundles for one target, in TUIO 1.1 or 2.0, each bundle
 /// small enough for one UDP datagram. A frame is one bundle unless it does not fit; then it
 /// is split as each specification allows:

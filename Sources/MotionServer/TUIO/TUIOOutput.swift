@@ -1,4 +1,5 @@
 import Glibc
+import MotionConfiguration
 import MotionCore
 
 /// Sends the fingers and the elements to the configured TUIO receivers (`[[tuio]]`,

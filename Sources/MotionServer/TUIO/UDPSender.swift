@@ -1,4 +1,5 @@
 import Glibc
+import MotionConfiguration
 
 /// Where a TUIO target's datagrams go. A protocol so that tests can record them.
 protocol DatagramSink: AnyObject {

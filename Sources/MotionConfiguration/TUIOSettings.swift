@@ -1,5 +1,5 @@
-import TouchModel
 import Glibc
+import TouchModel
 
 /// One `[[tuio]]` table: a receiver of TUIO bundles over UDP (docs/kiosk.md, TUIO).
 public struct TUIOSettings: Sendable, Hashable {

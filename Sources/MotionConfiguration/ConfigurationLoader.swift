@@ -300,7 +300,7 @@ extension ElementSettings {
     /// Reads one element as the configuration file's `[[element]]` gives it, from a table
     /// of another origin (what `add_element` reads from the client's JSON). Errors have no
     /// line.
-    static func read(_ table: [String: SettingsValue], source: String, limits: ValueLimits) throws(ConfigurationError) -> ElementSettings {
+    package static func read(_ table: [String: SettingsValue], source: String, limits: ValueLimits) throws(ConfigurationError) -> ElementSettings {
         var reader = TableReader(table, path: ["element"], context: ReadContext(file: source, locator: TOMLLocator("")))
         reader.limits = limits
         return try Configuration.readElement(&reader)
@@ -309,7 +309,7 @@ extension ElementSettings {
     /// What is wrong with the element's references to other elements, given the ids of
     /// every element (its own included); nil when nothing is. The configuration file and
     /// `add_element` both ask this, so they agree.
-    func referenceProblem(among ids: Set<String>) -> (keys: [String], message: String)? {
+    package func referenceProblem(among ids: Set<String>) -> (keys: [String], message: String)? {
         for interaction in interactions {
             if case .element(let other)? = interaction.destination, !ids.contains(other) || other == id {
                 return ([interaction.name, "destination"],

@@ -3,13 +3,13 @@ import Glibc
 /// An HTTP `Host` header read as a name and an optional port (RFC 9110 7.2): `name`,
 /// `name:port`, `a.b.c.d:port` or `[v6]:port`. The name is lowercased, an IPv6 address
 /// without its brackets.
-struct HostHeader: Equatable {
-    var name: String
-    var port: Int?
+public struct HostHeader: Equatable {
+    public var name: String
+    public var port: Int?
 
     /// Nil for anything else: an empty name, a port that is not 1–65535, stray brackets,
     /// or characters no host name has.
-    init?(_ text: String) {
+    public init?(_ text: String) {
         let name: Substring, portText: Substring?
         if text.hasPrefix("[") {
             guard let close = text.firstIndex(of: "]") else { return nil }
@@ -40,7 +40,7 @@ struct HostHeader: Equatable {
 
     /// Whether two textual IP addresses are the same address, an IPv4 one also matching its
     /// IPv4-mapped IPv6 form (what a dual-stack socket reports); false when either is a name.
-    static func sameAddress(_ a: String, _ b: String) -> Bool {
+    public static func sameAddress(_ a: String, _ b: String) -> Bool {
         guard let a = bytes(of: a), let b = bytes(of: b) else { return false }
         return a == b
     }

@@ -65,3 +65,14 @@ extension ElementSettings {
         return made
     }
 }
+
+extension InteractionSettings {
+    /// Where the interaction sends its element, for those that have a destination.
+    public var destination: DestinationSettings? {
+        switch self {
+        case .tossable(let destination, _, _): return destination
+        case .attach(let destination, _): return destination
+        default: return nil
+        }
+    }
+}
