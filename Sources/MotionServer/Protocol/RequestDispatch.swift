@@ -1,23 +1,31 @@
 import MotionCore
 
-/// Carrying out requests: one method per op, each given its arguments already checked
-/// (``Request``). Control has been checked too, for the ops that change the scene.
 /// What a request did: the reply's result, and the streams whose current values follow the
 /// reply (a `subscribe`'s), handed back rather than left in the daemon's state.
 struct Dispatched {
     var result: JSONValue
     var values: [StreamID] = []
+
+    init(_ result: JSONValue, values: [StreamID] = []) {
+        self.result = result
+        self.values = values
+    }
 }
 
+/// Carrying out requests: one method per op, each given its arguments already checked
+/// (``Request``). Control has been checked too, for the ops that change the scene.
 extension Daemon {
     func dispatch(_ request: Request, for session: ClientSession) throws(ProtocolError) -> Dispatched {
-        if case .subscribe(let patterns) = request { return try subscribe(session, patterns) }
-        return Dispatched(result: try answer(request, for: session))
+        switch request {
+        case .subscribe(let patterns): return try subscribe(session, patterns)
+        default: return Dispatched(try answer(request, for: session))
+        }
     }
 
+    /// Every op's reply (``dispatch(_:for:)`` adds the values that follow a `subscribe`'s).
     private func answer(_ request: Request, for session: ClientSession) throws(ProtocolError) -> JSONValue {
         switch request {
-        case .subscribe: preconditionFailure("subscribe is dispatched above")
+        case .subscribe(let patterns): return try subscribe(session, patterns).result
         case .unsubscribe(let patterns): return try unsubscribe(session, patterns)
         case .list: return list()
         case .get(let stream): return try get(stream)
@@ -52,7 +60,7 @@ extension Daemon {
         // Each new stream's current value follows the reply.
         let new = found.filter { subscriptions.subscribe(session, to: $0.id) }.map(\.id)
         contactsSubscriptionsChanged()
-        return Dispatched(result: .object([("streams", .array(found.map { .string($0.name) }))]), values: new)
+        return Dispatched(.object([("streams", .array(found.map { .string($0.name) }))]), values: new)
     }
 
     private func unsubscribe(_ session: ClientSession, _ patterns: [String]) throws(ProtocolError) -> JSONValue {
