@@ -68,10 +68,16 @@ public struct Configuration: Sendable {
         return filters
     }
 
+    /// The rectangle of the screen a device covers: its entry's `output`, else the whole screen.
+    public func outputRect(for settings: DeviceSettings?) -> Rect {
+        settings?.output ?? Rect(origin: Point(x: 0, y: 0), size: screen)
+    }
+
     /// How a device maps to the screen.
     public func mapping(for settings: DeviceSettings, udevCalibration: [Double]?) -> OutputMapping {
-        OutputMapping(
-            outputSize: settings.output?.size ?? screen, outputOrigin: settings.output?.origin ?? Point(x: 0, y: 0),
+        let output = outputRect(for: settings)
+        return OutputMapping(
+            outputSize: output.size, outputOrigin: output.origin,
             rotation: settings.rotation,
             flipHorizontal: settings.flipHorizontal, flipVertical: settings.flipVertical,
             calibration: settings.calibration ?? udevCalibration ?? OutputMapping.identityCalibration)

@@ -117,7 +117,6 @@ public enum JSONValue: Hashable, Sendable, ExpressibleByStringLiteral, Expressib
     private var sent: JSONValue {
         guard case .number(let value) = self else { return self }
         guard value.isFinite else { return .null }
-        if value == value.rounded(), Swift.abs(value) < 1e15 { return .integer(Int64(value)) }
-        return self
+        return wholeNumber(value).map { .integer($0) } ?? self
     }
 }

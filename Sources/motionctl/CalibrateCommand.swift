@@ -285,12 +285,17 @@ private struct CalibrationRun {
         do { try manager.createDirectory(at: dropIns, withIntermediateDirectories: true) } catch {
             fail("motionctl: cannot create \(dropIns.path): \(error.localizedDescription)")
         }
-        let selector = ids.vendor != 0 || ids.product != 0
-            ? "ids = \"\(DeviceText.hex(UInt16(ids.vendor)).dropFirst(2)):\(DeviceText.hex(UInt16(ids.product)).dropFirst(2))\""
-            : "name = \(JSONValue.string(name.replacingOccurrences(of: "*", with: "?").replacingOccurrences(of: "[", with: "?")).encoded)"
-        let fileName = ids.vendor != 0 || ids.product != 0
-            ? "90-calibration-\(DeviceText.hex(UInt16(ids.vendor)).dropFirst(2))-\(DeviceText.hex(UInt16(ids.product)).dropFirst(2)).toml"
-            : "90-calibration-\(name.unicodeScalars.map { CharacterSet.alphanumerics.contains($0) ? String($0) : "-" }.joined().lowercased()).toml"
+        // By ids where the panel has them (some report 0000:0000), else by its name, with the
+        // glob's only special character in it matched as any character.
+        let selector: String, fileName: String
+        if ids.vendor != 0 || ids.product != 0 {
+            let (vendor, product) = (DeviceText.hex(UInt16(ids.vendor)).dropFirst(2), DeviceText.hex(UInt16(ids.product)).dropFirst(2))
+            selector = "ids = \"\(vendor):\(product)\""
+            fileName = "90-calibration-\(vendor)-\(product).toml"
+        } else {
+            selector = "name = \(JSONValue.string(name.replacingOccurrences(of: "*", with: "?")).encoded)"
+            fileName = "90-calibration-\(name.unicodeScalars.map { CharacterSet.alphanumerics.contains($0) ? String($0) : "-" }.joined().lowercased()).toml"
+        }
         let path = dropIns.appendingPathComponent(fileName)
         let text = """
             # Written by motionctl calibrate for \(name) (\(node)): \(note).

@@ -50,10 +50,10 @@ struct ConfigCheckCommand: ParsableCommand {
         for tuio in configuration.tuio { emit("tuio: " + describe(tuio)) }
         emit("screen: \(compactNumber(configuration.screen.width)) × \(compactNumber(configuration.screen.height)) px, idle after \(compactNumber(configuration.idleAfter)) s without a touch")
         if configuration.devices.isEmpty {
-            emit("devices: every touchscreen, mapped to the whole screen, output \(DeviceText.rectangle(Rect(origin: Point(x: 0, y: 0), size: configuration.screen)))")
+            emit("devices: every touchscreen, mapped to the whole screen, output \(DeviceText.rectangle(configuration.outputRect(for: nil)))")
         } else {
             emit("devices:")
-            for device in configuration.devices { emit("  " + describe(device, screen: configuration.screen)) }
+            for device in configuration.devices { emit("  " + describe(device, output: configuration.outputRect(for: device))) }
         }
         let changed = gestureChanges(configuration.gestures)
         emit("gestures: " + (changed.isEmpty ? "default thresholds" : changed.joined(separator: ", ")))
@@ -80,7 +80,7 @@ struct ConfigCheckCommand: ParsableCommand {
             + (tuio.target.isLoopback ? "" : " (another machine: motiond.service allows only loopback unless IPAddressAllow= is widened; see docs/kiosk.md)")
     }
 
-    private func describe(_ device: DeviceSettings, screen: Size) -> String {
+    private func describe(_ device: DeviceSettings, output: Rect) -> String {
         let rules = device.selection.rules.map { rule -> String in
             switch rule {
             case .name(let glob): return "name \(glob)"
@@ -89,7 +89,7 @@ struct ConfigCheckCommand: ParsableCommand {
             }
         }
         var parts = [rules.isEmpty ? "every touchscreen" : rules.joined(separator: " or ")]
-        parts.append("output \(DeviceText.rectangle(device.output ?? Rect(origin: Point(x: 0, y: 0), size: screen)))" + (device.output == nil ? " (the whole screen)" : ""))
+        parts.append("output \(DeviceText.rectangle(output))" + (device.output == nil ? " (the whole screen)" : ""))
         if device.grab { parts.append("grabbed: nothing else receives its events") }
         if device.rotation != .none { parts.append("rotated \(device.rotation.rawValue)°") }
         if device.flipHorizontal { parts.append("flipped horizontally") }

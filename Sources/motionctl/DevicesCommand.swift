@@ -145,9 +145,8 @@ struct DevicesCommand: ParsableCommand {
             emit("  \(AbsoluteAxis.name(code).padding(toLength: 20, withPad: " ", startingAt: 0)) \(axis.minimum) … \(axis.maximum)  fuzz \(axis.fuzz)  resolution \(axis.resolution)\(axis.resolution > 0 ? "/mm" : "")")
         }
         emit("  timestamps: \(clock ? "monotonic clock" : "wall clock (the kernel refused EVIOCSCLOCKID)")")
-        if let axes = description.positionAxes {
-            let major = description.has(EventType.absolute, AbsoluteAxis.touchMajor) ? description.axes[AbsoluteAxis.touchMajor] : nil
-            let filters = ResolvedContactFilters(ContactFilterSettings(), xAxis: axes.x, yAxis: axes.y, touchMajor: major)
+        if description.positionAxes != nil {
+            let filters = ResolvedContactFilters(ContactFilterSettings(), device: description)
             if let json = try? JSONInput(parsing: JSONValue.filters(filters).encoded[...]) {
                 emit("  filters by default: " + Self.describeFilters(json))
             }

@@ -112,7 +112,10 @@ class Contacts:
         self.socket.sendall(b'{"id": 1, "op": "subscribe", "streams": ["screen.contacts"]}\n')
         # Touches count from here: motiond follows the fingers only once the subscription is
         # in, so wait for its reply and the current value before any touch is played.
+        end = time.monotonic() + 30
         while True:
+            if time.monotonic() > end:
+                raise Failure("the contacts subscription was not answered within 30 s")
             message = json.loads(self.file.readline() or "null")
             if message is None:
                 raise Failure("motiond closed the contacts client")

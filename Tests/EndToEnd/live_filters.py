@@ -70,13 +70,15 @@ def main():
         lines.readline()
         client.sendall(b'{"id": 1, "op": "subscribe", "streams": ["screen.contacts"]}\n')
 
-        def contacts_until(predicate):
-            while True:
+        def contacts_until(predicate, deadline=30):
+            end = time.monotonic() + deadline
+            while time.monotonic() < end:
                 message = json.loads(lines.readline() or "null")
                 if message is None:
                     raise Failure("motiond closed the connection")
                 if message.get("stream") == "screen.contacts" and predicate(message["value"]):
                     return message
+            raise Failure(f"screen.contacts did not become what was awaited within {deadline} s")
 
         contacts_until(lambda value: value == [])  # the value on subscribing
         landed_at = time.monotonic()

@@ -26,6 +26,16 @@ struct CalibrationCapture {
         var steps: Int
         var message: String
 
+        /// What `calibrate` asked the page to show, on the device's `output`.
+        init(_ request: CalibrationRequest, output: Rect) {
+            device = request.device
+            self.output = output
+            target = request.target
+            step = request.step
+            steps = request.steps
+            message = request.message
+        }
+
         var json: JSONValue {
             .object([
                 ("device", .string(device)), ("output", .rect(output)),

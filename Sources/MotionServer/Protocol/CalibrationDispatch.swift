@@ -23,9 +23,8 @@ extension Daemon {
                 throw ProtocolError("bad_value", "target must lie on the \(compactNumber(screen.width))×\(compactNumber(screen.height)) screen, not (\(compactNumber(target.x)), \(compactNumber(target.y)))")
             }
         }
-        let output = device.setup?.output ?? Rect(origin: Point(x: 0, y: 0), size: configuration.screen)
-        let display = CalibrationCapture.Display(device: request.device, output: output, target: request.target,
-                                                 step: request.step, steps: request.steps, message: request.message)
+        let output = device.setup?.output ?? configuration.outputRect(for: nil)
+        let display = CalibrationCapture.Display(request, output: output)
         if var current = calibration, current.sessionID == session.id, !current.isEnding, current.display.device == request.device {
             current.display = display
             calibration = current

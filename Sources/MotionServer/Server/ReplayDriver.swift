@@ -38,10 +38,9 @@ final class ReplayDriver {
         self.node = "replay:" + path
         self.description = device
         let axes = device.positionAxes!
-        let major = device.has(EventType.absolute, AbsoluteAxis.touchMajor) ? device.axes[AbsoluteAxis.touchMajor] : nil
         self.setup = DeviceSetup(
             output: CoordinateMapper(xAxis: axes.x, yAxis: axes.y, mapping: replay.mapping).outputRect,
-            filters: ResolvedContactFilters(replay.filters, xAxis: axes.x, yAxis: axes.y, touchMajor: major), mapping: replay.mapping)
+            filters: ResolvedContactFilters(replay.filters, device: device), mapping: replay.mapping)
         self.speed = speed
         self.loops = loops
         self.daemon = daemon

@@ -84,6 +84,16 @@ public struct ResolvedContactFilters: Hashable, Sendable {
         public var y: Int32
     }
 
+    /// Resolves `settings` for a device as its description has it: its position axes and,
+    /// when it reports one, its `ABS_MT_TOUCH_MAJOR` axis.
+    ///
+    /// - Precondition: the device has position axes (``DeviceKind/isTouchscreen``).
+    public init(_ settings: ContactFilterSettings, device: DeviceDescription) {
+        let axes = device.positionAxes!
+        let major = device.has(EventType.absolute, AbsoluteAxis.touchMajor) ? device.axes[AbsoluteAxis.touchMajor] : nil
+        self.init(settings, xAxis: axes.x, yAxis: axes.y, touchMajor: major)
+    }
+
     /// Resolves `settings` for a device with the given position axes and, when reported,
     /// its `ABS_MT_TOUCH_MAJOR` axis.
     public init(_ settings: ContactFilterSettings, xAxis: AxisInfo, yAxis: AxisInfo, touchMajor: AxisInfo?) {

@@ -160,10 +160,7 @@ public struct ContactFilters {
 
     private mutating func land(_ contact: TouchContact, at time: Double) {
         // A slot's old contact that ended in this same frame was reported before this one.
-        var track = Track(
-            state: .live, outputID: contact.trackingID, shownX: contact.deviceX, shownY: contact.deviceY,
-            rawX: contact.deviceX, rawY: contact.deviceY, rawTime: time,
-            anchor: anchorPoint(contact), anchorTime: time)
+        var track = follow(contact, as: contact.trackingID, at: time)
         if isPalm(contact) {
             track.state = .ignored
             counts.palms += 1
@@ -177,9 +174,7 @@ public struct ContactFilters {
     private mutating func move(_ contact: TouchContact, at time: Double) {
         guard var track = tracks[contact.slot] else {
             // Not seen landing (a contact down when the filters were made): follow it from here.
-            tracks[contact.slot] = Track(
-                state: .live, outputID: contact.trackingID, shownX: contact.deviceX, shownY: contact.deviceY,
-                rawX: contact.deviceX, rawY: contact.deviceY, rawTime: time, anchor: anchorPoint(contact), anchorTime: time)
+            tracks[contact.slot] = follow(contact, as: contact.trackingID, at: time)
             output.contacts.append(contact)
             return
         }
@@ -192,9 +187,7 @@ public struct ContactFilters {
             output.contacts.append(shown(track, contact, phase: .cancelled))
             counts.jumps += 1
             notices.append(Notice(kind: .jump, trackingID: track.outputID, position: contact.position, time: time))
-            track = Track(
-                state: .live, outputID: freshID(), shownX: contact.deviceX, shownY: contact.deviceY,
-                rawX: contact.deviceX, rawY: contact.deviceY, rawTime: time, anchor: anchorPoint(contact), anchorTime: time)
+            track = follow(contact, as: freshID(), at: time)
             tracks[contact.slot] = track
             output.contacts.append(shown(track, contact, phase: .began))
             return
@@ -234,6 +227,12 @@ public struct ContactFilters {
         var ended = track
         (ended.shownX, ended.shownY) = hysteresis(contact.deviceX, contact.deviceY, center: (track.shownX, track.shownY))
         output.contacts.append(shown(ended, contact, phase: contact.phase))
+    }
+
+    /// A contact followed from here, shown where the device puts it, under `id`.
+    private func follow(_ contact: TouchContact, as id: Int32, at time: Double) -> Track {
+        Track(state: .live, outputID: id, shownX: contact.deviceX, shownY: contact.deviceY,
+              rawX: contact.deviceX, rawY: contact.deviceY, rawTime: time, anchor: anchorPoint(contact), anchorTime: time)
     }
 
     /// Cancels the slot's contact and ignores it until it lifts; returns the cancelling contact.

@@ -104,13 +104,7 @@ public struct TouchFrameAssembler {
         self.reportsTouchMinor = absolute.contains(AbsoluteAxis.touchMinor)
         self.slots = Array(repeating: Slot(), count: isMultitouch ? Swift.max(description.slotCount, 1) : 1)
         self.frame.contacts.reserveCapacity(slots.count * 2)
-        self.filters = ContactFilters(Self.resolve(filters, description), mapper: mapper, slots: slots.count)
-    }
-
-    private static func resolve(_ settings: ContactFilterSettings, _ description: DeviceDescription) -> ResolvedContactFilters {
-        let axes = description.positionAxes!
-        let major = description.has(EventType.absolute, AbsoluteAxis.touchMajor) ? description.axes[AbsoluteAxis.touchMajor] : nil
-        return ResolvedContactFilters(settings, xAxis: axes.x, yAxis: axes.y, touchMajor: major)
+        self.filters = ContactFilters(ResolvedContactFilters(filters, device: description), mapper: mapper, slots: slots.count)
     }
 
     /// The filters as they apply to this device: thresholds in its units, and why any is off.
@@ -118,7 +112,7 @@ public struct TouchFrameAssembler {
 
     /// Changes the filters' settings (a reload); contacts down stay followed.
     public mutating func setFilters(_ settings: ContactFilterSettings) {
-        filters.resolved = Self.resolve(settings, description)
+        filters.resolved = ResolvedContactFilters(settings, device: description)
     }
 
     /// How often each filter acted on this device.
