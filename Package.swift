@@ -6,7 +6,8 @@
 //   TouchModel    touch frames, contacts and geometry, shared by the layers above (pure)
 //   MotionCore    streams, properties, springs, recognizers, interactions, the scene and its
 //                 engine (pure, no I/O; re-exports TouchModel)
-//   CEvdev/CUdev/CMtdev  the system libraries libevdev, libudev and libmtdev, through pkg-config
+//   CEvdev/CUdev/CMtdev/CYaml  the system libraries libevdev, libudev, libmtdev and libyaml,
+//                 through pkg-config
 //   TouchInput    devices, discovery, hotplug, recordings and replay, contact filters,
 //                 coordinate mapping and calibration (needs TouchModel, not MotionCore)
 //   MotionConfiguration  motiond.toml and its drop-ins: read, checked, and turned into a scene
@@ -35,8 +36,6 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
         .package(url: "https://github.com/LebJe/TOMLKit", from: "0.6.0"),
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
-        // libinput record's YAML recordings, as attached to libinput bug reports.
-        .package(url: "https://github.com/jpsim/Yams", from: "6.2.2"),
     ],
     targets: [
         .target(name: "TouchModel"),
@@ -56,9 +55,16 @@ let package = Package(
             pkgConfig: "mtdev",
             providers: [.apt(["libmtdev-dev"])]
         ),
+        // libinput record's YAML recordings, as attached to libinput bug reports: libyaml's
+        // parser, without the Foundation (and ICU's 32 MB of data) a Swift YAML package brings.
+        .systemLibrary(
+            name: "CYaml",
+            pkgConfig: "yaml-0.1",
+            providers: [.apt(["libyaml-dev"])]
+        ),
         .target(
             name: "TouchInput",
-            dependencies: ["TouchModel", "CEvdev", "CUdev", "CMtdev", .product(name: "Yams", package: "Yams")]
+            dependencies: ["TouchModel", "CEvdev", "CUdev", "CMtdev", "CYaml"]
         ),
         .target(
             name: "MotionConfiguration",

@@ -152,6 +152,10 @@ struct LibinputRecordingTests {
         ("version: 1\ndevices:\n- evdev: {name: P, id: [1, 2, 3, 4], codes: {}}\n  events:\n  - evdev:\n    - [0, 0, 3, 57, 1.5]\n", 6, "whole number, found '1.5'"),
         ("version: 1\ndevices: [\n", 3, "not valid YAML"),
         ("version: 1\ndevices:\n- evdev: {name: P, id: [1, 2, 3, 4], codes: {3: [53, 54]}}\n", 3, "the device is invalid"),
+        ("version: 1\ndevices: *nowhere\n", 2, "the alias *nowhere names no anchor before it"),
+        ("version: 1\n---\nversion: 1\n", 2, "a second YAML document"),
+        ("version: 1\ndevices: " + String(repeating: "[", count: 70) + "\n", 2, "nested more than 64 deep"),
+        ("version: 1\n\ndevices: \u{7}\n", 3, "not valid YAML: control characters are not allowed"),
     ])
     func refused(text: String, line: Int, message: String) {
         let error = #expect(throws: EvemuParseError.self) { try EvemuRecording(reading: text) }

@@ -3,7 +3,7 @@ import FuzzSupport
 import MotionCore
 import TouchInput
 
-/// libinput record's YAML through Yams on any text: an error names a line within the text
+/// libinput record's YAML (libyaml's events composed by `YAMLDocument`) on any text: an error names a line within the text
 /// (or the line after its end, where a YAML error at end of input points), every device
 /// number is honoured or refused, and a touchscreen's frames have finite positions.
 @_cdecl("LLVMFuzzerTestOneInput")

@@ -1,5 +1,3 @@
-import Yams
-
 /// Reads `libinput record`'s YAML (file version 1), the format attached to libinput bug
 /// reports, into the same ``EvemuRecording`` an evemu file gives.
 ///
@@ -40,17 +38,19 @@ enum LibinputRecording {
     /// Parses the recording of device `index` in `devices`, or with nil, of the first
     /// touchscreen (else the first device).
     static func parse(_ text: String, device index: Int?, validatingDevice: Bool, eventLimit: Int = maximumEvents) throws(EvemuParseError) -> EvemuRecording {
-        let composed: Node?
-        do { composed = try Yams.compose(yaml: text) } catch { throw Self.describe(error) }
+        let composed: YAMLNode?
+        do throws(YAMLDocument.Failure) { composed = try YAMLDocument.compose(text) } catch {
+            throw EvemuParseError(line: error.line, message: "not valid YAML: \(error.problem)")
+        }
         guard let root = composed else { throw EvemuParseError(line: 1, message: "the file is empty") }
         let reader = NodeReader()
         let version = try reader.integer(try reader.member("version", of: root, "a libinput recording"), "version", in: 1...Int64.max)
         guard version == 1 else {
-            throw EvemuParseError(line: root["version"]?.mark?.line ?? 1, message: "libinput recording version \(version) is not supported; version 1 is")
+            throw EvemuParseError(line: root["version"]?.line ?? 1, message: "libinput recording version \(version) is not supported; version 1 is")
         }
         let devices = try reader.sequence(try reader.member("devices", of: root, "a libinput recording"), "devices")
         guard !devices.isEmpty else { throw reader.error(root["devices"], "'devices' is empty: the recording holds no device") }
-        var described: [(node: Node, device: DeviceDescription)] = []
+        var described: [(node: YAMLNode, device: DeviceDescription)] = []
         for node in devices {
             described.append((node, try reader.device(node)))
         }
@@ -83,19 +83,6 @@ enum LibinputRecording {
         }
         return EvemuRecording(device: device, events: events, formatVersion: nil)
     }
-
-    /// A YAML syntax error as FILE-relative line and problem (never the snippet libyaml
-    /// quotes, which may be anything).
-    private static func describe(_ error: Error) -> EvemuParseError {
-        switch error as? YamlError {
-        case let .scanner(_, problem, mark, _), let .parser(_, problem, mark, _), let .composer(_, problem, mark, _):
-            return EvemuParseError(line: mark.line, message: "not valid YAML: \(problem)")
-        case let .reader(problem, _, _, _):
-            return EvemuParseError(line: 1, message: "not valid YAML: \(problem)")
-        default:
-            return EvemuParseError(line: 1, message: "not valid YAML")
-        }
-    }
 }
 
 extension EvemuRecording {
@@ -120,25 +107,25 @@ extension EvemuRecording {
 
 /// Reads typed values out of YAML nodes, failing at the node's line with what was expected.
 private struct NodeReader {
-    func error(_ node: Node?, _ message: String) -> EvemuParseError {
-        EvemuParseError(line: node?.mark?.line ?? 1, message: message)
+    func error(_ node: YAMLNode?, _ message: String) -> EvemuParseError {
+        EvemuParseError(line: node?.line ?? 1, message: message)
     }
 
-    func member(_ key: String, of node: Node, _ what: String) throws(EvemuParseError) -> Node {
-        guard case .mapping = node else { throw error(node, "expected \(what) as a mapping with '\(key)'") }
+    func member(_ key: String, of node: YAMLNode, _ what: String) throws(EvemuParseError) -> YAMLNode {
+        guard case .mapping = node.content else { throw error(node, "expected \(what) as a mapping with '\(key)'") }
         guard let value = node[key] else { throw error(node, "\(what) has no '\(key)'") }
         return value
     }
 
-    func sequence(_ node: Node, _ what: String) throws(EvemuParseError) -> [Node] {
-        guard case .sequence(let items) = node else { throw error(node, "expected '\(what)' to be a list") }
-        return Array(items)
+    func sequence(_ node: YAMLNode, _ what: String) throws(EvemuParseError) -> [YAMLNode] {
+        guard case .sequence(let items) = node.content else { throw error(node, "expected '\(what)' to be a list") }
+        return items
     }
 
     /// A whole number, in decimal or with 0x in hexadecimal, within `range`.
-    func integer(_ node: Node, _ what: String, in range: ClosedRange<Int64>) throws(EvemuParseError) -> Int64 {
-        guard case .scalar(let scalar) = node else { throw error(node, "expected \(what) to be a number") }
-        var text = Substring(scalar.string)
+    func integer(_ node: YAMLNode, _ what: String, in range: ClosedRange<Int64>) throws(EvemuParseError) -> Int64 {
+        guard case .scalar(let scalar) = node.content else { throw error(node, "expected \(what) to be a number") }
+        var text = Substring(scalar)
         var negative = false
         if text.hasPrefix("-") { negative = true; text = text.dropFirst() } else if text.hasPrefix("+") { text = text.dropFirst() }
         let magnitude: UInt64?
@@ -148,14 +135,14 @@ private struct NodeReader {
             magnitude = UInt64(text, radix: 10)
         }
         guard let magnitude, magnitude <= UInt64(Int64.max) else {
-            throw error(node, "expected \(what) to be a whole number, found '\(scalar.string.prefix(40))'")
+            throw error(node, "expected \(what) to be a whole number, found '\(scalar.prefix(40))'")
         }
         let value = negative ? -Int64(magnitude) : Int64(magnitude)
         guard range.contains(value) else { throw error(node, "\(what) \(value) is outside \(range.lowerBound)…\(range.upperBound)") }
         return value
     }
 
-    func numbers(_ node: Node, _ what: String, count: Int? = nil, in range: ClosedRange<Int64>) throws(EvemuParseError) -> [Int64] {
+    func numbers(_ node: YAMLNode, _ what: String, count: Int? = nil, in range: ClosedRange<Int64>) throws(EvemuParseError) -> [Int64] {
         let items = try sequence(node, what)
         if let count, items.count != count { throw error(node, "expected '\(what)' to hold \(count) numbers, found \(items.count)") }
         var values: [Int64] = []
@@ -164,18 +151,18 @@ private struct NodeReader {
     }
 
     /// One `devices` entry's `evdev` description.
-    func device(_ entry: Node) throws(EvemuParseError) -> DeviceDescription {
+    func device(_ entry: YAMLNode) throws(EvemuParseError) -> DeviceDescription {
         let evdev = try member("evdev", of: entry, "a device")
-        guard case .scalar(let name) = try member("name", of: evdev, "the device's evdev") else {
+        guard case .scalar(let name) = try member("name", of: evdev, "the device's evdev").content else {
             throw error(evdev["name"], "expected the device's name to be text")
         }
-        var device = DeviceDescription(name: name.string)
+        var device = DeviceDescription(name: name)
         let ids = try numbers(try member("id", of: evdev, "the device's evdev"), "id", count: 4, in: 0...0xffff).map(UInt16.init)
         (device.bus, device.vendor, device.product, device.version) = (ids[0], ids[1], ids[2], ids[3])
         if let properties = evdev["properties"] {
             device.properties = Set(try numbers(properties, "properties", in: 0...Int64(InputProperty.count - 1)).map(UInt16.init))
         }
-        guard case .mapping(let codes) = try member("codes", of: evdev, "the device's evdev") else {
+        guard case .mapping(let codes) = try member("codes", of: evdev, "the device's evdev").content else {
             throw error(evdev["codes"], "expected 'codes' to map each event type to its codes")
         }
         for (key, list) in codes {
@@ -184,7 +171,7 @@ private struct NodeReader {
             device.codes[type] = Set(try numbers(list, "codes of type \(type)", in: 0...maximum).map(UInt16.init))
         }
         if let absinfo = evdev["absinfo"] {
-            guard case .mapping(let axes) = absinfo else { throw error(absinfo, "expected 'absinfo' to map each axis to [min, max, fuzz, flat, resolution]") }
+            guard case .mapping(let axes) = absinfo.content else { throw error(absinfo, "expected 'absinfo' to map each axis to [min, max, fuzz, flat, resolution]") }
             for (key, list) in axes {
                 let code = UInt16(try integer(key, "an axis", in: 0...Int64(AbsoluteAxis.max)))
                 let v = try numbers(list, "absinfo of axis \(code)", count: 5, in: Int64(Int32.min)...Int64(Int32.max)).map(Int32.init)
@@ -195,7 +182,7 @@ private struct NodeReader {
     }
 
     /// `[seconds, microseconds, type, code, value]`.
-    func event(_ node: Node) throws(EvemuParseError) -> InputEvent {
+    func event(_ node: YAMLNode) throws(EvemuParseError) -> InputEvent {
         let items = try sequence(node, "an event")
         guard items.count == 5 else { throw error(node, "expected an event as [seconds, microseconds, type, code, value], found \(items.count) numbers") }
         let seconds = try integer(items[0], "seconds", in: 0...Int64(EvemuParser.maximumSeconds))
