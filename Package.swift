@@ -17,6 +17,11 @@
 //   motionctl     the command line that inspects and drives it
 import PackageDescription
 
+/// Extensions are visible only where their module is imported: without it, TOMLKit's
+/// `import Foundation` let Foundation's `StringProtocol.contains` into the configuration
+/// reader, which linked Foundation and ICU's 32 MB of data into a static motiond.
+let onlyImportedMembers: [SwiftSetting] = [.enableUpcomingFeature("MemberImportVisibility")]
+
 let package = Package(
     name: "motiond",
     platforms: [.macOS(.v14)],
@@ -38,8 +43,8 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
     ],
     targets: [
-        .target(name: "TouchModel"),
-        .target(name: "MotionCore", dependencies: ["TouchModel"]),
+        .target(name: "TouchModel", swiftSettings: onlyImportedMembers),
+        .target(name: "MotionCore", dependencies: ["TouchModel"], swiftSettings: onlyImportedMembers),
         .systemLibrary(
             name: "CEvdev",
             pkgConfig: "libevdev",
@@ -64,11 +69,13 @@ let package = Package(
         ),
         .target(
             name: "TouchInput",
-            dependencies: ["TouchModel", "CEvdev", "CUdev", "CMtdev", "CYaml"]
+            dependencies: ["TouchModel", "CEvdev", "CUdev", "CMtdev", "CYaml"],
+            swiftSettings: onlyImportedMembers
         ),
         .target(
             name: "MotionConfiguration",
-            dependencies: ["MotionCore", "TouchInput", .product(name: "TOMLKit", package: "TOMLKit")]
+            dependencies: ["MotionCore", "TouchInput", .product(name: "TOMLKit", package: "TOMLKit")],
+            swiftSettings: onlyImportedMembers
         ),
         .target(
             name: "MotionServer",
@@ -86,6 +93,9 @@ let package = Package(
             // endpoint; compiled in, so an installed motiond needs no files beside it. The
             // files live in clients/ (these are links to them).
             resources: [.embedInCode("Web/motiond.js"), .embedInCode("Web/index.html")]
+            // Not onlyImportedMembers: with it, the TUIO sender's sockaddr_in would have to be
+            // imported from NIO's internal CNIOLinux, whose headers Swift credits with it.
+            // FoundationFootprintTests guards this module instead.
         ),
         .executableTarget(
             name: "motiond",
@@ -93,7 +103,8 @@ let package = Package(
                 "MotionConfiguration",
                 "MotionServer",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
-            ]
+            ],
+            swiftSettings: onlyImportedMembers
         ),
         .executableTarget(
             name: "motionctl",
@@ -108,7 +119,8 @@ let package = Package(
                 .product(name: "NIOHTTP1", package: "swift-nio"),
                 .product(name: "NIOWebSocket", package: "swift-nio"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
-            ]
+            ],
+            swiftSettings: onlyImportedMembers
         ),
         .testTarget(name: "MotionCoreTests", dependencies: ["MotionCore"]),
         .testTarget(name: "TouchInputTests", dependencies: ["TouchInput", "MotionCore"]),

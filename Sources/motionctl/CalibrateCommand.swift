@@ -1,5 +1,5 @@
 import ArgumentParser
-import Foundation
+import FoundationEssentials
 import Glibc
 import MotionConfiguration
 import MotionServer
@@ -62,14 +62,16 @@ struct CalibrateCommand: ParsableCommand {
     private func fitFile(_ path: String) throws {
         let text: String
         if path == "-" {
-            text = String(decoding: FileHandle.standardInput.readDataToEndOfFile(), as: UTF8.self)
+            do { text = String(decoding: try readStandardInput(), as: UTF8.self) } catch {
+                fail("motionctl: cannot read standard input: \(reason(error))")
+            }
         } else {
             guard let data = FileManager.default.contents(atPath: path) else { fail("motionctl: cannot read \(path)") }
             text = String(decoding: data, as: UTF8.self)
         }
         var pairs: [CalibrationPair] = []
         for (index, line) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
-            let trimmed = line.trimmingCharacters(in: .whitespaces)
+            let trimmed = line.trimmingBlanks()
             guard !trimmed.isEmpty else { continue }
             do { pairs.append(try Self.pair(trimmed)) } catch { fail("motionctl: \(path):\(index + 1): \(error)") }
         }
@@ -82,7 +84,7 @@ struct CalibrateCommand: ParsableCommand {
             ]).encoded)
             return
         }
-        let six = { (value: Double) in String(format: "%.6f", value) }
+        let six = { (value: Double) in formatted("%.6f", value) }
         emit("matrix: " + result.matrix.map(six).joined(separator: " "))
         emit("as motiond.toml takes it: calibration = [" + result.matrix.map(six).joined(separator: ", ") + "]")
         for (index, residual) in result.residuals.enumerated() { emit("  pair \(index + 1): off by \(six(residual))") }
@@ -131,11 +133,11 @@ private struct CalibrationRun {
         switch command.socket.connectIfAnswering() {
         case .success(let connection): self.connection = connection
         case .failure(let error):
-            FileHandle.standardError.write(Data("""
+            writeStandardError("""
                 motionctl: calibrate needs motiond running: it reads the touches through motiond and shows the targets on motiond's page; cannot connect at \(command.socket.path): \(error)
 
-                """.utf8))
-            Foundation.exit(ExitStatus.cannotConnect)
+                """)
+            Glibc.exit(ExitStatus.cannotConnect)
         }
         guard connection.hello["control"]?.bool == true else {
             fail("motionctl: calibrate changes the daemon's configuration: run it as root, as motiond's user or as a member of [daemon] control_groups")
@@ -224,10 +226,10 @@ private struct CalibrationRun {
             fail("motionctl: the check target was missed by \(compactNumber(checkPixels.rounded())) px with the new matrix (at most \(compactNumber(tolerance.rounded())) allowed): the touches disagree; nothing was written, calibrate again")
         }
 
-        let path = try write(fit.matrix, note: "\(command.points) targets, rms \(String(format: "%.2f", rmsPixels)) px, check target off by \(String(format: "%.2f", checkPixels)) px")
+        let path = try write(fit.matrix, note: "\(command.points) targets, rms \(formatted("%.2f", rmsPixels)) px, check target off by \(formatted("%.2f", checkPixels)) px")
         say(["step": .string("written"), "path": .string(path.path), "matrix": .array(fit.matrix.map { .number($0) }),
              "rms_px": .number(rmsPixels), "check_px": .number(checkPixels)],
-            "wrote \(path.path): calibration = [\(fit.matrix.map(compactNumber).joined(separator: ", "))] (rms \(String(format: "%.2f", rmsPixels)) px, check \(String(format: "%.2f", checkPixels)) px)")
+            "wrote \(path.path): calibration = [\(fit.matrix.map(compactNumber).joined(separator: ", "))] (rms \(formatted("%.2f", rmsPixels)) px, check \(formatted("%.2f", checkPixels)) px)")
         say(["step": .string("reloaded")], "motiond reloaded its configuration: \(node) uses the new matrix")
     }
 
@@ -283,7 +285,7 @@ private struct CalibrationRun {
     private func write(_ matrix: [Double], note: String) throws -> URL {
         let manager = FileManager.default
         do { try manager.createDirectory(at: dropIns, withIntermediateDirectories: true) } catch {
-            fail("motionctl: cannot create \(dropIns.path): \(error.localizedDescription)")
+            fail("motionctl: cannot create \(dropIns.path): \(reason(error))")
         }
         // By ids where the panel has them (some report 0000:0000), else by its name, with the
         // glob's only special character in it matched as any character.
@@ -293,8 +295,9 @@ private struct CalibrationRun {
             selector = "ids = \"\(vendor):\(product)\""
             fileName = "90-calibration-\(vendor)-\(product).toml"
         } else {
-            selector = "name = \(JSONValue.string(name.replacingOccurrences(of: "*", with: "?")).encoded)"
-            fileName = "90-calibration-\(name.unicodeScalars.map { CharacterSet.alphanumerics.contains($0) ? String($0) : "-" }.joined().lowercased()).toml"
+            let glob = String(String.UnicodeScalarView(name.unicodeScalars.map { $0 == "*" ? "?" : $0 }))
+            selector = "name = \(JSONValue.string(glob).encoded)"
+            fileName = "90-calibration-\(name.unicodeScalars.map { isAlphanumeric($0) ? String($0) : "-" }.joined().lowercased()).toml"
         }
         let path = dropIns.appendingPathComponent(fileName)
         let text = """
@@ -332,5 +335,17 @@ private struct CalibrationRun {
 
     private func say(_ fields: KeyValuePairs<String, JSONValue>, _ words: String) {
         if command.json { emit(JSONValue.object(fields.map { ($0.key, $0.value) }).encoded) } else { emit(words) }
+    }
+}
+
+/// Whether a drop-in's file name keeps `scalar` (others become "-"): Foundation's
+/// `CharacterSet.alphanumerics`, Unicode's letters, marks and numbers (L*, M*, N*).
+private func isAlphanumeric(_ scalar: Unicode.Scalar) -> Bool {
+    switch scalar.properties.generalCategory {
+    case .uppercaseLetter, .lowercaseLetter, .titlecaseLetter, .modifierLetter, .otherLetter,
+         .nonspacingMark, .spacingMark, .enclosingMark, .decimalNumber, .letterNumber, .otherNumber:
+        return true
+    default:
+        return false
     }
 }

@@ -1,5 +1,5 @@
 import ArgumentParser
-import Foundation
+import FoundationEssentials
 import Glibc
 import MotionConfiguration
 import MotionServer
@@ -23,7 +23,7 @@ struct StatusCommand: ParsableCommand {
             let stats = try connection.request("stats")
             if json { return emit(stats.json.encoded) }
             let version = connection.hello["version"]?.string ?? "?"
-            emit("motiond \(version) at \(socket.path): up \(String(format: "%.0f", stats["uptime"]?.number ?? 0)) s, \(stats["state"]?.string ?? "?")")
+            emit("motiond \(version) at \(socket.path): up \(formatted("%.0f", stats["uptime"]?.number ?? 0)) s, \(stats["state"]?.string ?? "?")")
             emit("  \(stats["devices"]?.integer ?? 0) touchscreen(s), \(stats["frames"]?.integer ?? 0) frames, \(stats["clients"]?.array?.count ?? 0) client(s)")
             if let file = stats["config"]?["file"]?.string { emit("  configuration \(file)") } else { emit("  built-in configuration") }
             if let error = stats["config"]?["last_error"]?.string { emit("  last reload refused: \(error)") }
@@ -51,11 +51,12 @@ struct ElementsCommand: ParsableCommand {
             for element in elements {
                 if json { emit(element.json.encoded); continue }
                 let position = element["position"], size = element["size"]
-                emit(String(format: "%@  centre (%.1f, %.1f)  size %.0f × %.0f  rotation %.3f  scale %.3f  z %d  %@  %@",
-                             element["id"]?.string ?? "?", position?["x"]?.number ?? 0, position?["y"]?.number ?? 0,
-                             size?["width"]?.number ?? 0, size?["height"]?.number ?? 0, element["rotation"]?.number ?? 0,
-                             element["scale"]?.number ?? 1, element["z"]?.integer ?? 0, element["state"]?.string ?? "",
-                             (element["interactions"]?.array ?? []).compactMap(\.string).joined(separator: ", ")))
+                emit((element["id"]?.string ?? "?")
+                     + formatted("  centre (%.1f, %.1f)  size %.0f × %.0f  rotation %.3f  scale %.3f",
+                                 position?["x"]?.number ?? 0, position?["y"]?.number ?? 0, size?["width"]?.number ?? 0,
+                                 size?["height"]?.number ?? 0, element["rotation"]?.number ?? 0, element["scale"]?.number ?? 1)
+                     + "  z \(element["z"]?.integer ?? 0)  \(element["state"]?.string ?? "")  "
+                     + (element["interactions"]?.array ?? []).compactMap(\.string).joined(separator: ", "))
             }
         }
     }
@@ -93,7 +94,7 @@ struct GetCommand: ParsableCommand {
         try talking {
             let value = try socket.connect().request("get", [("stream", .string(stream))])["value"]
             guard !Voice.json(asked: json) else { return emit(value?.json.encoded ?? "null") }
-            emit(value.map { WatchCommand.describe(value: $0).trimmingCharacters(in: .whitespaces) } ?? "null")
+            emit(value.map { WatchCommand.describe(value: $0).trimmingBlanks() } ?? "null")
         }
     }
 }
@@ -139,11 +140,11 @@ struct StatsCommand: ParsableCommand {
         func int(_ value: JSONInput?) -> Int { Int(value?.integer ?? 0) }
         let config = stats["config"]
         var rows: [(String, String)] = [
-            ("uptime", String(format: "%.1f s", stats["uptime"]?.number ?? 0)),
+            ("uptime", formatted("%.1f s", stats["uptime"]?.number ?? 0)),
             ("state", stats["state"]?.string ?? "?"),
             ("frames", "\(int(stats["frames"])) touch frames, \(int(stats["frames_coalesced"])) left out when behind"),
             ("frame rate", "\(compactNumber(stats["frame_rate"]?.number ?? 0)) frames/s while something moves"),
-            ("configuration", (config?["file"]?.string ?? "built-in") + String(format: ", loaded %.1f s after start", config?["loaded"]?.number ?? 0)),
+            ("configuration", (config?["file"]?.string ?? "built-in") + formatted(", loaded %.1f s after start", config?["loaded"]?.number ?? 0)),
         ]
         if let error = config?["last_error"]?.string { rows.append(("last reload", "refused: \(error)")) }
         rows.append(("devices", "\(int(stats["devices"])) touchscreen(s), \(int(stats["dropped_events"])) event drop(s)"))
@@ -159,7 +160,7 @@ struct StatsCommand: ParsableCommand {
         let clients = stats["clients"]?.array ?? []
         rows.append(("clients", "\(clients.count)"))
         let width = rows.map(\.0.count).max()! + 2
-        var lines = rows.map { $0.0.padding(toLength: width, withPad: " ", startingAt: 0) + $0.1 }
+        var lines = rows.map { $0.0.padded(toLength: width) + $0.1 }
         guard !clients.isEmpty else { return lines }
         let header = ["client", "uid", "control", "subscriptions", "sent", "coalesced"]
         let cells = clients.map { client in
@@ -168,7 +169,7 @@ struct StatsCommand: ParsableCommand {
         }
         let widths = header.indices.map { column in ([header[column]] + cells.map { $0[column] }).map(\.count).max()! + 2 }
         for row in [header] + cells {
-            lines.append("  " + row.enumerated().map { $1.padding(toLength: widths[$0], withPad: " ", startingAt: 0) }.joined())
+            lines.append("  " + row.enumerated().map { $1.padded(toLength: widths[$0]) }.joined())
         }
         return lines.map { String($0.reversed().drop { $0 == " " }.reversed()) }
     }
@@ -197,8 +198,8 @@ struct WatchCommand: ParsableCommand {
                     latest[stream] = Self.describe(event)
                     var screen = "\u{1B}[H\u{1B}[2J" + "motiond at \(socket.path) — Ctrl-C to stop\n\n"
                     let width = (latest.keys.map(\.count).max() ?? 0) + 2
-                    for name in latest.keys.sorted() { screen += name.padding(toLength: width, withPad: " ", startingAt: 0) + latest[name]! + "\n" }
-                    FileHandle.standardOutput.write(Data(screen.utf8))
+                    for name in latest.keys.sorted() { screen += name.padded(toLength: width) + latest[name]! + "\n" }
+                    writeStandardOutput(screen)
                 } else {
                     emit(event.json.encoded)
                 }
@@ -220,20 +221,20 @@ struct WatchCommand: ParsableCommand {
 
     /// A stream's value: a point, a size, a spring, the contacts, a number, a state or a flag.
     static func describe(value: JSONInput) -> String {
-        if let x = value["x"]?.number, let y = value["y"]?.number { return String(format: "(%9.2f, %9.2f)", x, y) }
+        if let x = value["x"]?.number, let y = value["y"]?.number { return formatted("(%9.2f, %9.2f)", x, y) }
         if let width = value["width"]?.number, let height = value["height"]?.number {
             return "\(compactNumber(width)) × \(compactNumber(height))"
         }
         if let tension = value["tension"]?.number, let friction = value["friction"]?.number {
-            return String(format: "tension %.1f, friction %.1f, mass %@", tension, friction, compactNumber(value["mass"]?.number ?? 1))
+            return formatted("tension %.1f, friction %.1f, mass ", tension, friction) + compactNumber(value["mass"]?.number ?? 1)
         }
         if let fingers = value.array {
             guard !fingers.isEmpty else { return "no finger" }
             return fingers.map { finger in
-                "#\(finger["id"]?.integer ?? 0) " + String(format: "(%.1f, %.1f)", finger["x"]?.number ?? 0, finger["y"]?.number ?? 0)
+                "#\(finger["id"]?.integer ?? 0) " + formatted("(%.1f, %.1f)", finger["x"]?.number ?? 0, finger["y"]?.number ?? 0)
             }.joined(separator: "  ")
         }
-        if let number = value.number { return String(format: "%12.5f", number) }
+        if let number = value.number { return formatted("%12.5f", number) }
         if let text = value.string { return text }
         if let flag = value.bool { return flag ? "true" : "false" }
         return value.json.encoded

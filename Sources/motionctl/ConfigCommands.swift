@@ -1,5 +1,5 @@
 import ArgumentParser
-import Foundation
+import FoundationEssentials
 import MotionConfiguration
 import MotionCore
 import MotionServer
@@ -100,7 +100,7 @@ struct ConfigCheckCommand: ParsableCommand {
 
     private func describe(_ interaction: InteractionSettings) -> String {
         func spring(_ s: SpringConfiguration) -> String {
-            String(format: "spring tension %.1f, friction %.1f", s.tension, s.friction) + (s.mass != 1 ? " mass \(compactNumber(s.mass))" : "")
+            formatted("spring tension %.1f, friction %.1f", s.tension, s.friction) + (s.mass != 1 ? " mass \(compactNumber(s.mass))" : "")
         }
         func destination(_ d: DestinationSettings) -> String {
             switch d {
@@ -207,7 +207,7 @@ struct SimulateCommand: ParsableCommand {
                 if json {
                     emit(JSONValue.update(update).encoded)
                 } else {
-                    emit(String(format: "%10.4f  ", update.time) + update.stream.padding(toLength: 24, withPad: " ", startingAt: 0) + "  " + text(update.value))
+                    emit(formatted("%10.4f  ", update.time) + update.stream.padded(toLength: 24) + "  " + text(update.value))
                 }
             }
         }
@@ -215,19 +215,19 @@ struct SimulateCommand: ParsableCommand {
         if let until { frames.removeAll { $0.time > until } }
         let outcome = Simulation(frameRate: configuration.daemon.frameRate).run(frames, through: engine, clock: clock, until: until)
         if !outcome.settled && until == nil {
-            FileHandle.standardError.write(Data("motionctl: still moving \(Int(Simulation().settleLimit)) s after the recording ended\n".utf8))
+            writeStandardError("motionctl: still moving \(Int(Simulation().settleLimit)) s after the recording ended\n")
             throw ExitCode(ExitStatus.refused)
         }
     }
 
     private func text(_ value: PublishedValue) -> String {
         switch value {
-        case .point(let p): return String(format: "(%.3f, %.3f)", p.x, p.y)
-        case .size(let s): return String(format: "%.3f × %.3f", s.width, s.height)
-        case .number(let n): return String(format: "%.6f", n)
+        case .point(let p): return formatted("(%.3f, %.3f)", p.x, p.y)
+        case .size(let s): return formatted("%.3f × %.3f", s.width, s.height)
+        case .number(let n): return formatted("%.6f", n)
         case .text(let t): return t
         case .bool(let b): return b ? "true" : "false"
-        case .spring(let s): return String(format: "tension %.1f, friction %.1f, mass %g", s.tension, s.friction, s.mass)
+        case .spring(let s): return formatted("tension %.1f, friction %.1f, mass %g", s.tension, s.friction, s.mass)
         }
     }
 }

@@ -1,5 +1,5 @@
 import ArgumentParser
-import Foundation
+import FoundationEssentials
 import Glibc
 import MotionConfiguration
 import MotionServer
@@ -21,7 +21,9 @@ struct SocketOption: ParsableArguments {
     }
 
     /// Whether the daemon is reached over a Unix socket on this machine (not a WebSocket URL).
-    var isLocal: Bool { !path.contains("://") }
+    /// Not `contains("://")`: with a String argument that call resolves to full Foundation's
+    /// overload, visible through a dependency's import, and links it (and ICU) back in.
+    var isLocal: Bool { path.firstRange(of: "://") == nil }
 
     /// Connects without authenticating; the error when the daemon does not answer.
     func connectIfAnswering() -> Result<DaemonConnection, Error> {
@@ -37,13 +39,13 @@ struct SocketOption: ParsableArguments {
         switch connectIfAnswering() {
         case .success(let connected): connection = connected
         case .failure(let error):
-            FileHandle.standardError.write(Data("""
+            writeStandardError("""
                 motionctl: cannot connect to motiond at \(path): \(error)
                 motionctl: start it with `systemctl start motiond`, or without a touchscreen `motiond --replay FILE.evemu`; \
                 --socket, --websocket or MOTIOND_SOCKET choose another
 
-                """.utf8))
-            Foundation.exit(ExitStatus.cannotConnect)
+                """)
+            Glibc.exit(ExitStatus.cannotConnect)
         }
         if let token {
             do {

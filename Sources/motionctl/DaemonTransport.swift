@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import Glibc
 import MotionServer
 import NIOConcurrencyHelpers
@@ -100,7 +100,8 @@ final class WebSocketTransport: DaemonTransport {
         }
         let port = url.port ?? 80
         let path = url.path.isEmpty ? "/" : url.path
-        let hostHeader = host.contains(":") ? "[\(host)]:\(port)" : "\(host):\(port)"
+        // A Character, not a String: contains(String) would be full Foundation's (see isLocal).
+        let hostHeader = host.contains(":" as Character) ? "[\(host)]:\(port)" : "\(host):\(port)"
         let inbox = Inbox()
         self.inbox = inbox
         let upgrader = NIOWebSocketClientUpgrader(maxFrameSize: 1 << 24, automaticErrorHandling: true) { channel, _ in
@@ -126,7 +127,7 @@ final class WebSocketTransport: DaemonTransport {
                 }
             }
         do {
-            channel = try bootstrap.connect(host: host.trimmingCharacters(in: CharacterSet(charactersIn: "[]")), port: port).wait()
+            channel = try bootstrap.connect(host: host.trimming { $0 == "[" || $0 == "]" }, port: port).wait()
         } catch {
             try? group.syncShutdownGracefully()
             let underlying = (error as? NIOConnectionError)?.connectionErrors.first?.error ?? error
@@ -161,59 +162,61 @@ final class WebSocketTransport: DaemonTransport {
     }
 
     func receive(until deadline: Double) throws -> String? {
-        guard deadline.isFinite else { return try inbox.next() }
-        return try inbox.next(until: Date().addingTimeInterval(deadline - monotonicNow()))
+        try inbox.next(until: deadline)
     }
 }
 
 /// What arrived on the WebSocket, handed from NIO's thread to motionctl's.
 private final class Inbox: @unchecked Sendable {
-    private let condition = NSCondition()
+    /// Guards the state below; its value says whether there is something to take (a message,
+    /// or the end), which is what a reader waits for.
+    private let condition = ConditionLock(value: false)
     private var messages: [String] = []
     private var ended = false
     private var failure: TransportFailure?
 
     func put(_ message: String) {
-        condition.withLock {
-            messages.append(message)
-            condition.broadcast()
-        }
+        condition.lock()
+        messages.append(message)
+        condition.unlock(withValue: true)
     }
 
     func end(_ failure: TransportFailure? = nil) {
-        condition.withLock {
-            if self.failure == nil { self.failure = failure }
-            ended = true
-            condition.broadcast()
-        }
+        condition.lock()
+        if self.failure == nil { self.failure = failure }
+        ended = true
+        condition.unlock(withValue: true)
     }
 
     /// Whether something (a message, the end, a failure) came within `seconds`.
     func waitForFirst(seconds: Double) -> Bool {
-        let deadline = Date().addingTimeInterval(seconds)
-        return condition.withLock {
-            while messages.isEmpty && !ended {
-                if !condition.wait(until: deadline) { return false }
-            }
-            return true
-        }
+        guard lockWhenReady(until: monotonicNow() + seconds) else { return false }
+        condition.unlock(withValue: true)
+        return true
     }
 
-    /// The next message, waiting for it (until `deadline`, then ``TimedOut``); nil at the
-    /// end; the failure if there was one.
-    func next(until deadline: Date? = nil) throws -> String? {
-        try condition.withLock {
-            while messages.isEmpty && !ended {
-                // Foundation's wait(until:) traps on a date as far off as distantFuture.
-                guard let deadline else {
-                    condition.wait()
-                    continue
-                }
-                if !condition.wait(until: deadline) { throw TimedOut() }
-            }
-            if !messages.isEmpty { return messages.removeFirst() }
-            if let failure { throw failure }
-            return nil
+    /// The next message, waiting for it (until `deadline`, ``monotonicNow()``, then
+    /// ``TimedOut``); nil at the end; the failure if there was one.
+    func next(until deadline: Double = .infinity) throws -> String? {
+        guard lockWhenReady(until: deadline) else { throw TimedOut() }
+        defer { condition.unlock(withValue: !messages.isEmpty || ended) }
+        if !messages.isEmpty { return messages.removeFirst() }
+        if let failure { throw failure }
+        return nil
+    }
+
+    /// Takes the lock once there is something to take; false, unlocked, at `deadline`. Waits
+    /// a day at a time, as ConditionLock counts its timeout in Int64 nanoseconds.
+    private func lockWhenReady(until deadline: Double) -> Bool {
+        guard deadline.isFinite else {
+            condition.lock(whenValue: true)
+            return true
+        }
+        let day = 86_400.0
+        while true {
+            let remaining = deadline - monotonicNow()
+            if condition.lock(whenValue: true, timeoutSeconds: Swift.min(Swift.max(0, remaining), day)) { return true }
+            if remaining <= day { return false }
         }
     }
 }
@@ -247,7 +250,7 @@ private final class HandshakeHandler: ChannelInboundHandler, RemovableChannelHan
         case .head(let head): status = head.status
         case .body(let buffer): if body.utf8.count < 1024 { body += String(buffer: buffer) }
         case .end:
-            let reason = body.trimmingCharacters(in: .whitespacesAndNewlines)
+            let reason = body.trimmingWhitespaceAndNewlines()
             inbox.end(TransportFailure(description: "the server refused the WebSocket: HTTP \(status?.code ?? 0)\(reason.isEmpty ? "" : ": \(reason)")"))
             context.close(promise: nil)
         }

@@ -1,5 +1,6 @@
 import ArgumentParser
-import Foundation
+import FoundationEssentials
+import Glibc
 import MotionConfiguration
 import MotionServer
 import TouchInput
@@ -29,7 +30,7 @@ struct DevicesCommand: ParsableCommand {
             switch socket.connectIfAnswering() {
             case .success(let connection): return try listFromDaemon(connection)
             case .failure(let error) where socket.isLocal:
-                FileHandle.standardError.write(Data("motionctl: motiond does not answer at \(socket.path) (\(error)); scanning this machine instead\n".utf8))
+                writeStandardError("motionctl: motiond does not answer at \(socket.path) (\(error)); scanning this machine instead\n")
             case .failure:
                 _ = socket.connect()  // says why, and how to start motiond, and exits
             }
@@ -94,7 +95,7 @@ struct DevicesCommand: ParsableCommand {
         } else {
             reason = "no touchscreen: \(discovery.eventNodes().count) input devices, none of which udev marks ID_INPUT_TOUCHSCREEN (motionctl devices --all shows them)"
         }
-        FileHandle.standardError.write(Data("motionctl: \(reason)\n".utf8))
+        writeStandardError("motionctl: \(reason)\n")
         throw ExitCode(ExitStatus.refused)
     }
 
@@ -136,13 +137,13 @@ struct DevicesCommand: ParsableCommand {
         case .refused(let reason): emit("  not used: \(reason)")
         }
         if let size = description.physicalSize {
-            emit(String(format: "  size %.1f × %.1f mm", size.width, size.height))
+            emit(formatted("  size %.1f × %.1f mm", size.width, size.height))
         } else if description.kind.isTouchscreen {
             emit("  size unknown: no resolution reported, so distances use screen pixels")
         }
         for code in description.axes.keys.sorted() {
             let axis = description.axes[code]!
-            emit("  \(AbsoluteAxis.name(code).padding(toLength: 20, withPad: " ", startingAt: 0)) \(axis.minimum) … \(axis.maximum)  fuzz \(axis.fuzz)  resolution \(axis.resolution)\(axis.resolution > 0 ? "/mm" : "")")
+            emit("  \(AbsoluteAxis.name(code).padded(toLength: 20)) \(axis.minimum) … \(axis.maximum)  fuzz \(axis.fuzz)  resolution \(axis.resolution)\(axis.resolution > 0 ? "/mm" : "")")
         }
         emit("  timestamps: \(clock ? "monotonic clock" : "wall clock (the kernel refused EVIOCSCLOCKID)")")
         if description.positionAxes != nil {
@@ -157,6 +158,6 @@ struct DevicesCommand: ParsableCommand {
 
 /// Prints a message to standard error and exits with 1.
 func fail(_ message: String) -> Never {
-    FileHandle.standardError.write(Data((message + "\n").utf8))
-    Foundation.exit(ExitStatus.refused)
+    writeStandardError(message + "\n")
+    Glibc.exit(ExitStatus.refused)
 }

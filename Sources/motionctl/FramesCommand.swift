@@ -1,5 +1,6 @@
 import ArgumentParser
-import Foundation
+import FoundationEssentials
+import Glibc
 import MotionConfiguration
 import MotionCore
 import MotionServer
@@ -67,7 +68,7 @@ struct FramesCommand: ParsableCommand {
         for frame in frames.prefix(count ?? Int.max) {
             if realtime {
                 let wait = start + frame.time - monotonicNow()
-                if wait > 0 { Thread.sleep(forTimeInterval: wait) }
+                if wait > 0 { sleep(seconds: wait) }
             }
             show(frame, device: path)
         }
@@ -136,9 +137,9 @@ struct FramesCommand: ParsableCommand {
             return
         }
         let contacts = frame.contacts.map { contact in
-            String(format: "[%d] #%d %@ (%.1f, %.1f)", contact.slot, contact.trackingID, contact.phase.rawValue, contact.position.x, contact.position.y)
+            "[\(contact.slot)] #\(contact.trackingID) \(contact.phase.rawValue) " + formatted("(%.1f, %.1f)", contact.position.x, contact.position.y)
         }
-        emit(String(format: "%12.6f  ", frame.time) + contacts.joined(separator: "  "))
+        emit(formatted("%12.6f  ", frame.time) + contacts.joined(separator: "  "))
     }
 
     private func showDevice(_ action: String, node: String, name: String?, reason: String? = nil) {
@@ -170,7 +171,7 @@ struct RecordingDeviceOption: ParsableArguments {
 func loadRecording(_ path: String, device: RecordingDeviceOption? = nil, validatingDevice: Bool = true) throws -> EvemuRecording {
     let text: String
     do { text = try String(contentsOfFile: path, encoding: .utf8) } catch {
-        throw ValidationError("cannot read \(path): \(error.localizedDescription)")
+        throw ValidationError("cannot read \(path): \(reason(error))")
     }
     do {
         return try EvemuRecording(reading: text, device: device?.index, validatingDevice: validatingDevice)
@@ -186,4 +187,13 @@ func loadReplay(_ path: String, device: RecordingDeviceOption) throws -> Recordi
     } catch let error as ReplayError {
         fail("motionctl: \(path): \(error)")
     }
+}
+
+/// Sleeps `seconds` (a replay's wait for its next frame), on through signals, as Foundation's
+/// `Thread.sleep(forTimeInterval:)` did.
+private func sleep(seconds: Double) {
+    let whole = seconds.rounded(.down)
+    var request = timespec(tv_sec: Int(Swift.min(whole, Double(Int32.max))), tv_nsec: Int((seconds - whole) * 1e9))
+    var remaining = timespec()
+    while nanosleep(&request, &remaining) != 0 && errno == EINTR { request = remaining }
 }

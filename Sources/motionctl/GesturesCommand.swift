@@ -1,5 +1,5 @@
 import ArgumentParser
-import Foundation
+import FoundationEssentials
 import MotionConfiguration
 import MotionCore
 import MotionServer
@@ -36,7 +36,7 @@ struct GesturesCommand: ParsableCommand {
     func kinds() throws -> Set<GestureKind> {
         var kinds: Set<GestureKind> = []
         for name in recognizers.split(separator: ",", omittingEmptySubsequences: false) {
-            let trimmed = name.trimmingCharacters(in: .whitespaces)
+            let trimmed = name.trimmingBlanks()
             guard let kind = GestureKind(rawValue: trimmed) else {
                 throw ValidationError("--recognizers takes drag, pinch, rotate and tap separated by commas; '\(trimmed)' is none of them")
             }
@@ -50,8 +50,7 @@ struct GesturesCommand: ParsableCommand {
         let replay = try loadReplay(recording, device: device, mappedBy: configuration, named: config)
         var gestures = GestureSet(try kinds(), thresholds: configuration.gestures, simultaneity: exclusive ? .exclusive : .simultaneous)
         if !json {
-            emit(pad("t (s)", 10) + "  " + "gesture".padding(toLength: 8, withPad: " ", startingAt: 0)
-                + "state".padding(toLength: 11, withPad: " ", startingAt: 0) + "touches  value")
+            emit(pad("t (s)", 10) + "  " + "gesture".padded(toLength: 8) + "state".padded(toLength: 11) + "touches  value")
         }
         for frame in replay.frames() {
             for gesture in gestures.update(frame) {
@@ -64,16 +63,16 @@ struct GesturesCommand: ParsableCommand {
         let value: String
         switch gesture {
         case .drag(let e):
-            value = String(format: "translation (%.1f, %.1f) px  velocity (%.0f, %.0f) px/s", e.translation.x, e.translation.y, e.translationVelocity.x, e.translationVelocity.y)
+            value = formatted("translation (%.1f, %.1f) px  velocity (%.0f, %.0f) px/s", e.translation.x, e.translation.y, e.translationVelocity.x, e.translationVelocity.y)
         case .pinch(let e):
-            value = String(format: "scale %.4f  velocity %.3f/s", e.scale, e.scaleVelocity)
+            value = formatted("scale %.4f  velocity %.3f/s", e.scale, e.scaleVelocity)
         case .rotate(let e):
-            value = String(format: "rotation %.4f rad (%.1f°)  velocity %.3f rad/s", e.rotation, e.rotation * 180 / .pi, e.rotationVelocity)
+            value = formatted("rotation %.4f rad (%.1f°)  velocity %.3f rad/s", e.rotation, e.rotation * 180 / .pi, e.rotationVelocity)
         case .tap(let e):
-            value = e.state == .recognized ? String(format: "count %d at (%.1f, %.1f)", e.count, e.location.x, e.location.y) : ""
+            value = e.state == .recognized ? "count \(e.count) at " + formatted("(%.1f, %.1f)", e.location.x, e.location.y) : ""
         }
-        return pad(String(format: "%.4f", gesture.time), 10) + "  " + gesture.kind.rawValue.padding(toLength: 8, withPad: " ", startingAt: 0)
-            + gesture.state.rawValue.padding(toLength: 11, withPad: " ", startingAt: 0) + pad("\(gesture.touches)", 7) + "  " + value
+        return pad(formatted("%.4f", gesture.time), 10) + "  " + gesture.kind.rawValue.padded(toLength: 8)
+            + gesture.state.rawValue.padded(toLength: 11) + pad("\(gesture.touches)", 7) + "  " + value
     }
 
     private func pad(_ text: String, _ width: Int) -> String {

@@ -1,5 +1,6 @@
 import ArgumentParser
-import Foundation
+import FoundationEssentials
+import Glibc
 import MotionConfiguration
 import MotionServer
 
@@ -23,8 +24,8 @@ struct MotionCtl: ParsableCommand {
             try command.run()
         } catch {
             if exitCode(for: error) == .validationFailure {
-                FileHandle.standardError.write(Data((fullMessage(for: error) + "\n").utf8))
-                Foundation.exit(ExitStatus.usage)
+                writeStandardError(fullMessage(for: error) + "\n")
+                Glibc.exit(ExitStatus.usage)
             }
             exit(withError: error)
         }
@@ -42,9 +43,7 @@ enum ExitStatus {
 /// Writes a line to standard output at once: tests and pipes read it as it comes. When the
 /// reader has gone (`motionctl watch | head`), motionctl ends quietly, as a Unix filter does.
 func emit(_ line: String) {
-    do { try FileHandle.standardOutput.write(contentsOf: Data((line + "\n").utf8)) } catch {
-        exit(ExitStatus.ok)
-    }
+    writeStandardOutput(line + "\n")
 }
 
 /// Formats a number for JSON: Swift's shortest round-trip form, which JSON accepts.

@@ -1,5 +1,5 @@
 import ArgumentParser
-import Foundation
+import FoundationEssentials
 import MotionConfiguration
 import MotionCore
 import MotionServer
@@ -31,19 +31,25 @@ struct PlotCommand: ParsableCommand {
         let configuration = try config.map(loadConfiguration) ?? .builtInDefault
         let replay = try loadReplay(recording, device: device, mappedBy: configuration, named: config)
         let frames = replay.frames()
-        var plot = TouchPlot(screen: configuration.screen, title: (recording as NSString).lastPathComponent, device: replay.device.name)
+        var plot = TouchPlot(screen: configuration.screen, title: fileName(recording), device: replay.device.name)
         plot.add(frames: frames, thresholds: configuration.gestures)
         if config != nil { plot.add(elements: configuration, frames: frames) }
         let text = plot.svg()
         if svg == "-" {
-            FileHandle.standardOutput.write(Data(text.utf8))
+            writeStandardOutput(text)
         } else {
             do { try text.write(toFile: svg, atomically: true, encoding: .utf8) } catch {
-                fail("motionctl: cannot write \(svg): \(error.localizedDescription)")
+                fail("motionctl: cannot write \(svg): \(reason(error))")
             }
-            FileHandle.standardError.write(Data("motionctl: \(plot.summary) drawn in \(svg)\n".utf8))
+            writeStandardError("motionctl: \(plot.summary) drawn in \(svg)\n")
         }
     }
+}
+
+/// The last component of `path`, the plot's title: NSString's `lastPathComponent`, which
+/// ignores trailing and repeated slashes and leaves "/" as it is.
+private func fileName(_ path: String) -> String {
+    path.split(separator: "/").last.map(String.init) ?? (path.isEmpty ? "" : "/")
 }
 
 /// What a plot shows, gathered from frames, recognizers and a simulation, then drawn.
@@ -129,9 +135,9 @@ struct TouchPlot {
         // About 1200 px wide, whatever the screen: small screens are drawn larger.
         let scale = Swift.min(2, 1200 / screen.width)
         let width = screen.width * scale + 2 * margin, height = screen.height * scale + header + margin
-        func x(_ v: Double) -> String { String(format: "%.1f", margin + v * scale) }
-        func y(_ v: Double) -> String { String(format: "%.1f", header + v * scale) }
-        func n(_ v: Double) -> String { String(format: "%.1f", v) }
+        func x(_ v: Double) -> String { formatted("%.1f", margin + v * scale) }
+        func y(_ v: Double) -> String { formatted("%.1f", header + v * scale) }
+        func n(_ v: Double) -> String { formatted("%.1f", v) }
 
         var parts: [String] = []
         parts.append(##"<svg xmlns="http://www.w3.org/2000/svg" width="\##(Int(width.rounded(.up)))" height="\##(Int(height.rounded(.up)))" viewBox="0 0 \##(n(width)) \##(n(height))" font-family="sans-serif" font-size="12">"##)
@@ -174,8 +180,19 @@ struct TouchPlot {
         return parts.joined(separator: "\n") + "\n"
     }
 
+    /// `text` safe inside an SVG element or attribute. By scalar, so that a `<` before a
+    /// combining mark is escaped too.
     private func escape(_ text: String) -> String {
-        text.replacingOccurrences(of: "&", with: "&amp;").replacingOccurrences(of: "<", with: "&lt;")
-            .replacingOccurrences(of: ">", with: "&gt;").replacingOccurrences(of: "\"", with: "&quot;")
+        var escaped = ""
+        for scalar in text.unicodeScalars {
+            switch scalar {
+            case "&": escaped += "&amp;"
+            case "<": escaped += "&lt;"
+            case ">": escaped += "&gt;"
+            case "\"": escaped += "&quot;"
+            default: escaped.unicodeScalars.append(scalar)
+            }
+        }
+        return escaped
     }
 }

@@ -1,5 +1,5 @@
 import ArgumentParser
-import Foundation
+import FoundationEssentials
 import Glibc
 import MotionConfiguration
 import MotionServer
@@ -82,8 +82,8 @@ struct RecordCommand: ParsableCommand {
         }
         sink.write(pending)
         sink.close()
-        let seconds = String(format: "%.1f", monotonicNow() - began)
-        FileHandle.standardError.write(Data("motionctl: recorded \(frames) frame\(frames == 1 ? "" : "s") (\(events) events) from \(touchscreen.node) in \(seconds) s\(output.map { " to \($0)" } ?? ""): \(why)\n".utf8))
+        let seconds = formatted("%.1f", monotonicNow() - began)
+        writeStandardError("motionctl: recorded \(frames) frame\(frames == 1 ? "" : "s") (\(events) events) from \(touchscreen.node) in \(seconds) s\(output.map { " to \($0)" } ?? ""): \(why)\n")
     }
 
     /// Opens the touchscreen DEVICE names, or the first one, or exits saying why none.
@@ -138,24 +138,25 @@ private enum StopSignals {
 /// Where a recording goes: a file, or standard output. Written a frame at a time, so an
 /// interrupted recording loses at most the frame in progress.
 private final class RecordingSink {
-    private let handle: FileHandle
+    private let descriptor: Int32
     private let path: String?
 
     init(path: String?) throws {
         self.path = path
-        guard let path else { handle = .standardOutput; return }
-        guard FileManager.default.createFile(atPath: path, contents: nil), let handle = FileHandle(forWritingAtPath: path) else {
+        guard let path else { descriptor = STDOUT_FILENO; return }
+        guard FileManager.default.createFile(atPath: path, contents: nil) else {
             fail("motionctl: cannot write \(path): \(String(cString: strerror(errno)))")
         }
-        self.handle = handle
+        descriptor = open(path, O_WRONLY | O_CLOEXEC)
+        guard descriptor >= 0 else { fail("motionctl: cannot write \(path): \(String(cString: strerror(errno)))") }
     }
 
     func write(_ text: String) {
         guard !text.isEmpty else { return }
-        do { try handle.write(contentsOf: Data(text.utf8)) } catch {
-            fail("motionctl: cannot write \(path ?? "standard output"): \(error.localizedDescription)")
+        if let error = writeAll(text, to: descriptor) {
+            fail("motionctl: cannot write \(path ?? "standard output"): \(String(cString: strerror(error)))")
         }
     }
 
-    func close() { if path != nil { try? handle.close() } }
+    func close() { if path != nil { Glibc.close(descriptor) } }
 }

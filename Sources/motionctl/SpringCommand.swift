@@ -1,5 +1,5 @@
 import ArgumentParser
-import Foundation
+import FoundationEssentials
 import MotionConfiguration
 import MotionCore
 
@@ -93,7 +93,7 @@ struct SpringCommand: ParsableCommand {
         guard let at else { return nil }
         var times: [Double] = []
         for field in at.split(separator: ",", omittingEmptySubsequences: false) {
-            let text = field.trimmingCharacters(in: .whitespaces)
+            let text = field.trimmingBlanks()
             guard let time = Double(text), time.isFinite, time >= 0 else {
                 throw ValidationError("--at takes times in seconds separated by commas, like 0.1,0.2; '\(text)' is not a time")
             }
@@ -131,12 +131,12 @@ struct SpringCommand: ParsableCommand {
             do {
                 try drawing.write(toFile: svg, atomically: true, encoding: .utf8)
             } catch {
-                throw ValidationError("cannot write \(svg): \(error.localizedDescription)")
+                throw ValidationError("cannot write \(svg): \(reason(error))")
             }
         }
 
         if trajectory.restTime == nil && at == nil {
-            FileHandle.standardError.write(Data("motionctl: the spring did not come to rest within \(Int(Self.maximumDuration)) s\n".utf8))
+            writeStandardError("motionctl: the spring did not come to rest within \(Int(Self.maximumDuration)) s\n")
             throw ExitCode(ExitStatus.refused)
         }
     }
@@ -147,11 +147,11 @@ struct SpringCommand: ParsableCommand {
         emit("spring: \(configuration), from \(from) to \(to), velocity \(velocity)/s")
         emit(pad("t (s)", 10) + pad("value", 16) + pad("velocity (/s)", 16))
         for sample in trajectory.samples {
-            emit(pad(String(format: "%.4f", sample.t), 10) + pad(String(format: "%.9f", sample.value), 16)
-                + pad(String(format: "%.6f", sample.velocity), 16))
+            emit(pad(formatted("%.4f", sample.t), 10) + pad(formatted("%.9f", sample.value), 16)
+                + pad(formatted("%.6f", sample.velocity), 16))
         }
         if let restTime = trajectory.restTime {
-            emit(String(format: "at rest at t = %.4f s", restTime))
+            emit(formatted("at rest at t = %.4f s", restTime))
         }
     }
 

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import MotionConfiguration
 import MotionCore
 
@@ -24,12 +24,12 @@ struct SpringPlot {
 
         func x(_ t: Double) -> Double { left + t / endTime * (width - left - right) }
         func y(_ v: Double) -> Double { top + (high - v) / (high - low) * (height - top - bottom) }
-        func n(_ v: Double) -> String { String(format: "%.2f", v) }
+        func n(_ v: Double) -> String { formatted("%.2f", v) }
 
         var parts: [String] = []
         parts.append(##"<svg xmlns="http://www.w3.org/2000/svg" width="\##(Int(width))" height="\##(Int(height))" viewBox="0 0 \##(Int(width)) \##(Int(height))" font-family="sans-serif" font-size="12">"##)
         parts.append(##"<rect width="100%" height="100%" fill="white"/>"##)
-        parts.append(##"<text x="\##(n(left))" y="24" font-size="14">spring: tension \##(format(configuration.tension)), friction \##(format(configuration.friction)), mass \##(format(configuration.mass)) (damping ratio \##(String(format: "%.3f", configuration.dampingRatio)))</text>"##)
+        parts.append(##"<text x="\##(n(left))" y="24" font-size="14">spring: tension \##(format(configuration.tension)), friction \##(format(configuration.friction)), mass \##(format(configuration.mass)) (damping ratio \##(formatted("%.3f", configuration.dampingRatio)))</text>"##)
 
         // Axes with five ticks each.
         let axisY = height - bottom
@@ -38,10 +38,10 @@ struct SpringPlot {
         for i in 0...5 {
             let t = endTime * Double(i) / 5
             parts.append(##"<line x1="\##(n(x(t)))" y1="\##(n(axisY))" x2="\##(n(x(t)))" y2="\##(n(axisY + 5))" stroke="black"/>"##)
-            parts.append(##"<text x="\##(n(x(t)))" y="\##(n(axisY + 20))" text-anchor="middle">\##(String(format: "%.3g", t))</text>"##)
+            parts.append(##"<text x="\##(n(x(t)))" y="\##(n(axisY + 20))" text-anchor="middle">\##(formatted("%.3g", t))</text>"##)
             let v = low + (high - low) * Double(i) / 5
             parts.append(##"<line x1="\##(n(left - 5))" y1="\##(n(y(v)))" x2="\##(n(left))" y2="\##(n(y(v)))" stroke="black"/>"##)
-            parts.append(##"<text x="\##(n(left - 8))" y="\##(n(y(v) + 4))" text-anchor="end">\##(String(format: "%.3g", v))</text>"##)
+            parts.append(##"<text x="\##(n(left - 8))" y="\##(n(y(v) + 4))" text-anchor="end">\##(formatted("%.3g", v))</text>"##)
         }
         parts.append(##"<text x="\##(n((left + width - right) / 2))" y="\##(n(height - 10))" text-anchor="middle">time (s)</text>"##)
 
@@ -50,7 +50,7 @@ struct SpringPlot {
         parts.append(##"<text x="\##(n(width - right))" y="\##(n(y(destination) - 6))" text-anchor="end" fill="#555">destination \##(format(destination))</text>"##)
         if let rest = trajectory.restTime {
             parts.append(##"<line x1="\##(n(x(rest)))" y1="\##(n(top))" x2="\##(n(x(rest)))" y2="\##(n(axisY))" stroke="#c33" stroke-dasharray="3 3"/>"##)
-            parts.append(##"<text x="\##(n(x(rest) - 4))" y="\##(n(top + 12))" text-anchor="end" fill="#c33">at rest \##(String(format: "%.3f", rest)) s</text>"##)
+            parts.append(##"<text x="\##(n(x(rest) - 4))" y="\##(n(top + 12))" text-anchor="end" fill="#c33">at rest \##(formatted("%.3f", rest)) s</text>"##)
         }
         let points = samples.map { "\(n(x($0.t))),\(n(y($0.value)))" }.joined(separator: " ")
         parts.append(##"<polyline points="\##(points)" fill="none" stroke="#1565c0" stroke-width="2"/>"##)
@@ -61,5 +61,5 @@ struct SpringPlot {
         return parts.joined(separator: "\n") + "\n"
     }
 
-    private func format(_ value: Double) -> String { String(format: "%g", value) }
+    private func format(_ value: Double) -> String { formatted("%g", value) }
 }

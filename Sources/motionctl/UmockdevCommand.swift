@@ -1,5 +1,5 @@
 import ArgumentParser
-import Foundation
+import FoundationEssentials
 import MotionConfiguration
 import TouchInput
 
@@ -36,7 +36,7 @@ struct UmockdevCommand: ParsableCommand {
         do {
             try FileManager.default.createDirectory(atPath: outputDirectory, withIntermediateDirectories: true)
         } catch {
-            fail("motionctl: cannot create \(outputDirectory): \(error.localizedDescription)")
+            fail("motionctl: cannot create \(outputDirectory): \(reason(error))")
         }
         let base = URL(fileURLWithPath: outputDirectory)
             .appendingPathComponent(URL(fileURLWithPath: recording).deletingPathExtension().lastPathComponent)
@@ -47,7 +47,7 @@ struct UmockdevCommand: ParsableCommand {
         ]
         for (url, text) in files {
             do { try text.write(to: url, atomically: true, encoding: .utf8) } catch {
-                fail("motionctl: cannot write \(url.path): \(error.localizedDescription)")
+                fail("motionctl: cannot write \(url.path): \(reason(error))")
             }
         }
         emit("umockdev-run --device \(files[0].0.path) --ioctl \(export.node)=\(files[1].0.path) --evemu-events \(export.node)=\(files[2].0.path) -- motionctl frames")

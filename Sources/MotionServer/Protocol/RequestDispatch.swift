@@ -1,3 +1,4 @@
+import MotionConfiguration
 import MotionCore
 
 /// What a request did: the reply's result, and the streams whose current values follow the

@@ -1,5 +1,7 @@
 import TouchModel
 import CEvdev
+// mtdev.h includes <linux/input.h> too, and Swift credits CMtdev with `input_event`.
+import CMtdev
 import Glibc
 
 /// An open touchscreen: a `/dev/input/event*` node read through libevdev.
