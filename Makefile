@@ -32,10 +32,12 @@ build:
 	scripts/install-deps
 	$(MAKE) binaries
 
-# The release binaries alone; debian/rules builds with this, Build-Depends having been checked.
+# The release binary alone; debian/rules builds with this, Build-Depends having been checked.
+# One binary serves both commands: motiond runs motionctl when called by that name, so the
+# Swift runtime and the libraries are on disk (and in the page cache) once.
 binaries:
 	swift build $(SWIFT_BUILD_FLAGS) --product motiond
-	swift build $(SWIFT_BUILD_FLAGS) --product motionctl
+	ln -sf motiond $(BUILD_DIR)/motionctl
 
 install: build
 	$(MAKE) install-built
@@ -44,7 +46,8 @@ install: build
 install-built:
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(SYSTEMD_UNIT_DIR) $(DESTDIR)$(SYSUSERS_DIR) $(DESTDIR)$(TMPFILES_DIR) \
 		$(DESTDIR)$(CONFIG_DIR) $(DESTDIR)$(CONFIG_DIR)/conf.d $(DESTDIR)$(PREFIX)/share/doc/motiond/examples
-	install -m 0755 $(BUILD_DIR)/motiond $(BUILD_DIR)/motionctl $(DESTDIR)$(PREFIX)/bin/
+	install -m 0755 $(BUILD_DIR)/motiond $(DESTDIR)$(PREFIX)/bin/
+	ln -sf motiond $(DESTDIR)$(PREFIX)/bin/motionctl
 	sed 's|/usr/local/bin/|$(PREFIX)/bin/|; s|/usr/local/share/|$(PREFIX)/share/|' systemd/motiond.service > $(DESTDIR)$(SYSTEMD_UNIT_DIR)/motiond.service
 	sed 's|/usr/local/share/|$(PREFIX)/share/|' systemd/motiond.socket > $(DESTDIR)$(SYSTEMD_UNIT_DIR)/motiond.socket
 	sed 's|/usr/local/share/|$(PREFIX)/share/|' systemd/motiond-web.socket > $(DESTDIR)$(SYSTEMD_UNIT_DIR)/motiond-web.socket

@@ -13,8 +13,9 @@
 //   MotionConfiguration  motiond.toml and its drop-ins: read, checked, and turned into a scene
 //   MotionServer  the daemon: the socket and WebSocket protocol, TUIO, the input thread,
 //                 systemd
-//   motiond       the daemon
-//   motionctl     the command line that inspects and drives it
+//   MotionControl motionctl's commands: inspecting and driving the daemon, recordings, plots
+//   motiond       the daemon, and motionctl when called by that name (as installed)
+//   motionctl     the command line that inspects and drives it (MotionControl)
 import PackageDescription
 
 /// Extensions are visible only where their module is imported: without it, TOMLKit's
@@ -102,12 +103,15 @@ let package = Package(
             dependencies: [
                 "MotionConfiguration",
                 "MotionServer",
+                // motiond is motionctl too when called by that name: one binary, one Swift
+                // runtime, for both installed commands.
+                "MotionControl",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: onlyImportedMembers
         ),
-        .executableTarget(
-            name: "motionctl",
+        .target(
+            name: "MotionControl",
             dependencies: [
                 "MotionCore",
                 "TouchInput",
@@ -122,6 +126,7 @@ let package = Package(
             ],
             swiftSettings: onlyImportedMembers
         ),
+        .executableTarget(name: "motionctl", dependencies: ["MotionControl"], swiftSettings: onlyImportedMembers),
         .testTarget(name: "MotionCoreTests", dependencies: ["MotionCore"]),
         .testTarget(name: "TouchInputTests", dependencies: ["TouchInput", "MotionCore"]),
         .testTarget(

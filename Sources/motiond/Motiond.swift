@@ -1,6 +1,7 @@
 import ArgumentParser
 import FoundationEssentials
 import MotionConfiguration
+import MotionControl
 import MotionServer
 
 /// The daemon's command line. Everything it does is in MotionServer's `DaemonService`.
@@ -21,8 +22,13 @@ struct Motiond: ParsableCommand {
     )
 
     /// Blocks the signals before anything else, so that none is lost or handled
-    /// asynchronously (see `DaemonSignal.blockInThisThread`), then parses and runs.
+    /// asynchronously (see `DaemonSignal.blockInThisThread`), then parses and runs; or, called
+    /// as `motionctl` (the installed motionctl is a link to this binary), runs motionctl.
     static func main() {
+        if let name = CommandLine.arguments.first?.split(separator: "/").last, name == "motionctl" {
+            motionctlMain()
+            return
+        }
         DaemonSignal.blockInThisThread()
         main(nil)
     }

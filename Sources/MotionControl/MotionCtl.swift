@@ -4,10 +4,15 @@ import Glibc
 import MotionConfiguration
 import MotionServer
 
+/// Runs motionctl with the process's arguments: the entry point of the `motionctl` executable,
+/// and of `motiond` when it is called by that name (one installed binary serves both).
+public func motionctlMain() {
+    MotionCtl.main()
+}
+
 /// `motionctl`: inspects and drives motiond from a shell.
 ///
 /// Exit codes: 0 ok, 1 the daemon (or the computation) said no, 2 usage, 3 cannot connect.
-@main
 struct MotionCtl: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "motionctl",

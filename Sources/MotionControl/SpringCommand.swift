@@ -141,7 +141,7 @@ struct SpringCommand: ParsableCommand {
         }
     }
 
-    private static func json(_ value: Double) -> String { motionctl.json(value) }
+    private static func json(_ value: Double) -> String { MotionControl.json(value) }
 
     private func printTable(_ trajectory: SpringTrajectory, configuration: SpringConfiguration) {
         emit("spring: \(configuration), from \(from) to \(to), velocity \(velocity)/s")
