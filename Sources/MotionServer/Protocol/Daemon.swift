@@ -6,52 +6,49 @@ import TouchInput
 /// The daemon's heart: the engine running the configured scene, and the clients it serves
 /// (docs/protocol.md). Everything runs on one event loop; nothing here is thread-safe.
 ///
-/// The daemon owns the engine's lifecycle (made from a configuration, replaced on reload)
-/// and the sessions; each other job has a type of its own:
-/// - ``Request`` reads a line into a typed request; ``dispatch(_:for:)`` (RequestDispatch.swift)
-///   carries it out and hands back a ``Dispatched``; ``ProtocolLine`` builds every line but
-///   the values;
-/// - ``SubscriptionIndex`` knows who subscribes to what, from the patterns the clients sent;
-/// - ``Publisher`` numbers, encodes and fans out the engine's updates (DaemonStreams.swift
-///   sends the rest);
-/// - ``DeviceRegistry`` keeps the touchscreens used and skipped (DaemonDevices.swift);
-/// - ``ContactsStream`` makes `screen.contacts`; ``ElementInput`` reads `add_element`;
-/// - ``CalibrationCapture`` diverts a touchscreen being calibrated; ``IdleTimer`` wakes
-///   attract mode; ``ControlToken`` checks `auth`.
+/// The daemon feeds input frames to the engine and what comes out to the clients, replaces
+/// the scene on reload, and lets clients come and go; each part of its state is a type with
+/// one job, which it shares with the ``RequestDispatcher`` that answers the clients:
+/// - ``DaemonScene``: the engine, the configuration in force, the elements' interactions;
+/// - ``ClientHub``: the sessions, their subscriptions (``SubscriptionIndex``), the
+///   ``Publisher`` that numbers, encodes and fans out values, `screen.contacts`, and every
+///   line but the replies (``ProtocolLine`` builds those);
+/// - ``TouchscreenState``: the touchscreens used and skipped, and the one being calibrated;
+/// - ``DaemonStatus``: the counters `stats` reports.
+/// ``Request`` reads a line into a typed request; ``IdleTimer`` wakes attract mode; TUIO
+/// goes out through ``TUIOOutput``.
 public final class Daemon {
     /// The engine running the configured scene.
-    public private(set) var engine: MotionEngine
+    public var engine: MotionEngine { scene.engine }
     /// The configuration in force.
-    public private(set) var configuration: Configuration
+    public var configuration: Configuration { scene.configuration }
     /// What the daemon's log should say about something that went wrong but was put right.
     public var onWarning: (String) -> Void = { _ in }
     let clock: FrameClock
-    let startTime: Double
-    private(set) var configurationLoadedAt: Double
-    private(set) var lastReloadError: String?
-    private(set) var sessions: [Int: ClientSession] = [:]
-    private var nextSessionID = 1
-    /// The interactions each element was configured with, for `elements`.
-    var interactionNames: [String: [String]] = [:]
-    var devices = DeviceRegistry()
-    private(set) var frames = 0
-    var subscriptions = SubscriptionIndex()
-    let publisher: Publisher
-    let allocator = ByteBufferAllocator()
+    let scene: DaemonScene
+    let clients: ClientHub
+    let touchscreens: TouchscreenState
+    let status: DaemonStatus
+    private let dispatcher: RequestDispatcher
     private let controlPolicy: (PeerCredentials?) -> Bool
-    /// `screen.contacts`, fed only while someone subscribes to it.
-    var contacts = ContactsStream()
-    private(set) var contactsStream: StreamID
     /// The TUIO receivers (`[[tuio]]`); nil without any, so that they cost nothing then.
     private(set) var tuio: TUIOOutput?
 
-    /// The touchscreen being calibrated, while a client calibrates one (`calibrate`).
-    var calibration: CalibrationCapture?
+    /// The touchscreen being calibrated (for tests).
+    var calibration: CalibrationCapture? { touchscreens.calibration }
+    /// Streams the publisher numbers (for tests).
+    var countedStreams: Int { clients.countedStreams }
     /// Reloads the configuration as SIGHUP does (the `reload` op): nil when it was taken,
     /// else why not. Set by whoever reads configuration files; without it, `reload` is refused.
-    public var reloadConfiguration: (() -> String?)?
+    public var reloadConfiguration: (() -> String?)? {
+        get { dispatcher.reloadConfiguration }
+        set { dispatcher.reloadConfiguration = newValue }
+    }
     /// Where the web listener serves the live page (`127.0.0.1:8765`), for `stats`; nil without one.
-    public var webAddress: String?
+    public var webAddress: String? {
+        get { status.webAddress }
+        set { status.webAddress = newValue }
+    }
 
     /// Attract mode's timer (`screen.idle`, `reset_after`); nil without a scheduler: then
     /// only frames and commands move time.
@@ -61,15 +58,15 @@ public final class Daemon {
     /// which peers may change things; `idleScheduler`, on the clock's time, wakes attract
     /// mode when nobody touches the screen.
     public init(configuration: Configuration, clock: FrameClock, idleScheduler: FrameScheduler? = nil, controlPolicy: @escaping (PeerCredentials?) -> Bool) {
-        self.configuration = configuration
         self.clock = clock
         self.idleTimer = idleScheduler.map(IdleTimer.init)
         self.controlPolicy = controlPolicy
-        self.startTime = clock.now
-        self.configurationLoadedAt = clock.now
-        self.publisher = Publisher(allocator: allocator)
-        self.engine = configuration.makeEngine(clock: clock)
-        self.contactsStream = engine.registerExternalStream(ContactsStream.name)
+        self.scene = DaemonScene(configuration, clock: clock)
+        self.clients = ClientHub(scene: scene, clock: clock)
+        self.touchscreens = TouchscreenState(clients: clients)
+        self.status = DaemonStatus(now: clock.now)
+        self.dispatcher = RequestDispatcher(scene: scene, clients: clients, touchscreens: touchscreens, status: status, clock: clock)
+        dispatcher.tuioTargets = { [unowned self] in tuio?.json ?? .array([]) }
         wire()
         configureTUIO()
         scheduleIdle()
@@ -90,15 +87,11 @@ public final class Daemon {
 
     private func wire() {
         engine.onUpdates = { [unowned self] in published($0) }
-        engine.onGesture = { [unowned self] in gesture($2, on: $1, stream: $0) }
+        engine.onGesture = { [unowned self] stream, _, gesture in clients.gesture(gesture, stream: stream) }
         engine.onNonFinite = { [unowned self] element, streams in
             onWarning("\(element) was put back to its last finite values: \(streams.joined(separator: ", ")) stopped being finite numbers")
         }
-        engine.onStreamsRemoved = { [unowned self] gone in
-            subscriptions.remove(gone)
-            publisher.forget(gone)
-        }
-        interactionNames = Dictionary(uniqueKeysWithValues: configuration.elements.map { ($0.id, $0.interactions.map(\.name)) })
+        engine.onStreamsRemoved = { [unowned self] in clients.streamsRemoved($0) }
     }
 
     // MARK: Input
@@ -108,10 +101,10 @@ public final class Daemon {
     /// What the frame changed goes to each client in one write: the engine's updates are
     /// held until the contacts are known, and published with them.
     public func process(_ frame: TouchFrame, device: Int, node: String = "") {
-        frames += 1
+        status.frames += 1
         var frame = frame
-        if calibration != nil && calibration?.display.device == node {
-            takeCalibrationTouches(&frame)
+        if touchscreens.calibration?.display.device == node {
+            touchscreens.takeCalibrationTouches(&frame)
             if frame.contacts.isEmpty { return }
         }
         processing = true
@@ -122,16 +115,17 @@ public final class Daemon {
             tuio.publish(engine.scene.elements, time: frame.time)
         }
         var contactsLine: (stream: StreamID, line: ByteBuffer)?
-        if contactsWanted, contacts.update(with: frame, device: device, node: node) {
+        if clients.contactsWanted, clients.contacts.update(with: frame, device: device, node: node) {
             contactsBuffer.clear()
-            let fingers = contacts.contacts
-            contactsBuffer.writeValueLine(stream: ContactsStream.name, time: frame.time, seq: publisher.nextSeq(contactsStream)) {
+            let fingers = clients.contacts.contacts
+            let stream = scene.contactsStream
+            contactsBuffer.writeValueLine(stream: ContactsStream.name, time: frame.time, seq: clients.publisher.nextSeq(stream)) {
                 $0.writeContacts(fingers)
             }
-            contactsLine = (contactsStream, contactsBuffer)
+            contactsLine = (stream, contactsBuffer)
         }
         if !held.isEmpty || contactsLine != nil {
-            publisher.publish(held, extra: contactsLine, to: subscriptions)
+            clients.publisher.publish(held, extra: contactsLine, to: clients.subscriptions)
             held.removeAll(keepingCapacity: true)
         }
         scheduleIdle()
@@ -149,18 +143,15 @@ public final class Daemon {
         if processing {
             held += updates
         } else {
-            publisher.publish(updates, to: subscriptions)
+            clients.publisher.publish(updates, to: clients.subscriptions)
             tuio?.publish(engine.scene.elements, time: updates.first?.time ?? clock.now)
         }
     }
 
-    /// Input frames left out because newer ones of the same device were already waiting
-    /// (``FrameCoalescing``): the daemon was behind. For `stats`.
-    private(set) var coalescedFrames = 0
-
-    /// Counts frames the input left out, for `stats`.
+    /// Counts frames the input left out because newer ones of the same device were already
+    /// waiting (``FrameCoalescing``), for `stats`.
     public func framesCoalesced(_ count: Int) {
-        coalescedFrames += count
+        status.coalescedFrames += count
     }
 
     // MARK: Configuration
@@ -170,22 +161,11 @@ public final class Daemon {
     /// The old engine is taken apart (``MotionEngine/disconnect()``): its springs stop, so
     /// nothing of the old scene stays in memory or keeps the clock running.
     public func reload(_ configuration: Configuration) {
-        engine.disconnect()
-        let oldCatalog = engine.catalog
-        self.configuration = configuration
-        engine = configuration.makeEngine(clock: clock)
-        contactsStream = engine.registerExternalStream(ContactsStream.name)
-        publisher.renumber(from: oldCatalog, to: engine.catalog)
+        let oldCatalog = scene.replace(with: configuration)
         wire()
-        configurationLoadedAt = clock.now
-        lastReloadError = nil
-        // The streams are numbered anew: every subscription is made again from its patterns.
-        subscriptions = SubscriptionIndex()
-        for session in sessions.values {
-            session.subscriptions = [:]
-            resubscribe(session)
-        }
-        contactsSubscriptionsChanged()
+        status.configurationLoadedAt = clock.now
+        status.lastReloadError = nil
+        clients.sceneReplaced(oldCatalog: oldCatalog)
         configureTUIO()
         scheduleIdle()
     }
@@ -208,41 +188,31 @@ public final class Daemon {
 
     /// Records a refused reload, for `stats`.
     public func reloadFailed(_ reason: String) {
-        lastReloadError = reason
+        status.lastReloadError = reason
     }
 
     // MARK: Clients
 
     /// A client connected: it gets the hello.
     public func connect(_ output: ClientOutput, credentials: PeerCredentials?) -> ClientSession {
-        let session = ClientSession(id: nextSessionID, credentials: credentials, control: controlPolicy(credentials), output: output)
-        nextSessionID += 1
-        sessions[session.id] = session
-        send(ProtocolLine.hello(streams: allStreams.map(\.name), control: session.control), to: session)
+        let session = clients.open(credentials: credentials, control: controlPolicy(credentials), output: output)
+        clients.send(ProtocolLine.hello(streams: scene.allStreams.map(\.name), control: session.control), to: session)
         session.output.flush()
         return session
     }
 
     /// A client went.
     public func disconnect(_ session: ClientSession) {
-        if calibration?.sessionID == session.id { endCalibration() }
-        sessions[session.id] = nil
-        subscriptions.unsubscribeAll(session)
-        contactsSubscriptionsChanged()
+        if touchscreens.calibration?.sessionID == session.id { touchscreens.endCalibration() }
+        clients.close(session)
     }
 
     /// The connected clients.
-    public var clientCount: Int { sessions.count }
+    public var clientCount: Int { clients.sessions.count }
 
     /// Says goodbye to every client and closes their connections.
     public func closeAll(reason: String) {
-        let bye = encode(ProtocolLine.bye(reason))
-        for session in sessions.values {
-            subscriptions.unsubscribeAll(session)
-            session.output.close(saying: bye)
-        }
-        sessions = [:]
-        contactsSubscriptionsChanged()
+        clients.closeAll(saying: clients.encode(ProtocolLine.bye(reason)))
         endTUIO()
     }
 
@@ -268,16 +238,16 @@ public final class Daemon {
         let decoded = Request.decode(line)
         let outcome = Result { () throws(ProtocolError) -> Dispatched in
             if let operation = decoded.operation, operation.changesScene { try requireControl(session, operation) }
-            return try dispatch(decoded.request.get(), for: session)
+            return try dispatcher.dispatch(decoded.request.get(), for: session)
         }
         reply(to: session, id: decoded.id, outcome.map(\.result))
-        if case .success(let dispatched) = outcome, !dispatched.values.isEmpty { sendValues(dispatched.values, to: session) }
+        if case .success(let dispatched) = outcome, !dispatched.values.isEmpty { clients.sendValues(dispatched.values, to: session) }
         session.output.flush()
         scheduleIdle()
     }
 
     private func reply(to session: ClientSession, id: Int?, _ result: Result<JSONValue, ProtocolError>) {
-        send(ProtocolLine.reply(id: id, result), to: session)
+        clients.send(ProtocolLine.reply(id: id, result), to: session)
     }
 
     /// Answers something that is not a request at all (a binary WebSocket message) with an

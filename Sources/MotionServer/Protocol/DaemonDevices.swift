@@ -5,41 +5,41 @@ import TouchInput
 extension Daemon {
     /// A touchscreen came; every client hears of it.
     func deviceAdded(node: String, description: DeviceDescription, grabbed: Bool = false, setup: DeviceSetup? = nil) {
-        devices.add(node: node, description: description, grabbed: grabbed, setup: setup)
-        broadcast(ProtocolLine.device(added: true, node: node, name: description.name))
+        touchscreens.devices.add(node: node, description: description, grabbed: grabbed, setup: setup)
+        clients.broadcast(ProtocolLine.device(added: true, node: node, name: description.name))
     }
 
     /// A reload changed where a device's touches land or how they are filtered.
     func deviceReconfigured(node: String, setup: DeviceSetup) {
-        devices.reconfigured(node: node, setup: setup)
+        touchscreens.devices.reconfigured(node: node, setup: setup)
     }
 
     /// A device's contact filters acted; `counts` so far.
     func contactsFiltered(node: String, counts: ContactFilters.Counts) {
-        devices.filtered(node: node, counts: counts)
+        touchscreens.devices.filtered(node: node, counts: counts)
     }
 
     /// A touchscreen went.
     public func deviceRemoved(node: String) {
-        if calibration?.display.device == node { calibration = nil; calibrationChanged() }
-        devices.remove(node: node)
-        broadcast(ProtocolLine.device(added: false, node: node))
+        if touchscreens.calibration?.display.device == node { touchscreens.calibration = nil; touchscreens.calibrationChanged() }
+        touchscreens.devices.remove(node: node)
+        clients.broadcast(ProtocolLine.device(added: false, node: node))
     }
 
     /// A touchscreen was found but is not read (not selected, not openable, or described in
     /// a way motiond cannot trust): `devices` lists it with the reason until it is used or
     /// goes away, so that a kiosk's operator sees why without reading the log.
     public func deviceSkipped(node: String, reason: String) {
-        devices.skip(node: node, reason: reason)
+        touchscreens.devices.skip(node: node, reason: reason)
     }
 
     /// A touchscreen that was skipped went away.
     public func skippedDeviceRemoved(node: String) {
-        devices.removeSkipped(node: node)
+        touchscreens.devices.removeSkipped(node: node)
     }
 
     /// The kernel dropped a device's events; `total` so far.
     public func eventsDropped(node: String, total: Int) {
-        devices.dropped(node: node, total: total)
+        touchscreens.devices.dropped(node: node, total: total)
     }
 }

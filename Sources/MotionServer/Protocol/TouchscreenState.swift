@@ -2,11 +2,21 @@ import MotionConfiguration
 import MotionCore
 import TouchInput
 
-/// The `calibrate`, `calibration` and `reload` ops: what `motionctl calibrate` drives the
-/// calibration page and rewrites the configuration through (docs/protocol.md, Calibration).
-extension Daemon {
+/// The touchscreens the daemon reads and skips (``DeviceRegistry``), and the one being
+/// calibrated: what `motionctl calibrate` drives the calibration page through
+/// (docs/protocol.md, Calibration). Every client hears a calibration change.
+final class TouchscreenState {
+    var devices = DeviceRegistry()
+    /// The touchscreen being calibrated, while a client calibrates one (`calibrate`).
+    var calibration: CalibrationCapture?
+    private unowned let clients: ClientHub
+
+    init(clients: ClientHub) {
+        self.clients = clients
+    }
+
     /// Starts or updates the calibration of `request.device` for `session`, or ends it.
-    func calibrate(_ request: CalibrationRequest, for session: ClientSession) throws(ProtocolError) -> JSONValue {
+    func calibrate(_ request: CalibrationRequest, for session: ClientSession, configuration: Configuration) throws(ProtocolError) -> JSONValue {
         if let calibration, calibration.sessionID != session.id, !calibration.isEnding {
             throw ProtocolError("busy", "client \(calibration.sessionID) is calibrating \(calibration.display.device); one calibration at a time")
         }
@@ -51,7 +61,7 @@ extension Daemon {
 
     /// Every client hears what the calibration page should show.
     func calibrationChanged() {
-        broadcast(ProtocolLine.calibration(calibrationJSON))
+        clients.broadcast(ProtocolLine.calibration(calibrationJSON))
     }
 
     /// Takes the calibration's touches out of a frame of the device being calibrated, and
@@ -60,17 +70,8 @@ extension Daemon {
         guard var capture = calibration else { return }
         let touches = capture.take(&frame)
         calibration = capture.isOver ? nil : capture
-        guard !touches.isEmpty, let session = sessions[capture.sessionID] else { return }
-        for touch in touches { send(touch.json(device: capture.display.device), to: session) }
+        guard !touches.isEmpty, let session = clients.sessions[capture.sessionID] else { return }
+        for touch in touches { clients.send(touch.json(device: capture.display.device), to: session) }
         session.output.flush()
-    }
-
-    /// Reloads the configuration (the `reload` op), as SIGHUP does.
-    func reloadOp() throws(ProtocolError) -> JSONValue {
-        guard let reloadConfiguration else {
-            throw ProtocolError("reload_failed", "this daemon reads no configuration file to reload")
-        }
-        if let problem = reloadConfiguration() { throw ProtocolError("reload_failed", problem) }
-        return .object([("file", configuration.file.map { .string($0) } ?? .null), ("elements", .integer(Int64(engine.scene.elements.count)))])
     }
 }

@@ -13,9 +13,36 @@ struct Dispatched {
     }
 }
 
-/// Carrying out requests: one method per op, each given its arguments already checked
+/// Carries out requests: one method per op, each given its arguments already checked
 /// (``Request``). Control has been checked too, for the ops that change the scene.
-extension Daemon {
+///
+/// It holds the parts of the daemon the ops read and change, each with one job: the scene,
+/// the clients and their subscriptions, the touchscreens, and the daemon's counters.
+final class RequestDispatcher {
+    private let scene: DaemonScene
+    private let clients: ClientHub
+    private let touchscreens: TouchscreenState
+    private let status: DaemonStatus
+    private let clock: FrameClock
+    /// The TUIO targets and what they were sent, for `stats`.
+    var tuioTargets: () -> JSONValue = { .array([]) }
+    /// Reloads the configuration as SIGHUP does (the `reload` op): nil when it was taken,
+    /// else why not. Without it, `reload` is refused.
+    var reloadConfiguration: (() -> String?)?
+
+    init(scene: DaemonScene, clients: ClientHub, touchscreens: TouchscreenState, status: DaemonStatus, clock: FrameClock) {
+        self.scene = scene
+        self.clients = clients
+        self.touchscreens = touchscreens
+        self.status = status
+        self.clock = clock
+    }
+
+    private var engine: MotionEngine { scene.engine }
+    private var configuration: Configuration { scene.configuration }
+
+    /// What `request` from `session` does: the reply's result, and the streams whose values
+    /// follow it.
     func dispatch(_ request: Request, for session: ClientSession) throws(ProtocolError) -> Dispatched {
         switch request {
         case .subscribe(let patterns): return try subscribe(session, patterns)
@@ -31,15 +58,15 @@ extension Daemon {
         case .list: return list()
         case .get(let stream): return try get(stream)
         case let .set(stream, value): return try set(stream, to: value)
-        case .elements: return .object([("elements", .array(engine.scene.elements.map(describe)))])
+        case .elements: return .object([("elements", .array(engine.scene.elements.map(scene.describe)))])
         case .addElement(let input): return try addElement(input)
         case .removeElement(let id): return try removeElement(id)
-        case .devices: return devices.json
+        case .devices: return touchscreens.devices.json
         case .stats: return stats()
         case .auth(let token): return try authenticate(session, token: token)
-        case .calibrate(let request): return try calibrate(request, for: session)
-        case .calibration: return .object([("calibration", calibrationJSON)])
-        case .reload: return try reloadOp()
+        case .calibrate(let request): return try touchscreens.calibrate(request, for: session, configuration: configuration)
+        case .calibration: return .object([("calibration", touchscreens.calibrationJSON)])
+        case .reload: return try reload()
         }
     }
 
@@ -50,7 +77,7 @@ extension Daemon {
         guard session.patterns.count + added.count <= SubscriptionLimits.patternsPerSession else {
             throw ProtocolError("bad_request", "a client may hold at most \(SubscriptionLimits.patternsPerSession) patterns; this one holds \(session.patterns.count), and the request adds \(added.count): unsubscribe some first")
         }
-        let all = allStreams
+        let all = scene.allStreams
         var found: [(name: String, id: StreamID)] = []
         for pattern in patterns {
             let matches = all.filter { globMatches(Substring(pattern), Substring($0.name)) }
@@ -59,30 +86,30 @@ extension Daemon {
         }
         session.patterns += added
         // Each new stream's current value follows the reply.
-        let new = found.filter { subscriptions.subscribe(session, to: $0.id) }.map(\.id)
-        contactsSubscriptionsChanged()
+        let new = found.filter { clients.subscriptions.subscribe(session, to: $0.id) }.map(\.id)
+        clients.contactsSubscriptionsChanged()
         return Dispatched(.object([("streams", .array(found.map { .string($0.name) }))]), values: new)
     }
 
     private func unsubscribe(_ session: ClientSession, _ patterns: [String]) throws(ProtocolError) -> JSONValue {
-        let all = allStreams
+        let all = scene.allStreams
         var names: [String] = []
         for pattern in patterns {
             let matches = all.filter { globMatches(Substring(pattern), Substring($0.name)) }
             guard !matches.isEmpty else { throw unknownStream(pattern) }
             let mine = matches.filter { session.subscriptions[$0.id] != nil }.sorted { $0.name < $1.name }
-            for stream in mine { subscriptions.unsubscribe(session, from: stream.id) }
+            for stream in mine { clients.subscriptions.unsubscribe(session, from: stream.id) }
             names += mine.map(\.name)
             session.patterns.removeAll { $0 == pattern }
         }
-        contactsSubscriptionsChanged()
+        clients.contactsSubscriptionsChanged()
         return .object([("streams", .array(names.map { .string($0) }))])
     }
 
     // MARK: Reading and writing streams
 
     private func list() -> JSONValue {
-        .object([("streams", .array(allStreams.map { stream in
+        .object([("streams", .array(scene.allStreams.map { stream in
             let kind = engine.catalog.kind(of: stream.id)
             return .object([("stream", .string(stream.name)), ("writable", .bool(engine.property(stream.id)?.write != nil)),
                             ("kind", .string(kind == .external ? "contacts" : kind == .gesture ? "gesture" : "value"))])
@@ -92,10 +119,10 @@ extension Daemon {
     private func get(_ name: String) throws(ProtocolError) -> JSONValue {
         if name == ContactsStream.name {
             // Fed while someone subscribes; otherwise nothing is known of the fingers.
-            return .object([("stream", .string(name)), ("value", contacts.json), ("t", .number(clock.now)), ("seq", .integer(Int64(publisher.seq(contactsStream))))])
+            return .object([("stream", .string(name)), ("value", clients.contacts.json), ("t", .number(clock.now)), ("seq", .integer(Int64(clients.publisher.seq(scene.contactsStream))))])
         }
         guard let stream = engine.catalog.id(named: name), let property = engine.property(stream) else { throw unknownStream(name) }
-        return .object([("stream", .string(name)), ("value", .published(property.read())), ("t", .number(clock.now)), ("seq", .integer(Int64(publisher.seq(stream))))])
+        return .object([("stream", .string(name)), ("value", .published(property.read())), ("t", .number(clock.now)), ("seq", .integer(Int64(clients.publisher.seq(stream))))])
     }
 
     private func set(_ name: String, to input: JSONInput) throws(ProtocolError) -> JSONValue {
@@ -132,13 +159,13 @@ extension Daemon {
         let ids = Set(engine.scene.elements.map(\.id) + [settings.id])
         if let problem = settings.referenceProblem(among: ids) { throw ProtocolError("bad_value", problem.message) }
         let element = settings.makeElement()
-        let existing = Set(allStreams.map(\.id))
+        let existing = Set(scene.allStreams.map(\.id))
         engine.add(element, interactions: settings.makeInteractions(for: element, in: engine) { [engine] in engine.scene.element($0)?.position })
-        interactionNames[settings.id] = settings.interactions.map(\.name)
+        scene.interactionNames[settings.id] = settings.interactions.map(\.name)
         // Only the new element's streams can be new matches.
-        let added = allStreams.filter { !existing.contains($0.id) }
-        for session in sessions.values { resubscribe(session, among: added) }
-        return describe(element)
+        let added = scene.allStreams.filter { !existing.contains($0.id) }
+        for session in clients.sessions.values { clients.resubscribe(session, among: added) }
+        return scene.describe(element)
     }
 
     private func removeElement(_ id: String) throws(ProtocolError) -> JSONValue {
@@ -146,40 +173,30 @@ extension Daemon {
             throw ProtocolError("unknown_element", "no element is called '\(id)'")
         }
         engine.remove(id)
-        interactionNames[id] = nil
-        contactsSubscriptionsChanged()
+        scene.interactionNames[id] = nil
+        clients.contactsSubscriptionsChanged()
         return .object([("id", .string(id))])
-    }
-
-    private func describe(_ element: Element) -> JSONValue {
-        .object([
-            ("id", .string(element.id)), ("position", .point(element.position.value)),
-            ("size", .published(.size(element.size.value))), ("rotation", .number(element.rotation.value)),
-            ("scale", .number(element.scale.value)), ("z", .integer(Int64(element.zOrder.value))),
-            ("state", .string(element.state.value.rawValue)), ("enabled", .bool(element.enabled.value)),
-            ("interactions", .array((interactionNames[element.id] ?? []).map { .string($0) })),
-        ])
     }
 
     // MARK: The daemon
 
     private func stats() -> JSONValue {
-        let tuioTargets: JSONValue = tuio?.json ?? .array([])
+        let devices = touchscreens.devices
         return .object([
-            ("uptime", .number(clock.now - startTime)), ("frames", .integer(Int64(frames))),
-            ("frames_coalesced", .integer(Int64(coalescedFrames))),
+            ("uptime", .number(clock.now - status.startTime)), ("frames", .integer(Int64(status.frames))),
+            ("frames_coalesced", .integer(Int64(status.coalescedFrames))),
             ("frame_rate", .number(configuration.daemon.frameRate)), ("state", .string(engine.state.value.rawValue)),
             ("config", .object([
                 ("file", configuration.file.map { .string($0) } ?? .null),
-                ("loaded", .number(configurationLoadedAt - startTime)),
-                ("last_error", lastReloadError.map { .string($0) } ?? .null),
+                ("loaded", .number(status.configurationLoadedAt - status.startTime)),
+                ("last_error", status.lastReloadError.map { .string($0) } ?? .null),
             ])),
-            ("web", webAddress.map { .string($0) } ?? .null),
+            ("web", status.webAddress.map { .string($0) } ?? .null),
             ("devices", .integer(Int64(devices.devices.count))),
             ("dropped_events", .integer(Int64(devices.droppedEvents))),
             ("filtered", devices.filteredByDevice),
-            ("tuio", tuioTargets),
-            ("clients", .array(sessions.values.sorted { $0.id < $1.id }.map { session in
+            ("tuio", tuioTargets()),
+            ("clients", .array(clients.sessions.values.sorted { $0.id < $1.id }.map { session in
                 .object([
                     ("client", .integer(Int64(session.id))),
                     ("uid", session.credentials.map { .integer(Int64($0.uid)) } ?? .null),
@@ -201,6 +218,14 @@ extension Daemon {
         guard ControlToken.matches(token, expected) else { throw ProtocolError("forbidden", "the token is wrong") }
         session.control = true
         return .object([("control", true)])
+    }
+
+    private func reload() throws(ProtocolError) -> JSONValue {
+        guard let reloadConfiguration else {
+            throw ProtocolError("reload_failed", "this daemon reads no configuration file to reload")
+        }
+        if let problem = reloadConfiguration() { throw ProtocolError("reload_failed", problem) }
+        return .object([("file", configuration.file.map { .string($0) } ?? .null), ("elements", .integer(Int64(engine.scene.elements.count)))])
     }
 
     private func unknownStream(_ name: String) -> ProtocolError {

@@ -1,0 +1,155 @@
+import MotionCore
+import NIOCore
+
+/// The connected clients and what each follows: the sessions, who subscribes to what, the
+/// values' numbering and encoding (``Publisher``), and `screen.contacts`. Every line but a
+/// reply leaves through here: values on subscribing, gesture events, broadcasts.
+final class ClientHub {
+    private(set) var sessions: [Int: ClientSession] = [:]
+    private var nextSessionID = 1
+    /// Who subscribes to what, from the patterns the clients sent.
+    var subscriptions = SubscriptionIndex()
+    let publisher: Publisher
+    let allocator = ByteBufferAllocator()
+    /// `screen.contacts`, fed only while someone subscribes to it.
+    var contacts = ContactsStream()
+    private unowned let scene: DaemonScene
+    private let clock: FrameClock
+
+    init(scene: DaemonScene, clock: FrameClock) {
+        self.scene = scene
+        self.clock = clock
+        self.publisher = Publisher(allocator: allocator)
+    }
+
+    // MARK: Sessions
+
+    /// A new session for a client that connected.
+    func open(credentials: PeerCredentials?, control: Bool, output: ClientOutput) -> ClientSession {
+        let session = ClientSession(id: nextSessionID, credentials: credentials, control: control, output: output)
+        nextSessionID += 1
+        sessions[session.id] = session
+        return session
+    }
+
+    /// Forgets a session and its subscriptions.
+    func close(_ session: ClientSession) {
+        sessions[session.id] = nil
+        subscriptions.unsubscribeAll(session)
+        contactsSubscriptionsChanged()
+    }
+
+    /// Says `bye` to every client and closes their connections.
+    func closeAll(saying bye: ByteBuffer) {
+        for session in sessions.values {
+            subscriptions.unsubscribeAll(session)
+            session.output.close(saying: bye)
+        }
+        sessions = [:]
+        contactsSubscriptionsChanged()
+    }
+
+    /// After a reload: the streams are numbered anew, so every subscription is made again
+    /// from its patterns, and each client gets the new streams' values.
+    func sceneReplaced(oldCatalog: StreamCatalog) {
+        publisher.renumber(from: oldCatalog, to: scene.engine.catalog)
+        subscriptions = SubscriptionIndex()
+        for session in sessions.values {
+            session.subscriptions = [:]
+            resubscribe(session)
+        }
+        contactsSubscriptionsChanged()
+    }
+
+    /// Streams the engine removed (an element went): nobody follows or numbers them any more.
+    func streamsRemoved(_ gone: [StreamID]) {
+        subscriptions.remove(gone)
+        publisher.forget(gone)
+    }
+
+    // MARK: Subscriptions
+
+    /// Subscribes `session` to the streams its patterns match (among `candidates`, by
+    /// default every stream), sending their values.
+    func resubscribe(_ session: ClientSession, among candidates: [(name: String, id: StreamID)]? = nil) {
+        let streams = candidates ?? scene.allStreams
+        let new = streams.filter { stream in
+            session.patterns.contains { globMatches(Substring($0), Substring(stream.name)) } && subscriptions.subscribe(session, to: stream.id)
+        }
+        sendValues(new.map(\.id), to: session)
+        session.output.flush()
+    }
+
+    /// The current values of `streams`, as `value` events.
+    func sendValues(_ streams: [StreamID], to session: ClientSession) {
+        let engine = scene.engine
+        for stream in streams {
+            if stream == scene.contactsStream {
+                send(contactsEvent(time: clock.now, seq: publisher.seq(stream)), to: session)
+                continue
+            }
+            guard let property = engine.property(stream) else { continue }
+            var line = allocator.buffer(capacity: 160)
+            line.writeValueLine(stream: engine.catalog.name(of: stream), value: property.read(), time: clock.now, seq: publisher.seq(stream))
+            session.output.send(line, coalescing: nil)
+            session.sent += 1
+        }
+    }
+
+    /// Streams the publisher numbers (for the tests of what removing elements leaves).
+    var countedStreams: Int { publisher.countedStreams }
+
+    // MARK: Lines
+
+    /// A gesture's state change, to its stream's subscribers. `changed` is not sent (it
+    /// comes with every frame and the values carry it); the rest are events a UI acts on.
+    func gesture(_ gesture: RecognizedGesture, stream: StreamID) {
+        guard [.began, .ended, .cancelled, .recognized].contains(gesture.state), subscriptions.hasSubscribers(stream) else { return }
+        let head: [(String, JSONValue)] = [("event", "state"), ("stream", .string(scene.engine.catalog.name(of: stream))),
+                                           ("state", .string(gesture.state.rawValue)), ("t", .number(gesture.time))]
+        let line = encode(.object(head + JSONValue.gestureValues(gesture, velocity: gesture.state == .ended)))
+        for session in subscriptions.subscribers(of: stream) {
+            session.output.send(line, coalescing: nil)
+            session.output.flush()
+        }
+    }
+
+    /// An event every client hears (a device came or went, a calibration target moved).
+    func broadcast(_ event: JSONValue) {
+        let line = encode(event)
+        for session in sessions.values {
+            session.output.send(line, coalescing: nil)
+            session.output.flush()
+        }
+    }
+
+    /// One line to one session, not yet flushed.
+    func send(_ value: JSONValue, to session: ClientSession) {
+        session.output.send(encode(value), coalescing: nil)
+        session.sent += 1
+    }
+
+    /// A line as bytes, newline included.
+    func encode(_ value: JSONValue) -> ByteBuffer {
+        var text = ""
+        value.encode(into: &text)
+        text += "\n"
+        return allocator.buffer(string: text)
+    }
+
+    // MARK: screen.contacts
+
+    /// Whether anyone follows `screen.contacts`: the fingers are tracked only then.
+    var contactsWanted: Bool { subscriptions.hasSubscribers(scene.contactsStream) }
+
+    /// Forgets the fingers when the last subscriber of `screen.contacts` went, so a later
+    /// one does not get stale contacts.
+    func contactsSubscriptionsChanged() {
+        if !contactsWanted { contacts.reset() }
+    }
+
+    /// `screen.contacts` as a `value` event.
+    func contactsEvent(time: Double, seq: Int) -> JSONValue {
+        .object([("event", "value"), ("stream", .string(ContactsStream.name)), ("value", contacts.json), ("t", .number(time)), ("seq", .integer(Int64(seq)))])
+    }
+}
