@@ -11,8 +11,8 @@
 //   TouchInput    devices, discovery, hotplug, recordings and replay, contact filters,
 //                 coordinate mapping and calibration (needs TouchModel, not MotionCore)
 //   MotionConfiguration  motiond.toml and its drop-ins: read, checked, and turned into a scene
-//   MotionServer  the daemon: the socket and WebSocket protocol, TUIO, the input thread,
-//                 systemd
+//   MotionTUIO    the scene to TUIO receivers (OSC over UDP), behind MotionServer's SceneOutput
+//   MotionServer  the daemon: the socket and WebSocket protocol, the input thread, systemd
 //   MotionControl motionctl's commands: inspecting and driving the daemon, recordings, plots
 //   motiond       the daemon, and motionctl when called by that name (as installed)
 //   motionctl     the command line that inspects and drives it (MotionControl)
@@ -35,6 +35,7 @@ let package = Package(
         // For the fuzz targets in Fuzz/, which drive the daemon's request handling and read
         // configurations.
         .library(name: "MotionConfiguration", targets: ["MotionConfiguration"]),
+        .library(name: "MotionTUIO", targets: ["MotionTUIO"]),
         .library(name: "MotionServer", targets: ["MotionServer"]),
     ],
     dependencies: [
@@ -78,12 +79,15 @@ let package = Package(
             dependencies: ["MotionCore", "TouchInput", .product(name: "TOMLKit", package: "TOMLKit")],
             swiftSettings: onlyImportedMembers
         ),
+        // TUIO for multitouch tables: the scene as OSC bundles over UDP (docs/kiosk.md).
+        .target(name: "MotionTUIO", dependencies: ["MotionCore", "MotionConfiguration"], swiftSettings: onlyImportedMembers),
         .target(
             name: "MotionServer",
             dependencies: [
                 "MotionCore",
                 "TouchInput",
                 "MotionConfiguration",
+                "MotionTUIO",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
@@ -134,6 +138,7 @@ let package = Package(
             dependencies: [
                 "MotionServer",
                 "MotionConfiguration",
+                "MotionTUIO",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 // The listener's connections, driven without sockets and on a manual clock.

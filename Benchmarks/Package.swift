@@ -22,6 +22,7 @@ let package = Package(
                 .product(name: "TouchInput", package: "motiond"),
                 .product(name: "MotionConfiguration", package: "motiond"),
                 .product(name: "MotionServer", package: "motiond"),
+                .product(name: "MotionTUIO", package: "motiond"),
                 .product(name: "NIOCore", package: "swift-nio"),
             ],
             path: "Benchmarks/MotionBenchmarks",

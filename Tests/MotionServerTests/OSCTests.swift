@@ -1,6 +1,7 @@
 import Testing
 @testable import MotionConfiguration
 @testable import MotionServer
+@testable import MotionTUIO
 
 /// The OSC encoding against byte sequences worked out from the OSC 1.0 specification (its
 /// own examples where it gives them), not from the encoder's output.

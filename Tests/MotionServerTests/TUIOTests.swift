@@ -3,6 +3,7 @@ import MotionCore
 import Testing
 @testable import MotionConfiguration
 @testable import MotionServer
+@testable import MotionTUIO
 
 /// Records datagrams instead of sending them.
 final class RecordedDatagrams: DatagramSink {
@@ -308,7 +309,7 @@ struct DaemonTUIOTests {
             version = "2.0"
             elements = "*"
             """, file: "kiosk.toml")
-        let daemon = Daemon(configuration: configuration, clock: ManualFrameClock(now: 10), controlPolicy: { _ in true })
+        let daemon = Daemon(configuration: configuration, clock: ManualFrameClock(now: 10), output: TUIOTargets(), controlPolicy: { _ in true })
         let start = try #require(try receiver.next())
         #expect(start.map(\.address) == ["/tuio2/frm", "/tuio2/tok", "/tuio2/alv"], "the scene as it is at start")
         #expect(start[1].arguments[3] == .float(0.5) && start[1].arguments[4] == .float(0.5))
@@ -337,7 +338,7 @@ struct DaemonTUIOTests {
             try Configuration.parse("[[element]]\nid = \"card\"\ncenter = [1, 1]\nsize = [2, 2]\n"
                 + (port.map { "[[tuio]]\ntarget = \"127.0.0.1:\($0)\"\nelements = \"*\"\n" } ?? ""), file: "kiosk.toml")
         }
-        let daemon = Daemon(configuration: try configuration(first.port), clock: ManualFrameClock(now: 10), controlPolicy: { _ in true })
+        let daemon = Daemon(configuration: try configuration(first.port), clock: ManualFrameClock(now: 10), output: TUIOTargets(), controlPolicy: { _ in true })
         _ = try #require(try first.next())
         daemon.reload(try configuration(nil))
         let goodbye = try #require(try first.next())

@@ -3,6 +3,7 @@ import Foundation
 import MotionCore
 import MotionConfiguration
 import MotionServer
+import MotionTUIO
 import NIOCore
 
 /// A client that reads everything at once: what the daemon's own work costs, with the
@@ -73,7 +74,7 @@ func serverBenchmarks() {
         ("TUIO 2.0", "[[tuio]]\ntarget = \"\(receiver)\"\nversion = \"2.0\"\nelements = \"*\"\n"),
     ] {
         Benchmark("Daemon frame, no subscriber, \(name)", configuration: .init(scalingFactor: .kilo)) { benchmark in
-            let daemon = Daemon(configuration: try Configuration.parse(scene + "\n" + table, file: "bench.toml"), clock: ManualFrameClock(now: 0), controlPolicy: { _ in true })
+            let daemon = Daemon(configuration: try Configuration.parse(scene + "\n" + table, file: "bench.toml"), clock: ManualFrameClock(now: 0), output: TUIOTargets(), controlPolicy: { _ in true })
             measureFrames(through: daemon, benchmark)
         }
     }

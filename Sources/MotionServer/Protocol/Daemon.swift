@@ -16,7 +16,7 @@ import TouchInput
 /// - ``TouchscreenState``: the touchscreens used and skipped, and the one being calibrated;
 /// - ``DaemonStatus``: the counters `stats` reports.
 /// ``Request`` reads a line into a typed request; ``IdleTimer`` wakes attract mode; TUIO
-/// goes out through ``TUIOOutput``.
+/// goes out through a ``SceneOutput`` the daemon is given.
 public final class Daemon {
     /// The engine running the configured scene.
     public var engine: MotionEngine { scene.engine }
@@ -31,8 +31,8 @@ public final class Daemon {
     let status: DaemonStatus
     private let dispatcher: RequestDispatcher
     private let controlPolicy: (PeerCredentials?) -> Bool
-    /// The TUIO receivers (`[[tuio]]`); nil without any, so that they cost nothing then.
-    private(set) var tuio: TUIOOutput?
+    /// Where the scene goes besides the clients (TUIO's receivers), if anywhere.
+    private let output: SceneOutput?
 
     /// The touchscreen being calibrated (for tests).
     var calibration: CalibrationCapture? { touchscreens.calibration }
@@ -56,9 +56,12 @@ public final class Daemon {
 
     /// Creates a daemon for `configuration`, its springs on `clock`. `controlPolicy` says
     /// which peers may change things; `idleScheduler`, on the clock's time, wakes attract
-    /// mode when nobody touches the screen.
-    public init(configuration: Configuration, clock: FrameClock, idleScheduler: FrameScheduler? = nil, controlPolicy: @escaping (PeerCredentials?) -> Bool) {
+    /// mode when nobody touches the screen; `output` (TUIO's receivers) gets the scene each
+    /// frame besides the clients.
+    public init(configuration: Configuration, clock: FrameClock, idleScheduler: FrameScheduler? = nil, output: SceneOutput? = nil,
+                controlPolicy: @escaping (PeerCredentials?) -> Bool) {
         self.clock = clock
+        self.output = output
         self.idleTimer = idleScheduler.map(IdleTimer.init)
         self.controlPolicy = controlPolicy
         self.scene = DaemonScene(configuration, clock: clock)
@@ -66,9 +69,9 @@ public final class Daemon {
         self.touchscreens = TouchscreenState(clients: clients)
         self.status = DaemonStatus(now: clock.now)
         self.dispatcher = RequestDispatcher(scene: scene, clients: clients, touchscreens: touchscreens, status: status, clock: clock)
-        dispatcher.tuioTargets = { [unowned self] in tuio?.json ?? .array([]) }
+        dispatcher.tuioTargets = { [output] in output?.json ?? .array([]) }
         wire()
-        configureTUIO()
+        configureOutput()
         scheduleIdle()
     }
 
@@ -110,9 +113,9 @@ public final class Daemon {
         processing = true
         engine.process(frame, device: device)
         processing = false
-        if let tuio {
-            tuio.take(frame, device: device)
-            tuio.publish(engine.scene.elements, time: frame.time)
+        if let output, output.isActive {
+            output.take(frame, device: device)
+            output.publish(engine.scene.elements, time: frame.time)
         }
         var contactsLine: (stream: StreamID, line: ByteBuffer)?
         if clients.contactsWanted, clients.contacts.update(with: frame, device: device, node: node) {
@@ -144,7 +147,7 @@ public final class Daemon {
             held += updates
         } else {
             clients.publisher.publish(updates, to: clients.subscriptions)
-            tuio?.publish(engine.scene.elements, time: updates.first?.time ?? clock.now)
+            if let output, output.isActive { output.publish(engine.scene.elements, time: updates.first?.time ?? clock.now) }
         }
     }
 
@@ -166,24 +169,13 @@ public final class Daemon {
         status.configurationLoadedAt = clock.now
         status.lastReloadError = nil
         clients.sceneReplaced(oldCatalog: oldCatalog)
-        configureTUIO()
+        configureOutput()
         scheduleIdle()
     }
 
-    /// Starts, changes or ends the TUIO output as the configuration says, and sends each
-    /// target the scene as it is.
-    private func configureTUIO() {
-        guard !configuration.tuio.isEmpty else {
-            endTUIO()
-            return
-        }
-        let ids = configuration.elements.map(\.id)
-        if let tuio {
-            tuio.configure(configuration.tuio, screen: configuration.screen, elementIDs: ids)
-        } else {
-            tuio = TUIOOutput(settings: configuration.tuio, screen: configuration.screen, elementIDs: ids, frameNumber: lastTUIOFrame)
-        }
-        tuio?.publish(engine.scene.elements, time: clock.now)
+    /// Starts, changes or ends the scene's output as the configuration says.
+    private func configureOutput() {
+        output?.configure(configuration, elements: engine.scene.elements, time: clock.now)
     }
 
     /// Records a refused reload, for `stats`.
@@ -213,19 +205,9 @@ public final class Daemon {
     /// Says goodbye to every client and closes their connections.
     public func closeAll(reason: String) {
         clients.closeAll(saying: clients.encode(ProtocolLine.bye(reason)))
-        endTUIO()
+        output?.finish()
     }
 
-    /// TUIO receivers hear that nothing is alive any more; a later output numbers its frames
-    /// on from the last (a reference client ignores frames numbered below the last it saw).
-    private func endTUIO() {
-        guard let tuio else { return }
-        tuio.finish()
-        lastTUIOFrame = tuio.frameNumber
-        self.tuio = nil
-    }
-
-    private var lastTUIOFrame: Int32 = 0
 
     /// Handles one line from a client: exactly one reply.
     public func receive(_ line: Substring, from session: ClientSession) {

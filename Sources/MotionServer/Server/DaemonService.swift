@@ -6,6 +6,7 @@ import MotionCore
 import NIOConcurrencyHelpers
 import NIOCore
 import NIOPosix
+import MotionTUIO
 import TouchInput
 
 /// The running daemon: the event loop everything lives on, the socket, the input, signals
@@ -130,7 +131,8 @@ public final class DaemonService {
     private func prepare(_ configuration: Configuration) {
         let scheduler = EventLoopFrameScheduler(eventLoop: loop)
         let clock = TimedFrameClock(rate: configuration.daemon.frameRate, scheduler: scheduler)
-        daemon = Daemon(configuration: configuration, clock: clock, idleScheduler: scheduler, controlPolicy: ControlPolicy(configuration.daemon).allows)
+        daemon = Daemon(configuration: configuration, clock: clock, idleScheduler: scheduler, output: TUIOTargets(),
+                        controlPolicy: ControlPolicy(configuration.daemon).allows)
         daemon.onWarning = { [logger] in logger.warning("\($0)") }
         daemon.reloadConfiguration = { [unowned self] in reload() }
     }

@@ -281,13 +281,10 @@ final class TUIOOutput {
     }
 
     /// Each target and what went to it, for `stats`.
-    var json: JSONValue {
-        .array(targets.map { target in
-            .object([
-                ("target", .string(target.settings.target.description)), ("version", .string(target.settings.version.rawValue)),
-                ("frames", .integer(Int64(target.frames))), ("datagrams", .integer(Int64(target.datagrams))),
-                ("failures", .integer(Int64(target.failures))), ("last_error", target.lastError.map { .string($0) } ?? .null),
-            ])
-        })
+    var statistics: [TUIOTargetStatistics] {
+        targets.map { target in
+            TUIOTargetStatistics(target: target.settings.target.description, version: target.settings.version.rawValue,
+                                 frames: target.frames, datagrams: target.datagrams, failures: target.failures, lastError: target.lastError)
+        }
     }
 }

@@ -1,0 +1,20 @@
+import MotionConfiguration
+import MotionCore
+
+/// Where the scene goes besides the clients, frame by frame: TUIO's receivers (MotionTUIO's
+/// `TUIOTargets`). The daemon knows outputs only by this; whoever makes the daemon (the
+/// service, a test, a benchmark) gives it one.
+public protocol SceneOutput: AnyObject {
+    /// The configuration in force, at start and on each reload: what to send, and where.
+    func configure(_ configuration: Configuration, elements: [Element], time: Double)
+    /// Whether it sends anything: without, the daemon skips the calls below.
+    var isActive: Bool { get }
+    /// A frame's contacts, from the device numbered `device`.
+    func take(_ frame: TouchFrame, device: Int)
+    /// The elements as they are after a frame or a spring's step.
+    func publish(_ elements: [Element], time: Double)
+    /// The daemon stops: receivers hear that nothing is alive any more.
+    func finish()
+    /// What it sent, for `stats`.
+    var json: JSONValue { get }
+}

@@ -1,0 +1,14 @@
+import MotionTUIO
+
+/// TUIO is the daemon's scene output; `stats` shows each target.
+extension TUIOTargets: SceneOutput {
+    public var json: JSONValue {
+        .array(statistics.map { target in
+            .object([
+                ("target", .string(target.target)), ("version", .string(target.version)),
+                ("frames", .integer(Int64(target.frames))), ("datagrams", .integer(Int64(target.datagrams))),
+                ("failures", .integer(Int64(target.failures))), ("last_error", target.lastError.map { .string($0) } ?? .null),
+            ])
+        })
+    }
+}
