@@ -84,6 +84,12 @@ public final class MotionEngine {
     private var events: [RecognizedGesture] = []
     private var processing = false
     private var flushScheduled = false
+    /// The flush a spring's frame ends with, made once: a closure made per frame was an
+    /// allocation per frame.
+    private lazy var flushAfterFrame: () -> Void = { [weak self] in
+        guard let self else { return }
+        flush(at: clock.now)
+    }
     private let activity = ActivityTracker()
 
     // Attract mode: idle time counts from the last touch anywhere on the screen.
@@ -369,7 +375,7 @@ public final class MotionEngine {
         }
         guard !processing, !flushScheduled else { return }
         flushScheduled = true
-        if !clock.afterFrame({ [weak self] in self?.flush(at: self?.clock.now ?? 0) }) {
+        if !clock.afterFrame(flushAfterFrame) {
             // Not inside a frame: the caller (a command) flushes with flushIfIdle().
             flushScheduled = false
         }
