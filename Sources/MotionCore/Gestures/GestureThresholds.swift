@@ -48,6 +48,21 @@ public struct GestureThresholds: Hashable, Sendable {
     public var minimumSpanPixels = 20.0
     /// How far the fingers turn before a rotation begins, in radians.
     public var rotationSlop = 10.0 * Double.pi / 180
+    /// How long the fingers are held, in seconds, before a long press begins (Android's and
+    /// iOS's default, 0.5 s).
+    public var longPressDuration = 0.5
+    /// How far any finger may move before the long press begins; the tap's slop, so that a
+    /// press that could still tap could still become a long press.
+    public var longPressSlop = 3.0
+    public var longPressSlopPixels = 16.0
+    /// How far the fingers travel, on average, for a swipe.
+    public var swipeDistance = 25.0
+    public var swipeDistancePixels = 100.0
+    /// How fast, on average from landing to lift, per second: a slower movement is a drag.
+    public var swipeMinimumSpeed = 150.0
+    public var swipeMinimumSpeedPixels = 600.0
+    /// How far from its axis a swipe's direction (and each finger's) may turn, in radians.
+    public var swipeAngle = 30.0 * Double.pi / 180
     /// The stretch of recent samples velocities are estimated from, in seconds.
     public var velocityWindow = 0.1
     /// A finger that has not moved for this long, in seconds, has stopped.
