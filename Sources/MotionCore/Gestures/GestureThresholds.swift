@@ -63,6 +63,12 @@ public struct GestureThresholds: Hashable, Sendable {
     public var swipeMinimumSpeedPixels = 600.0
     /// How far from its axis a swipe's direction (and each finger's) may turn, in radians.
     public var swipeAngle = 30.0 * Double.pi / 180
+    /// How near a screen edge a finger lands for an edge swipe.
+    public var edgeBand = 5.0
+    public var edgeBandPixels = 20.0
+    /// How far it then moves inward (at the swipe's speed, ``swipeMinimumSpeed``).
+    public var edgeSwipeDistance = 20.0
+    public var edgeSwipeDistancePixels = 80.0
     /// The stretch of recent samples velocities are estimated from, in seconds.
     public var velocityWindow = 0.1
     /// A finger that has not moved for this long, in seconds, has stopped.
