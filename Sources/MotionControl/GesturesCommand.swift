@@ -14,7 +14,8 @@ struct GesturesCommand: ParsableCommand {
         discussion: """
             All contacts go to one full-screen element, whose drag, pinch, rotation and tap \
             recognizers run together (drag, pinch and rotation simultaneously; a tap fails \
-            when one of them begins). Contacts are mapped onto the screen as the daemon maps \
+            when one of them begins); long_press, swipe and edge_swipe run when named in \
+            --recognizers. Contacts are mapped onto the screen as the daemon maps \
             them (the configuration's [[device]] entry and screen, or the built-in \
             1920 × 1080 screen), so the thresholds and the output are in screen pixels, \
             whatever units the panel reports. Rotations are in radians (clockwise \
@@ -27,7 +28,7 @@ struct GesturesCommand: ParsableCommand {
     @Option(help: "A configuration: its screen, device mapping and [gestures] thresholds (default: the built-in 1920 × 1080 screen).")
     var config: String?
     @Flag(help: "One JSON object per line.") var json = false
-    @Option(help: ArgumentHelp("The recognizers to run, comma-separated.", valueName: "drag,pinch,rotate,tap"))
+    @Option(help: ArgumentHelp("The recognizers to run, comma-separated: drag, pinch, rotate, tap, long_press, swipe, edge_swipe.", valueName: "drag,pinch,rotate,tap"))
     var recognizers: String = "drag,pinch,rotate,tap"
     @Flag(help: "Let only the first continuous gesture to begin run, instead of all at once.") var exclusive = false
 
@@ -38,7 +39,7 @@ struct GesturesCommand: ParsableCommand {
         for name in recognizers.split(separator: ",", omittingEmptySubsequences: false) {
             let trimmed = name.trimmingBlanks()
             guard let kind = GestureKind(rawValue: trimmed) else {
-                throw ValidationError("--recognizers takes drag, pinch, rotate and tap separated by commas; '\(trimmed)' is none of them")
+                throw ValidationError("--recognizers takes \(GestureKind.allCases.map(\.rawValue).joined(separator: ", ")) separated by commas; '\(trimmed)' is none of them")
             }
             kinds.insert(kind)
         }
@@ -48,14 +49,21 @@ struct GesturesCommand: ParsableCommand {
     func run() throws {
         let configuration = try config.map(loadConfiguration) ?? .builtInDefault
         let replay = try loadReplay(recording, device: device, mappedBy: configuration, named: config)
-        var gestures = GestureSet(try kinds(), thresholds: configuration.gestures, simultaneity: exclusive ? .exclusive : .simultaneous)
+        var gestures = GestureSet(try kinds(), thresholds: configuration.gestures, simultaneity: exclusive ? .exclusive : .simultaneous,
+                                  screen: configuration.screen)
         if !json {
-            emit(pad("t (s)", 10) + "  " + "gesture".padded(toLength: 8) + "state".padded(toLength: 11) + "touches  value")
+            emit(pad("t (s)", 10) + "  " + "gesture".padded(toLength: 11) + "state".padded(toLength: 11) + "touches  value")
         }
+        var events: [RecognizedGesture] = []
         for frame in replay.frames() {
-            for gesture in gestures.update(frame) {
+            // A finger held still may send no frames: a long press begins at its time, as
+            // the daemon wakes it.
+            if let deadline = gestures.nextDeadline, deadline < frame.time { gestures.advance(to: deadline, into: &events) }
+            gestures.update(frame, into: &events)
+            for gesture in events {
                 emit(json ? JSONValue.gesture(gesture).encoded : line(gesture))
             }
+            events.removeAll(keepingCapacity: true)
         }
     }
 
@@ -70,8 +78,14 @@ struct GesturesCommand: ParsableCommand {
             value = formatted("rotation %.4f rad (%.1f°)  velocity %.3f rad/s", e.rotation, e.rotation * 180 / .pi, e.rotationVelocity)
         case .tap(let e):
             value = e.state == .recognized ? "count \(e.count) at " + formatted("(%.1f, %.1f)", e.location.x, e.location.y) : ""
+        case .longPress(let e):
+            value = formatted("held %.3f s at (%.1f, %.1f)", e.duration, e.location.x, e.location.y)
+        case .swipe(let e):
+            value = e.direction.rawValue + formatted("  distance %.1f px  velocity (%.0f, %.0f) px/s", e.distance, e.velocity.x, e.velocity.y)
+        case .edgeSwipe(let e):
+            value = "from the " + e.edge.rawValue + formatted(" edge  distance %.1f px  velocity (%.0f, %.0f) px/s", e.distance, e.velocity.x, e.velocity.y)
         }
-        return pad(formatted("%.4f", gesture.time), 10) + "  " + gesture.kind.rawValue.padded(toLength: 8)
+        return pad(formatted("%.4f", gesture.time), 10) + "  " + gesture.kind.rawValue.padded(toLength: 11)
             + gesture.state.rawValue.padded(toLength: 11) + pad("\(gesture.touches)", 7) + "  " + value
     }
 

@@ -104,7 +104,11 @@ struct TouchPlot {
                 let state = gesture.state
                 guard state == .began || state == .ended || state == .cancelled || state == .recognized else { continue }
                 let at: Point?
-                if case .tap(let tap) = gesture { at = tap.location } else { at = centroid }
+                switch gesture {
+                case .tap(let tap): at = tap.location
+                case .longPress(let press): at = press.location
+                default: at = centroid
+                }
                 if let at { marks.append(Mark(label: "\(gesture.kind.rawValue) \(state.rawValue)", at: at)) }
             }
         }

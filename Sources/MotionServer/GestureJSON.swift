@@ -26,6 +26,13 @@ extension JSONValue {
                 + [("centroid", .point(e.centroid))]
         case .tap(let e):
             return [("touches", .integer(Int64(e.touches))), ("count", .integer(Int64(e.count))), ("location", .point(e.location))]
+        case .longPress(let e):
+            return [("touches", .integer(Int64(e.touches))), ("duration", .number(e.duration)), ("location", .point(e.location))]
+        case .swipe(let e):
+            return [("touches", .integer(Int64(e.touches))), ("direction", .string(e.direction.rawValue)), ("distance", .number(e.distance)),
+                    ("velocity", .point(e.velocity))]
+        case .edgeSwipe(let e):
+            return [("touches", 1), ("edge", .string(e.edge.rawValue)), ("distance", .number(e.distance)), ("velocity", .point(e.velocity))]
         }
     }
 }

@@ -150,8 +150,10 @@ struct GesturesCommandTests {
         let events = try onlyTaps.jsonLines()
         #expect(events.count == 9 && events.allSatisfy { $0["gesture"] as? String == "tap" })
         #expect(events.map { $0["count"] as? Int } == (1...9).map { $0 })
-        let wrong = try Run("motionctl", ["gestures", taps, "--recognizers", "drag,swipe"])
-        #expect(wrong.status == 2 && wrong.error.contains("'swipe' is none of them"))
+        let wrong = try Run("motionctl", ["gestures", taps, "--recognizers", "drag,fling"])
+        #expect(wrong.status == 2 && wrong.error.contains("'fling' is none of them") && wrong.error.contains("long_press"))
+        let newer = try Run("motionctl", ["gestures", taps, "--recognizers", "long_press,swipe,edge_swipe", "--json"])
+        #expect(newer.status == 0 && newer.output.isEmpty, "nine fast taps are no long press or swipe: \(newer.output)")
         let table = try Run("motionctl", ["gestures", taps, "--config", panelSized.path])
         #expect(table.lines.first?.contains("gesture") == true && table.lines.contains { $0.contains("count 9") })
     }

@@ -429,6 +429,9 @@ extension GestureKind {
         case .pinch: return 1
         case .rotate: return 2
         case .tap: return 3
+        case .longPress: return 4
+        case .swipe: return 5
+        case .edgeSwipe: return 6
         }
     }
 }

@@ -7,9 +7,10 @@ import Glibc
 /// lets someone leave a full-screen app.
 ///
 /// The edges are the screen's, in the pixels the contacts are mapped to: a touchscreen mapped
-/// to part of the screen has the screen's edges only where its part touches them. Where the
-/// panel reports its resolution, the band and the distance are millimetres: the band is
-/// judged once the finger has moved, from how many pixels its millimetres turned out to be.
+/// to part of the screen has the screen's edges only where its part touches them, and a
+/// panel mapped turned swipes in from the screen's edges, not its own. Where the panel
+/// reports its resolution, the band, distance and speed are millimetres, turned into pixels
+/// at the scale the finger moved at (how many pixels its millimetres turned out to be).
 ///
 /// | phase     | input                                                   | next      | emits        |
 /// |-----------|---------------------------------------------------------|-----------|--------------|
@@ -61,24 +62,22 @@ public struct EdgeSwipeRecognizer: Sendable {
             phase = .done
             return nil
         }
-        let physical = tracker.isPhysical
-        let moved = finger.physical - landing.physical
+        let moved = finger.position - landing.position
         let inward = moved.x * edge.inward.x + moved.y * edge.inward.y
-        guard inward >= thresholds.distance(thresholds.edgeSwipeDistance, thresholds.edgeSwipeDistancePixels, physical: physical) else {
-            return nil
-        }
+        // Pixels per unit of the thresholds: per millimetre at the scale the finger moved at.
+        let millimetres = (finger.physical - landing.physical).distance(to: .zero)
+        let physical = tracker.isPhysical
+        guard !physical || millimetres > 0 else { return nil }
+        let scale = physical ? moved.distance(to: .zero) / millimetres : 1
+        func pixels(_ mm: Double, _ px: Double) -> Double { physical ? mm * scale : px }
+        guard inward >= pixels(thresholds.edgeSwipeDistance, thresholds.edgeSwipeDistancePixels) else { return nil }
         phase = .done
         let duration = Swift.max(frame.time - landing.time, 1e-3)
         let sideways = abs(moved.x * edge.inward.y - moved.y * edge.inward.x)
-        let movedPixels = finger.position - landing.position
-        // The band in pixels: the band's millimetres at the scale the finger just moved at.
-        let band = physical
-            ? thresholds.edgeBand * movedPixels.distance(to: .zero) / Swift.max(moved.distance(to: .zero), 1e-9)
-            : thresholds.edgeBandPixels
-        guard inward / duration >= thresholds.distance(thresholds.swipeMinimumSpeed, thresholds.swipeMinimumSpeedPixels, physical: physical),
+        guard inward / duration >= pixels(thresholds.swipeMinimumSpeed, thresholds.swipeMinimumSpeedPixels),
               atan2(sideways, inward) <= thresholds.swipeAngle,
-              edge.distance(of: landing.position, on: screen) <= band else { return nil }
-        return EdgeSwipeEvent(time: frame.time, edge: edge, distance: movedPixels.distance(to: .zero), velocity: movedPixels / duration)
+              edge.distance(of: landing.position, on: screen) <= pixels(thresholds.edgeBand, thresholds.edgeBandPixels) else { return nil }
+        return EdgeSwipeEvent(time: frame.time, edge: edge, distance: moved.distance(to: .zero), velocity: moved / duration)
     }
 
     /// The edge nearest to where a finger landed, if it is within the widest band it could

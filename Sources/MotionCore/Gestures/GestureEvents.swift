@@ -4,6 +4,14 @@ public enum GestureKind: String, Hashable, Sendable, Codable, CaseIterable {
     case pinch
     case rotate
     case tap
+    case longPress = "long_press"
+    case swipe
+    case edgeSwipe = "edge_swipe"
+
+    /// What a ``GestureSet`` runs unless told otherwise: the recognizers elements have had
+    /// from the start. The others are asked for by name, so that a scene made before them
+    /// recognizes exactly what it did.
+    public static let standard: Set<GestureKind> = [.drag, .pinch, .rotate, .tap]
 }
 
 /// A drag's update: cumulative translation of the fingers' centroid since touch-down.
@@ -66,6 +74,9 @@ public enum RecognizedGesture: Hashable, Sendable {
     case pinch(PinchEvent)
     case rotate(RotationEvent)
     case tap(TapEvent)
+    case longPress(LongPressEvent)
+    case swipe(SwipeEvent)
+    case edgeSwipe(EdgeSwipeEvent)
 
     /// Which recognizer.
     public var kind: GestureKind {
@@ -74,6 +85,9 @@ public enum RecognizedGesture: Hashable, Sendable {
         case .pinch: return .pinch
         case .rotate: return .rotate
         case .tap: return .tap
+        case .longPress: return .longPress
+        case .swipe: return .swipe
+        case .edgeSwipe: return .edgeSwipe
         }
     }
 
@@ -84,6 +98,9 @@ public enum RecognizedGesture: Hashable, Sendable {
         case .pinch(let e): return e.time
         case .rotate(let e): return e.time
         case .tap(let e): return e.time
+        case .longPress(let e): return e.time
+        case .swipe(let e): return e.time
+        case .edgeSwipe(let e): return e.time
         }
     }
 
@@ -94,6 +111,9 @@ public enum RecognizedGesture: Hashable, Sendable {
         case .pinch(let e): return e.touches
         case .rotate(let e): return e.touches
         case .tap(let e): return e.touches
+        case .longPress(let e): return e.touches
+        case .swipe(let e): return e.touches
+        case .edgeSwipe: return 1
         }
     }
 
@@ -104,6 +124,9 @@ public enum RecognizedGesture: Hashable, Sendable {
         case .pinch(let e): return e.state
         case .rotate(let e): return e.state
         case .tap(let e): return e.state
+        case .longPress(let e): return e.state
+        case .swipe(let e): return e.state
+        case .edgeSwipe(let e): return e.state
         }
     }
 }

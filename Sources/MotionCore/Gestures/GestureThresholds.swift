@@ -51,16 +51,18 @@ public struct GestureThresholds: Hashable, Sendable {
     /// How long the fingers are held, in seconds, before a long press begins (Android's and
     /// iOS's default, 0.5 s).
     public var longPressDuration = 0.5
-    /// How far any finger may move before the long press begins; the tap's slop, so that a
-    /// press that could still tap could still become a long press.
-    public var longPressSlop = 3.0
-    public var longPressSlopPixels = 16.0
+    /// How far any finger may move before the long press begins: twice the tap's, since a
+    /// finger held for half a second settles further than one that taps (the Atmel
+    /// recording of a two-finger hold drifts 20 px on a 1920-pixel screen in its first 0.2 s).
+    public var longPressSlop = 6.0
+    public var longPressSlopPixels = 32.0
     /// How far the fingers travel, on average, for a swipe.
     public var swipeDistance = 25.0
     public var swipeDistancePixels = 100.0
-    /// How fast, on average from landing to lift, per second: a slower movement is a drag.
-    public var swipeMinimumSpeed = 150.0
-    public var swipeMinimumSpeedPixels = 600.0
+    /// How fast, on average from landing to lift, per second: a slower movement is a drag
+    /// (the Atmel recording of a four-finger drag goes 667 px/s; a real swipe, 3,000 and up).
+    public var swipeMinimumSpeed = 200.0
+    public var swipeMinimumSpeedPixels = 1000.0
     /// How far from its axis a swipe's direction (and each finger's) may turn, in radians.
     public var swipeAngle = 30.0 * Double.pi / 180
     /// How near a screen edge a finger lands for an edge swipe.

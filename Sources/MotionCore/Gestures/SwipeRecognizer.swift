@@ -5,7 +5,9 @@ import Glibc
 /// bind three- and four-finger swipes to actions).
 ///
 /// Each finger's way from where it landed to where it lifted is its own; the swipe's is
-/// their mean. A swipe is `recognized` at the lift when:
+/// their mean. Its length and speed are measured in millimetres where the panel knows them;
+/// its direction on screen, in pixels (a panel may be mapped turned). A swipe is
+/// `recognized` at the lift when:
 /// - the mean way is at least ``GestureThresholds/swipeDistance`` long;
 /// - its mean speed, from the first landing to the last lift, is at least
 ///   ``GestureThresholds/swipeMinimumSpeed`` (slower is a drag);
@@ -77,12 +79,11 @@ public struct SwipeRecognizer: Sendable {
         let duration = Swift.max(time - landedAt, 1e-3)
         guard distance >= thresholds.distance(thresholds.swipeDistance, thresholds.swipeDistancePixels, physical: physical),
               distance / duration >= thresholds.distance(thresholds.swipeMinimumSpeed, thresholds.swipeMinimumSpeedPixels, physical: physical),
-              let direction = SwipeDirection(of: way, within: thresholds.swipeAngle) else { return nil }
+              let direction = SwipeDirection(of: wayPixels, within: thresholds.swipeAngle) else { return nil }
         // Every finger that moved goes the same way.
         let slop = thresholds.distance(thresholds.dragSlop, thresholds.dragSlopPixels, physical: physical)
-        for finger in ways.values {
-            let own = finger.to - finger.from
-            if own.distance(to: .zero) > slop / 2, SwipeDirection(of: own, within: thresholds.swipeAngle) != direction { return nil }
+        for finger in ways.values where (finger.to - finger.from).distance(to: .zero) > slop / 2 {
+            if SwipeDirection(of: finger.toPixels - finger.fromPixels, within: thresholds.swipeAngle) != direction { return nil }
         }
         return SwipeEvent(time: time, touches: mostTouches, direction: direction,
                           distance: wayPixels.distance(to: .zero), velocity: wayPixels / duration)

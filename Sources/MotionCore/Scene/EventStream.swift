@@ -46,6 +46,9 @@ public final class GestureStreams {
     public let pinch = EventStream<PinchEvent>(state: { gestureMotionState($0.state) })
     public let rotation = EventStream<RotationEvent>(state: { gestureMotionState($0.state) })
     public let tap = EventStream<TapEvent>()
+    public let longPress = EventStream<LongPressEvent>(state: { gestureMotionState($0.state) })
+    public let swipe = EventStream<SwipeEvent>()
+    public let edgeSwipe = EventStream<EdgeSwipeEvent>()
     /// The element's own touch frames: its contacts only, with the engine's contact ids.
     public let touches = EventStream<TouchFrame>()
 
@@ -58,6 +61,9 @@ public final class GestureStreams {
         case .pinch(let event): pinch.send(event)
         case .rotate(let event): rotation.send(event)
         case .tap(let event): tap.send(event)
+        case .longPress(let event): longPress.send(event)
+        case .swipe(let event): swipe.send(event)
+        case .edgeSwipe(let event): edgeSwipe.send(event)
         }
     }
 }
