@@ -135,6 +135,18 @@ extension Configuration {
         t.rotationSlop = try table.number("rotation_slop_degrees", in: 0...180).map { $0 * .pi / 180 } ?? t.rotationSlop
         t.velocityWindow = try table.number("velocity_window", in: 0.005...1) ?? t.velocityWindow
         t.stoppedAfter = try table.number("stopped_after", in: 0.001...1) ?? t.stoppedAfter
+        t.longPressDuration = try table.number("long_press_duration", in: 0.05...10) ?? t.longPressDuration
+        t.longPressSlop = try table.number("long_press_slop_mm", in: distance) ?? t.longPressSlop
+        t.longPressSlopPixels = try table.number("long_press_slop_px", in: 0...1000) ?? t.longPressSlopPixels
+        t.swipeDistance = try table.number("swipe_distance_mm", in: 1...1000) ?? t.swipeDistance
+        t.swipeDistancePixels = try table.number("swipe_distance_px", in: 1...10_000) ?? t.swipeDistancePixels
+        t.swipeMinimumSpeed = try table.number("swipe_speed_mm", in: 1...100_000) ?? t.swipeMinimumSpeed
+        t.swipeMinimumSpeedPixels = try table.number("swipe_speed_px", in: 1...1_000_000) ?? t.swipeMinimumSpeedPixels
+        t.swipeAngle = try table.number("swipe_angle_degrees", in: 1...44).map { $0 * .pi / 180 } ?? t.swipeAngle
+        t.edgeBand = try table.number("edge_band_mm", in: 0.1...100) ?? t.edgeBand
+        t.edgeBandPixels = try table.number("edge_band_px", in: 1...1000) ?? t.edgeBandPixels
+        t.edgeSwipeDistance = try table.number("edge_swipe_distance_mm", in: 1...1000) ?? t.edgeSwipeDistance
+        t.edgeSwipeDistancePixels = try table.number("edge_swipe_distance_px", in: 1...10_000) ?? t.edgeSwipeDistancePixels
         try table.finish()
         return t
     }

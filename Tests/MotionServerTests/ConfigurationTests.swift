@@ -220,6 +220,27 @@ struct ConfigurationTests {
         refused("[[calibration]]\nids = \"03eb:8a1c\"\nmatrix = [1, 0, 0, 0, 1, 0]\nrotation = 90\n", line: 4, "rotation")
     }
 
+    @Test("the long press, swipe and edge swipe keys are read in their units, and refused out of range")
+    func newGestureKeys() throws {
+        let configuration = try Configuration.parse("""
+            [gestures]
+            long_press_duration = 1.5
+            long_press_slop_mm = 8
+            swipe_distance_px = 150
+            swipe_angle_degrees = 20
+            edge_band_mm = 7
+            edge_swipe_distance_mm = 30
+            """, file: "x.toml")
+        let t = configuration.gestures
+        #expect(t.longPressDuration == 1.5 && t.longPressSlop == 8 && t.swipeDistancePixels == 150 && t.edgeBand == 7 && t.edgeSwipeDistance == 30)
+        #expect(abs(t.swipeAngle - 20 * Double.pi / 180) < 1e-12)
+        #expect(t.longPressSlopPixels == GestureThresholds().longPressSlopPixels, "unset keys keep their defaults")
+        refused("[gestures]\nlong_press_duration = 0\n", line: 2, "long_press_duration")
+        refused("[gestures]\nswipe_angle_degrees = 60\n", line: 2, "swipe_angle_degrees")
+        refused("[gestures]\nedge_band_mm = -1\n", line: 2, "edge_band_mm")
+        refused("[gestures]\nlong_press_time = 1\n", line: 2, "long_press_time")
+    }
+
     @Test("the contact filters' keys: defaults, each turned off, ranges and the palm size in one unit only")
     func filterKeys() throws {
         let atmel = DeviceDescription(name: "Atmel maXTouch Touchscreen")
