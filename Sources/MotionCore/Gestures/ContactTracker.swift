@@ -78,6 +78,15 @@ public struct ContactTracker: Sendable {
         if present > 0 { centroid = sum / Double(present) }
     }
 
+    /// Whether a finger still down has moved further than `slop` (in `physical` units) from
+    /// where it landed: how a tap and a long press fail.
+    public func anyMoved(from landings: [Int32: Point], beyond slop: Double) -> Bool {
+        persistent.contains { pair in
+            guard let landing = landings[pair.after.id] else { return false }
+            return pair.after.physical.distance(to: landing) > slop
+        }
+    }
+
     /// Where positions are measured.
     public enum Space: Sendable {
         /// Millimetres where the device knows them, else pixels: true distances and angles.

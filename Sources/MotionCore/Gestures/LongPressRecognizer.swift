@@ -115,11 +115,7 @@ public struct LongPressRecognizer: Sendable {
     public var isHeld: Bool { phase == .held }
 
     private func movedTooFar() -> Bool {
-        let slop = thresholds.distance(thresholds.longPressSlop, thresholds.longPressSlopPixels, physical: tracker.isPhysical)
-        return tracker.persistent.contains { pair in
-            guard let landing = landings[pair.after.id] else { return false }
-            return pair.after.physical.distance(to: landing) > slop
-        }
+        tracker.anyMoved(from: landings, beyond: thresholds.distance(thresholds.longPressSlop, thresholds.longPressSlopPixels, physical: tracker.isPhysical))
     }
 
     private func event(_ state: RecognitionState, at time: Double) -> LongPressEvent {

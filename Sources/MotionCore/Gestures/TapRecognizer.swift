@@ -59,11 +59,7 @@ public struct TapRecognizer: Sendable {
     }
 
     private func movedTooFar() -> Bool {
-        let slop = thresholds.distance(thresholds.tapSlop, thresholds.tapSlopPixels, physical: tracker.isPhysical)
-        return tracker.persistent.contains { pair in
-            guard let landing = landings[pair.after.id] else { return false }
-            return pair.after.physical.distance(to: landing) > slop
-        }
+        tracker.anyMoved(from: landings, beyond: thresholds.distance(thresholds.tapSlop, thresholds.tapSlopPixels, physical: tracker.isPhysical))
     }
 
     private mutating func fail(at time: Double) -> TapEvent {
