@@ -27,6 +27,9 @@ public struct Configuration: Sendable {
     public var websocket: WebSocketSettings?
     /// Where TUIO bundles go; none by default.
     public var tuio: [TUIOSettings] = []
+    /// `[[screen_gesture]]`: gestures the whole screen watches for, published on
+    /// `screen.gesture` by name.
+    public var screenGestures: [ScreenGesturePattern] = []
 
     /// Creates an empty configuration.
     public init() {}

@@ -105,6 +105,14 @@ extension Configuration {
         for index in targets.indices {
             configuration.tuio.append(try readTUIO(&targets[index], elementIDs: configuration.elements.map(\.id)))
         }
+        var screenGestures = try root.tables("screen_gesture")
+        if screenGestures.count > ScreenGestureSettings.maximum {
+            throw screenGestures[ScreenGestureSettings.maximum].error(nil, "at most \(ScreenGestureSettings.maximum) [[screen_gesture]] tables")
+        }
+        var gestureNames: [String: String] = [:]
+        for index in screenGestures.indices {
+            configuration.screenGestures.append(try ScreenGestureSettings.read(&screenGestures[index], names: &gestureNames))
+        }
         try root.finish()
 
         // References between elements, now that every id is known.

@@ -220,6 +220,42 @@ struct ConfigurationTests {
         refused("[[calibration]]\nids = \"03eb:8a1c\"\nmatrix = [1, 0, 0, 0, 1, 0]\nrotation = 90\n", line: 4, "rotation")
     }
 
+    @Test("[[screen_gesture]]: named patterns read with their fingers, duration, edge and direction; mistakes refused at their line")
+    func screenGestures() throws {
+        let configuration = try Configuration.parse("""
+            [[screen_gesture]]
+            name = "admin"
+            gesture = "long_press"
+            touches = 3
+            duration = 2.0
+            exclusive = true
+
+            [[screen_gesture]]
+            name = "back"
+            gesture = "edge_swipe"
+            edge = "left"
+
+            [[screen_gesture]]
+            name = "next"
+            gesture = "swipe"
+            direction = "left"
+            """, file: "x.toml")
+        #expect(configuration.screenGestures == [
+            ScreenGesturePattern(name: "admin", gesture: .longPress, touches: 3, duration: 2.0, exclusive: true),
+            ScreenGesturePattern(name: "back", gesture: .edgeSwipe, edge: .left),
+            ScreenGesturePattern(name: "next", gesture: .swipe, direction: .left),
+        ])
+        let head = "[[screen_gesture]]\nname = \"a\"\n"
+        refused("[[screen_gesture]]\ngesture = \"swipe\"\n", line: 1, "needs name")
+        refused(head + "gesture = \"pinch\"\n", line: 3, "not \"pinch\"")
+        refused(head + "gesture = \"edge_swipe\"\ntouches = 2\n", line: 4, "one finger")
+        refused(head + "gesture = \"swipe\"\ntouches = 6\n", line: 4, "touches")
+        refused(head + "gesture = \"swipe\"\nduration = 1\n", line: 4, "duration applies to a long_press")
+        refused(head + "gesture = \"edge_swipe\"\nedge = \"middle\"\n", line: 4, "not \"middle\"")
+        refused(head + "gesture = \"swipe\"\n" + head + "gesture = \"swipe\"\n", line: 5, "defined twice")
+        refused("[[screen_gesture]]\nname = \"a b\"\ngesture = \"swipe\"\n", line: 2, "name")
+    }
+
     @Test("the long press, swipe and edge swipe keys are read in their units, and refused out of range")
     func newGestureKeys() throws {
         let configuration = try Configuration.parse("""
