@@ -10,6 +10,7 @@ extension Configuration {
             let element = built[settings.id]!
             engine.add(element, interactions: settings.makeInteractions(for: element, in: engine) { built[$0]?.position })
         }
+        engine.watch(screenGestures)
         return engine
     }
 }

@@ -31,6 +31,8 @@ public final class MotionEngine {
     public var onUpdates: ([PublishedUpdate]) -> Void = { _ in }
     /// Called with each recognizer event: its stream, the element it happened on, the event.
     public var onGesture: (StreamID, String, RecognizedGesture) -> Void = { _, _, _ in }
+    /// Called with each screen gesture (`[[screen_gesture]]`): `screen.gesture`'s stream, the event.
+    public var onScreenGesture: (StreamID, ScreenGestureEvent) -> Void = { _, _ in }
     /// Called when streams went with an element: whoever keeps state per ``StreamID``
     /// clears theirs, as the numbers will be reused.
     public var onStreamsRemoved: ([StreamID]) -> Void = { _ in }
@@ -68,7 +70,6 @@ public final class MotionEngine {
         }
     }
 
-    private struct ContactKey: Hashable { var device: Int; var trackingID: Int32 }
     private var owners: [ContactKey: (entry: Entry, id: Int32)] = [:]
     private var nextContactID: Int32 = 0
     /// The elements in the order they were added, the container first.
@@ -91,6 +92,11 @@ public final class MotionEngine {
         flush(at: clock.now)
     }
     private let activity = ActivityTracker()
+    /// The screen's own gestures, when the configuration names any.
+    private var screenWatch: ScreenWatch?
+    private var screenEvents: [ScreenGestureEvent] = []
+    /// Contacts a screen gesture took from the elements: routed to none until they lift.
+    private var takenByScreen: Set<ContactKey> = []
 
     // Attract mode: idle time counts from the last touch anywhere on the screen.
     /// Seconds without a touch before `screen.idle` turns true.
@@ -222,6 +228,7 @@ public final class MotionEngine {
     public func disconnect() {
         onUpdates = { _ in }
         onGesture = { _, _, _ in }
+        onScreenGesture = { _, _ in }
         onStreamsRemoved = { _ in }
         for entry in entries {
             entry.runtime.disconnectAll()
@@ -240,10 +247,27 @@ public final class MotionEngine {
     public func process(_ frame: TouchFrame, device: Int = 0) {
         processing = true
         clock.perform(at: frame.time) {
+            if let screenWatch {
+                screenWatch.take(frame, device: device, into: &screenEvents)
+                publishScreenGestures()
+            }
             var touched = false
             for contact in frame.contacts {
                 let key = ContactKey(device: device, trackingID: contact.trackingID)
                 if contact.phase.isActive { down.insert(key) } else { down.remove(key) }
+                if takenByScreen.contains(key) {
+                    // The element that had it hears it cancelled, once; then nobody does.
+                    if let owner = owners[key] {
+                        var cancelled = contact
+                        cancelled.trackingID = owner.id
+                        cancelled.phase = .cancelled
+                        owner.entry.contacts.append(cancelled)
+                        owners[key] = nil
+                        touched = true
+                    }
+                    if !contact.phase.isActive { takenByScreen.remove(key) }
+                    continue
+                }
                 if contact.phase == .began {
                     let element = scene.hitTest(contact.position)
                     if let entry = entries.first(where: { $0.element === element }) {
@@ -279,6 +303,41 @@ public final class MotionEngine {
         }
         processing = false
         flush(at: frame.time)
+    }
+
+    /// Watches the whole screen for `patterns` (`[[screen_gesture]]`), published on
+    /// `screen.gesture`.
+    public func watch(_ patterns: [ScreenGesturePattern]) {
+        guard !patterns.isEmpty else { return }
+        let gestures = ScreenGestures(patterns, screen: scene.container.size.value, thresholds: thresholds)
+        screenWatch = ScreenWatch(gestures, stream: register("screen.gesture", kind: .gesture))
+    }
+
+    /// When the engine next has something to do without a frame: attract mode's deadline,
+    /// or a screen gesture's (a long press held still, on a panel that sends nothing then).
+    /// Whoever drives the engine calls ``advance(to:)`` then.
+    public var nextDeadline: Double? {
+        [nextIdleDeadline, screenWatch?.nextDeadline].compactMap { $0 }.min()
+    }
+
+    /// Does what is due by `time`: screen gestures whose time has come, then attract mode.
+    public func advance(to time: Double) {
+        if let screenWatch, let due = screenWatch.nextDeadline, due <= time {
+            screenWatch.advance(to: time, into: &screenEvents)
+            publishScreenGestures()
+        }
+        advanceIdle(to: time)
+    }
+
+    /// Hands this frame's screen gestures on; one that takes the fingers takes every
+    /// contact down (the elements hear them cancelled at their next frame).
+    private func publishScreenGestures() {
+        guard let screenWatch, !screenEvents.isEmpty else { return }
+        for event in screenEvents {
+            if event.takesFingers { takenByScreen.formUnion(screenWatch.down) }
+            onScreenGesture(screenWatch.stream, event)
+        }
+        screenEvents.removeAll(keepingCapacity: true)
     }
 
     /// Someone touched the screen: it is not idle, and the idle period starts again.
@@ -351,7 +410,9 @@ public final class MotionEngine {
 
     /// Every element's gesture streams, in the order of elements (the container first) and
     /// then of ``GestureKind/allCases``.
-    public var gestureStreams: [StreamID] { entries.flatMap { $0.gestureStreams.compactMap { $0 } } }
+    public var gestureStreams: [StreamID] {
+        entries.flatMap { $0.gestureStreams.compactMap { $0 } } + (screenWatch.map { [$0.stream] } ?? [])
+    }
 
     /// A published stream by name, to read or (if it allows) write.
     public func property(_ stream: String) -> PublishedProperty? {

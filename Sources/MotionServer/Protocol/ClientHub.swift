@@ -114,6 +114,21 @@ final class ClientHub {
         }
     }
 
+    /// A screen gesture (`[[screen_gesture]]`), to the subscribers of `screen.gesture`: the
+    /// gesture event's line with the pattern's `name` and the `gesture` it is.
+    func screenGesture(_ event: ScreenGestureEvent, stream: StreamID) {
+        guard subscriptions.hasSubscribers(stream) else { return }
+        let gesture = event.gesture
+        let head: [(String, JSONValue)] = [("event", "state"), ("stream", .string(scene.engine.catalog.name(of: stream))),
+                                           ("name", .string(event.name)), ("gesture", .string(gesture.kind.rawValue)),
+                                           ("state", .string(gesture.state.rawValue)), ("t", .number(gesture.time))]
+        let line = encode(.object(head + JSONValue.gestureValues(gesture, velocity: true)))
+        for session in subscriptions.subscribers(of: stream) {
+            session.output.send(line, coalescing: nil)
+            session.output.flush()
+        }
+    }
+
     /// An event every client hears (a device came or went, a calibration target moved).
     func broadcast(_ event: JSONValue) {
         let line = encode(event)

@@ -91,6 +91,7 @@ public final class Daemon {
     private func wire() {
         engine.onUpdates = { [unowned self] in published($0) }
         engine.onGesture = { [unowned self] stream, _, gesture in clients.gesture(gesture, stream: stream) }
+        engine.onScreenGesture = { [unowned self] stream, event in clients.screenGesture(event, stream: stream) }
         engine.onNonFinite = { [unowned self] element, streams in
             onWarning("\(element) was put back to its last finite values: \(streams.joined(separator: ", ")) stopped being finite numbers")
         }

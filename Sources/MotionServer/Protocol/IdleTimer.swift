@@ -1,7 +1,7 @@
 import MotionCore
 
-/// Attract mode's timer (`screen.idle`, `reset_after`): wakes the engine at its next idle
-/// deadline, on the scheduler's clock. Moved only when the deadline moves, so following it
+/// The engine's timer: wakes it at its next deadline, on the scheduler's clock: attract
+/// mode's (`screen.idle`, `reset_after`) and a screen gesture's (a long press held still). Moved only when the deadline moves, so following it
 /// after every frame is cheap while a finger is down.
 final class IdleTimer {
     private let scheduler: FrameScheduler
@@ -12,9 +12,9 @@ final class IdleTimer {
         self.scheduler = scheduler
     }
 
-    /// Sets the timer to `engine`'s next idle deadline, if that moved.
+    /// Sets the timer to `engine`'s next deadline, if that moved.
     func follow(_ engine: MotionEngine) {
-        let next = engine.nextIdleDeadline
+        let next = engine.nextDeadline
         if let pending, pending.deadline == next, pending.engine == ObjectIdentifier(engine) { return }
         if pending == nil && next == nil { return }
         cancel()
@@ -22,7 +22,7 @@ final class IdleTimer {
         let cancel = scheduler.schedule(at: next) { [weak self, weak engine, unowned scheduler] in
             guard let self, let engine else { return }
             pending = nil
-            engine.advanceIdle(to: Swift.max(next, scheduler.now))
+            engine.advance(to: Swift.max(next, scheduler.now))
             follow(engine)
         }
         pending = (next, ObjectIdentifier(engine), cancel)

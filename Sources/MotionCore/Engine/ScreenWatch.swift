@@ -1,0 +1,60 @@
+/// A contact on one device: tracking ids are per device, so two devices can both have a 7.
+struct ContactKey: Hashable {
+    var device: Int
+    var trackingID: Int32
+}
+
+/// The screen's own gestures (`[[screen_gesture]]`), watched over every device's contacts at
+/// once: each device's frame is merged with the contacts the other devices have down (as
+/// they last were), under ids unique on the screen.
+final class ScreenWatch {
+    private var gestures: ScreenGestures
+    /// `screen.gesture`.
+    let stream: StreamID
+    /// Every contact down, as last seen, with its id on the screen.
+    private var contacts: [ContactKey: TouchContact] = [:]
+    private var nextID: Int32 = 0
+    private var merged: [TouchContact] = []
+
+    init(_ gestures: ScreenGestures, stream: StreamID) {
+        self.gestures = gestures
+        self.stream = stream
+    }
+
+    /// The contacts down on the screen now.
+    var down: Dictionary<ContactKey, TouchContact>.Keys { contacts.keys }
+
+    /// Takes one device's frame.
+    func take(_ frame: TouchFrame, device: Int, into events: inout [ScreenGestureEvent]) {
+        merged.removeAll(keepingCapacity: true)
+        for (key, contact) in contacts where key.device != device {
+            var still = contact
+            still.phase = .stationary
+            merged.append(still)
+        }
+        for contact in frame.contacts {
+            let key = ContactKey(device: device, trackingID: contact.trackingID)
+            var onScreen = contact
+            if let known = contacts[key] {
+                onScreen.trackingID = known.trackingID
+            } else {
+                onScreen.trackingID = nextID
+                nextID = nextID == .max ? 0 : nextID + 1
+            }
+            contacts[key] = contact.phase.isActive ? onScreen : nil
+            merged.append(onScreen)
+        }
+        var screenFrame = TouchFrame(time: frame.time, contacts: [])
+        swap(&screenFrame.contacts, &merged)
+        gestures.update(screenFrame, into: &events)
+        swap(&screenFrame.contacts, &merged)
+    }
+
+    /// When a long press held still is due.
+    var nextDeadline: Double? { gestures.nextDeadline }
+
+    /// Time passed with no frame.
+    func advance(to time: Double, into events: inout [ScreenGestureEvent]) {
+        gestures.advance(to: time, into: &events)
+    }
+}
