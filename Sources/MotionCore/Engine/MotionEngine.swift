@@ -481,30 +481,3 @@ public final class MotionEngine {
         entry.nonFiniteReported = true
     }
 }
-
-extension GestureKind {
-    /// The kind's place in `allCases`, for tables indexed by kind.
-    var allCasesIndex: Int {
-        switch self {
-        case .drag: return 0
-        case .pinch: return 1
-        case .rotate: return 2
-        case .tap: return 3
-        case .longPress: return 4
-        case .swipe: return 5
-        case .edgeSwipe: return 6
-        }
-    }
-}
-
-extension MotionObservable where Value == MotionState {
-    /// A stream of states as a stream whose state channel follows them.
-    func asStateStream() -> MotionObservable<MotionState> {
-        MotionObservable { observer in
-            self.subscribe(next: { state in
-                observer.next(state)
-                observer.state(state)
-            }).unsubscribe
-        }
-    }
-}

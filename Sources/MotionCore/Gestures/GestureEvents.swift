@@ -130,3 +130,18 @@ public enum RecognizedGesture: Hashable, Sendable {
         }
     }
 }
+
+extension GestureKind {
+    /// The kind's place in `allCases`, for tables indexed by kind.
+    var allCasesIndex: Int {
+        switch self {
+        case .drag: return 0
+        case .pinch: return 1
+        case .rotate: return 2
+        case .tap: return 3
+        case .longPress: return 4
+        case .swipe: return 5
+        case .edgeSwipe: return 6
+        }
+    }
+}
