@@ -43,6 +43,15 @@ struct EdgeSwipeTests {
         #expect(Self.edgeSwipes([FingerScript.Finger(id: 1, down: 1.0...1.1) { _ in Point(x: 5, y: 500) }]).isEmpty, "a tap")
     }
 
+    @Test("frames that waited and were coalesced: the landing and then the lift far in are still an edge swipe")
+    func coalesced() {
+        var recognizer = EdgeSwipeRecognizer(screen: Self.screen)
+        let script = FingerScript(fingers: [], pixelsPerMillimetre: (4, 4))
+        #expect(recognizer.update(TouchFrame(time: 1, contacts: [script.contact(slot: 0, id: 1, phase: .began, at: Point(x: 8, y: 500))])) == nil)
+        let lift = recognizer.update(TouchFrame(time: 1.14, contacts: [script.contact(slot: 0, id: 1, phase: .ended, at: Point(x: 300, y: 500))]))
+        #expect(lift?.edge == .left && lift?.time == 1.14)
+    }
+
     @Test("the band is millimetres at the panel's own scale, and pixels on a panel without resolution")
     func band() {
         let landing = Point(x: 40, y: 500)

@@ -58,10 +58,13 @@ public struct EdgeSwipeRecognizer: Sendable {
             return nil
         }
         guard phase == .tracking else { return nil }
-        guard tracker.active.count == 1, !tracker.cancelled, let finger = tracker.active.first else {
+        // The finger as it is now, or as it was when it lifted in this frame (a frame that
+        // waited behind others may be the lift itself).
+        guard tracker.active.count <= 1, tracker.persistent.count == 1, !tracker.cancelled, tracker.landed == 0 else {
             phase = .done
             return nil
         }
+        let finger = tracker.persistent[0].after
         let moved = finger.position - landing.position
         let inward = moved.x * edge.inward.x + moved.y * edge.inward.y
         // Pixels per unit of the thresholds: per millimetre at the scale the finger moved at.

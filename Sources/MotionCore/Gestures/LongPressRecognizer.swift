@@ -90,11 +90,12 @@ public struct LongPressRecognizer: Sendable {
         return event
     }
 
-    /// Time passed with no frame: the press begins if its time has come.
+    /// Time passed with no frame: the press begins if its time has come, stamped with the
+    /// time it came (a timer fires late; the press began on time).
     public mutating func advance(to time: Double) -> LongPressEvent? {
         guard let deadline, time >= deadline else { return nil }
         phase = .held
-        return event(.began, at: time)
+        return event(.began, at: deadline)
     }
 
     /// Stops the press in progress (another gesture took its fingers).
