@@ -6,7 +6,10 @@ import MotionCore
 /// coalesced publication, for one element under two fingers and for ten elements under one
 /// finger each.
 func engineBenchmarks() {
-    for (elements, name) in [(1, "1 element, 2 contacts"), (10, "10 elements, 10 contacts")] {
+    // The same, with the screen watching for three [[screen_gesture]] patterns (a long press,
+    // a swipe, an edge swipe): what they add to a frame.
+    for (elements, watching, name) in [(1, false, "1 element, 2 contacts"), (10, false, "10 elements, 10 contacts"),
+                                       (1, true, "1 element, 2 contacts, 3 screen gestures"), (10, true, "10 elements, 10 contacts, 3 screen gestures")] {
         Benchmark("Engine, one frame: \(name)", configuration: .init(scalingFactor: .kilo)) { benchmark in
             let clock = ManualFrameClock(now: 0)
             let engine = MotionEngine(scene: Scene(size: Size(width: 1920, height: 1080)), clock: clock)
@@ -15,6 +18,11 @@ func engineBenchmarks() {
             for index in 0..<elements {
                 let element = Element(id: "e\(index)", center: Point(x: 96 + Double(index) * 192, y: 540), size: Size(width: 180, height: 600))
                 engine.add(element, interactions: [DirectlyManipulable()])
+            }
+            if watching {
+                engine.watch([ScreenGesturePattern(name: "admin", gesture: .longPress, touches: 3, duration: 2),
+                              ScreenGesturePattern(name: "next", gesture: .swipe, touches: 3),
+                              ScreenGesturePattern(name: "back", gesture: .edgeSwipe, edge: .left)])
             }
             // Two fingers on the one element, or one finger on each of ten, moving every frame.
             let fingers = elements == 1 ? [Point(x: 60, y: 500), Point(x: 130, y: 580)] : (0..<10).map { Point(x: 96 + Double($0) * 192, y: 540) }
