@@ -16,13 +16,8 @@ extension Daemons {
         func calibrateFromThePage() throws {
             let directory = try EndToEnd.scratch()
             defer { try? FileManager.default.removeItem(at: directory) }
-            let run = try Run("umockdev-wrapper", [
-                "/usr/bin/python3", EndToEnd.repository.appendingPathComponent("Tests/EndToEnd/calibration_in_browser.py").path,
-                "--motiond", Run.productsDirectory.appendingPathComponent("motiond").path,
-                "--motionctl", Run.productsDirectory.appendingPathComponent("motionctl").path,
-                "--work", directory.path,
-                "--artifacts", EndToEnd.repository.appendingPathComponent(".build/test-artifacts").path,
-            ], absolute: true, deadline: 270)
+            let run = try EndToEnd.fakePanelScript("calibration_in_browser.py", in: directory,
+                                                   ["--artifacts", EndToEnd.repository.appendingPathComponent(".build/test-artifacts").path], deadline: 270)
             #expect(run.status == 0, "\(run.error)\n\(run.output)")
             let steps = try run.jsonLines()
             let names = steps.compactMap { $0["step"] as? String }

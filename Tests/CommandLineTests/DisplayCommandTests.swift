@@ -108,12 +108,7 @@ struct FilterCountTests {
     func stuckLive() throws {
         let directory = try EndToEnd.scratch()
         defer { try? FileManager.default.removeItem(at: directory) }
-        let run = try Run("umockdev-wrapper", [
-            "/usr/bin/python3", EndToEnd.repository.appendingPathComponent("Tests/EndToEnd/live_filters.py").path,
-            "--motiond", Run.productsDirectory.appendingPathComponent("motiond").path,
-            "--motionctl", Run.productsDirectory.appendingPathComponent("motionctl").path,
-            "--work", directory.path,
-        ], absolute: true, deadline: 120)
+        let run = try EndToEnd.fakePanelScript("live_filters.py", in: directory, deadline: 120)
         #expect(run.status == 0, "\(run.error)\n\(run.output)")
         let steps = Dictionary(uniqueKeysWithValues: try run.jsonLines().compactMap { line in (line["step"] as? String).map { ($0, line) } })
         // On the events' clock, half a second after it landed (the timer may fire late on a busy machine, never early).

@@ -9,12 +9,7 @@ struct ScreenGestureEndToEndTests {
     func live() throws {
         let directory = try EndToEnd.scratch()
         defer { try? FileManager.default.removeItem(at: directory) }
-        let run = try Run("umockdev-wrapper", [
-            "/usr/bin/python3", EndToEnd.repository.appendingPathComponent("Tests/EndToEnd/live_screen_gestures.py").path,
-            "--motiond", Run.productsDirectory.appendingPathComponent("motiond").path,
-            "--motionctl", Run.productsDirectory.appendingPathComponent("motionctl").path,
-            "--work", directory.path,
-        ], absolute: true, deadline: 120)
+        let run = try EndToEnd.fakePanelScript("live_screen_gestures.py", in: directory, deadline: 120)
         #expect(run.status == 0, "\(run.error)\n\(run.output)")
         let steps = Dictionary(uniqueKeysWithValues: try run.jsonLines().compactMap { line in (line["step"] as? String).map { ($0, line) } })
 

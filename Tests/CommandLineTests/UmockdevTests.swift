@@ -33,6 +33,17 @@ enum EndToEnd {
         return Int(UInt16(bigEndian: address.sin_port))
     }
 
+    /// Runs one of the scripts that drive fake_panel.py's made-up touchscreen, under
+    /// umockdev-wrapper, with the built motiond and motionctl and `directory` to work in.
+    static func fakePanelScript(_ name: String, in directory: URL, _ extra: [String] = [], deadline: Double) throws -> Run {
+        try Run("umockdev-wrapper", [
+            "/usr/bin/python3", repository.appendingPathComponent("Tests/EndToEnd/\(name)").path,
+            "--motiond", Run.productsDirectory.appendingPathComponent("motiond").path,
+            "--motionctl", Run.productsDirectory.appendingPathComponent("motionctl").path,
+            "--work", directory.path,
+        ] + extra, absolute: true, deadline: deadline)
+    }
+
     /// A fresh directory for one test's files.
     static func scratch() throws -> URL {
         let url = FileManager.default.temporaryDirectory.appendingPathComponent("motiond-e2e-\(UUID().uuidString)")

@@ -7,6 +7,7 @@ plays only one evemu file per device, and a timer would race whatever the test w
 
 Needs Debian's python3 with python3-gi and gir1.2-umockdev-1.0, under umockdev-wrapper.
 """
+import json
 import os
 import struct
 import subprocess
@@ -82,10 +83,19 @@ class Panel:
     def write(self, events, delay_from=None, delay=0.05):
         """Events (type, code, value), stamped now (those from index `delay_from` on, `delay` later)."""
         now = time.monotonic()
-        data = b""
-        for index, (kind, code, value) in enumerate(events):
-            stamp = now + (delay if delay_from is not None and index >= delay_from else 0)
-            data += struct.pack("@qqHHi", int(stamp), int((stamp % 1) * 1_000_000), kind, code, value)
+        self._send([(now + (delay if delay_from is not None and index >= delay_from else 0), event)
+                    for index, event in enumerate(events)])
+
+    def frames(self, frames, spacing=0.01):
+        """Frames of events (type, code, value), each ended by SYN_REPORT, stamped `spacing`
+        apart and ending now: the daemon measures speed on these stamps, whenever it reads them."""
+        now = time.monotonic()
+        self._send([(now - (len(frames) - 1 - index) * spacing, event)
+                    for index, events in enumerate(frames) for event in events + [(0, 0, 0)]])
+
+    def _send(self, stamped):
+        data = b"".join(struct.pack("@qqHHi", int(stamp), int((stamp % 1) * 1_000_000), kind, code, value)
+                        for stamp, (kind, code, value) in stamped)
         written = os.write(self.fd, data)
         if written != len(data):
             raise PanelFailure(f"wrote {written} of {len(data)} bytes")
@@ -101,3 +111,45 @@ class Panel:
         self.touches += 1
         self.write([(3, 0x2F, 0), (3, 0x39, self.touches), (3, 0x35, x), (3, 0x36, y), (1, 0x14A, 1), (0, 0, 0),
                     (3, 0x39, -1), (1, 0x14A, 0), (0, 0, 0)], delay_from=6)
+
+
+class LiveDaemon:
+    """motiond reading the panel, on `configuration` (TOML text), its log in work/motiond.log
+    and its socket in work/motiond.sock."""
+
+    def __init__(self, motiond, motionctl, work, configuration):
+        self.motionctl = motionctl
+        self.path = os.path.join(work, "motiond.sock")
+        self.log_path = os.path.join(work, "motiond.log")
+        config_path = os.path.join(work, "motiond.toml")
+        with open(config_path, "w") as file:
+            file.write(configuration)
+        with open(self.log_path, "w") as log:
+            self.process = subprocess.Popen([motiond, "--config", config_path, "--socket", self.path],
+                                            stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=log)
+
+    def devices(self):
+        """`motionctl devices`, or nothing while motiond cannot answer yet."""
+        run = subprocess.run([self.motionctl, "devices", "--json", "--socket", self.path], capture_output=True, text=True, timeout=30)
+        return [json.loads(line) for line in run.stdout.splitlines() if line.strip()] if run.returncode == 0 else []
+
+    def wait_for_panel(self, deadline=30):
+        """Until motiond reads the panel at NODE (else PanelFailure, after `deadline` seconds)."""
+        end = time.monotonic() + deadline
+        while not (os.path.exists(self.path) and any(device.get("node") == NODE for device in self.devices())):
+            if self.process.poll() is not None or time.monotonic() > end:
+                raise PanelFailure(f"motiond did not read the panel within {deadline} s")
+            time.sleep(0.1)
+
+    def said(self):
+        """The end of motiond's log."""
+        with open(self.log_path) as file:
+            return file.read()[-3000:]
+
+    def stop(self):
+        if self.process.poll() is None:
+            self.process.terminate()
+            try:
+                self.process.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                self.process.kill()

@@ -22,7 +22,7 @@ import sys
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from fake_panel import NODE, Panel, PanelFailure  # noqa: E402
+from fake_panel import NODE, LiveDaemon, Panel, PanelFailure  # noqa: E402
 
 
 class Failure(Exception):
@@ -38,18 +38,12 @@ def main():
     for name in ("motiond", "motionctl", "work"):
         parser.add_argument("--" + name, required=True)
     args = parser.parse_args()
-    work = args.work
-    log_path = os.path.join(work, "motiond.log")
     daemon = None
     try:
-        panel = Panel(work, args.motionctl)
-        configuration = os.path.join(work, "motiond.toml")
-        with open(configuration, "w") as file:
-            file.write("[screen]\nwidth = 1920\nheight = 1080\n[[device]]\nname = \"*\"\nstuck_after = 0.5\n")
-        path = os.path.join(work, "motiond.sock")
-        with open(log_path, "w") as log:
-            daemon = subprocess.Popen([args.motiond, "--config", configuration, "--socket", path],
-                                      stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=log)
+        panel = Panel(args.work, args.motionctl)
+        daemon = LiveDaemon(args.motiond, args.motionctl, args.work,
+                            "[screen]\nwidth = 1920\nheight = 1080\n[[device]]\nname = \"*\"\nstuck_after = 0.5\n")
+        path = daemon.path
 
         def ctl(*arguments):
             run = subprocess.run([args.motionctl, *arguments, "--json", "--socket", path], capture_output=True, text=True, timeout=30)
@@ -57,11 +51,7 @@ def main():
                 raise Failure(f"motionctl {' '.join(arguments)}: {run.stderr}")
             return [json.loads(line) for line in run.stdout.splitlines() if line.strip()]
 
-        end = time.monotonic() + 30
-        while not (os.path.exists(path) and any(device["node"] == NODE for device in ctl("devices"))):
-            if daemon.poll() is not None or time.monotonic() > end:
-                raise Failure("motiond did not read the panel within 30 s")
-            time.sleep(0.1)
+        daemon.wait_for_panel()
 
         client = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
         client.settimeout(30)
@@ -94,20 +84,15 @@ def main():
         panel.write([(3, 0x2F, 1), (3, 0x39, 99), (3, 0x35, 1000), (3, 0x36, 1000), (0, 0, 0)])
         second = contacts_until(lambda value: len(value) == 1)
         step("second", contact=second["value"][0])
-        with open(log_path) as file:
+        with open(daemon.log_path) as file:
             step("log", lines=[line.strip() for line in file if "stuck_after" in line])
     except (Failure, PanelFailure, OSError, ValueError, KeyError, StopIteration, subprocess.TimeoutExpired) as error:
-        with open(log_path) as file:
-            said = file.read()[-3000:]
+        said = daemon.said() if daemon else "(not started)"
         print(f"live_filters: {type(error).__name__}: {error}\n--- motiond said:\n{said}", file=sys.stderr)
         sys.exit(1)
     finally:
-        if daemon and daemon.poll() is None:
-            daemon.terminate()
-            try:
-                daemon.wait(timeout=10)
-            except subprocess.TimeoutExpired:
-                daemon.kill()
+        if daemon:
+            daemon.stop()
 
 
 if __name__ == "__main__":

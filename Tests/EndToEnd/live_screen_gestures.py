@@ -19,13 +19,12 @@ import argparse
 import json
 import os
 import socket
-import struct
 import subprocess
 import sys
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from fake_panel import NODE, Panel, PanelFailure  # noqa: E402
+from fake_panel import LiveDaemon, Panel, PanelFailure  # noqa: E402
 
 CONFIGURATION = """[screen]
 width = 1920
@@ -63,47 +62,17 @@ def step(name, **fields):
     print(json.dumps({"step": name, **fields}), flush=True)
 
 
-def frames(panel, frames, spacing=0.01):
-    """Writes frames of events (type, code, value), each ended by SYN_REPORT, stamped
-    `spacing` apart and ending now: the daemon measures speed on these stamps, whenever it
-    reads them."""
-    now = time.monotonic()
-    data = b""
-    for index, events in enumerate(frames):
-        stamp = now - (len(frames) - 1 - index) * spacing
-        for kind, code, value in events + [(0, 0, 0)]:
-            data += struct.pack("@qqHHi", int(stamp), int((stamp % 1) * 1_000_000), kind, code, value)
-    if os.write(panel.fd, data) != len(data):
-        raise Failure("a short write to the panel")
-
-
 def main():
     parser = argparse.ArgumentParser()
     for name in ("motiond", "motionctl", "work"):
         parser.add_argument("--" + name, required=True)
     args = parser.parse_args()
-    work = args.work
-    log_path = os.path.join(work, "motiond.log")
     daemon = None
     try:
-        panel = Panel(work, args.motionctl)
-        configuration = os.path.join(work, "motiond.toml")
-        with open(configuration, "w") as file:
-            file.write(CONFIGURATION)
-        path = os.path.join(work, "motiond.sock")
-        with open(log_path, "w") as log:
-            daemon = subprocess.Popen([args.motiond, "--config", configuration, "--socket", path],
-                                      stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=log)
-
-        def devices():
-            run = subprocess.run([args.motionctl, "devices", "--json", "--socket", path], capture_output=True, text=True, timeout=30)
-            return [json.loads(line) for line in run.stdout.splitlines() if line.strip()] if run.returncode == 0 else []
-
-        end = time.monotonic() + 30
-        while not (os.path.exists(path) and any(device.get("node") == NODE for device in devices())):
-            if daemon.poll() is not None or time.monotonic() > end:
-                raise Failure("motiond did not read the panel within 30 s")
-            time.sleep(0.1)
+        panel = Panel(args.work, args.motionctl)
+        daemon = LiveDaemon(args.motiond, args.motionctl, args.work, CONFIGURATION)
+        daemon.wait_for_panel()
+        path = daemon.path
 
         client = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
         client.settimeout(30)
@@ -130,12 +99,12 @@ def main():
         until(lambda m: m.get("id") == 1, "reply to subscribe")
 
         # 1. Two fingers on the card (the middle of the panel), held still.
-        frames(panel, [[(3, 0x2F, 0), (3, 0x39, 1), (3, 0x35, 15000), (3, 0x36, 16384),
+        panel.frames([[(3, 0x2F, 0), (3, 0x39, 1), (3, 0x35, 15000), (3, 0x36, 16384),
                         (3, 0x2F, 1), (3, 0x39, 2), (3, 0x35, 18000), (3, 0x36, 16384), (1, 0x14A, 1)]])
         landed, _ = until(contacts(2), "two contacts")
         admin, seen = until(lambda m: m.get("stream") == "screen.gesture", "screen gesture while the fingers are held")
         step("admin", event=admin, landed=landed["t"], drag=[m for m in seen if m.get("stream") == "card.drag"])
-        frames(panel, [[(3, 0x2F, 0), (3, 0x39, -1), (3, 0x2F, 1), (3, 0x39, -1), (1, 0x14A, 0)]])
+        panel.frames([[(3, 0x2F, 0), (3, 0x39, -1), (3, 0x2F, 1), (3, 0x39, -1), (1, 0x14A, 0)]])
         ended, seen = until(lambda m: m.get("stream") == "screen.gesture", "the end of admin")
         step("admin_ended", event=ended, drag=[m for m in seen if m.get("stream") == "card.drag"])
         until(contacts(0), "no contacts")
@@ -144,21 +113,16 @@ def main():
         swipe = [[(3, 0x2F, 0), (3, 0x39, 3), (3, 0x35, 200), (3, 0x36, 16384), (1, 0x14A, 1)]]
         swipe += [[(3, 0x35, 200 + 300 * n)] for n in range(1, 14)]
         swipe += [[(3, 0x39, -1), (1, 0x14A, 0)]]
-        frames(panel, swipe)
+        panel.frames(swipe)
         back, _ = until(lambda m: m.get("stream") == "screen.gesture", "the edge swipe")
         step("back", event=back)
     except (Failure, PanelFailure, OSError, ValueError, KeyError, subprocess.TimeoutExpired) as error:
-        with open(log_path) as file:
-            said = file.read()[-3000:]
+        said = daemon.said() if daemon else "(not started)"
         print(f"live_screen_gestures: {type(error).__name__}: {error}\n--- motiond said:\n{said}", file=sys.stderr)
         sys.exit(1)
     finally:
-        if daemon and daemon.poll() is None:
-            daemon.terminate()
-            try:
-                daemon.wait(timeout=10)
-            except subprocess.TimeoutExpired:
-                daemon.kill()
+        if daemon:
+            daemon.stop()
 
 
 if __name__ == "__main__":
