@@ -107,11 +107,7 @@ final class ClientHub {
         guard [.began, .ended, .cancelled, .recognized].contains(gesture.state), subscriptions.hasSubscribers(stream) else { return }
         let head: [(String, JSONValue)] = [("event", "state"), ("stream", .string(scene.engine.catalog.name(of: stream))),
                                            ("state", .string(gesture.state.rawValue)), ("t", .number(gesture.time))]
-        let line = encode(.object(head + JSONValue.gestureValues(gesture, velocity: gesture.state == .ended)))
-        for session in subscriptions.subscribers(of: stream) {
-            session.output.send(line, coalescing: nil)
-            session.output.flush()
-        }
+        send(encode(.object(head + JSONValue.gestureValues(gesture, velocity: gesture.state == .ended))), toSubscribersOf: stream)
     }
 
     /// A screen gesture (`[[screen_gesture]]`), to the subscribers of `screen.gesture`: the
@@ -122,7 +118,11 @@ final class ClientHub {
         let head: [(String, JSONValue)] = [("event", "state"), ("stream", .string(scene.engine.catalog.name(of: stream))),
                                            ("name", .string(event.name)), ("gesture", .string(gesture.kind.rawValue)),
                                            ("state", .string(gesture.state.rawValue)), ("t", .number(gesture.time))]
-        let line = encode(.object(head + JSONValue.gestureValues(gesture, velocity: true)))
+        send(encode(.object(head + JSONValue.gestureValues(gesture, velocity: true))), toSubscribersOf: stream)
+    }
+
+    /// An event line to each subscriber of `stream`, at once.
+    private func send(_ line: ByteBuffer, toSubscribersOf stream: StreamID) {
         for session in subscriptions.subscribers(of: stream) {
             session.output.send(line, coalescing: nil)
             session.output.flush()

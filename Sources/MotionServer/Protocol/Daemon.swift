@@ -15,7 +15,7 @@ import TouchInput
 ///   line but the replies (``ProtocolLine`` builds those);
 /// - ``TouchscreenState``: the touchscreens used and skipped, and the one being calibrated;
 /// - ``DaemonStatus``: the counters `stats` reports.
-/// ``Request`` reads a line into a typed request; ``IdleTimer`` wakes attract mode; TUIO
+/// ``Request`` reads a line into a typed request; ``EngineTimer`` wakes the engine (attract mode, a long press held still); TUIO
 /// goes out through a ``SceneOutput`` the daemon is given.
 public final class Daemon {
     /// The engine running the configured scene.
@@ -50,19 +50,19 @@ public final class Daemon {
         set { status.webAddress = newValue }
     }
 
-    /// Attract mode's timer (`screen.idle`, `reset_after`); nil without a scheduler: then
-    /// only frames and commands move time.
-    private let idleTimer: IdleTimer?
+    /// The engine's timer (attract mode, a screen gesture's long press held still); nil
+    /// without a scheduler: then only frames and commands move time.
+    private let timer: EngineTimer?
 
     /// Creates a daemon for `configuration`, its springs on `clock`. `controlPolicy` says
     /// which peers may change things; `idleScheduler`, on the clock's time, wakes attract
-    /// mode when nobody touches the screen; `output` (TUIO's receivers) gets the scene each
+    /// mode when nobody touches the screen, and a long press held still; `output` (TUIO's receivers) gets the scene each
     /// frame besides the clients.
     public init(configuration: Configuration, clock: FrameClock, idleScheduler: FrameScheduler? = nil, output: SceneOutput? = nil,
                 controlPolicy: @escaping (PeerCredentials?) -> Bool) {
         self.clock = clock
         self.output = output
-        self.idleTimer = idleScheduler.map(IdleTimer.init)
+        self.timer = idleScheduler.map(EngineTimer.init)
         self.controlPolicy = controlPolicy
         self.scene = DaemonScene(configuration, clock: clock)
         self.clients = ClientHub(scene: scene, clock: clock)
@@ -72,20 +72,20 @@ public final class Daemon {
         dispatcher.tuioTargets = { [output] in output?.json ?? .array([]) }
         wire()
         configureOutput()
-        scheduleIdle()
+        scheduleTimer()
     }
 
     /// The scene's springs hold themselves through the clock: without this, a daemon that
     /// goes away (in a test, a fuzzer, an embedding program) would leave its scene running.
     deinit {
-        idleTimer?.cancel()
+        timer?.cancel()
         engine.disconnect()
     }
 
-    /// Sets the idle timer to the engine's next deadline. Called after anything that may
+    /// Sets the timer to the engine's next deadline. Called after anything that may
     /// move it (a frame, a command, a reload).
-    private func scheduleIdle() {
-        idleTimer?.follow(engine)
+    private func scheduleTimer() {
+        timer?.follow(engine)
     }
 
     private func wire() {
@@ -132,7 +132,7 @@ public final class Daemon {
             clients.publisher.publish(held, extra: contactsLine, to: clients.subscriptions)
             held.removeAll(keepingCapacity: true)
         }
-        scheduleIdle()
+        scheduleTimer()
     }
 
     /// The frame's `screen.contacts` line; the publisher copies it, so it is reused.
@@ -171,7 +171,7 @@ public final class Daemon {
         status.lastReloadError = nil
         clients.sceneReplaced(oldCatalog: oldCatalog)
         configureOutput()
-        scheduleIdle()
+        scheduleTimer()
     }
 
     /// Starts, changes or ends the scene's output as the configuration says.
@@ -226,7 +226,7 @@ public final class Daemon {
         reply(to: session, id: decoded.id, outcome.map(\.result))
         if case .success(let dispatched) = outcome, !dispatched.values.isEmpty { clients.sendValues(dispatched.values, to: session) }
         session.output.flush()
-        scheduleIdle()
+        scheduleTimer()
     }
 
     private func reply(to session: ClientSession, id: Int?, _ result: Result<JSONValue, ProtocolError>) {

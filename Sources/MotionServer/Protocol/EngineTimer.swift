@@ -3,7 +3,7 @@ import MotionCore
 /// The engine's timer: wakes it at its next deadline, on the scheduler's clock: attract
 /// mode's (`screen.idle`, `reset_after`) and a screen gesture's (a long press held still). Moved only when the deadline moves, so following it
 /// after every frame is cheap while a finger is down.
-final class IdleTimer {
+final class EngineTimer {
     private let scheduler: FrameScheduler
     /// The deadline set, and for which engine (a reload brings a new one).
     private var pending: (deadline: Double, engine: ObjectIdentifier, cancel: () -> Void)?
