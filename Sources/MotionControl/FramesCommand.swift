@@ -81,7 +81,7 @@ struct FramesCommand: ParsableCommand {
             hub = try TouchInputHub { node, device in
                 selection.selects(node: node.node, device: device)
                     ? .success(.init(mapping: OutputMapping(calibration: node.calibration ?? OutputMapping.identityCalibration), filters: filters))
-                    : .failure(.init("'\(device.name)' is not selected by the configuration"))
+                    : .failure(.init("'\(device.name)' is not selected by the configuration", kind: .notSelected))
             }
         } catch { fail("motionctl: \(error)") }
         var frames = 0
@@ -94,7 +94,7 @@ struct FramesCommand: ParsableCommand {
             case .deviceRemoved(let node):
                 self.showDevice("removed", node: node, name: nil)
             case let .deviceSkipped(node, reason):
-                self.showDevice("skipped", node: node, name: nil, reason: reason)
+                self.showDevice("skipped", node: node, name: nil, reason: reason.description)
             case .skippedDeviceRemoved, .deviceReconfigured, .filterCounts:
                 break  // Nothing a reader of frames needs.
             case let .filtered(node, notice):

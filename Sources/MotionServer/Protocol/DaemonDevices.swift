@@ -29,7 +29,7 @@ extension Daemon {
     /// A touchscreen was found but is not read (not selected, not openable, or described in
     /// a way motiond cannot trust): `devices` lists it with the reason until it is used or
     /// goes away, so that a kiosk's operator sees why without reading the log.
-    public func deviceSkipped(node: String, reason: String) {
+    public func deviceSkipped(node: String, reason: TouchInputHub.SkipReason) {
         touchscreens.devices.skip(node: node, reason: reason)
     }
 

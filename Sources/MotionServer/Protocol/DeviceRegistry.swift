@@ -16,7 +16,7 @@ struct DeviceRegistry {
     }
 
     private(set) var devices: [Device] = []
-    private(set) var skipped: [(node: String, reason: String)] = []
+    private(set) var skipped: [(node: String, reason: TouchInputHub.SkipReason)] = []
 
     /// A touchscreen is read from now on.
     mutating func add(node: String, description: DeviceDescription, grabbed: Bool, setup: DeviceSetup?) {
@@ -49,7 +49,7 @@ struct DeviceRegistry {
     }
 
     /// A touchscreen is not read, for `reason`, until it is used or goes.
-    mutating func skip(node: String, reason: String) {
+    mutating func skip(node: String, reason: TouchInputHub.SkipReason) {
         skipped.removeAll { $0.node == node }
         skipped.append((node, reason))
     }
@@ -62,6 +62,11 @@ struct DeviceRegistry {
     /// The kernel dropped a device's events; `total` so far.
     mutating func dropped(node: String, total: Int) {
         if let index = devices.firstIndex(where: { $0.node == node }) { devices[index].dropped = total }
+    }
+
+    /// The skipped touchscreens by kind of reason, for metrics: every kind, most of them 0.
+    var skippedByKind: [(kind: TouchInputHub.SkipReason.Kind, count: Int)] {
+        TouchInputHub.SkipReason.Kind.allCases.map { kind in (kind, skipped.count { $0.reason.kind == kind }) }
     }
 
     /// Dropped events over all devices.
@@ -89,7 +94,7 @@ struct DeviceRegistry {
                 }
                 return json
             })),
-            ("skipped", .array(skipped.map { .object([("node", .string($0.node)), ("reason", .string($0.reason))]) })),
+            ("skipped", .array(skipped.map { .object([("node", .string($0.node)), ("reason", .string($0.reason.description))]) })),
         ])
     }
 }

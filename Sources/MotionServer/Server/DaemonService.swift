@@ -23,6 +23,8 @@ public final class DaemonService {
     private let outputs = ClientOutputs()
     private var input: InputThread?
     private var replay: ReplayDriver?
+    /// How late the loop runs, for `/healthz` and the metrics.
+    private var lagProbe: LoopLagProbe?
     private var relay: SignalRelay?
     private var stopping = false
     private var stopped: EventLoopPromise<Void>
@@ -111,6 +113,7 @@ public final class DaemonService {
     /// Undoes a start that failed half-way (the caller stops the input thread).
     private func abandon(_ error: Error) {
         replay?.stop()
+        lagProbe?.stop()
         server?.close(promise: nil)
         web?.channel.close(promise: nil)
         stopped.fail(error)
@@ -159,6 +162,8 @@ public final class DaemonService {
         let loop = self.loop
         relay.run { signal in loop.execute { bound.value.handle(signal) } }
         SystemdActivation.startWatchdog(notifier, on: loop, environment: environment)
+        lagProbe = LoopLagProbe(daemon: daemon, loop: loop)
+        lagProbe?.start()
         notifier.notify("READY=1\nSTATUS=\(status)")
     }
 
@@ -186,7 +191,7 @@ public final class DaemonService {
             logger.warning("\(node) went away; its touches were cancelled")
         case let .skipped(node, reason):
             daemon.deviceSkipped(node: node, reason: reason)
-            logger.info("not using \(node): \(reason)")
+            logger.info("not using \(node): \(reason.description)")
         case .skippedRemoved(let node): daemon.skippedDeviceRemoved(node: node)
         case let .dropped(node, total):
             daemon.eventsDropped(node: node, total: total)
@@ -240,6 +245,7 @@ public final class DaemonService {
         notifier.notify("STOPPING=1")
         logger.info("stopping")
         replay?.stop()
+        lagProbe?.stop()
         laggardCheck?.cancel()
         if let input, !input.stop(timeout: Self.inputJoinTimeout) {
             logger.warning("the input thread did not end within \(Self.inputJoinTimeout) s; what it sends from now on is dropped")

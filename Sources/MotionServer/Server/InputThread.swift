@@ -18,7 +18,7 @@ enum InputMessage: Sendable {
     /// A device's filter counts changed.
     case filterCounts(node: String, ContactFilters.Counts)
     case removed(node: String)
-    case skipped(node: String, reason: String)
+    case skipped(node: String, reason: TouchInputHub.SkipReason)
     case skippedRemoved(node: String)
     case dropped(node: String, total: Int)
     case failed(String)
@@ -147,7 +147,7 @@ final class InputThread: @unchecked Sendable {
             hub = try TouchInputHub { [self] node, device in
                 let configuration = lock.withLock { self.configuration }
                 guard let settings = configuration.deviceSettings(node: node.node, device: device) else {
-                    return .failure(.init("no [[device]] entry in the configuration selects '\(device.name)'"))
+                    return .failure(.init("no [[device]] entry in the configuration selects '\(device.name)'", kind: .notSelected))
                 }
                 return .success(TouchInputHub.DeviceUse(mapping: configuration.mapping(for: settings, udevCalibration: node.calibration),
                                                         grab: settings.grab, filters: configuration.filters(for: settings)))

@@ -245,6 +245,17 @@ public enum DeviceError: Error, Equatable, CustomStringConvertible {
         return false
     }
 
+    /// The kind of reason, for a metric's label.
+    public var skipKind: TouchInputHub.SkipReason.Kind {
+        switch self {
+        case .cannotOpen where isPermissionDenied: return .permissionDenied
+        case .cannotOpen, .libevdev: return .cannotOpen
+        case .notATouchscreen: return .notATouchscreen
+        case .invalid: return .invalidDescription
+        case .cannotGrab: return .cannotGrab
+        }
+    }
+
     public var description: String {
         switch self {
         case let .cannotOpen(node, code) where code == EACCES || code == EPERM:

@@ -16,7 +16,7 @@ public final class TouchInputHub {
         case deviceReconfigured(TouchDevice)
         /// A device was found but not used: not selected, not a touchscreen, not openable,
         /// or its description is invalid.
-        case deviceSkipped(node: String, reason: String)
+        case deviceSkipped(node: String, reason: SkipReason)
         /// A device that was skipped went away.
         case skippedDeviceRemoved(node: String)
         /// A touchscreen went away.
@@ -56,10 +56,35 @@ public final class TouchInputHub {
         }
     }
 
-    /// Why a touchscreen is not used.
-    public struct SkipReason: Error {
+    /// Why a touchscreen is not used: in words for people, and as a ``Kind`` for a metric's
+    /// label, which must have few values.
+    public struct SkipReason: Error, CustomStringConvertible, Sendable {
+        /// What kind of reason, named as a metric label's value.
+        public enum Kind: String, CaseIterable, Sendable {
+            /// No `[[device]]` entry of the configuration selects it.
+            case notSelected = "not_selected"
+            case permissionDenied = "permission_denied"
+            /// It could not be opened or read for another reason.
+            case cannotOpen = "cannot_open"
+            case notATouchscreen = "not_a_touchscreen"
+            /// Its firmware describes axes motiond cannot compute with.
+            case invalidDescription = "invalid_description"
+            /// `grab = true`, and another program holds it.
+            case cannotGrab = "cannot_grab"
+        }
+
         public var description: String
-        public init(_ description: String) { self.description = description }
+        public var kind: Kind
+
+        public init(_ description: String, kind: Kind) {
+            self.description = description
+            self.kind = kind
+        }
+
+        /// Why a device that could not be used is skipped.
+        public init(_ error: DeviceError) {
+            self.init(error.description, kind: error.skipKind)
+        }
     }
 
     /// A descriptor that wakes ``poll(timeout:_:)`` when readable (another thread's pipe);
@@ -79,7 +104,7 @@ public final class TouchInputHub {
     ) throws(DiscoveryError) {
         try self.init { node, device in
             selection.selects(node: node.node, device: device)
-                ? .success(DeviceUse(mapping: mapping(node, device))) : .failure(SkipReason("'\(device.name)' is not selected by the configuration"))
+                ? .success(DeviceUse(mapping: mapping(node, device))) : .failure(SkipReason("'\(device.name)' is not selected by the configuration", kind: .notSelected))
         }
     }
 
@@ -96,7 +121,7 @@ public final class TouchInputHub {
             guard let udev = udevNodes[node] else { continue }
             let use = configure(udev, device.description).flatMap { use in
                 // A grab taken or given back as the new configuration says.
-                Result { () throws(DeviceError) in try device.setGrabbed(use.grab) }.map { use }.mapError { SkipReason($0.description) }
+                Result { () throws(DeviceError) in try device.setGrabbed(use.grab) }.map { use }.mapError { SkipReason($0) }
             }
             switch use {
             case .success(let use):
@@ -107,7 +132,7 @@ public final class TouchInputHub {
                 devices[node] = nil
                 device.remove { handle(.frame(node: node, $0)) }
                 handle(.deviceRemoved(node: node))
-                skip(node, reason.description, handle)
+                skip(node, reason, handle)
             }
         }
     }
@@ -209,11 +234,11 @@ public final class TouchInputHub {
 
     private func open(_ node: TouchscreenNode, _ handle: (Event) -> Void) {
         guard devices[node.node] == nil else { return }
-        do {
+        do throws(DeviceError) {
             let device = try TouchDevice(node: node.node)
             switch configure(node, device.description) {
             case .failure(let reason):
-                skip(node.node, reason.description, handle)
+                skip(node.node, reason, handle)
                 return
             case .success(let use):
                 device.mapping = use.mapping
@@ -226,11 +251,11 @@ public final class TouchInputHub {
             skippedNodes.remove(node.node)
             handle(.deviceAdded(device))
         } catch {
-            skip(node.node, error.description, handle)
+            skip(node.node, SkipReason(error), handle)
         }
     }
 
-    private func skip(_ node: String, _ reason: String, _ handle: (Event) -> Void) {
+    private func skip(_ node: String, _ reason: SkipReason, _ handle: (Event) -> Void) {
         skippedNodes.insert(node)
         handle(.deviceSkipped(node: node, reason: reason))
     }
