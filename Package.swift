@@ -12,7 +12,8 @@
 //                 coordinate mapping and calibration (needs TouchModel, not MotionCore)
 //   MotionConfiguration  motiond.toml and its drop-ins: read, checked, and turned into a scene
 //   MotionTUIO    the scene to TUIO receivers (OSC over UDP), behind MotionServer's SceneOutput
-//   MotionServer  the daemon: the socket and WebSocket protocol, the input thread, systemd
+//   MotionServer  the daemon: the socket and WebSocket protocol, the input thread, systemd,
+//                 metrics and health
 //   MotionControl motionctl's commands: inspecting and driving the daemon, recordings, plots
 //   motiond       the daemon, and motionctl when called by that name (as installed)
 //   motionctl     the command line that inspects and drives it (MotionControl)
@@ -43,6 +44,9 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
         .package(url: "https://github.com/LebJe/TOMLKit", from: "0.6.0"),
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
+        // Fleet metrics: the swift-metrics API, exposed in Prometheus's text format.
+        .package(url: "https://github.com/apple/swift-metrics", from: "2.13.0"),
+        .package(url: "https://github.com/swift-server/swift-prometheus", from: "2.4.1"),
     ],
     targets: [
         .target(name: "TouchModel", swiftSettings: onlyImportedMembers),
@@ -93,6 +97,9 @@ let package = Package(
                 .product(name: "NIOHTTP1", package: "swift-nio"),
                 .product(name: "NIOWebSocket", package: "swift-nio"),
                 .product(name: "Logging", package: "swift-log"),
+                // GET /metrics: CoreMetrics, not Metrics, which would bring FoundationEssentials.
+                .product(name: "CoreMetrics", package: "swift-metrics"),
+                .product(name: "Prometheus", package: "swift-prometheus"),
             ],
             // The browser client and the live page, served over HTTP beside the WebSocket
             // endpoint; compiled in, so an installed motiond needs no files beside it. The

@@ -13,18 +13,39 @@ enum Voice {
 
 /// `motionctl status`: is the daemon there, and how is it doing.
 struct StatusCommand: ParsableCommand {
-    static let configuration = CommandConfiguration(commandName: "status", abstract: "Say whether motiond runs, and how it is doing.")
+    static let configuration = CommandConfiguration(
+        commandName: "status", abstract: "Say whether motiond runs, and how it is doing.",
+        discussion: """
+            The first line after the version says whether motiond is healthy, as GET /healthz \
+            does: it reads at least one touchscreen (a replayed recording counts) and its event \
+            loop keeps up; otherwise it says why. Exits with 0 when healthy, 4 when motiond runs \
+            but is not, and 3 when it cannot be reached: a fleet's check can act on the code alone.
+            """)
     @OptionGroup var socket: SocketOption
-    @Flag(help: "The stats as JSON.") var json = false
+    @Flag(help: "The stats as JSON, with the health verdict under \"health\".") var json = false
 
     func run() throws {
+        var healthy = true
         try talking {
             let connection = socket.connect()
             let stats = try connection.request("stats")
-            if json { return emit(stats.json.encoded) }
+            let health = try connection.request("health")
+            healthy = health["status"]?.string == "ok"
+            if json {
+                guard case .object(var members) = stats else { return emit(stats.json.encoded) }
+                members["health"] = health
+                return emit(JSONInput.object(members).json.encoded)
+            }
             let version = connection.hello["version"]?.string ?? "?"
             emit("motiond \(version) at \(socket.path): up \(formatted("%.0f", stats["uptime"]?.number ?? 0)) s, \(stats["state"]?.string ?? "?")")
+            let problems = (health["problems"]?.array ?? []).compactMap(\.string)
+            emit(healthy ? "  healthy" : "  unhealthy: " + problems.joined(separator: "; "))
             emit("  \(stats["devices"]?.integer ?? 0) touchscreen(s), \(stats["frames"]?.integer ?? 0) frames, \(stats["clients"]?.array?.count ?? 0) client(s)")
+            func ago(_ key: String, _ what: String) -> String {
+                health[key]?.number.map { "\(what) \(formatted("%.1f", $0)) s ago" } ?? "no \(what) yet"
+            }
+            emit("  \(ago("since_input", "last input")), \(ago("since_touch", "last touch")), loop lag "
+                 + (health["loop_lag"]?.number.map { formatted("%.1f ms", $0 * 1000) } ?? "not measured"))
             if let file = stats["config"]?["file"]?.string { emit("  configuration \(file)") } else { emit("  built-in configuration") }
             if let error = stats["config"]?["last_error"]?.string { emit("  last reload refused: \(error)") }
             for target in stats["tuio"]?.array ?? [] {
@@ -33,6 +54,22 @@ struct StatusCommand: ParsableCommand {
                     + (failures > 0 ? ", \(failures) not sent (\(target["last_error"]?.string ?? "?"))" : ""))
             }
             emit("  this connection may \(connection.hello["control"]?.bool == true ? "read and change" : "read") the scene")
+        }
+        if !healthy { throw ExitCode(ExitStatus.unhealthy) }
+    }
+}
+
+/// `motionctl metrics`: what `GET /metrics` serves, for a kiosk without the web listener.
+struct MetricsCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "metrics", abstract: "Print motiond's metrics in Prometheus's text format.",
+        discussion: "The same text GET /metrics serves on the web listener (docs/operations.md), read over the socket.")
+    @OptionGroup var socket: SocketOption
+
+    func run() throws {
+        try talking {
+            let text = try socket.connect().request("metrics")["text"]?.string ?? ""
+            writeStandardOutput(text)
         }
     }
 }

@@ -18,7 +18,7 @@ struct MotionCtl: ParsableCommand {
         commandName: "motionctl",
         abstract: "Inspect and drive motiond, and try its physics offline.",
         version: MotiondVersion.string,
-        subcommands: [StatusCommand.self, DevicesCommand.self, ElementsCommand.self, StreamsCommand.self, WatchCommand.self, GetCommand.self, SetCommand.self, StatsCommand.self,
+        subcommands: [StatusCommand.self, DevicesCommand.self, ElementsCommand.self, StreamsCommand.self, WatchCommand.self, GetCommand.self, SetCommand.self, StatsCommand.self, MetricsCommand.self,
                       SpringCommand.self, GesturesCommand.self, SimulateCommand.self, PlotCommand.self, ConfigCommand.self, CalibrateCommand.self, FramesCommand.self, RecordCommand.self, UmockdevCommand.self]
     )
 
@@ -43,6 +43,8 @@ enum ExitStatus {
     static let refused: Int32 = 1
     static let usage: Int32 = 2
     static let cannotConnect: Int32 = 3
+    /// `status`: motiond runs, but is not healthy.
+    static let unhealthy: Int32 = 4
 }
 
 /// Writes a line to standard output at once: tests and pipes read it as it comes. When the

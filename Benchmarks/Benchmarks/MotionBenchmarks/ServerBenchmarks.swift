@@ -28,7 +28,9 @@ private let scene = """
     """
 
 /// Measures frames of one finger circling on the card, after it passed the drag's slop.
-private func measureFrames(through daemon: Daemon, _ benchmark: Benchmark) {
+/// Each frame is processed half a millisecond after its timestamp on `clock`, as a live
+/// one is: so the publish latency is observed as in the daemon.
+private func measureFrames(through daemon: Daemon, clock: ManualFrameClock, _ benchmark: Benchmark) {
     func frame(_ index: Int, _ phase: TouchPhase) -> TouchFrame {
         let t = Double(index) / 120
         return TouchFrame(time: t, contacts: [TouchContact(slot: 0, trackingID: 1, phase: phase, deviceX: 0, deviceY: 0,
@@ -36,10 +38,14 @@ private func measureFrames(through daemon: Daemon, _ benchmark: Benchmark) {
     }
     daemon.process(frame(0, .began), device: 0)
     let frames = (1..<4096).map { frame($0, .moved) }
-    for index in 0..<64 { daemon.process(frames[index], device: 0) }
+    for index in 0..<64 {
+        clock.now = frames[index].time + 0.0005
+        daemon.process(frames[index], device: 0)
+    }
     var index = 64
     benchmark.startMeasurement()
     for _ in benchmark.scaledIterations {
+        clock.now = frames[index].time + 0.0005
         daemon.process(frames[index], device: 0)
         index = (index + 1) % frames.count
     }
@@ -60,7 +66,7 @@ func serverBenchmarks() {
                 daemon.receive(#"{"id":1,"op":"subscribe","streams":["*"]}"#, from: session)
                 outputs.append(output)
             }
-            measureFrames(through: daemon, benchmark)
+            measureFrames(through: daemon, clock: clock, benchmark)
             blackHole(outputs.reduce(0) { $0 + $1.bytes })
         }
     }
@@ -74,8 +80,9 @@ func serverBenchmarks() {
         ("TUIO 2.0", "[[tuio]]\ntarget = \"\(receiver)\"\nversion = \"2.0\"\nelements = \"*\"\n"),
     ] {
         Benchmark("Daemon frame, no subscriber, \(name)", configuration: .init(scalingFactor: .kilo)) { benchmark in
-            let daemon = Daemon(configuration: try Configuration.parse(scene + "\n" + table, file: "bench.toml"), clock: ManualFrameClock(now: 0), output: TUIOTargets(), controlPolicy: { _ in true })
-            measureFrames(through: daemon, benchmark)
+            let clock = ManualFrameClock(now: 0)
+            let daemon = Daemon(configuration: try Configuration.parse(scene + "\n" + table, file: "bench.toml"), clock: clock, output: TUIOTargets(), controlPolicy: { _ in true })
+            measureFrames(through: daemon, clock: clock, benchmark)
         }
     }
 

@@ -19,9 +19,25 @@ public protocol ClientOutput: AnyObject {
     /// The daemon then sends a frame's lines as one buffer; to a client that is behind it
     /// sends them one by one, so that each stream can be coalesced.
     var isKeepingUp: Bool { get }
+    /// How the client is connected (for metrics).
+    var transport: ClientTransport { get }
+    /// Whether motiond disconnected the client for not reading what it was sent.
+    var wasDropped: Bool { get }
+}
+
+/// How a client is connected: its label in `motiond_clients{transport}`.
+public enum ClientTransport: String, CaseIterable, Sendable {
+    /// The Unix-domain socket.
+    case unix
+    /// A WebSocket on the web listener.
+    case websocket
 }
 
 extension ClientOutput {
+    /// An output that says nothing else (a test's, a benchmark's) counts as the socket's.
+    public var transport: ClientTransport { .unix }
+    public var wasDropped: Bool { false }
+
     public func sendNow(_ lines: ByteBuffer) {
         send(lines, coalescing: nil)
         flush()

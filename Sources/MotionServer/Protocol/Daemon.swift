@@ -14,7 +14,9 @@ import TouchInput
 ///   ``Publisher`` that numbers, encodes and fans out values, `screen.contacts`, and every
 ///   line but the replies (``ProtocolLine`` builds those);
 /// - ``TouchscreenState``: the touchscreens used and skipped, and the one being calibrated;
-/// - ``DaemonStatus``: the counters `stats` reports.
+/// - ``DaemonStatus``: the counters `stats` reports;
+/// - ``DaemonMetrics``: the Prometheus metrics (`GET /metrics`), and ``HealthReport`` its
+///   verdict (`GET /healthz`, DaemonHealth.swift).
 /// ``Request`` reads a line into a typed request; ``EngineTimer`` wakes the engine (attract mode, a long press held still); TUIO
 /// goes out through a ``SceneOutput`` the daemon is given.
 public final class Daemon {
@@ -29,10 +31,11 @@ public final class Daemon {
     let clients: ClientHub
     let touchscreens: TouchscreenState
     let status: DaemonStatus
+    let metrics = DaemonMetrics(version: MotiondVersion.string)
     private let dispatcher: RequestDispatcher
     private let controlPolicy: (PeerCredentials?) -> Bool
     /// Where the scene goes besides the clients (TUIO's receivers), if anywhere.
-    private let output: SceneOutput?
+    let output: SceneOutput?
 
     /// The touchscreen being calibrated (for tests).
     var calibration: CalibrationCapture? { touchscreens.calibration }
@@ -70,6 +73,8 @@ public final class Daemon {
         self.status = DaemonStatus(now: clock.now)
         self.dispatcher = RequestDispatcher(scene: scene, clients: clients, touchscreens: touchscreens, status: status, clock: clock)
         dispatcher.tuioTargets = { [output] in output?.json ?? .array([]) }
+        dispatcher.health = { [unowned self] in health() }
+        dispatcher.metrics = { [unowned self] in metricsExposition() }
         wire()
         configureOutput()
         scheduleTimer()
@@ -105,7 +110,12 @@ public final class Daemon {
     /// What the frame changed goes to each client in one write: the engine's updates are
     /// held until the contacts are known, and published with them.
     public func process(_ frame: TouchFrame, device: Int, node: String = "") {
+        let now = clock.now
         status.frames += 1
+        status.lastInput = now
+        let touches = frame.contacts.count { $0.phase == .began }
+        if touches > 0 { status.lastTouch = now }
+        metrics.frame(device: device, node: node, touches: touches)
         var frame = frame
         if touchscreens.calibration?.display.device == node {
             touchscreens.takeCalibrationTouches(&frame)
@@ -129,8 +139,9 @@ public final class Daemon {
             contactsLine = (stream, contactsBuffer)
         }
         if !held.isEmpty || contactsLine != nil {
-            clients.publisher.publish(held, extra: contactsLine, to: clients.subscriptions)
+            let sent = clients.publisher.publish(held, extra: contactsLine, to: clients.subscriptions)
             held.removeAll(keepingCapacity: true)
+            if sent > 0 { metrics.published(values: sent, latency: clock.now - frame.time) }
         }
         scheduleTimer()
     }
@@ -147,7 +158,8 @@ public final class Daemon {
         if processing {
             held += updates
         } else {
-            clients.publisher.publish(updates, to: clients.subscriptions)
+            let sent = clients.publisher.publish(updates, to: clients.subscriptions)
+            if sent > 0 { metrics.published(values: sent, latency: nil) }
             if let output, output.isActive { output.publish(engine.scene.elements, time: updates.first?.time ?? clock.now) }
         }
     }
@@ -156,6 +168,7 @@ public final class Daemon {
     /// waiting (``FrameCoalescing``), for `stats`.
     public func framesCoalesced(_ count: Int) {
         status.coalescedFrames += count
+        metrics.framesCoalesced(count)
     }
 
     // MARK: Configuration
@@ -169,6 +182,7 @@ public final class Daemon {
         wire()
         status.configurationLoadedAt = clock.now
         status.lastReloadError = nil
+        metrics.reloaded(successfully: true)
         clients.sceneReplaced(oldCatalog: oldCatalog)
         configureOutput()
         scheduleTimer()
@@ -182,6 +196,7 @@ public final class Daemon {
     /// Records a refused reload, for `stats`.
     public func reloadFailed(_ reason: String) {
         status.lastReloadError = reason
+        metrics.reloaded(successfully: false)
     }
 
     // MARK: Clients
@@ -189,6 +204,7 @@ public final class Daemon {
     /// A client connected: it gets the hello.
     public func connect(_ output: ClientOutput, credentials: PeerCredentials?) -> ClientSession {
         let session = clients.open(credentials: credentials, control: controlPolicy(credentials), output: output)
+        metrics.connected(output.transport)
         clients.send(ProtocolLine.hello(streams: scene.allStreams.map(\.name), control: session.control), to: session)
         session.output.flush()
         return session
@@ -197,6 +213,8 @@ public final class Daemon {
     /// A client went.
     public func disconnect(_ session: ClientSession) {
         if touchscreens.calibration?.sessionID == session.id { touchscreens.endCalibration() }
+        if session.output.wasDropped { metrics.dropped(session.output.transport) }
+        status.coalescedByClosedClients += session.output.coalesced
         clients.close(session)
     }
 

@@ -59,8 +59,10 @@ final class Publisher {
     }
 
     /// Publishes a frame's updates to their subscribers, and `extra`, a line already
-    /// encoded for a stream outside the engine (`screen.contacts`), in the same write.
-    func publish(_ updates: [PublishedUpdate], extra: (stream: StreamID, line: ByteBuffer)? = nil, to index: SubscriptionIndex) {
+    /// encoded for a stream outside the engine (`screen.contacts`), in the same write; the
+    /// lines sent, over all subscribers.
+    @discardableResult
+    func publish(_ updates: [PublishedUpdate], extra: (stream: StreamID, line: ByteBuffer)? = nil, to index: SubscriptionIndex) -> Int {
         publication &+= 1
         frame.clear()
         lines.removeAll(keepingCapacity: true)
@@ -79,7 +81,8 @@ final class Publisher {
             frame.writeImmutableBuffer(extra.line)
             add(extra.stream, start..<frame.writerIndex, index)
         }
-        guard !touched.isEmpty else { return }
+        guard !touched.isEmpty else { return 0 }
+        var sent = 0
         let count = lines.count
         let everything: UInt64 = count >= 64 ? .max : (1 << count) - 1
         partial.removeAll(keepingCapacity: true)
@@ -87,6 +90,7 @@ final class Publisher {
             if session.output.isKeepingUp && count <= 64 {
                 let lines = session.wanted == everything ? frame : lines(session.wanted)
                 session.sent += session.wanted.nonzeroBitCount
+                sent += session.wanted.nonzeroBitCount
                 session.output.sendNow(lines)
             } else {
                 // Behind: line by line, each replaceable by the stream's next value.
@@ -94,10 +98,12 @@ final class Publisher {
                     let line = self.lines[position]
                     session.output.send(frame.getSlice(at: line.lowerBound, length: line.count)!, coalescing: streams[position])
                     session.sent += 1
+                    sent += 1
                 }
                 session.output.flush()
             }
         }
+        return sent
     }
 
     /// Notes the frame's next line, for `stream`, and which subscribers want it.

@@ -5,7 +5,7 @@ enum Operation: String, CaseIterable {
     case subscribe, unsubscribe, list, get, set, elements
     case addElement = "add_element"
     case removeElement = "remove_element"
-    case devices, stats, auth
+    case devices, stats, health, metrics, auth
     case calibrate, calibration, reload
 
     /// Whether the op changes the scene or the daemon, and so needs control. Checked before
@@ -32,6 +32,10 @@ enum Request: Equatable {
     case removeElement(String)
     case devices
     case stats
+    /// Whether the daemon is doing its job (``HealthReport``).
+    case health
+    /// The Prometheus metrics, as text.
+    case metrics
     case auth(token: String)
     /// Starts, moves or ends the calibration of a touchscreen.
     case calibrate(CalibrationRequest)
@@ -93,6 +97,8 @@ enum Request: Equatable {
         case .removeElement: return .removeElement(try string(input, "element"))
         case .devices: return .devices
         case .stats: return .stats
+        case .health: return .health
+        case .metrics: return .metrics
         case .auth: return .auth(token: try string(input, "token"))
         case .calibrate: return .calibrate(try CalibrationRequest(input))
         case .calibration: return .calibration

@@ -26,6 +26,9 @@ final class RequestDispatcher {
     private let clock: FrameClock
     /// The TUIO targets and what they were sent, for `stats`.
     var tuioTargets: () -> JSONValue = { .array([]) }
+    /// The daemon's health and metrics (DaemonHealth.swift), for `health` and `metrics`.
+    var health: () -> HealthReport = { HealthReport(devices: 0, skipped: [], loopLag: nil, clients: [:], uptime: 0) }
+    var metrics: () -> [UInt8] = { [] }
     /// Reloads the configuration as SIGHUP does (the `reload` op): nil when it was taken,
     /// else why not. Without it, `reload` is refused.
     var reloadConfiguration: (() -> String?)?
@@ -63,6 +66,8 @@ final class RequestDispatcher {
         case .removeElement(let id): return try removeElement(id)
         case .devices: return touchscreens.devices.json
         case .stats: return stats()
+        case .health: return health().json
+        case .metrics: return .object([("text", .string(String(decoding: metrics(), as: UTF8.self)))])
         case .auth(let token): return try authenticate(session, token: token)
         case .calibrate(let request): return try touchscreens.calibrate(request, for: session, configuration: configuration)
         case .calibration: return .object([("calibration", touchscreens.calibrationJSON)])

@@ -17,4 +17,21 @@ public protocol SceneOutput: AnyObject {
     func finish()
     /// What it sent, for `stats`.
     var json: JSONValue { get }
+    /// What it sent to each target, for metrics.
+    var counts: [SceneOutputStatistics] { get }
+}
+
+/// What a scene output sent to one target: its metrics' values.
+public struct SceneOutputStatistics: Equatable, Sendable {
+    /// Where it goes (`127.0.0.1:3333`), the metrics' label.
+    public var target: String
+    public var datagrams: Int
+    /// Datagrams the kernel refused to send.
+    public var failures: Int
+
+    public init(target: String, datagrams: Int, failures: Int) {
+        self.target = target
+        self.datagrams = datagrams
+        self.failures = failures
+    }
 }

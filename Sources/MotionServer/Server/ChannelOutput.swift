@@ -36,6 +36,9 @@ final class ChannelOutput: ClientOutput {
     /// Since when the client has been behind.
     private(set) var blockedSince: Double?
     private(set) var isClosed = false
+    /// Whether it was closed because the client did not read (the slow-client rule).
+    private(set) var wasDropped = false
+    var transport: ClientTransport { framing == .webSocket ? .websocket : .unix }
     /// A duplicate of the channel's socket descriptor, written to directly; -1 for none.
     private var socket: Int32
     /// Whether NIO is writing the rest of a direct write that the socket did not take.
@@ -198,6 +201,7 @@ final class ChannelOutput: ClientOutput {
     func close(saying line: ByteBuffer?, because reason: ClosingReason) {
         guard !isClosed else { return }
         isClosed = true
+        wasDropped = reason == .tooSlow
         stopWritingDirectly()
         if let line { write(line) }
         if framing == .webSocket {

@@ -11,4 +11,8 @@ extension TUIOTargets: SceneOutput {
             ])
         })
     }
+
+    public var counts: [SceneOutputStatistics] {
+        statistics.map { SceneOutputStatistics(target: $0.target, datagrams: $0.datagrams, failures: $0.failures) }
+    }
 }

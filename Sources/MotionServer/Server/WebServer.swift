@@ -61,7 +61,7 @@ extension WebServer {
     static func configure(_ channel: Channel, daemon: Daemon, outputs: ClientOutputs, access: WebAccess) throws {
         // The closures below are Sendable by NIO's signature, but all run on this loop.
         let loop = channel.eventLoop
-        let pages = NIOLoopBound(PageHandler(access: access), eventLoop: loop)
+        let pages = NIOLoopBound(PageHandler(access: access, daemon: daemon), eventLoop: loop)
         let access = NIOLoopBound(access, eventLoop: loop)
         let client = NIOLoopBound((daemon, outputs), eventLoop: loop)
         let upgrader = NIOWebSocketServerUpgrader(
@@ -132,8 +132,10 @@ final class WebAccess {
     }
 }
 
-/// Serves `GET /` (the live page) and `GET /motiond.js` (the client module), and refuses a
-/// WebSocket handshake that was not accepted, saying why. It also keeps the connection's
+/// Serves `GET /` (the live page), `GET /motiond.js` (the client module), and for a fleet's
+/// monitoring `GET /metrics` (Prometheus's text format) and `GET /healthz` (200 or 503, and
+/// why, as JSON; docs/operations.md); and refuses a WebSocket handshake that was not
+/// accepted, saying why. It also keeps the connection's
 /// manners: a request must arrive whole within ``WebServer/requestTimeout`` (and a client
 /// must read its responses within it), a request for another host is answered 421, and a
 /// request that cannot be read ends the connection.
@@ -154,7 +156,12 @@ final class PageHandler: ChannelInboundHandler, RemovableChannelHandler {
         "/calibrate": Page(type: "text/html; charset=utf-8", body: PackageResources.index_html),
     ]
 
+    /// What a fleet's monitoring reads (docs/operations.md).
+    static let monitoringPaths: Set<String> = ["/metrics", "/healthz"]
+
     private let access: WebAccess
+    /// Whose metrics and health are served.
+    private let daemon: Daemon
     /// The request being read: only its head matters (a body is read and dropped).
     private var head: HTTPRequestHead?
     /// A whole request not yet answered because the client is not reading what it was sent.
@@ -168,8 +175,9 @@ final class PageHandler: ChannelInboundHandler, RemovableChannelHandler {
     /// not answered.
     private var closing = false
 
-    init(access: WebAccess) {
+    init(access: WebAccess, daemon: Daemon) {
         self.access = access
+        self.daemon = daemon
     }
 
     func handlerAdded(context: ChannelHandlerContext) {
@@ -264,16 +272,30 @@ final class PageHandler: ChannelInboundHandler, RemovableChannelHandler {
             }
             return send(.badRequest, "\(WebServer.webSocketPath) speaks WebSocket only: connect with a WebSocket client (version 13)\n", to: head, context: context)
         }
-        guard let page = Self.pages[path] else {
-            return send(.notFound, "no page is at \(path.prefix(200)); motiond serves / (the live page), /calibrate (its calibration mode), /motiond.js and \(WebServer.webSocketPath)\n", to: head, context: context)
+        let monitoring = Self.monitoringPaths.contains(path)
+        guard monitoring || Self.pages[path] != nil else {
+            return send(.notFound, "no page is at \(path.prefix(200)); motiond serves / (the live page), /calibrate (its calibration mode), /motiond.js, /metrics, /healthz and \(WebServer.webSocketPath)\n", to: head, context: context)
         }
         guard head.method == .GET || head.method == .HEAD else {
             return send(.methodNotAllowed, "only GET and HEAD are served here\n", to: head, context: context, extra: [("Allow", "GET, HEAD")])
         }
+        // The monitoring answers are made when asked; the pages are compiled in.
+        var status = HTTPResponseStatus.ok
+        let page: Page
+        switch path {
+        case "/metrics":
+            page = Page(type: Daemon.metricsContentType, body: daemon.metricsExposition())
+        case "/healthz":
+            let health = daemon.health()
+            if !health.isHealthy { status = .serviceUnavailable }
+            page = Page(type: "application/json", body: Array(ProtocolLine.text(health.json).utf8))
+        default:
+            page = Self.pages[path]!
+        }
         var headers = Self.commonHeaders(type: page.type, length: page.body.count, keepAlive: head.isKeepAlive)
         // A page from a file or another port may import the module; it holds no secret.
         if path == "/motiond.js" { headers.add(name: "Access-Control-Allow-Origin", value: "*") }
-        context.write(wrapOutboundOut(.head(HTTPResponseHead(version: head.version, status: .ok, headers: headers))), promise: nil)
+        context.write(wrapOutboundOut(.head(HTTPResponseHead(version: head.version, status: status, headers: headers))), promise: nil)
         if head.method == .GET {
             context.write(wrapOutboundOut(.body(.byteBuffer(context.channel.allocator.buffer(bytes: page.body)))), promise: nil)
         }

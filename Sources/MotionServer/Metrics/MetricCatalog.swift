@@ -1,0 +1,100 @@
+/// What a metric is, as Prometheus's text format says it (`# TYPE`).
+public enum MetricKind: String, Sendable {
+    case counter, gauge, histogram
+}
+
+/// One metric motiond exports: its name, what kind it is, its labels and its `# HELP` text.
+public struct MetricDefinition: Sendable {
+    public let name: String
+    public let kind: MetricKind
+    public let labels: [String]
+    public let help: String
+}
+
+/// Every metric motiond exports, in one place: the `# HELP` lines come from here, and the
+/// tests hold docs/operations.md and motiond(8) to it. Names follow Prometheus's practice
+/// (`motiond_` prefix, base units, `_total` on counters); labels have few values each.
+public enum MetricCatalog {
+    // Input
+    static let inputFrames = MetricDefinition(name: "motiond_input_frames_total", kind: .counter, labels: ["device"],
+        help: "Touch frames read from each touchscreen (a replay's too) and processed.")
+    static let inputFramesCoalesced = MetricDefinition(name: "motiond_input_frames_coalesced_total", kind: .counter, labels: [],
+        help: "Touch frames left out because a newer frame of the same device was already waiting: the daemon was behind.")
+    static let touches = MetricDefinition(name: "motiond_touches_total", kind: .counter, labels: ["device"],
+        help: "Fingers that landed on each touchscreen.")
+    static let inputEventsDropped = MetricDefinition(name: "motiond_input_events_dropped_total", kind: .counter, labels: ["device"],
+        help: "Times the kernel dropped a touchscreen's events (SYN_DROPPED) and motiond resynchronized.")
+    static let contactsFiltered = MetricDefinition(name: "motiond_contacts_filtered_total", kind: .counter, labels: ["device", "filter"],
+        help: "Contacts the field filters cancelled, by filter: stuck, palm or jump.")
+    static let positionsHeld = MetricDefinition(name: "motiond_positions_held_total", kind: .counter, labels: ["device"],
+        help: "Contact positions the hysteresis filter held still.")
+    static let devices = MetricDefinition(name: "motiond_devices", kind: .gauge, labels: [],
+        help: "Touchscreens being read, a replayed recording included.")
+    static let devicesSkipped = MetricDefinition(name: "motiond_devices_skipped", kind: .gauge, labels: ["reason"],
+        help: "Touchscreens found but not read, by reason.")
+    static let lastInput = MetricDefinition(name: "motiond_last_input_timestamp_seconds", kind: .gauge, labels: [],
+        help: "When the last touch frame was processed, in seconds since the Unix epoch; 0 before the first.")
+    static let lastTouch = MetricDefinition(name: "motiond_last_touch_timestamp_seconds", kind: .gauge, labels: [],
+        help: "When a finger last landed, in seconds since the Unix epoch; 0 before the first.")
+
+    // Clients and publishing
+    static let clients = MetricDefinition(name: "motiond_clients", kind: .gauge, labels: ["transport"],
+        help: "Clients connected, by transport: unix (the socket) or websocket.")
+    static let connections = MetricDefinition(name: "motiond_client_connections_total", kind: .counter, labels: ["transport"],
+        help: "Client connections accepted, by transport.")
+    static let clientsDropped = MetricDefinition(name: "motiond_clients_dropped_total", kind: .counter, labels: ["transport"],
+        help: "Clients disconnected for not reading what they were sent.")
+    static let publishedFrames = MetricDefinition(name: "motiond_published_frames_total", kind: .counter, labels: [],
+        help: "Frames (touch frames and spring steps) whose values went to at least one client.")
+    static let publishedValues = MetricDefinition(name: "motiond_published_values_total", kind: .counter, labels: [],
+        help: "Value lines sent to clients, each client's counted.")
+    static let valuesCoalesced = MetricDefinition(name: "motiond_values_coalesced_total", kind: .counter, labels: [],
+        help: "Values replaced by a newer value of the same stream while a slow client was behind.")
+    static let publishLatency = MetricDefinition(name: "motiond_publish_latency_seconds", kind: .histogram, labels: [],
+        help: "From a touch frame's kernel timestamp to its lines written to the clients.")
+
+    // The daemon
+    static let reloads = MetricDefinition(name: "motiond_config_reloads_total", kind: .counter, labels: [],
+        help: "Configuration reloads taken (SIGHUP or the reload op).")
+    static let reloadFailures = MetricDefinition(name: "motiond_config_reload_failures_total", kind: .counter, labels: [],
+        help: "Configuration reloads refused; the previous configuration stayed.")
+    static let lastReloadSuccessful = MetricDefinition(name: "motiond_config_last_reload_successful", kind: .gauge, labels: [],
+        help: "1 if the last configuration load was taken, 0 if it was refused.")
+    static let loopLag = MetricDefinition(name: "motiond_event_loop_lag_seconds", kind: .gauge, labels: [],
+        help: "How late the event loop ran its last timer check: how far behind the daemon is.")
+    static let tuioDatagrams = MetricDefinition(name: "motiond_tuio_datagrams_total", kind: .counter, labels: ["target"],
+        help: "TUIO datagrams sent to each [[tuio]] target.")
+    static let tuioErrors = MetricDefinition(name: "motiond_tuio_send_errors_total", kind: .counter, labels: ["target"],
+        help: "TUIO datagrams the kernel refused to send to each target.")
+    static let buildInfo = MetricDefinition(name: "motiond_build_info", kind: .gauge, labels: ["version"],
+        help: "Always 1; the version label says which motiond runs.")
+
+    // The process, as Prometheus's client libraries export it
+    static let cpu = MetricDefinition(name: "process_cpu_seconds_total", kind: .counter, labels: [],
+        help: "Total user and system CPU time spent in seconds.")
+    static let residentMemory = MetricDefinition(name: "process_resident_memory_bytes", kind: .gauge, labels: [],
+        help: "Resident memory size in bytes.")
+    static let virtualMemory = MetricDefinition(name: "process_virtual_memory_bytes", kind: .gauge, labels: [],
+        help: "Virtual memory size in bytes.")
+    static let startTime = MetricDefinition(name: "process_start_time_seconds", kind: .gauge, labels: [],
+        help: "Start time of the process since unix epoch in seconds.")
+    static let openFDs = MetricDefinition(name: "process_open_fds", kind: .gauge, labels: [],
+        help: "Number of open file descriptors.")
+    static let maxFDs = MetricDefinition(name: "process_max_fds", kind: .gauge, labels: [],
+        help: "Maximum number of open file descriptors.")
+
+    /// All of them, in the order docs/operations.md lists them.
+    public static let all: [MetricDefinition] = [
+        inputFrames, inputFramesCoalesced, touches, inputEventsDropped, contactsFiltered, positionsHeld, devices, devicesSkipped,
+        lastInput, lastTouch,
+        clients, connections, clientsDropped, publishedFrames, publishedValues, valuesCoalesced, publishLatency,
+        reloads, reloadFailures, lastReloadSuccessful, loopLag, tuioDatagrams, tuioErrors, buildInfo,
+        cpu, residentMemory, virtualMemory, startTime, openFDs, maxFDs,
+    ]
+
+    /// The publish latency's buckets, in seconds: live input is published within a
+    /// millisecond or so; the upper buckets catch a daemon that is behind.
+    static let latencyBuckets: [Double] = [0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1]
+
+    static func definition(named name: String) -> MetricDefinition? { all.first { $0.name == name } }
+}

@@ -1,0 +1,94 @@
+import MotionCore
+import TouchInput
+
+/// Whether motiond is doing its job, as `GET /healthz`, the `health` op and `motionctl
+/// status` say: healthy while it reads at least one touchscreen (a replayed recording
+/// counts) and its event loop keeps up. Anything else is a problem, named in words.
+public struct HealthReport: Sendable {
+    /// How late the event loop may run its timer check before motiond is behind: half a
+    /// second late, every value a client reads is that old.
+    public static let loopLagLimit = 0.5
+
+    /// The touchscreens read, and those found but skipped, with why.
+    public var devices: Int
+    public var skipped: [(node: String, reason: String)]
+    /// Seconds since a frame was processed, and since a finger landed; nil before the first.
+    public var sinceInput: Double?
+    public var sinceTouch: Double?
+    /// How late the loop ran its last timer check, in seconds; nil when nobody checks.
+    public var loopLag: Double?
+    public var clients: [ClientTransport: Int]
+    public var uptime: Double
+
+    /// What is wrong; healthy when nothing is.
+    public var problems: [String] {
+        var problems: [String] = []
+        if devices == 0 {
+            let skippedText = skipped.prefix(4).map { "\($0.node): \($0.reason)" }.joined(separator: "; ")
+            problems.append("no touchscreen is being read" + (skipped.isEmpty ? "" : " (\(skipped.count) skipped: \(skippedText))"))
+        }
+        if let loopLag, loopLag > Self.loopLagLimit {
+            problems.append("the event loop runs \(compactNumber(loopLag)) s late (more than \(compactNumber(Self.loopLagLimit)) s): the daemon is behind")
+        }
+        return problems
+    }
+
+    public var isHealthy: Bool { problems.isEmpty }
+
+    /// The report as `GET /healthz` and the `health` op give it (docs/operations.md).
+    public var json: JSONValue {
+        func seconds(_ value: Double?) -> JSONValue { value.map { .number(($0 * 1000).rounded() / 1000) } ?? .null }
+        return .object([
+            ("status", .string(isHealthy ? "ok" : "unhealthy")),
+            ("problems", .array(problems.map { .string($0) })),
+            ("devices", .integer(Int64(devices))),
+            ("skipped", .integer(Int64(skipped.count))),
+            ("since_input", seconds(sinceInput)),
+            ("since_touch", seconds(sinceTouch)),
+            ("loop_lag", loopLag.map { .number(($0 * 1e6).rounded() / 1e6) } ?? .null),
+            ("clients", .object(ClientTransport.allCases.map { ($0.rawValue, .integer(Int64(clients[$0] ?? 0))) })),
+            ("uptime", seconds(uptime)),
+        ])
+    }
+}
+
+/// Health and metrics: what a fleet's monitoring reads of the daemon.
+extension Daemon {
+    /// The daemon's health now.
+    public func health() -> HealthReport {
+        let now = clock.now
+        return HealthReport(
+            devices: touchscreens.devices.devices.count,
+            skipped: touchscreens.devices.skipped.map { ($0.node, $0.reason.description) },
+            sinceInput: status.lastInput.map { max(0, now - $0) }, sinceTouch: status.lastTouch.map { max(0, now - $0) },
+            loopLag: status.loopLag, clients: clientsByTransport, uptime: now - status.startTime)
+    }
+
+    /// The metrics in Prometheus's text format, as `GET /metrics` serves them.
+    public func metricsExposition() -> [UInt8] {
+        // Times the daemon keeps on its monotonic clock become Unix times, as Prometheus's
+        // practice has it: how long ago, taken from the wall clock now.
+        let now = clock.now, wallNow = wallClockNow()
+        func wall(_ time: Double?) -> Double? { time.map { wallNow - (now - $0) } }
+        metrics.collect(DaemonMetrics.Snapshot(
+            devices: touchscreens.devices, clients: clientsByTransport,
+            valuesCoalesced: status.coalescedByClosedClients + clients.sessions.values.reduce(0) { $0 + $1.output.coalesced },
+            lastInput: wall(status.lastInput), lastTouch: wall(status.lastTouch), loopLag: status.loopLag,
+            tuio: output?.counts ?? [], process: ProcessStatistics.current()))
+        return metrics.exposition()
+    }
+
+    /// The media type of ``metricsExposition()``.
+    public static let metricsContentType = DaemonMetrics.contentType
+
+    /// The event loop ran a timer check `seconds` late (``LoopLagProbe``).
+    public func loopLagMeasured(_ seconds: Double) {
+        status.loopLag = seconds
+    }
+
+    private var clientsByTransport: [ClientTransport: Int] {
+        var counts: [ClientTransport: Int] = [:]
+        for session in clients.sessions.values { counts[session.output.transport, default: 0] += 1 }
+        return counts
+    }
+}

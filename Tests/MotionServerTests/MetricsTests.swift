@@ -1,0 +1,336 @@
+import Foundation
+import MotionCore
+import NIOCore
+import Testing
+import TouchInput
+@testable import MotionConfiguration
+@testable import MotionServer
+@testable import MotionTUIO
+
+/// The samples of a Prometheus text exposition, by series (`name{labels}` as written).
+/// The end-to-end test reads the same text with a real Prometheus parser; this is enough to
+/// look up a value here.
+private func samples(_ text: [UInt8]) -> [String: Double] {
+    var samples: [String: Double] = [:]
+    for line in String(decoding: text, as: UTF8.self).split(separator: "\n") where !line.hasPrefix("#") {
+        guard let space = line.lastIndex(of: " "), let value = Double(line[line.index(after: space)...]) else { continue }
+        samples[String(line[..<space])] = value
+    }
+    return samples
+}
+
+/// An output that says it is a WebSocket, and can be marked as dropped for being slow.
+private final class WebSocketLikeOutput: ClientOutput {
+    var coalesced = 0
+    var isKeepingUp = true
+    var wasDropped = false
+    var transport: ClientTransport { .websocket }
+    func send(_ line: ByteBuffer, coalescing stream: StreamID?) {}
+    func flush() {}
+    func close(saying line: ByteBuffer?) {}
+}
+
+private let node = "/dev/input/event7"
+
+/// One finger down at `time`, moved `moves` times 10 ms apart, then lifted: each frame
+/// processed `latency` after its timestamp, as live input is (`setNow` sets the clock).
+private func touch(_ daemon: Daemon, at time: Double, moves: Int = 5, latency: Double = 0.003, setNow: (Double) -> Void) {
+    let phases = [TouchPhase.began] + Array(repeating: .moved, count: moves) + [.ended]
+    for (index, phase) in phases.enumerated() {
+        let frame = TouchFrame(time: time + Double(index) * 0.01, contacts: [
+            CalibrationProtocolTests.touch(1, phase, deviceX: Int32(100 + 10 * index), deviceY: 200),
+        ])
+        setNow(frame.time + latency)
+        daemon.process(frame, device: 0, node: node)
+    }
+}
+
+private func touch(_ daemon: Daemon, _ clock: ManualFrameClock, at time: Double, moves: Int = 5) {
+    touch(daemon, at: time, moves: moves) { clock.now = $0 }
+}
+
+/// A daemon on the clock the service uses, its time set by hand: as live, a frame's time
+/// holds while the engine runs it, and the time after is when its lines were written.
+private func timedDaemon() throws -> (Daemon, ScreenGestureProtocolTests.HandScheduler) {
+    let scheduler = ScreenGestureProtocolTests.HandScheduler(now: 100)
+    let (example, _) = try makeDaemon()
+    return (Daemon(configuration: example.configuration, clock: TimedFrameClock(rate: 120, scheduler: scheduler), controlPolicy: { _ in true }), scheduler)
+}
+
+@Suite("Metrics")
+struct MetricsTests {
+    @Test("a touch's frames are counted per device, its landing as a touch, and each published frame's latency lands in its bucket")
+    func frameCounters() throws {
+        let (daemon, scheduler) = try timedDaemon()
+        CalibrationProtocolTests.addPanel(to: daemon, node: node)
+        let client = RecordingOutput()
+        daemon.receive(#"{"id":1,"op":"subscribe","streams":["*"]}"#, from: daemon.connect(client, credentials: nil))
+        touch(daemon, at: 200) { scheduler.now = $0 }
+        let values = samples(daemon.metricsExposition())
+        #expect(values["motiond_input_frames_total{device=\"\(node)\"}"] == 7)
+        #expect(values["motiond_touches_total{device=\"\(node)\"}"] == 1)
+        // Every frame changed screen.contacts, so each was published, 3 ms after its stamp.
+        #expect(values["motiond_publish_latency_seconds_count"] == 7)
+        #expect(values["motiond_publish_latency_seconds_bucket{le=\"0.0025\"}"] == 0)
+        #expect(values["motiond_publish_latency_seconds_bucket{le=\"0.005\"}"] == 7)
+        #expect(abs((values["motiond_publish_latency_seconds_sum"] ?? 0) - 0.021) < 1e-6)
+        #expect((values["motiond_published_frames_total"] ?? 0) >= 7)
+        #expect((values["motiond_published_values_total"] ?? 0) >= 7)
+
+        touch(daemon, at: 300, moves: 2) { scheduler.now = $0 }
+        let later = samples(daemon.metricsExposition())
+        #expect(later["motiond_input_frames_total{device=\"\(node)\"}"] == 11)
+        #expect(later["motiond_touches_total{device=\"\(node)\"}"] == 2)
+    }
+
+    @Test("frames nobody subscribed to are counted, but no latency is observed: nothing was written")
+    func unpublished() throws {
+        let (daemon, clock) = try makeDaemon()
+        touch(daemon, clock, at: 200)
+        let values = samples(daemon.metricsExposition())
+        #expect(values["motiond_input_frames_total{device=\"\(node)\"}"] == 7)
+        #expect(values["motiond_publish_latency_seconds_count"] == 0)
+        #expect(values["motiond_published_frames_total"] == 0)
+    }
+
+    @Test("a frame stamped by another clock (a kernel that kept the wall clock) is not observed as a latency of years")
+    func foreignTimestamps() throws {
+        let (daemon, scheduler) = try timedDaemon()
+        daemon.receive(#"{"id":1,"op":"subscribe","streams":["*"]}"#, from: daemon.connect(RecordingOutput(), credentials: nil))
+        touch(daemon, at: 1_700_000_200, latency: -1_700_000_000) { scheduler.now = $0 }
+        let values = samples(daemon.metricsExposition())
+        #expect(values["motiond_publish_latency_seconds_count"] == 0)
+        #expect(values["motiond_input_frames_total{device=\"\(node)\"}"] == 7)
+    }
+
+    @Test("clients by transport, connections, clients dropped for being slow, and values coalesced, theirs included after they went")
+    func clients() throws {
+        let (daemon, _) = try makeDaemon()
+        let socketClient = daemon.connect(RecordingOutput(), credentials: nil)
+        let slow = WebSocketLikeOutput()
+        let page = daemon.connect(slow, credentials: nil)
+        _ = daemon.connect(WebSocketLikeOutput(), credentials: nil)
+        var values = samples(daemon.metricsExposition())
+        #expect(values["motiond_clients{transport=\"unix\"}"] == 1)
+        #expect(values["motiond_clients{transport=\"websocket\"}"] == 2)
+        #expect(values["motiond_client_connections_total{transport=\"websocket\"}"] == 2)
+
+        slow.coalesced = 5
+        slow.wasDropped = true
+        daemon.disconnect(page)
+        daemon.disconnect(socketClient)
+        values = samples(daemon.metricsExposition())
+        #expect(values["motiond_clients{transport=\"unix\"}"] == 0)
+        #expect(values["motiond_clients{transport=\"websocket\"}"] == 1)
+        #expect(values["motiond_clients_dropped_total{transport=\"websocket\"}"] == 1)
+        #expect(values["motiond_clients_dropped_total{transport=\"unix\"}"] == 0)
+        #expect(values["motiond_values_coalesced_total"] == 5)
+        #expect(values["motiond_client_connections_total{transport=\"unix\"}"] == 1)
+    }
+
+    @Test("reloads taken and refused are counted, and the last one's outcome is a gauge")
+    func reloads() throws {
+        let (daemon, _) = try makeDaemon()
+        #expect(samples(daemon.metricsExposition())["motiond_config_last_reload_successful"] == 1)
+        daemon.reload(daemon.configuration)
+        daemon.reloadFailed("motiond.toml:3: a reason")
+        var values = samples(daemon.metricsExposition())
+        #expect(values["motiond_config_reloads_total"] == 1)
+        #expect(values["motiond_config_reload_failures_total"] == 1)
+        #expect(values["motiond_config_last_reload_successful"] == 0)
+        daemon.reload(daemon.configuration)
+        values = samples(daemon.metricsExposition())
+        #expect(values["motiond_config_reloads_total"] == 2)
+        #expect(values["motiond_config_last_reload_successful"] == 1)
+    }
+
+    @Test("devices read and skipped by reason; the filters' and the kernel's counts, which begin again when a device is plugged in again")
+    func devices() throws {
+        let (daemon, _) = try makeDaemon()
+        CalibrationProtocolTests.addPanel(to: daemon, node: node)
+        daemon.deviceSkipped(node: "/dev/input/event9", reason: .init("its x axis has no span", kind: .invalidDescription))
+        daemon.deviceSkipped(node: "/dev/input/event10", reason: .init("not selected", kind: .notSelected))
+        var counts = ContactFilters.Counts()
+        counts.stuck = 2
+        counts.held = 40
+        daemon.contactsFiltered(node: node, counts: counts)
+        daemon.eventsDropped(node: node, total: 3)
+        var values = samples(daemon.metricsExposition())
+        #expect(values["motiond_devices"] == 1)
+        #expect(values["motiond_devices_skipped{reason=\"invalid_description\"}"] == 1)
+        #expect(values["motiond_devices_skipped{reason=\"not_selected\"}"] == 1)
+        #expect(values["motiond_devices_skipped{reason=\"permission_denied\"}"] == 0)
+        #expect(values["motiond_contacts_filtered_total{device=\"\(node)\",filter=\"stuck\"}"] == 2)
+        #expect(values["motiond_contacts_filtered_total{device=\"\(node)\",filter=\"palm\"}"] == 0)
+        #expect(values["motiond_positions_held_total{device=\"\(node)\"}"] == 40)
+        #expect(values["motiond_input_events_dropped_total{device=\"\(node)\"}"] == 3)
+
+        // Unplugged and plugged in again: its own counts start from nothing; the counters go on.
+        daemon.deviceRemoved(node: node)
+        CalibrationProtocolTests.addPanel(to: daemon, node: node)
+        counts = ContactFilters.Counts()
+        counts.stuck = 1
+        daemon.contactsFiltered(node: node, counts: counts)
+        values = samples(daemon.metricsExposition())
+        #expect(values["motiond_contacts_filtered_total{device=\"\(node)\",filter=\"stuck\"}"] == 3)
+    }
+
+    @Test("the text names only the catalog's metrics, each with its type and help, and with a device and a TUIO target it has all of them")
+    func catalog() throws {
+        let clock = ManualFrameClock(now: 100)
+        let configuration = try Configuration.parse("""
+            [[element]]
+            id = "card"
+            center = [960, 540]
+            size = [400, 300]
+            [element.draggable]
+
+            [[tuio]]
+            target = "127.0.0.1:9"
+            elements = "*"
+            """, file: "metrics.toml")
+        let daemon = Daemon(configuration: configuration, clock: clock, output: TUIOTargets(), controlPolicy: { _ in true })
+        CalibrationProtocolTests.addPanel(to: daemon, node: node)
+        touch(daemon, clock, at: 200)
+        let text = String(decoding: daemon.metricsExposition(), as: UTF8.self)
+        var typed: [String: String] = [:], helped: Set<String> = []
+        for line in text.split(separator: "\n") {
+            let words = line.split(separator: " ", maxSplits: 3)
+            if words.first == "#", words.count >= 4, words[1] == "TYPE" { typed[String(words[2])] = String(words[3]) }
+            if words.first == "#", words.count >= 4, words[1] == "HELP" { helped.insert(String(words[2])) }
+        }
+        for (name, type) in typed {
+            let definition = try #require(MetricCatalog.definition(named: name), "\(name) is not in the catalog")
+            #expect(definition.kind.rawValue == type, "\(name)")
+            #expect(helped.contains(name), "\(name) has no HELP")
+        }
+        for definition in MetricCatalog.all {
+            #expect(typed[definition.name] != nil, "\(definition.name) is missing")
+        }
+        let values = samples(Array(text.utf8))
+        #expect((values["motiond_tuio_datagrams_total{target=\"127.0.0.1:9\"}"] ?? 0) > 0)
+        #expect(values["motiond_build_info{version=\"\(MotiondVersion.string)\"}"] == 1)
+        #expect((values["process_resident_memory_bytes"] ?? 0) > 1_048_576)
+        #expect((values["process_open_fds"] ?? 0) > 0)
+    }
+
+    @Test("the last input and the last touch are Unix times, taken back from the daemon's monotonic clock")
+    func lastTouch() throws {
+        let (daemon, clock) = try makeDaemon()
+        var values = samples(daemon.metricsExposition())
+        #expect(values["motiond_last_touch_timestamp_seconds"] == 0)
+        touch(daemon, clock, at: 200, moves: 1)   // landed at 200.003, last frame at 200.023
+        clock.now = 260.023
+        let before = Date().timeIntervalSince1970
+        values = samples(daemon.metricsExposition())
+        let after = Date().timeIntervalSince1970
+        let touched = try #require(values["motiond_last_touch_timestamp_seconds"])
+        let input = try #require(values["motiond_last_input_timestamp_seconds"])
+        #expect(touched >= before - 60.02 - 0.001 && touched <= after - 60.02 + 0.001)
+        #expect(input >= before - 60 - 0.001 && input <= after - 60 + 0.001)
+    }
+
+    @Test("/proc/self/stat is read from its last parenthesis, whatever the command's name holds")
+    func procStat() throws {
+        let stat = "4242 (motiond (a) b) S 1 4242 4242 0 -1 4194560 1200 0 0 0 250 50 0 0 20 0 3 0 1000 123456789 2048 18446744073709551615 1 1 0 0 0 0 0 0 0 0 0 0 17 1 0 0 0 0 0\n"
+        let statistics = try #require(ProcessStatistics.parse(stat: stat, bootTime: 1_700_000_000, ticksPerSecond: 100, pageSize: 4096))
+        #expect(statistics.cpuSeconds == 3)
+        #expect(statistics.startTime == 1_700_000_010)
+        #expect(statistics.virtualBytes == 123_456_789)
+        #expect(statistics.residentBytes == 2048 * 4096)
+        #expect(ProcessStatistics.parse(stat: "4242 (truncated) S 1 2", bootTime: 0, ticksPerSecond: 100, pageSize: 4096) == nil)
+        #expect(ProcessStatistics.bootTime(fromProcStat: "cpu  1 2 3\nbtime 1700000000\nprocesses 5\n") == 1_700_000_000)
+
+        let now = try #require(ProcessStatistics.current())
+        #expect(now.residentBytes > 0 && now.cpuSeconds > 0)
+        #expect(abs(now.startTime - Date().timeIntervalSince1970) < 24 * 3600 * 365)
+        #expect((now.openFileDescriptors ?? 0) > 0 && (now.maximumFileDescriptors ?? 0) >= (now.openFileDescriptors ?? 0))
+    }
+}
+
+@Suite("Health")
+struct HealthTests {
+    @Test("without a touchscreen motiond is unhealthy and says why, naming the skipped ones and their reasons")
+    func noTouchscreen() throws {
+        let (daemon, _) = try makeDaemon()
+        var report = daemon.health()
+        #expect(!report.isHealthy)
+        #expect(report.problems == ["no touchscreen is being read"])
+        daemon.deviceSkipped(node: "/dev/input/event9", reason: .init("/dev/input/event9 (Panel) is not used: its x axis has no span", kind: .invalidDescription))
+        report = daemon.health()
+        #expect(report.problems.first?.contains("1 skipped: /dev/input/event9: /dev/input/event9 (Panel) is not used: its x axis has no span") == true, "\(report.problems)")
+        #expect(report.json.encoded.contains(#""status":"unhealthy""#))
+    }
+
+    @Test("a touchscreen read makes it healthy, until the event loop runs more than half a second late")
+    func loopLag() throws {
+        let (daemon, clock) = try makeDaemon()
+        CalibrationProtocolTests.addPanel(to: daemon)
+        #expect(daemon.health().isHealthy)
+        #expect(daemon.health().json.encoded.contains(#""loop_lag":null"#))
+        daemon.loopLagMeasured(0.002)
+        #expect(daemon.health().isHealthy)
+        daemon.loopLagMeasured(0.8)
+        let report = daemon.health()
+        #expect(report.problems == ["the event loop runs 0.8 s late (more than 0.5 s): the daemon is behind"])
+        daemon.loopLagMeasured(0.001)
+        #expect(daemon.health().isHealthy)
+
+        // Seconds since the last input and touch, on the daemon's clock.
+        #expect(daemon.health().sinceTouch == nil)
+        touch(daemon, clock, at: 200, moves: 1)
+        clock.now = 210.003
+        let after = daemon.health()
+        #expect(abs((after.sinceTouch ?? 0) - 10) < 1e-9 && abs((after.sinceInput ?? 0) - 9.98) < 1e-9)
+        #expect(after.json.encoded.contains(#""since_touch":10,"#))
+    }
+
+    @Test("the health and metrics ops answer over the protocol, to a client without control")
+    func ops() throws {
+        let (daemon, _) = try makeDaemon(control: false)
+        let output = RecordingOutput()
+        let session = daemon.connect(output, credentials: nil)
+        _ = try output.take()
+        daemon.receive(#"{"id":1,"op":"health"}"#, from: session)
+        daemon.receive(#"{"id":2,"op":"metrics"}"#, from: session)
+        let replies = try output.take()
+        #expect(replies.first?["result"]?["status"]?.string == "unhealthy")
+        #expect(replies.last?["result"]?["text"]?.string?.contains("# TYPE motiond_devices gauge\nmotiond_devices 0") == true)
+    }
+}
+
+@Suite("Metrics and health over HTTP")
+struct MonitoringEndpointTests {
+    @Test("GET /metrics is Prometheus's text format; GET /healthz is 503 with the reason until a touchscreen is read, then 200")
+    func endpoints() throws {
+        let web = try WebConnection()
+        let metrics = try web.response(to: WebConnection.get("/metrics"))
+        #expect(metrics.hasPrefix("HTTP/1.1 200 OK"), "\(metrics.prefix(200))")
+        #expect(metrics.contains("Content-Type: text/plain; version=0.0.4; charset=utf-8"))
+        #expect(metrics.contains("# TYPE motiond_input_frames_coalesced_total counter"))
+
+        let sick = try web.response(to: WebConnection.get("/healthz"))
+        #expect(sick.hasPrefix("HTTP/1.1 503 Service Unavailable"), "\(sick.prefix(200))")
+        #expect(sick.contains("Content-Type: application/json"))
+        #expect(sick.contains(#""problems":["no touchscreen is being read"]"#))
+
+        CalibrationProtocolTests.addPanel(to: web.daemon)
+        let well = try web.response(to: WebConnection.get("/healthz"))
+        #expect(well.hasPrefix("HTTP/1.1 200 OK") && well.contains(#""status":"ok""#), "\(well.prefix(300))")
+
+        let head = try web.response(to: "HEAD /metrics HTTP/1.1\r\nHost: 127.0.0.1:8765\r\n\r\n")
+        #expect(head.hasPrefix("HTTP/1.1 200 OK") && !head.contains("# TYPE"))
+        let post = try web.response(to: "POST /healthz HTTP/1.1\r\nHost: 127.0.0.1:8765\r\nContent-Length: 0\r\n\r\n")
+        #expect(post.hasPrefix("HTTP/1.1 405"))
+    }
+
+    @Test("a page on another host name (DNS rebinding) reads neither")
+    func rebinding() throws {
+        let web = try WebConnection()
+        for path in ["/metrics", "/healthz"] {
+            let response = try web.response(to: WebConnection.get(path, host: "attacker.example:8765"))
+            #expect(response.hasPrefix("HTTP/1.1 421"), "\(path): \(response.prefix(100))")
+            #expect(!response.contains("motiond_"))
+        }
+    }
+}
