@@ -23,7 +23,7 @@ extension Daemons {
             let script = """
                 "$1" --config "$2" --socket "$3" 2>"$5" &
                 daemon=$!
-                for _ in $(seq 600); do "$4" status --socket "$3" >/dev/null 2>&1 && break; sleep 0.1; done
+                for _ in $(seq 600); do "$4" stats --socket "$3" >/dev/null 2>&1 && break; sleep 0.1; done
                 "$4" devices --json --socket "$3"
                 kill $daemon; wait $daemon
                 """

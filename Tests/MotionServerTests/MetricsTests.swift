@@ -157,6 +157,8 @@ struct MetricsTests {
         daemon.eventsDropped(node: node, total: 3)
         var values = samples(daemon.metricsExposition())
         #expect(values["motiond_devices"] == 1)
+        // Its counters are there from the start, at 0: a rate over them is 0, not missing.
+        #expect(values["motiond_input_frames_total{device=\"\(node)\"}"] == 0)
         #expect(values["motiond_devices_skipped{reason=\"invalid_description\"}"] == 1)
         #expect(values["motiond_devices_skipped{reason=\"not_selected\"}"] == 1)
         #expect(values["motiond_devices_skipped{reason=\"permission_denied\"}"] == 0)

@@ -14,7 +14,11 @@ final class DaemonMetrics {
     private let factory: CatalogMetricsFactory
 
     // Per frame
-    private var deviceCounters: [Int: (frames: CoreMetrics.Counter, touches: CoreMetrics.Counter)] = [:]
+    private typealias DeviceCounters = (frames: CoreMetrics.Counter, touches: CoreMetrics.Counter)
+    /// By node, made when the device comes (so a scraper sees 0 before its first touch), and
+    /// by the number the input gave it, for the frame path.
+    private var countersByNode: [String: DeviceCounters] = [:]
+    private var countersByNumber: [Int: DeviceCounters] = [:]
     private let publishedFrames: CoreMetrics.Counter
     private let publishedValues: CoreMetrics.Counter
     private let latency: CoreMetrics.Timer
@@ -83,16 +87,25 @@ final class DaemonMetrics {
     /// A frame of the device numbered `device`, read from `node`, with `touches` fingers
     /// that landed in it.
     func frame(device: Int, node: String, touches: Int) {
-        let counters = deviceCounters[device] ?? makeDeviceCounters(device, node)
+        let counters = countersByNumber[device] ?? counters(device, node)
         counters.frames.increment()
         if touches > 0 { counters.touches.increment(by: touches) }
     }
 
-    private func makeDeviceCounters(_ device: Int, _ node: String) -> (frames: CoreMetrics.Counter, touches: CoreMetrics.Counter) {
-        let label = [("device", node.isEmpty ? "device \(device)" : node)]
+    private func counters(_ device: Int, _ node: String) -> DeviceCounters {
+        let counters = deviceAdded(node: node.isEmpty ? "device \(device)" : node)
+        countersByNumber[device] = counters
+        return counters
+    }
+
+    /// A touchscreen came: its counters start at 0, or go on from where they were.
+    @discardableResult
+    func deviceAdded(node: String) -> (frames: CoreMetrics.Counter, touches: CoreMetrics.Counter) {
+        if let counters = countersByNode[node] { return counters }
+        let label = [("device", node)]
         let counters = (CoreMetrics.Counter(label: MetricCatalog.inputFrames.name, dimensions: label, factory: factory),
                         CoreMetrics.Counter(label: MetricCatalog.touches.name, dimensions: label, factory: factory))
-        deviceCounters[device] = counters
+        countersByNode[node] = counters
         return counters
     }
 

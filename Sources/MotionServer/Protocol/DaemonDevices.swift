@@ -6,6 +6,7 @@ extension Daemon {
     /// A touchscreen came; every client hears of it.
     func deviceAdded(node: String, description: DeviceDescription, grabbed: Bool = false, setup: DeviceSetup? = nil) {
         touchscreens.devices.add(node: node, description: description, grabbed: grabbed, setup: setup)
+        metrics.deviceAdded(node: node)
         clients.broadcast(ProtocolLine.device(added: true, node: node, name: description.name))
     }
 
