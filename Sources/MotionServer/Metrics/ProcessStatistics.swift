@@ -12,10 +12,14 @@ struct ProcessStatistics: Equatable {
     var openFileDescriptors: Int?
     var maximumFileDescriptors: Int?
 
-    /// The statistics now; nil where `/proc` cannot be read.
+    /// The statistics now; nil where `/proc/self` cannot be read.
     static func current() -> ProcessStatistics? {
-        guard let stat = readProcFile("/proc/self/stat"), let system = readProcFile("/proc/stat"),
-              let bootTime = bootTime(fromProcStat: system) else { return nil }
+        guard let stat = readProcFile("/proc/self/stat") else { return nil }
+        // The boot time from the clocks, not /proc/stat's btime: the service's ProcSubset=pid
+        // hides every file of /proc but the processes'.
+        var sinceBoot = timespec()
+        clock_gettime(CLOCK_BOOTTIME, &sinceBoot)
+        let bootTime = wallClockNow() - (Double(sinceBoot.tv_sec) + Double(sinceBoot.tv_nsec) / 1e9)
         var statistics = parse(stat: stat, bootTime: bootTime, ticksPerSecond: Double(sysconf(Int32(_SC_CLK_TCK))),
                                pageSize: Double(sysconf(Int32(_SC_PAGESIZE))))
         statistics?.openFileDescriptors = countEntries("/proc/self/fd")
@@ -36,14 +40,6 @@ struct ProcessStatistics: Equatable {
         }
         return ProcessStatistics(cpuSeconds: (user + system) / ticksPerSecond, residentBytes: resident * pageSize, virtualBytes: virtual,
                                  startTime: bootTime + start / ticksPerSecond)
-    }
-
-    /// The boot time from `/proc/stat`'s `btime` line, in seconds since the Unix epoch.
-    static func bootTime(fromProcStat text: String) -> Double? {
-        for line in text.split(separator: "\n") where line.hasPrefix("btime ") {
-            return Double(line.dropFirst(6).trimmingPrefix(" "))
-        }
-        return nil
     }
 
     /// A file of `/proc`, whose size says nothing: read to its end, at most 64 KiB.
