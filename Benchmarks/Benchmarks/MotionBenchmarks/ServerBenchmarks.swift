@@ -86,6 +86,22 @@ func serverBenchmarks() {
         }
     }
 
+    // A Prometheus scrape: collecting the gauges, /proc/self, and writing the text.
+    Benchmark("Metrics scrape: GET /metrics's body, one touchscreen, 10 clients") { benchmark in
+        let clock = ManualFrameClock(now: 0)
+        let daemon = Daemon(configuration: try Configuration.parse(scene, file: "bench.toml"), clock: clock, controlPolicy: { _ in true })
+        for _ in 0..<10 { _ = daemon.connect(DiscardingOutput(), credentials: nil) }
+        for index in 0..<64 {
+            let time = Double(index) / 120
+            clock.now = time
+            daemon.process(TouchFrame(time: time, contacts: [TouchContact(slot: 0, trackingID: 1, phase: index == 0 ? .began : .moved, deviceX: 0, deviceY: 0,
+                                                                          position: Point(x: 960 + Double(index), y: 540))]), device: 0, node: "/dev/input/event5")
+        }
+        benchmark.startMeasurement()
+        for _ in benchmark.scaledIterations { blackHole(daemon.metricsExposition()) }
+        benchmark.stopMeasurement()
+    }
+
     Benchmark("Request decoded and answered: get card.position", configuration: .init(scalingFactor: .kilo)) { benchmark in
         let daemon = Daemon(configuration: try Configuration.parse(scene, file: "bench.toml"), clock: ManualFrameClock(now: 0), controlPolicy: { _ in true })
         let output = DiscardingOutput()

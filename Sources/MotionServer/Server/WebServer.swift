@@ -174,6 +174,8 @@ final class PageHandler: ChannelInboundHandler, RemovableChannelHandler {
     /// Whether the last response said `Connection: close`: requests pipelined after it are
     /// not answered.
     private var closing = false
+    /// Whether a response is being written: a request that comes meanwhile waits its turn.
+    private var responding = false
 
     init(access: WebAccess, daemon: Daemon) {
         self.access = access
@@ -214,14 +216,28 @@ final class PageHandler: ChannelInboundHandler, RemovableChannelHandler {
             self.head = nil
             deadline?.cancel()
             deadline = nil
-            guard context.channel.isWritable else {
-                // Answered when the client reads again; closed if it does not in time.
-                unanswered = head
-                context.channel.setOption(ChannelOptions.autoRead, value: false).whenFailure { _ in }
-                return awaitRequest(context)
+            if responding {
+                // A pipelined request, handed on while the previous response was being
+                // finished: answered on the loop's next turn, so that a thousand pipelined
+                // requests do not nest a thousand responses on the stack.
+                return context.eventLoop.assumeIsolated().execute { [self] in answer(head, context: context) }
             }
-            respond(to: head, context: context)
+            answer(head, context: context)
         }
+    }
+
+    /// Answers a whole request now, or when the client reads again.
+    private func answer(_ head: HTTPRequestHead, context: ChannelHandlerContext) {
+        guard !closing, context.channel.isActive else { return }
+        guard context.channel.isWritable else {
+            // Answered when the client reads again; closed if it does not in time.
+            unanswered = head
+            context.channel.setOption(ChannelOptions.autoRead, value: false).whenFailure { _ in }
+            return awaitRequest(context)
+        }
+        responding = true
+        defer { responding = false }
+        respond(to: head, context: context)
     }
 
     func channelWritabilityChanged(context: ChannelHandlerContext) {
@@ -230,6 +246,8 @@ final class PageHandler: ChannelInboundHandler, RemovableChannelHandler {
             deadline?.cancel()
             deadline = nil
             context.channel.setOption(ChannelOptions.autoRead, value: true).whenFailure { _ in }
+            responding = true
+            defer { responding = false }
             respond(to: head, context: context)
         }
         context.fireChannelWritabilityChanged()
