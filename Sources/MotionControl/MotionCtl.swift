@@ -18,7 +18,7 @@ struct MotionCtl: ParsableCommand {
         commandName: "motionctl",
         abstract: "Inspect and drive motiond, and try its physics offline.",
         version: MotiondVersion.string,
-        subcommands: [StatusCommand.self, DevicesCommand.self, ElementsCommand.self, StreamsCommand.self, WatchCommand.self, GetCommand.self, SetCommand.self, StatsCommand.self, MetricsCommand.self,
+        subcommands: [StatusCommand.self, DevicesCommand.self, ElementsCommand.self, StreamsCommand.self, WatchCommand.self, GetCommand.self, SetCommand.self, StatsCommand.self, MetricsCommand.self, PredictCommand.self,
                       SpringCommand.self, GesturesCommand.self, SimulateCommand.self, PlotCommand.self, ConfigCommand.self, CalibrateCommand.self, FramesCommand.self, RecordCommand.self, UmockdevCommand.self]
     )
 
