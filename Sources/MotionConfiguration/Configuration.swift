@@ -14,6 +14,9 @@ public struct Configuration: Sendable {
     public var screen = Size(width: 1920, height: 1080)
     /// `[screen] idle_after`: seconds without a touch before `screen.idle` turns true.
     public var idleAfter = 60.0
+    /// `[screen] prediction`: how far ahead, in seconds, elements moved by fingers are also
+    /// published where they will be (`ID.predicted_position`…); 0, the default, for none.
+    public var prediction = 0.0
     /// When gestures begin.
     public var gestures = GestureThresholds()
     /// Which touchscreens to use and how each maps to the screen; empty means every

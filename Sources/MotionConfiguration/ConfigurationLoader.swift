@@ -71,6 +71,7 @@ extension Configuration {
             configuration.screen = Size(width: width, height: height)
             root.limits = ValueLimits(screen: configuration.screen)
             configuration.idleAfter = try screen.number("idle_after", in: Self.idleSeconds) ?? configuration.idleAfter
+            configuration.prediction = try screen.number("prediction", in: 0...0.05) ?? configuration.prediction
             try screen.finish()
         }
         if var websocket = try root.table("websocket") {

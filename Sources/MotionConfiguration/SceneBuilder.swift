@@ -3,7 +3,7 @@ import MotionCore
 extension Configuration {
     /// Builds the engine this configuration describes, its springs on `clock`.
     public func makeEngine(clock: FrameClock) -> MotionEngine {
-        let engine = MotionEngine(scene: Scene(size: screen), clock: clock, thresholds: gestures, idleAfter: idleAfter)
+        let engine = MotionEngine(scene: Scene(size: screen), clock: clock, thresholds: gestures, idleAfter: idleAfter, prediction: prediction)
         // Every element first: a spring may pull toward another element's position.
         let built = Dictionary(uniqueKeysWithValues: elements.map { ($0.id, $0.makeElement()) })
         for settings in elements {

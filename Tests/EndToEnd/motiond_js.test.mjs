@@ -274,3 +274,52 @@ test('a wrong token is reported to onError, and the client stays read-only and c
   assert.deepEqual(statuses, ['connecting', 'open']);
   assert.equal(socket.closed, false);
 });
+
+test('bind draws the predicted values where motiond predicts, and the plain ones with {predicted: false}', async () => {
+  const host = fakeHost();
+  const client = connect('ws://motiond.test/ws', host.options({ viewport: { ratio: 1 } }));
+  const socket = host.latest();
+  socket.hello();
+  const style = {}, plainStyle = {};
+  client.bind({ style }, 'card');
+  client.bind({ style: plainStyle }, 'card', { predicted: false });
+  const subscriptions = socket.requests('subscribe').map((message) => message.streams);
+  assert.deepEqual(subscriptions, [['card.position', 'card.rotation', 'card.scale'], ['card.predicted_*'],
+    ['card.position', 'card.rotation', 'card.scale']]);
+  socket.deliver({ event: 'value', stream: 'card.position', value: { x: 100, y: 50 }, t: 1, seq: 1 });
+  socket.deliver({ event: 'value', stream: 'card.predicted_position', value: { x: 112, y: 50 }, t: 1, seq: 1 });
+  socket.deliver({ event: 'value', stream: 'card.predicted_rotation', value: 0.25, t: 1, seq: 1 });
+  host.runFrame();
+  assert.equal(style.transform, 'translate(112px, 50px) translate(-50%, -50%) rotate(0.25rad) scale(1)');
+  assert.equal(plainStyle.transform, 'translate(100px, 50px) translate(-50%, -50%) rotate(0rad) scale(1)');
+});
+
+test('where motiond does not predict, the predicted subscription fails quietly and bind draws the plain values', async () => {
+  const host = fakeHost();
+  const errors = [];
+  const client = connect('ws://motiond.test/ws', host.options({ viewport: { ratio: 1 }, onError: (error) => errors.push(error) }));
+  let socket = host.latest();
+  socket.hello();
+  const style = {};
+  client.bind({ style }, 'card');
+  const [plain, predicted] = socket.requests('subscribe');
+  socket.reply(plain, { streams: plain.streams });
+  socket.deliver({ id: predicted.id, ok: false, error: { code: 'unknown_stream', message: "no stream is called or matches 'card.predicted_*'" } });
+  await settled();
+  socket.deliver({ event: 'value', stream: 'card.position', value: { x: 30, y: 40 }, t: 1, seq: 1 });
+  host.runFrame();
+  assert.equal(style.transform, 'translate(30px, 40px) translate(-50%, -50%) rotate(0rad) scale(1)');
+  assert.deepEqual(errors, []);
+
+  // After a reconnect the optional pattern goes alone, so its absence cannot refuse the rest.
+  socket.drop();
+  host.advance(host.timers.at(-1).ms);
+  socket = host.latest();
+  socket.hello();
+  assert.deepEqual(socket.requests('subscribe').map((message) => message.streams),
+    [['card.position', 'card.rotation', 'card.scale'], ['card.predicted_*']]);
+  const [, again] = socket.requests('subscribe');
+  socket.deliver({ id: again.id, ok: false, error: { code: 'unknown_stream', message: 'none' } });
+  await settled();
+  assert.deepEqual(errors, []);
+});

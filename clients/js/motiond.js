@@ -27,7 +27,9 @@
 // - bind(element, id): applies `transform: translate(…) rotate(…) scale(…)` from the
 //   element's position, rotation and scale streams (and its width and height from ID.size
 //   with {size: true}), at most once per animation frame with the latest values, never once
-//   per message. Returns a function that unbinds.
+//   per message. Where motiond predicts touches ([screen] prediction), it draws the
+//   predicted values instead (ID.predicted_position…: where the element will be when the
+//   frame reaches the glass), unless {predicted: false}. Returns a function that unbinds.
 // - register(element, id, interactions): adds the DOM element to motiond's scene
 //   (`add_element`) where it is on the page, so touches on it drive its streams; needs
 //   control (a token). unregister(id) removes it.
@@ -204,9 +206,15 @@ export class Client {
     }
     // Subscriptions made before this connection are still queued: they go out below.
     const queued = (subscriber) => this.pending.get(subscriber.requestID)?.sent === false;
-    const patterns = this.heldPatterns((subscriber) => !queued(subscriber));
+    const patterns = this.heldPatterns((subscriber) => !queued(subscriber) && !subscriber.optional);
     if (patterns.length) {
       restore.push(this.request('subscribe', { streams: patterns }).catch(this.onError));
+    }
+    // Optional patterns one by one: one that matches nothing must not take the rest with it.
+    for (const pattern of this.heldPatterns((subscriber) => !queued(subscriber) && subscriber.optional)) {
+      restore.push(this.request('subscribe', { streams: [pattern] }).catch((error) => {
+        if (error.code !== 'unknown_stream') this.onError(error);
+      }));
     }
     for (const [, request] of this.pending) {
       if (!request.sent) this.transmit(request);
@@ -264,12 +272,17 @@ export class Client {
   // Streams
 
   /// Calls onValue(value, stream, event) for each value of the streams matching `patterns`
-  /// (a name or glob, or an array of them). Returns the function that stops it.
-  subscribe(patterns, onValue) {
+  /// (a name or glob, or an array of them). Returns the function that stops it. With
+  /// {optional: true}, patterns that match no stream (now, or after a reconnect) are not an
+  /// error: whatever matches later is still not subscribed until the next connection.
+  subscribe(patterns, onValue, { optional = false } = {}) {
     const list = Array.isArray(patterns) ? [...patterns] : [patterns];
-    const subscriber = { patterns: list, expressions: list.map(globExpression), onValue };
+    const subscriber = { patterns: list, expressions: list.map(globExpression), onValue, optional };
     this.subscribers.add(subscriber);
-    const ready = this.request('subscribe', { streams: list });
+    const ready = this.request('subscribe', { streams: list }).catch((error) => {
+      if (optional && error.code === 'unknown_stream') return { streams: [] };
+      throw error;
+    });
     subscriber.requestID = this.nextID - 1;
     const unsubscribe = () => {
       if (!this.subscribers.delete(subscriber)) return;
@@ -284,7 +297,7 @@ export class Client {
 
   /// Makes `element` follow motiond's element `id`: its transform (and its size, with
   /// {size: true}) is written once per animation frame while values come in.
-  bind(element, id, { size = false } = {}) {
+  bind(element, id, { size = false, predicted = true } = {}) {
     const latest = { position: null, rotation: 0, scale: 1, size: null };
     let scheduled = false;
     let bound = true;
@@ -292,24 +305,33 @@ export class Client {
       scheduled = false;
       if (!bound || !latest.position) return;
       const { left, top, ratio } = this.viewport;
-      const x = (latest.position.x - left) / ratio;
-      const y = (latest.position.y - top) / ratio;
+      // The predicted values while they come (motiond publishes them equal to the plain
+      // ones when nothing is predicted); the plain ones otherwise.
+      const position = latest.predicted_position ?? latest.position;
+      const rotation = latest.predicted_rotation ?? latest.rotation;
+      const scale = latest.predicted_scale ?? latest.scale;
+      const x = (position.x - left) / ratio;
+      const y = (position.y - top) / ratio;
       if (size && latest.size) {
         element.style.width = `${latest.size.width / ratio}px`;
         element.style.height = `${latest.size.height / ratio}px`;
       }
       element.style.transform =
-        `translate(${x}px, ${y}px) translate(-50%, -50%) rotate(${latest.rotation}rad) scale(${latest.scale})`;
+        `translate(${x}px, ${y}px) translate(-50%, -50%) rotate(${rotation}rad) scale(${scale})`;
     };
-    const names = ['position', 'rotation', 'scale'].concat(size ? ['size'] : []);
-    const unsubscribe = this.subscribe(names.map((name) => `${id}.${name}`), (value, stream) => {
+    const onValue = (value, stream) => {
       latest[stream.slice(id.length + 1)] = value;
       if (!scheduled) {
         scheduled = true;
         this.host.requestAnimationFrame(draw);
       }
-    });
-    const unbind = () => { bound = false; unsubscribe(); };
+    };
+    const names = ['position', 'rotation', 'scale'].concat(size ? ['size'] : []);
+    const unsubscribe = this.subscribe(names.map((name) => `${id}.${name}`), onValue);
+    // The predicted streams exist only where motiond predicts: asked for apart, and their
+    // absence is no error.
+    const unsubscribePredicted = predicted ? this.subscribe(`${id}.predicted_*`, onValue, { optional: true }) : () => {};
+    const unbind = () => { bound = false; unsubscribe(); unsubscribePredicted(); };
     unbind.ready = unsubscribe.ready;
     return unbind;
   }

@@ -40,6 +40,9 @@ public final class MotionEngine {
     /// from outside should make impossible) and the element was put back to its last finite
     /// values, with the streams that were not finite; once, until they are finite again.
     public var onNonFinite: (_ element: String, _ streams: [String]) -> Void = { _, _ in }
+    /// Called when the fingers' predictions lapse because no frame came: whoever publishes
+    /// predicted contacts (`screen.contacts`) should publish them where the fingers are.
+    public var onPredictionsLapsed: () -> Void = {}
 
     /// Every stream's name and number.
     public private(set) var catalog = StreamCatalog()
@@ -63,6 +66,8 @@ public final class MotionEngine {
         var reset: (interaction: Resettable, done: Bool)?
         /// Whether the element was found not finite and reported, and has not been finite since.
         var nonFiniteReported = false
+        /// Its predicted streams, with `[screen] prediction` (ElementPrediction.swift).
+        var predicted: PredictedElement?
 
         init(element: Element, runtime: MotionRuntime) {
             self.element = element
@@ -110,9 +115,26 @@ public final class MotionEngine {
     /// resets to re-arm (a frame does not visit every element for nothing).
     private var anyResetDone = false
 
+    // Touch prediction (ElementPrediction.swift).
+    /// How far ahead elements moved by fingers are predicted, in seconds; 0 for not at all.
+    public let prediction: Double
+    private var fingers = FingerPredictions()
+    /// When the fingers' predictions lapse if no frame comes: a finger at rest on a panel
+    /// that then sends nothing is where it was last seen, not where it was heading.
+    private var predictionsLapse: Double?
+    private var predictionsLapsed = false
+    /// One element's fingers' moves, by id and in landing order; the arrays are kept.
+    private var movesByID: [(id: Int32, move: FingerMove)] = []
+    private var moves: [FingerMove] = []
+
     /// Creates an engine for `scene` whose springs run on `clock`.
-    public init(scene: Scene, clock: FrameClock, thresholds: GestureThresholds = GestureThresholds(), idleAfter: Double = 60) {
+    /// With a `prediction` horizon (seconds, 0 for none), elements that fingers move also
+    /// publish where they will be that far ahead.
+    public init(scene: Scene, clock: FrameClock, thresholds: GestureThresholds = GestureThresholds(), idleAfter: Double = 60,
+                prediction: Double = 0) {
         precondition(idleAfter > 0 && idleAfter.isFinite, "the screen is idle after a positive number of seconds")
+        precondition(prediction >= 0 && prediction.isFinite, "a prediction horizon is 0 or more seconds")
+        self.prediction = prediction
         self.scene = scene
         self.clock = clock
         self.thresholds = thresholds
@@ -301,6 +323,11 @@ public final class MotionEngine {
                 entry.contacts.removeAll(keepingCapacity: true)
             }
         }
+        if prediction > 0 {
+            fingers.take(frame, device: device)
+            predictionsLapsed = false
+            predictionsLapse = fingers.isEmpty ? nil : frame.time + PredictorLimits.resetGap
+        }
         processing = false
         flush(at: frame.time)
     }
@@ -317,11 +344,17 @@ public final class MotionEngine {
     /// or a screen gesture's (a long press held still, on a panel that sends nothing then).
     /// Whoever drives the engine calls ``advance(to:)`` then.
     public var nextDeadline: Double? {
-        [nextIdleDeadline, screenWatch?.nextDeadline].compactMap { $0 }.min()
+        [nextIdleDeadline, screenWatch?.nextDeadline, predictionsLapse].compactMap { $0 }.min()
     }
 
     /// Does what is due by `time`: screen gestures whose time has come, then attract mode.
     public func advance(to time: Double) {
+        if let lapse = predictionsLapse, lapse <= time {
+            predictionsLapse = nil
+            predictionsLapsed = true
+            flush(at: time)
+            onPredictionsLapsed()
+        }
         if let screenWatch, let due = screenWatch.nextDeadline, due <= time {
             screenWatch.advance(to: time, into: &screenEvents)
             publishScreenGestures()
@@ -379,6 +412,10 @@ public final class MotionEngine {
             ("rotation", .number(element.rotation, writable: -1e6...1e6)), ("scale", .number(element.scale, writable: 1e-6...1e6)),
             ("state", .text(element.state) { $0.rawValue }), ("enabled", .flag(element.enabled)),
         ]
+        if prediction > 0, element !== scene.container, let predicted = PredictedElement(element) {
+            entry.predicted = predicted
+            values += predicted.streams
+        }
         values += element.extraProperties.map { ($0.name, $0.property) }
         if element === scene.container { values.append(("idle", .flag(idle.readOnly))) }
         for (name, property) in values {
@@ -444,6 +481,7 @@ public final class MotionEngine {
 
     private func flush(at time: Double) {
         flushScheduled = false
+        if prediction > 0 { updatePredictions() }
         guard dirtyCount > 0 else { return }
         updates.removeAll(keepingCapacity: true)
         var broken: [Entry] = []
@@ -465,6 +503,39 @@ public final class MotionEngine {
         dirtyCount = 0
         if !updates.isEmpty { onUpdates(updates) }
         for entry in broken { restoreFiniteValues(entry) }
+    }
+
+    /// Sets each element's predicted values: carried by its fingers' predicted moves while
+    /// they move it, its own values otherwise. Run before each flush, so that a spring's
+    /// step carries the predicted values along too; the changes it makes are published by
+    /// that flush, not a later one.
+    private func updatePredictions() {
+        let wasProcessing = processing
+        processing = true
+        defer { processing = wasProcessing }
+        for entry in entries {
+            guard let predicted = entry.predicted else { continue }
+            movesByID.removeAll(keepingCapacity: true)
+            if entry.element.state.value == .active {
+                for (key, owner) in owners where owner.entry === entry {
+                    if let move = predictedMove(key) { movesByID.append((owner.id, move)) }
+                }
+            }
+            if movesByID.isEmpty {
+                predicted.follow(entry.element)
+            } else {
+                // In the order the fingers landed: the sums come out the same every run.
+                movesByID.sort { $0.id < $1.id }
+                moves.removeAll(keepingCapacity: true)
+                for (_, move) in movesByID { moves.append(move) }
+                predicted.predict(entry.element, moves: moves, minimumSpan: thresholds.minimumSpanPixels)
+            }
+        }
+    }
+
+    /// A finger's predicted move, unless predictions lapsed.
+    func predictedMove(_ key: ContactKey) -> FingerMove? {
+        predictionsLapsed ? nil : fingers.move(key, horizon: prediction)
     }
 
     /// Defence in depth: an element whose value is not finite is never published so; each

@@ -37,8 +37,12 @@ public struct DampedPredictor: TouchPredictor {
 
     public func predict(_ horizon: Double) -> Point {
         guard let last = samples.last else { return Point(x: 0, y: 0) }
-        return Point(x: last.position.x + displacement(horizon).x, y: last.position.y + displacement(horizon).y)
+        let move = displacement(horizon)
+        return Point(x: last.position.x + move.x, y: last.position.y + move.y)
     }
+
+    /// The last sample's position, if any.
+    public var lastPosition: Point? { samples.last?.position }
 
     /// How far the contact is predicted to move in `horizon`.
     func displacement(_ horizon: Double) -> Point {

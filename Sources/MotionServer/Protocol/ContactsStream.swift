@@ -11,20 +11,23 @@ struct ContactsStream {
         var id: Int
         var position: Point
         var device: String
+        /// Where it will be, with `[screen] prediction`.
+        var predicted: Point?
     }
 
     private var identities = ContactIdentities()
     /// The fingers down, in the order they landed.
     private(set) var contacts: [Contact] = []
 
-    /// Takes in a frame; true when the published value changed.
-    mutating func update(with frame: TouchFrame, device: Int, node: String) -> Bool {
+    /// Takes in a frame, each finger's prediction from `predicted`; true when the published
+    /// value changed.
+    mutating func update(with frame: TouchFrame, device: Int, node: String, predicted: (TouchContact) -> Point? = { _ in nil }) -> Bool {
         var changed = false
         for contact in frame.contacts {
             let id = identities.identity(of: contact, device: device)
             let index = contacts.firstIndex { $0.id == id }
             if contact.phase.isActive {
-                let current = Contact(id: id, position: contact.position, device: node)
+                let current = Contact(id: id, position: contact.position, device: node, predicted: predicted(contact))
                 if let index {
                     if contacts[index] != current { contacts[index] = current; changed = true }
                 } else {
@@ -39,6 +42,17 @@ struct ContactsStream {
         return changed
     }
 
+    /// The predictions lapsed (no frame came): each finger is predicted where it is; true
+    /// when that changed the published value.
+    mutating func lapsePredictions() -> Bool {
+        var changed = false
+        for index in contacts.indices where contacts[index].predicted != nil && contacts[index].predicted != contacts[index].position {
+            contacts[index].predicted = contacts[index].position
+            changed = true
+        }
+        return changed
+    }
+
     /// Starts again empty (nobody subscribes any more): a later subscriber sees the fingers
     /// from the next frame on, under new numbers.
     mutating func reset() {
@@ -46,11 +60,13 @@ struct ContactsStream {
         identities.forgetAll()
     }
 
-    /// The value as JSON: `[{"id", "x", "y", "device"}, …]`.
+    /// The value as JSON: `[{"id", "x", "y", "device", "predicted"?}, …]`.
     var json: JSONValue {
         .array(contacts.map { contact in
-            .object([("id", .integer(Int64(contact.id))), ("x", .number(contact.position.x)), ("y", .number(contact.position.y)),
-                     ("device", .string(contact.device))])
+            var members: [(String, JSONValue)] = [("id", .integer(Int64(contact.id))), ("x", .number(contact.position.x)),
+                                                  ("y", .number(contact.position.y)), ("device", .string(contact.device))]
+            if let predicted = contact.predicted { members.append(("predicted", .object([("x", .number(predicted.x)), ("y", .number(predicted.y))]))) }
+            return .object(members)
         })
     }
 }

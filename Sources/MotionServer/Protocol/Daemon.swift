@@ -101,6 +101,10 @@ public final class Daemon {
             onWarning("\(element) was put back to its last finite values: \(streams.joined(separator: ", ")) stopped being finite numbers")
         }
         engine.onStreamsRemoved = { [unowned self] in clients.streamsRemoved($0) }
+        engine.onPredictionsLapsed = { [unowned self] in
+            guard clients.contactsWanted, clients.contacts.lapsePredictions() else { return }
+            clients.publisher.publish([], extra: encodedContacts(time: clock.now), to: clients.subscriptions)
+        }
     }
 
     // MARK: Input
@@ -129,14 +133,11 @@ public final class Daemon {
             output.publish(engine.scene.elements, time: frame.time)
         }
         var contactsLine: (stream: StreamID, line: ByteBuffer)?
-        if clients.contactsWanted, clients.contacts.update(with: frame, device: device, node: node) {
-            contactsBuffer.clear()
-            let fingers = clients.contacts.contacts
-            let stream = scene.contactsStream
-            contactsBuffer.writeValueLine(stream: ContactsStream.name, time: frame.time, seq: clients.publisher.nextSeq(stream)) {
-                $0.writeContacts(fingers)
-            }
-            contactsLine = (stream, contactsBuffer)
+        let engine = self.engine
+        if clients.contactsWanted, clients.contacts.update(with: frame, device: device, node: node, predicted: {
+            engine.predictedPosition(device: device, trackingID: $0.trackingID)
+        }) {
+            contactsLine = encodedContacts(time: frame.time)
         }
         if !held.isEmpty || contactsLine != nil {
             let sent = clients.publisher.publish(held, extra: contactsLine, to: clients.subscriptions)
@@ -148,6 +149,17 @@ public final class Daemon {
 
     /// The frame's `screen.contacts` line; the publisher copies it, so it is reused.
     private var contactsBuffer = ByteBufferAllocator().buffer(capacity: 256)
+
+    /// `screen.contacts`' line, numbered, at `time`.
+    private func encodedContacts(time: Double) -> (stream: StreamID, line: ByteBuffer) {
+        contactsBuffer.clear()
+        let fingers = clients.contacts.contacts
+        let stream = scene.contactsStream
+        contactsBuffer.writeValueLine(stream: ContactsStream.name, time: time, seq: clients.publisher.nextSeq(stream)) {
+            $0.writeContacts(fingers)
+        }
+        return (stream, contactsBuffer)
+    }
 
     /// Inside ``process(_:device:node:)``: the engine's updates wait in `held`.
     private var processing = false

@@ -66,6 +66,13 @@ extension ByteBuffer {
             writeJSONNumber(contact.position.y)
             writeStaticString(",\"device\":")
             writeJSONString(contact.device)
+            if let predicted = contact.predicted {
+                writeStaticString(",\"predicted\":{\"x\":")
+                writeJSONNumber(predicted.x)
+                writeStaticString(",\"y\":")
+                writeJSONNumber(predicted.y)
+                writeStaticString("}")
+            }
             writeStaticString("}")
         }
         writeStaticString("]")
