@@ -35,6 +35,9 @@ public struct TUIOSettings: Sendable, Hashable {
     public var contacts = true
     /// Which elements go out (`/tuio/2Dobj`, `/tuio2/tok`).
     public var elements = Elements.matching([])
+    /// Whether elements go out where touch prediction (`[screen] prediction`) says they will
+    /// be, rather than where they are.
+    public var predicted = false
     /// How the receiver tells this source from others (`source` in 1.1, `frm` in 2.0).
     public var source: String
 
@@ -107,6 +110,7 @@ extension Configuration {
         }
         settings.contacts = try table.bool("contacts") ?? true
         settings.elements = try elements(&table, ids: elementIDs)
+        settings.predicted = try table.bool("predicted") ?? false
         if let source = try table.string("source") {
             guard !source.isEmpty, TUIOSettings.isValidSource(source) else {
                 throw table.error("source", "source is up to 128 printable ASCII characters, like \"motiond@kiosk-3\"")

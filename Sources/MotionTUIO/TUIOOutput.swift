@@ -74,12 +74,16 @@ final class TUIOOutput {
     /// Class ids stay with element ids: configured elements in order, then added ones.
     private var classIDs: [String: Int32] = [:]
     private let makeSink: (ListenAddress) -> DatagramSink
+    /// Whether elements go out where they are predicted to be (`[[tuio]] predicted`).
+    let predicted: Bool
 
     /// An output to `settings`' targets, through sinks `makeSink` opens (UDP sockets, or a
     /// test's recorder).
     /// `frameNumber` is the last frame an earlier output sent, for numbers that go on.
-    init(settings: [TUIOSettings], screen: Size, elementIDs: [String], frameNumber: Int32 = 0,
+    /// With `predicted`, elements go out where touch prediction says they will be.
+    init(settings: [TUIOSettings], screen: Size, elementIDs: [String], frameNumber: Int32 = 0, predicted: Bool = false,
          makeSink: @escaping (ListenAddress) -> DatagramSink = UDPSender.init) {
+        self.predicted = predicted
         self.screen = screen
         self.frameNumber = frameNumber
         self.makeSink = makeSink
@@ -132,7 +136,8 @@ final class TUIOOutput {
                 objects.remove(at: index)
                 objectsChanged = true
             }
-            let position = element.position.value, rotation = element.rotation.value
+            let pose = predicted ? element.predictedPose : nil
+            let position = pose?.position ?? element.position.value, rotation = pose?.rotation ?? element.rotation.value
             if index == objects.count {
                 objects.append(newObject(element.id, position: position, rotation: rotation, time: time))
                 objectsChanged = true

@@ -213,6 +213,36 @@ struct TUIOOutputTests {
         #expect(sets[1][0][7] == .float(Float(-0.25 / 0.5)), "a quarter turn back in 0.5 s: -0.5 turns per second")
     }
 
+    @Test("predicted = true: an element goes out where touch prediction says it will be; without, where it is")
+    func predicted() throws {
+        let engine = MotionEngine(scene: Scene(size: screen), clock: ManualFrameClock(now: 0), prediction: 0.016)
+        let card = Element(id: "card", center: Point(x: 500, y: 500), size: Size(width: 400, height: 400))
+        engine.add(card, interactions: [DirectlyManipulable()])
+        for index in 0..<20 {
+            let t = Double(index) * 0.008
+            engine.process(frame(t, [(0, index == 0 ? .began : .moved, 500 + 500 * t, 500)]))
+        }
+        let pose = try #require(card.predictedPose)
+        #expect(abs(pose.position.x - card.position.value.x - 8) < 1e-6, "500 px/s for 16 ms")
+        var ahead = settings(contacts: false, elements: .all)
+        ahead.predicted = true
+        let sinks = Sinks()
+        let make: (ListenAddress) -> DatagramSink = { _ in
+            let sink = RecordedDatagrams()
+            sinks.all.append(sink)
+            return sink
+        }
+        let measured = TUIOOutput(settings: [settings(contacts: false, elements: .all)], screen: screen, elementIDs: ["card"], makeSink: make)
+        let predicted = TUIOOutput(settings: [ahead], screen: screen, elementIDs: ["card"], predicted: true, makeSink: make)
+        measured.publish([card], time: 1)
+        predicted.publish([card], time: 1)
+        func x(_ sink: RecordedDatagrams) throws -> Float? {
+            try messages(sink, "/tuio/2Dobj").last?.first { $0.arguments.first == .string("set") }?.arguments[3].float
+        }
+        #expect(try x(sinks[0]) == Float(card.position.value.x / screen.width))
+        #expect(try x(sinks[1]) == Float(pose.position.x / screen.width))
+    }
+
     @Test("2.0: every frame's alv lists every session, the elements' too when only a finger moved")
     func oneAliveList() throws {
         let card = Element(id: "card", center: Point(x: 1000, y: 500), size: Size(width: 10, height: 10))

@@ -414,6 +414,7 @@ public final class MotionEngine {
         ]
         if prediction > 0, element !== scene.container, let predicted = PredictedElement(element) {
             entry.predicted = predicted
+            element.predicted = predicted
             values += predicted.streams
         }
         values += element.extraProperties.map { ($0.name, $0.property) }

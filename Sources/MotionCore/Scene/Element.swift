@@ -32,6 +32,15 @@ public final class Element {
     public let activity = ActivityTracker()
     /// Properties an interaction publishes besides the geometry, by stream name suffix.
     public private(set) var extraProperties: [(name: String, property: PublishedProperty)] = []
+    /// Its predicted values, when the engine predicts touches and fingers move it.
+    var predicted: PredictedElement?
+
+    /// Where touch prediction says the element will be (its position, rotation and scale,
+    /// each its own where not predicted); nil when the engine does not predict it.
+    public var predictedPose: (position: Point, rotation: Double, scale: Double)? {
+        guard let predicted else { return nil }
+        return (predicted.position.value, predicted.rotation?.value ?? rotation.value, predicted.scale?.value ?? scale.value)
+    }
 
     /// Creates an element.
     public init(id: String, center: Point, size: Size, rotation: Double = 0, scale: Double = 1, zOrder: Int = 0) {
