@@ -8,11 +8,14 @@ import MotionCore
 func engineBenchmarks() {
     // The same, with the screen watching for three [[screen_gesture]] patterns (a long press,
     // a swipe, an edge swipe): what they add to a frame.
-    for (elements, watching, name) in [(1, false, "1 element, 2 contacts"), (10, false, "10 elements, 10 contacts"),
-                                       (1, true, "1 element, 2 contacts, 3 screen gestures"), (10, true, "10 elements, 10 contacts, 3 screen gestures")] {
+    // And with touch prediction 16 ms ahead ([screen] prediction): the fingers' predictors and
+    // each element's predicted streams.
+    for (elements, watching, prediction, name) in [(1, false, 0.0, "1 element, 2 contacts"), (10, false, 0, "10 elements, 10 contacts"),
+                                                   (1, true, 0, "1 element, 2 contacts, 3 screen gestures"), (10, true, 0, "10 elements, 10 contacts, 3 screen gestures"),
+                                                   (1, false, 0.016, "1 element, 2 contacts, prediction"), (10, false, 0.016, "10 elements, 10 contacts, prediction")] {
         Benchmark("Engine, one frame: \(name)", configuration: .init(scalingFactor: .kilo)) { benchmark in
             let clock = ManualFrameClock(now: 0)
-            let engine = MotionEngine(scene: Scene(size: Size(width: 1920, height: 1080)), clock: clock)
+            let engine = MotionEngine(scene: Scene(size: Size(width: 1920, height: 1080)), clock: clock, prediction: prediction)
             var published = 0
             engine.onUpdates = { published += $0.count }
             for index in 0..<elements {

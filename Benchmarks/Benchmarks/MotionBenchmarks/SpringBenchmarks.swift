@@ -8,6 +8,7 @@ let benchmarks: @Sendable () -> Void = {
     inputBenchmarks()
     gestureBenchmarks()
     engineBenchmarks()
+    predictionBenchmarks()
     serverBenchmarks()
 
     Benchmark("SpringCurve sample (value + velocity + rest test), Double", configuration: .init(scalingFactor: .kilo)) { benchmark in
