@@ -49,6 +49,9 @@ struct ConfigCheckCommand: ParsableCommand {
         if configuration.tuio.isEmpty { emit("tuio: none") }
         for tuio in configuration.tuio { emit("tuio: " + describe(tuio)) }
         emit("screen: \(compactNumber(configuration.screen.width)) × \(compactNumber(configuration.screen.height)) px, idle after \(compactNumber(configuration.idleAfter)) s without a touch")
+        if configuration.prediction > 0 {
+            emit("touch prediction: elements moved by fingers are also published \(compactNumber(configuration.prediction * 1000)) ms ahead (ID.predicted_position…)")
+        }
         if configuration.devices.isEmpty {
             emit("devices: every touchscreen, mapped to the whole screen, output \(DeviceText.rectangle(configuration.outputRect(for: nil)))")
         } else {
@@ -76,6 +79,7 @@ struct ConfigCheckCommand: ParsableCommand {
             what.append("elements \(patterns.joined(separator: ", ")) as \(tuio.version == .v1_1 ? "/tuio/2Dobj" : "/tuio2/tok")")
         case .matching: break
         }
+        if tuio.predicted && !tuio.elements.isEmpty { what.append("elements where touch prediction says they will be") }
         return "TUIO \(tuio.version.rawValue) over UDP to \(tuio.target), source \"\(tuio.source)\": " + what.joined(separator: "; ")
             + (tuio.target.isLoopback ? "" : " (another machine: motiond.service allows only loopback unless IPAddressAllow= is widened; see docs/kiosk.md)")
     }

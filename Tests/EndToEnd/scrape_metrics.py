@@ -93,7 +93,9 @@ wrong = {name: (types.get(name), kind) for name, kind in expected_types.items() 
          and not (expect == "idle" and name in ("motiond_input_frames", "motiond_touches"))}
 report("the families parse, each with its type", not wrong, wrong)
 report("process metrics are there", (value(first, "process_resident_memory_bytes") or 0) > 1e6
-       and (value(first, "process_cpu_seconds", "process_cpu_seconds_total") or 0) > 0
+       # A daemon just started may not have used a clock tick (10 ms) of CPU yet.
+       and (value(first, "process_cpu_seconds", "process_cpu_seconds_total") is not None)
+       and value(first, "process_cpu_seconds", "process_cpu_seconds_total") >= 0
        and abs((value(first, "process_start_time_seconds") or 0) - time.time()) < 3600,
        [value(first, "process_resident_memory_bytes"), value(first, "process_cpu_seconds", "process_cpu_seconds_total")])
 
