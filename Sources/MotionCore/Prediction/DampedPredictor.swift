@@ -30,9 +30,7 @@ public struct DampedPredictor: TouchPredictor {
     public init() {}
 
     public mutating func add(_ position: Point, at time: Double) {
-        if let last = samples.last, time - last.time > PredictorLimits.resetGap { samples.removeAll() }
-        samples.append(.init(time: time, position: position))
-        samples.keep(within: Self.window)
+        samples.add(position, at: time, keeping: Self.window)
     }
 
     public func predict(_ horizon: Double) -> Point {

@@ -29,6 +29,14 @@ struct SampleWindow {
         count += 1
     }
 
+    /// Adds a sample and keeps those of the last `span` seconds; after a gap longer than
+    /// ``PredictorLimits/resetGap``, only the new one.
+    mutating func add(_ position: Point, at time: Double, keeping span: Double) {
+        if let last, time - last.time > PredictorLimits.resetGap { removeAll() }
+        append(Sample(time: time, position: position))
+        keep(within: span)
+    }
+
     /// Keeps only the samples within `span` seconds of the last.
     mutating func keep(within span: Double) {
         guard let last else { return }
