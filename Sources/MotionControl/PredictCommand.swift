@@ -130,25 +130,11 @@ struct PredictionPlot {
     func svg() -> String {
         let highest = Swift.max(curves.flatMap(\.p95).filter(\.isFinite).max() ?? 1, 1e-6) * 1.08
         let longest = horizons.last ?? 0.05
-        func x(_ h: Double) -> Double { left + h / longest * (width - left - right) }
-        func y(_ v: Double) -> Double { top + (highest - v) / highest * (height - top - bottom) }
-        func n(_ v: Double) -> String { formatted("%.2f", v) }
-        var parts: [String] = []
-        parts.append(##"<svg xmlns="http://www.w3.org/2000/svg" width="\##(Int(width))" height="\##(Int(height))" viewBox="0 0 \##(Int(width)) \##(Int(height))" font-family="sans-serif" font-size="12">"##)
-        parts.append(##"<rect width="100%" height="100%" fill="white"/>"##)
-        parts.append(##"<text x="\##(n(left))" y="24" font-size="14">\##(escaped(title))</text>"##)
+        let chart = SVGChart(width: width, height: height, margins: (left, right, top, bottom), xRange: 0...longest, yRange: 0...highest)
+        let x = chart.x, y = chart.y, n = SVGChart.n
         let axisY = height - bottom
-        parts.append(##"<line x1="\##(n(left))" y1="\##(n(top))" x2="\##(n(left))" y2="\##(n(axisY))" stroke="black"/>"##)
-        parts.append(##"<line x1="\##(n(left))" y1="\##(n(axisY))" x2="\##(n(width - right))" y2="\##(n(axisY))" stroke="black"/>"##)
-        for i in 0...5 {
-            let h = longest * Double(i) / 5
-            parts.append(##"<line x1="\##(n(x(h)))" y1="\##(n(axisY))" x2="\##(n(x(h)))" y2="\##(n(axisY + 5))" stroke="black"/>"##)
-            parts.append(##"<text x="\##(n(x(h)))" y="\##(n(axisY + 20))" text-anchor="middle">\##(formatted("%.0f", h * 1000))</text>"##)
-            let v = highest * Double(i) / 5
-            parts.append(##"<line x1="\##(n(left - 5))" y1="\##(n(y(v)))" x2="\##(n(left))" y2="\##(n(y(v)))" stroke="black"/>"##)
-            parts.append(##"<text x="\##(n(left - 8))" y="\##(n(y(v) + 4))" text-anchor="end">\##(formatted("%.3g", v))</text>"##)
-        }
-        parts.append(##"<text x="\##(n((left + width - right) / 2))" y="\##(n(height - 10))" text-anchor="middle">horizon (ms)</text>"##)
+        var parts = chart.opening(title: title)
+        parts += chart.axes(xName: "horizon (ms)", xTick: { formatted("%.0f", $0 * 1000) }, yTick: { formatted("%.3g", $0) })
         parts.append(##"<text x="16" y="\##(n((top + axisY) / 2))" transform="rotate(-90 16 \##(n((top + axisY) / 2)))" text-anchor="middle">p95 error (\##(unit))</text>"##)
         for (index, curve) in curves.enumerated() {
             let colour = Self.colours[index % Self.colours.count]
@@ -157,22 +143,9 @@ struct PredictionPlot {
             parts.append(##"<polyline points="\##(points)" fill="none" stroke="\##(colour)" stroke-width="\##(curve.name == "default" ? 3 : 1.5)"\##(dash)/>"##)
             let legendY = top + 10 + Double(index) * 20
             parts.append(##"<line x1="\##(n(width - right + 12))" y1="\##(n(legendY))" x2="\##(n(width - right + 36))" y2="\##(n(legendY))" stroke="\##(colour)" stroke-width="\##(curve.name == "default" ? 3 : 1.5)"\##(dash)/>"##)
-            parts.append(##"<text x="\##(n(width - right + 42))" y="\##(n(legendY + 4))">\##(escaped(curve.name))</text>"##)
+            parts.append(##"<text x="\##(n(width - right + 42))" y="\##(n(legendY + 4))">\##(SVGChart.escaped(curve.name))</text>"##)
         }
         parts.append("</svg>")
         return parts.joined(separator: "\n") + "\n"
-    }
-
-    private func escaped(_ text: String) -> String {
-        var out = ""
-        for character in text {
-            switch character {
-            case "&": out += "&amp;"
-            case "<": out += "&lt;"
-            case ">": out += "&gt;"
-            default: out.append(character)
-            }
-        }
-        return out
     }
 }

@@ -22,28 +22,11 @@ struct SpringPlot {
         low -= margin
         high += margin
 
-        func x(_ t: Double) -> Double { left + t / endTime * (width - left - right) }
-        func y(_ v: Double) -> Double { top + (high - v) / (high - low) * (height - top - bottom) }
-        func n(_ v: Double) -> String { formatted("%.2f", v) }
-
-        var parts: [String] = []
-        parts.append(##"<svg xmlns="http://www.w3.org/2000/svg" width="\##(Int(width))" height="\##(Int(height))" viewBox="0 0 \##(Int(width)) \##(Int(height))" font-family="sans-serif" font-size="12">"##)
-        parts.append(##"<rect width="100%" height="100%" fill="white"/>"##)
-        parts.append(##"<text x="\##(n(left))" y="24" font-size="14">spring: tension \##(format(configuration.tension)), friction \##(format(configuration.friction)), mass \##(format(configuration.mass)) (damping ratio \##(formatted("%.3f", configuration.dampingRatio)))</text>"##)
-
-        // Axes with five ticks each.
+        let chart = SVGChart(width: width, height: height, margins: (left, right, top, bottom), xRange: 0...endTime, yRange: low...high)
+        let x = chart.x, y = chart.y, n = SVGChart.n
         let axisY = height - bottom
-        parts.append(##"<line x1="\##(n(left))" y1="\##(n(top))" x2="\##(n(left))" y2="\##(n(axisY))" stroke="black"/>"##)
-        parts.append(##"<line x1="\##(n(left))" y1="\##(n(axisY))" x2="\##(n(width - right))" y2="\##(n(axisY))" stroke="black"/>"##)
-        for i in 0...5 {
-            let t = endTime * Double(i) / 5
-            parts.append(##"<line x1="\##(n(x(t)))" y1="\##(n(axisY))" x2="\##(n(x(t)))" y2="\##(n(axisY + 5))" stroke="black"/>"##)
-            parts.append(##"<text x="\##(n(x(t)))" y="\##(n(axisY + 20))" text-anchor="middle">\##(formatted("%.3g", t))</text>"##)
-            let v = low + (high - low) * Double(i) / 5
-            parts.append(##"<line x1="\##(n(left - 5))" y1="\##(n(y(v)))" x2="\##(n(left))" y2="\##(n(y(v)))" stroke="black"/>"##)
-            parts.append(##"<text x="\##(n(left - 8))" y="\##(n(y(v) + 4))" text-anchor="end">\##(formatted("%.3g", v))</text>"##)
-        }
-        parts.append(##"<text x="\##(n((left + width - right) / 2))" y="\##(n(height - 10))" text-anchor="middle">time (s)</text>"##)
+        var parts = chart.opening(title: "spring: tension \(format(configuration.tension)), friction \(format(configuration.friction)), mass \(format(configuration.mass)) (damping ratio \(formatted("%.3f", configuration.dampingRatio)))")
+        parts += chart.axes(xName: "time (s)", xTick: { formatted("%.3g", $0) }, yTick: { formatted("%.3g", $0) })
 
         // Destination, rest time and the curve.
         parts.append(##"<line x1="\##(n(left))" y1="\##(n(y(destination)))" x2="\##(n(width - right))" y2="\##(n(y(destination)))" stroke="#888" stroke-dasharray="6 4"/>"##)
