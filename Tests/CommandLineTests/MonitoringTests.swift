@@ -30,7 +30,7 @@ extension Daemons {
             let example = try String(contentsOf: EndToEnd.repository.appendingPathComponent("config/motiond.toml"), encoding: .utf8)
             let daemon = try RunningDaemon(["--replay", Self.bundled, "--loop", "--speed", "4"], configuration: example + Self.listener)
             defer { _ = daemon.stop() }
-            try scrape(daemon, expecting: "replaying", checks: 11)
+            try scrape(daemon, expecting: "replaying", checks: 12)
             let status = try Run("motionctl", ["status", "--socket", daemon.socket])
             #expect(status.status == 0 && status.output.contains("\n  healthy\n"), "\(status.output)\(status.error)")
         }
@@ -39,7 +39,7 @@ extension Daemons {
         func noTouchscreen() throws {
             let daemon = try RunningDaemon([], configuration: Self.listener)
             defer { _ = daemon.stop() }
-            try scrape(daemon, expecting: "idle", checks: 6)
+            try scrape(daemon, expecting: "idle", checks: 7)
             let status = try Run("motionctl", ["status", "--socket", daemon.socket])
             #expect(status.status == 4, "\(status.output)\(status.error)")
             #expect(status.output.contains("unhealthy: no touchscreen is being read"), "\(status.output)")

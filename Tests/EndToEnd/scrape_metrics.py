@@ -138,6 +138,15 @@ else:
     report("GET /healthz is 503 and says why", health_status == 503 and health.get("status") == "unhealthy"
            and health.get("problems") == ["no touchscreen is being read"], [health_status, health])
 
+# The loop's lateness is measured once a second from the start: within 10 s it is a number.
+deadline = time.monotonic() + 10
+while health.get("loop_lag") is None and time.monotonic() < deadline:
+    time.sleep(0.2)
+    health = json.loads(get("/healthz")[2])
+lag_metric = value(scrape()[2], "motiond_event_loop_lag_seconds")
+report("the event loop's lag is measured", isinstance(health.get("loop_lag"), (int, float)) and 0 <= health["loop_lag"] < 0.5
+       and lag_metric is not None and lag_metric >= 0, [health.get("loop_lag"), lag_metric])
+
 run = subprocess.run([motionctl, "metrics", "--socket", socket], capture_output=True, text=True, timeout=30)
 try:
     families = parse(run.stdout)
