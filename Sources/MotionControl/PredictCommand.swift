@@ -44,6 +44,10 @@ struct PredictCommand: ParsableCommand {
         let configuration = try config.map(loadConfiguration) ?? .builtInDefault
         let replay = try loadReplay(recording, device: device, mappedBy: configuration, named: config)
         let tracks = PredictionEvaluation.tracks(replay.frames())
+        guard !tracks.isEmpty else {
+            writeStandardError("motionctl: \(recording) has no contact with two samples or more: nothing to predict\n")
+            throw ExitCode(ExitStatus.refused)
+        }
         let units = ErrorUnits(replay)
         let kinds = predictor.map { [PredictorKind(rawValue: $0)!] } ?? PredictorKind.allCases
         let results = kinds.map { ($0, PredictionEvaluation.evaluate($0, tracks: tracks, horizon: horizon, distance: units.distance)) }

@@ -48,6 +48,12 @@ struct PredictCommandTests {
         #expect(run.status == 2 && (run.error.contains("--horizon") || run.error.contains("--predictor")), "\(run.error)")
     }
 
+    @Test("a recording without a contact that moves is refused with exit 1, saying so")
+    func nothingToPredict() throws {
+        let run = try Run("motionctl", ["predict", Self.recording("whot-evemu-devices__elan-touchscreen-04f3-010c.desc")])
+        #expect(run.status == 1 && run.error.contains("nothing to predict"), "\(run.output)\(run.error)")
+    }
+
     @Test("--svg draws the 95th percentile against the horizon, a line per predictor")
     func svg() throws {
         let directory = try EndToEnd.scratch()
