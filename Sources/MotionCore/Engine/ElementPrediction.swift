@@ -92,6 +92,64 @@ struct FingerMove: Equatable {
     }
 }
 
+/// Touch prediction over the scene: each finger's predictor, when the predictions lapse,
+/// and each element's predicted values from its fingers'. The engine owns one when it
+/// predicts, feeds it every frame and asks it before each flush.
+final class ScenePrediction {
+    let horizon: Double
+    private var fingers = FingerPredictions()
+    /// When the predictions lapse if no frame comes: a finger at rest on a panel that then
+    /// sends nothing is where it was last seen, not where it was heading.
+    private(set) var lapse: Double?
+    private var lapsed = false
+    /// One element's fingers' moves, by landing id; the arrays are kept between frames.
+    private var movesByID: [(id: Int32, move: FingerMove)] = []
+    private var moves: [FingerMove] = []
+
+    init(horizon: Double) {
+        self.horizon = horizon
+    }
+
+    /// A frame: its fingers' samples; the predictions hold until 40 ms after it.
+    func take(_ frame: TouchFrame, device: Int) {
+        fingers.take(frame, device: device)
+        lapsed = false
+        lapse = fingers.isEmpty ? nil : frame.time + PredictorLimits.resetGap
+    }
+
+    /// Whether the predictions lapse by `time`; from then until the next frame, nothing is
+    /// predicted.
+    func lapse(by time: Double) -> Bool {
+        guard let lapse, lapse <= time else { return false }
+        self.lapse = nil
+        lapsed = true
+        return true
+    }
+
+    /// A finger's predicted move, unless the predictions lapsed.
+    func move(_ key: ContactKey) -> FingerMove? {
+        lapsed ? nil : fingers.move(key, horizon: horizon)
+    }
+
+    /// Sets `element`'s predicted values from the fingers that hold it (each by key and
+    /// landing id) while they move it, to its own values otherwise.
+    func update(_ predicted: PredictedElement, of element: Element, fingers held: [(key: ContactKey, id: Int32)],
+                minimumSpan: Double) {
+        movesByID.removeAll(keepingCapacity: true)
+        if element.state.value == .active {
+            for (key, id) in held {
+                if let move = move(key) { movesByID.append((id, move)) }
+            }
+        }
+        guard !movesByID.isEmpty else { return predicted.follow(element) }
+        // In the order the fingers landed: the sums come out the same every run.
+        movesByID.sort { $0.id < $1.id }
+        moves.removeAll(keepingCapacity: true)
+        for (_, move) in movesByID { moves.append(move) }
+        predicted.predict(element, moves: moves, minimumSpan: minimumSpan)
+    }
+}
+
 /// Each finger's predictor, over every device: fed every frame, emptied of fingers that
 /// lifted. Its dictionary keeps its storage, so a frame allocates nothing once fingers have
 /// come and gone.
@@ -124,7 +182,6 @@ extension MotionEngine {
     /// Where a finger down will be `prediction` seconds ahead, for `screen.contacts`; nil
     /// without prediction or once it lapsed.
     public func predictedPosition(device: Int, trackingID: Int32) -> Point? {
-        guard prediction > 0 else { return nil }
-        return predictedMove(ContactKey(device: device, trackingID: trackingID))?.then
+        predictedMove(ContactKey(device: device, trackingID: trackingID))?.then
     }
 }

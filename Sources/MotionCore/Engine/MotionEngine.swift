@@ -115,17 +115,12 @@ public final class MotionEngine {
     /// resets to re-arm (a frame does not visit every element for nothing).
     private var anyResetDone = false
 
-    // Touch prediction (ElementPrediction.swift).
     /// How far ahead elements moved by fingers are predicted, in seconds; 0 for not at all.
     public let prediction: Double
-    private var fingers = FingerPredictions()
-    /// When the fingers' predictions lapse if no frame comes: a finger at rest on a panel
-    /// that then sends nothing is where it was last seen, not where it was heading.
-    private var predictionsLapse: Double?
-    private var predictionsLapsed = false
-    /// One element's fingers' moves, by id and in landing order; the arrays are kept.
-    private var movesByID: [(id: Int32, move: FingerMove)] = []
-    private var moves: [FingerMove] = []
+    /// The fingers' predictions (ElementPrediction.swift); nil without prediction.
+    private let predictions: ScenePrediction?
+    /// One element's fingers, while its predictions are updated; kept between frames.
+    private var held: [(key: ContactKey, id: Int32)] = []
 
     /// Creates an engine for `scene` whose springs run on `clock`.
     /// With a `prediction` horizon (seconds, 0 for none), elements that fingers move also
@@ -135,6 +130,7 @@ public final class MotionEngine {
         precondition(idleAfter > 0 && idleAfter.isFinite, "the screen is idle after a positive number of seconds")
         precondition(prediction >= 0 && prediction.isFinite, "a prediction horizon is 0 or more seconds")
         self.prediction = prediction
+        self.predictions = prediction > 0 ? ScenePrediction(horizon: prediction) : nil
         self.scene = scene
         self.clock = clock
         self.thresholds = thresholds
@@ -323,11 +319,7 @@ public final class MotionEngine {
                 entry.contacts.removeAll(keepingCapacity: true)
             }
         }
-        if prediction > 0 {
-            fingers.take(frame, device: device)
-            predictionsLapsed = false
-            predictionsLapse = fingers.isEmpty ? nil : frame.time + PredictorLimits.resetGap
-        }
+        predictions?.take(frame, device: device)
         processing = false
         flush(at: frame.time)
     }
@@ -344,14 +336,12 @@ public final class MotionEngine {
     /// or a screen gesture's (a long press held still, on a panel that sends nothing then).
     /// Whoever drives the engine calls ``advance(to:)`` then.
     public var nextDeadline: Double? {
-        [nextIdleDeadline, screenWatch?.nextDeadline, predictionsLapse].compactMap { $0 }.min()
+        [nextIdleDeadline, screenWatch?.nextDeadline, predictions?.lapse].compactMap { $0 }.min()
     }
 
     /// Does what is due by `time`: screen gestures whose time has come, then attract mode.
     public func advance(to time: Double) {
-        if let lapse = predictionsLapse, lapse <= time {
-            predictionsLapse = nil
-            predictionsLapsed = true
+        if let predictions, predictions.lapse(by: time) {
             flush(at: time)
             onPredictionsLapsed()
         }
@@ -412,7 +402,7 @@ public final class MotionEngine {
             ("rotation", .number(element.rotation, writable: -1e6...1e6)), ("scale", .number(element.scale, writable: 1e-6...1e6)),
             ("state", .text(element.state) { $0.rawValue }), ("enabled", .flag(element.enabled)),
         ]
-        if prediction > 0, element !== scene.container, let predicted = PredictedElement(element) {
+        if predictions != nil, element !== scene.container, let predicted = PredictedElement(element) {
             entry.predicted = predicted
             element.predicted = predicted
             values += predicted.streams
@@ -482,7 +472,7 @@ public final class MotionEngine {
 
     private func flush(at time: Double) {
         flushScheduled = false
-        if prediction > 0 { updatePredictions() }
+        if predictions != nil { updatePredictions() }
         guard dirtyCount > 0 else { return }
         updates.removeAll(keepingCapacity: true)
         var broken: [Entry] = []
@@ -506,38 +496,23 @@ public final class MotionEngine {
         for entry in broken { restoreFiniteValues(entry) }
     }
 
-    /// Sets each element's predicted values: carried by its fingers' predicted moves while
-    /// they move it, its own values otherwise. Run before each flush, so that a spring's
-    /// step carries the predicted values along too; the changes it makes are published by
-    /// that flush, not a later one.
+    /// Sets each element's predicted values (``ScenePrediction``), before each flush: a
+    /// spring's step carries them along too, and the flush publishes what changed.
     private func updatePredictions() {
+        guard let predictions else { return }
         let wasProcessing = processing
         processing = true
         defer { processing = wasProcessing }
         for entry in entries {
             guard let predicted = entry.predicted else { continue }
-            movesByID.removeAll(keepingCapacity: true)
-            if entry.element.state.value == .active {
-                for (key, owner) in owners where owner.entry === entry {
-                    if let move = predictedMove(key) { movesByID.append((owner.id, move)) }
-                }
-            }
-            if movesByID.isEmpty {
-                predicted.follow(entry.element)
-            } else {
-                // In the order the fingers landed: the sums come out the same every run.
-                movesByID.sort { $0.id < $1.id }
-                moves.removeAll(keepingCapacity: true)
-                for (_, move) in movesByID { moves.append(move) }
-                predicted.predict(entry.element, moves: moves, minimumSpan: thresholds.minimumSpanPixels)
-            }
+            held.removeAll(keepingCapacity: true)
+            for (key, owner) in owners where owner.entry === entry { held.append((key, owner.id)) }
+            predictions.update(predicted, of: entry.element, fingers: held, minimumSpan: thresholds.minimumSpanPixels)
         }
     }
 
     /// A finger's predicted move, unless predictions lapsed.
-    func predictedMove(_ key: ContactKey) -> FingerMove? {
-        predictionsLapsed ? nil : fingers.move(key, horizon: prediction)
-    }
+    func predictedMove(_ key: ContactKey) -> FingerMove? { predictions?.move(key) }
 
     /// Defence in depth: an element whose value is not finite is never published so; each
     /// value that is not is written back to the last one published (its position, its
