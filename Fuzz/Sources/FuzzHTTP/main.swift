@@ -1,7 +1,8 @@
 import FuzzSupport
 
-/// The statuses the listener answers with: a switch to WebSocket, a page, and its refusals.
-let statuses: Set<Substring> = ["101", "200", "400", "403", "404", "405", "421"]
+/// The statuses the listener answers with: a switch to WebSocket, a page, its refusals, and
+/// `/healthz`'s verdict on a daemon that reads no touchscreen (503).
+let statuses: Set<Substring> = ["101", "200", "400", "403", "404", "405", "421", "503"]
 
 /// The HTTP side of the listener on any bytes, split into reads where the input says: every
 /// response is one of its statuses, nothing follows a 400 or a `Connection: close`, and a
