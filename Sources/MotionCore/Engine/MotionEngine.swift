@@ -66,8 +66,6 @@ public final class MotionEngine {
         var reset: (interaction: Resettable, done: Bool)?
         /// Whether the element was found not finite and reported, and has not been finite since.
         var nonFiniteReported = false
-        /// Its predicted streams, with `[screen] prediction` (ElementPrediction.swift).
-        var predicted: PredictedElement?
 
         init(element: Element, runtime: MotionRuntime) {
             self.element = element
@@ -403,7 +401,6 @@ public final class MotionEngine {
             ("state", .text(element.state) { $0.rawValue }), ("enabled", .flag(element.enabled)),
         ]
         if predictions != nil, element !== scene.container, let predicted = PredictedElement(element) {
-            entry.predicted = predicted
             element.predicted = predicted
             values += predicted.streams
         }
@@ -472,7 +469,7 @@ public final class MotionEngine {
 
     private func flush(at time: Double) {
         flushScheduled = false
-        if predictions != nil { updatePredictions() }
+        updatePredictions()
         guard dirtyCount > 0 else { return }
         updates.removeAll(keepingCapacity: true)
         var broken: [Entry] = []
@@ -504,7 +501,7 @@ public final class MotionEngine {
         processing = true
         defer { processing = wasProcessing }
         for entry in entries {
-            guard let predicted = entry.predicted else { continue }
+            guard let predicted = entry.element.predicted else { continue }
             held.removeAll(keepingCapacity: true)
             for (key, owner) in owners where owner.entry === entry { held.append((key, owner.id)) }
             predictions.update(predicted, of: entry.element, fingers: held, minimumSpan: thresholds.minimumSpanPixels)

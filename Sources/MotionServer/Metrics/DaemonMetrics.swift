@@ -6,7 +6,7 @@ import TouchInput
 /// Prometheus registry of the daemon's own.
 ///
 /// Two kinds of work, kept apart: what happens per frame costs an increment or a histogram
-/// observation (``frame(_:device:node:)``, ``published(values:latency:)``); everything
+/// observation (``frame(device:node:touches:)``, ``published(values:latency:)``); everything
 /// else (gauges, and totals other parts of motiond already count) is read when a scraper
 /// asks, in ``collect(_:)``.
 final class DaemonMetrics {
@@ -14,7 +14,7 @@ final class DaemonMetrics {
     private let factory: CatalogMetricsFactory
 
     // Per frame
-    private typealias DeviceCounters = (frames: CoreMetrics.Counter, touches: CoreMetrics.Counter)
+    typealias DeviceCounters = (frames: CoreMetrics.Counter, touches: CoreMetrics.Counter)
     /// By node, made when the device comes (so a scraper sees 0 before its first touch), and
     /// by the number the input gave it, for the frame path.
     private var countersByNode: [String: DeviceCounters] = [:]
@@ -100,7 +100,7 @@ final class DaemonMetrics {
 
     /// A touchscreen came: its counters start at 0, or go on from where they were.
     @discardableResult
-    func deviceAdded(node: String) -> (frames: CoreMetrics.Counter, touches: CoreMetrics.Counter) {
+    func deviceAdded(node: String) -> DeviceCounters {
         if let counters = countersByNode[node] { return counters }
         let label = [("device", node)]
         let counters = (CoreMetrics.Counter(label: MetricCatalog.inputFrames.name, dimensions: label, factory: factory),
