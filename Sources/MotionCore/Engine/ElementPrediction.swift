@@ -1,5 +1,3 @@
-import Glibc
-
 /// Touch prediction in the engine (docs/prediction.md): each finger has a
 /// ``DampedPredictor``, and each element the fingers move publishes where it will be
 /// `horizon` seconds ahead besides where it is: `ID.predicted_position`, and
@@ -35,12 +33,16 @@ final class PredictedElement {
     }
 
     /// Where `element` will be when its fingers have moved as `moves` predict (each finger's
-    /// position now and then), the element following them as it does now.
+    /// position now and then): carried as a direct manipulation carries an element (the
+    /// fingers' motion and its similarity, ``DirectlyManipulable``), turned only if it turns
+    /// and scaled only if it scales.
     func predict(_ element: Element, moves: [FingerMove], minimumSpan: Double) {
-        let predicted = FingerMove.transform(moves, position: element.position.value, rotation: element.rotation.value,
-                                             scale: element.scale.value, turns: rotation != nil, scales: scale != nil,
-                                             minimumSpan: minimumSpan)
-        set(position: predicted.position, rotation: predicted.rotation, scale: predicted.scale)
+        let motion = ContactTracker.Motion.of(count: moves.count) { (moves[$0].now, moves[$0].then) }
+        guard var step = motion.flatMap({ DirectlyManipulable.step($0, minimumSpan: minimumSpan) }) else { return follow(element) }
+        if rotation == nil { step.rotation = 0 }
+        if scale == nil { step.scale = 1 }
+        set(position: step.carry(element.position.value), rotation: element.rotation.value + step.rotation,
+            scale: element.scale.value * step.scale)
     }
 
     private func set(position: Point, rotation: Double, scale: Double) {
@@ -54,42 +56,6 @@ final class PredictedElement {
 struct FingerMove: Equatable {
     var now: Point
     var then: Point
-
-    /// The element at `position`, `rotation` and `scale` carried by the fingers' predicted
-    /// moves as a direct manipulation carries it: their centroid's move, and about it, when
-    /// two fingers or more are at least `minimumSpan` apart, their turn (if the element
-    /// `turns`) and their spread (if it `scales`).
-    static func transform(_ moves: [FingerMove], position: Point, rotation: Double, scale: Double, turns: Bool, scales: Bool,
-                          minimumSpan: Double) -> (position: Point, rotation: Double, scale: Double) {
-        guard !moves.isEmpty else { return (position, rotation, scale) }
-        let count = Double(moves.count)
-        var before = Point(x: 0, y: 0), after = Point(x: 0, y: 0)
-        for move in moves {
-            before = Point(x: before.x + move.now.x / count, y: before.y + move.now.y / count)
-            after = Point(x: after.x + move.then.x / count, y: after.y + move.then.y / count)
-        }
-        var turn = 0.0, growth = 1.0
-        if moves.count >= 2 && (turns || scales) {
-            // The similarity that best takes the fingers from now to then, about the centroid.
-            var dot = 0.0, cross = 0.0, spreadBefore = 0.0, spreadAfter = 0.0
-            for move in moves {
-                let a = Point(x: move.now.x - before.x, y: move.now.y - before.y)
-                let b = Point(x: move.then.x - after.x, y: move.then.y - after.y)
-                dot += a.x * b.x + a.y * b.y
-                cross += a.x * b.y - a.y * b.x
-                spreadBefore += (a.x * a.x + a.y * a.y).squareRoot()
-                spreadAfter += (b.x * b.x + b.y * b.y).squareRoot()
-            }
-            if spreadBefore / count >= minimumSpan && spreadAfter / count >= minimumSpan {
-                if turns { turn = atan2(cross, dot) }
-                if scales { growth = spreadAfter / spreadBefore }
-            }
-        }
-        let offset = Point(x: position.x - before.x, y: position.y - before.y)
-        let c = cos(turn) * growth, s = sin(turn) * growth
-        let moved = Point(x: after.x + offset.x * c - offset.y * s, y: after.y + offset.x * s + offset.y * c)
-        return (moved, rotation + turn, scale * growth)
-    }
 }
 
 /// Touch prediction over the scene: each finger's predictor, when the predictions lapse,

@@ -109,33 +109,42 @@ public struct ContactTracker: Sendable {
         /// (contacts near it turn erratically). Nil with fewer than two contacts, or none
         /// away from the centroid.
         public var rotation: Double?
+
+        /// The motion of `count` points, the `index`th from `point(index).before` to
+        /// `.after`; nil for none. Also how touch prediction carries an element along its
+        /// fingers' predicted moves.
+        static func of(count: Int, _ point: (Int) -> (before: Point, after: Point)) -> Motion? {
+            guard count > 0 else { return nil }
+            let n = Double(count)
+            var before = Point.zero, after = Point.zero
+            for index in 0..<count {
+                let pair = point(index)
+                before = before + pair.before
+                after = after + pair.after
+            }
+            before = before / n
+            after = after / n
+            var spanBefore = 0.0, spanAfter = 0.0, turn = 0.0, weights = 0.0
+            for index in 0..<count {
+                let pair = point(index)
+                let rb = pair.before - before, ra = pair.after - after
+                spanBefore += rb.length
+                spanAfter += ra.length
+                let weight = rb.length * ra.length
+                if weight > 0 {
+                    turn += weight * ContactTracker.wrap(atan2(ra.y, ra.x) - atan2(rb.y, rb.x))
+                    weights += weight
+                }
+            }
+            let rotation = count >= 2 && weights > 0 ? turn / weights : nil
+            return Motion(before: before, after: after, spanBefore: spanBefore / n, spanAfter: spanAfter / n, rotation: rotation)
+        }
     }
 
     /// The motion of the persistent contacts in the last frame, or nil when there are none.
     public func persistentMotion(in space: Space) -> Motion? {
-        guard !persistent.isEmpty else { return nil }
         func place(_ contact: TrackedContact) -> Point { space == .physical ? contact.physical : contact.position }
-        let n = Double(persistent.count)
-        var before = Point.zero, after = Point.zero
-        for pair in persistent {
-            before = before + place(pair.before)
-            after = after + place(pair.after)
-        }
-        before = before / n
-        after = after / n
-        var spanBefore = 0.0, spanAfter = 0.0, turn = 0.0, weights = 0.0
-        for pair in persistent {
-            let rb = place(pair.before) - before, ra = place(pair.after) - after
-            spanBefore += rb.length
-            spanAfter += ra.length
-            let weight = rb.length * ra.length
-            if weight > 0 {
-                turn += weight * Self.wrap(atan2(ra.y, ra.x) - atan2(rb.y, rb.x))
-                weights += weight
-            }
-        }
-        let rotation = persistent.count >= 2 && weights > 0 ? turn / weights : nil
-        return Motion(before: before, after: after, spanBefore: spanBefore / n, spanAfter: spanAfter / n, rotation: rotation)
+        return Motion.of(count: persistent.count) { (place(persistent[$0].before), place(persistent[$0].after)) }
     }
 
     /// An angle wrapped to (−π, π].

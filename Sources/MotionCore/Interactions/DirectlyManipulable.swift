@@ -32,6 +32,14 @@ public final class DirectlyManipulable: Interaction, ReportsMotionState {
         var after: Point
         var rotation: Double
         var scale: Double
+
+        /// Where the step takes a point under the fingers: after + R·s·(x − before). An
+        /// element's centre is one.
+        func carry(_ point: Point) -> Point {
+            let offset = point - before
+            let c = cos(rotation), n = sin(rotation)
+            return after + Point(x: offset.x * c - offset.y * n, y: offset.x * n + offset.y * c) * scale
+        }
     }
 
     public func add(to element: Element, withRuntime runtime: MotionRuntime) {
@@ -55,11 +63,7 @@ public final class DirectlyManipulable: Interaction, ReportsMotionState {
             }).unsubscribe
         }
         runtime.connect(tracked(on: element, steps), next: { step in
-            // A point x under the fingers goes to after + R·s·(x − before); the centre is one.
-            let offset = element.position.value - step.before
-            let c = cos(step.rotation), n = sin(step.rotation)
-            let turned = Point(x: offset.x * c - offset.y * n, y: offset.x * n + offset.y * c) * step.scale
-            element.position.value = step.after + turned
+            element.position.value = step.carry(element.position.value)
             if step.rotation != 0 { element.rotation.value += step.rotation }
             if step.scale != 1 { element.scale.value *= step.scale }
         })
@@ -68,7 +72,12 @@ public final class DirectlyManipulable: Interaction, ReportsMotionState {
     /// The similarity taking the persistent fingers from before to after the frame, in
     /// screen pixels, or nil when nothing moved.
     static func step(_ tracker: ContactTracker, minimumSpan: Double) -> Step? {
-        guard let motion = tracker.persistentMotion(in: .screen) else { return nil }
+        tracker.persistentMotion(in: .screen).flatMap { step($0, minimumSpan: minimumSpan) }
+    }
+
+    /// The similarity of `motion`: its turn and spread only when the fingers are at least
+    /// `minimumSpan` apart before and after; nil when nothing moved.
+    static func step(_ motion: ContactTracker.Motion, minimumSpan: Double) -> Step? {
         var rotation = 0.0, scale = 1.0
         if let turn = motion.rotation, motion.spanBefore >= minimumSpan && motion.spanAfter >= minimumSpan {
             rotation = turn
