@@ -239,21 +239,24 @@ async def check(args, directory):
         daemon.stop()
 
 
-def main():
+def run_check(check, options, name, deadline):
+    """Runs `check(args, directory)` with the required `options` (and --chromium) read from
+    the command line, in a scratch directory, within `deadline` seconds; on a failure prints
+    why under `name` and exits 1. What the browser scripts share."""
     parser = argparse.ArgumentParser()
-    for name in ("motiond", "motionctl", "config", "recording", "artifacts"):
-        parser.add_argument("--" + name, required=True)
+    for option in options:
+        parser.add_argument("--" + option, required=True)
     parser.add_argument("--chromium", default=shutil.which("chromium") or "chromium")
     args = parser.parse_args()
-    directory = tempfile.mkdtemp(prefix="motiond-browser-")
+    directory = tempfile.mkdtemp(prefix=f"motiond-{name}-")
     try:
-        asyncio.run(asyncio.wait_for(check(args, directory), 240))
+        asyncio.run(asyncio.wait_for(check(args, directory), deadline))
     except (Failure, asyncio.TimeoutError) as error:
-        print(f"browser_live_page: {error or 'no result within 240 s'}", file=sys.stderr)
+        print(f"{name}: {error or f'no result within {deadline} s'}", file=sys.stderr)
         sys.exit(1)
     finally:
         shutil.rmtree(directory, ignore_errors=True)
 
 
 if __name__ == "__main__":
-    main()
+    run_check(check, ("motiond", "motionctl", "config", "recording", "artifacts"), "browser_live_page", 240)

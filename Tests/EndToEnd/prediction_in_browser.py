@@ -12,19 +12,16 @@ then (none should), and how often the live page showed the card's predicted box.
 has a deadline; Chromium and motiond are killed on every path. Started by
 BrowserLivePageTests.swift.
 """
-import argparse
 import asyncio
 import json
 import os
-import shutil
 import subprocess
 import sys
-import tempfile
 import time
 import urllib.request
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from browser_live_page import Browser, Failure, free_port, log_of  # noqa: E402
+from browser_live_page import Browser, Failure, free_port, log_of, run_check  # noqa: E402
 
 BIND = r"""(async () => {
   const motiond = await import('/motiond.js');
@@ -101,21 +98,5 @@ async def check(args, directory):
             daemon.kill()
 
 
-def main():
-    parser = argparse.ArgumentParser()
-    for name in ("motiond", "config", "recording"):
-        parser.add_argument("--" + name, required=True)
-    parser.add_argument("--chromium", default=shutil.which("chromium") or "chromium")
-    args = parser.parse_args()
-    directory = tempfile.mkdtemp(prefix="motiond-prediction-")
-    try:
-        asyncio.run(asyncio.wait_for(check(args, directory), 180))
-    except (Failure, asyncio.TimeoutError) as error:
-        print(f"prediction_in_browser: {error or 'no result within 180 s'}", file=sys.stderr)
-        sys.exit(1)
-    finally:
-        shutil.rmtree(directory, ignore_errors=True)
-
-
 if __name__ == "__main__":
-    main()
+    run_check(check, ("motiond", "config", "recording"), "prediction_in_browser", 180)
