@@ -246,9 +246,7 @@ final class PageHandler: ChannelInboundHandler, RemovableChannelHandler {
             deadline?.cancel()
             deadline = nil
             context.channel.setOption(ChannelOptions.autoRead, value: true).whenFailure { _ in }
-            responding = true
-            defer { responding = false }
-            respond(to: head, context: context)
+            answer(head, context: context)
         }
         context.fireChannelWritabilityChanged()
     }
