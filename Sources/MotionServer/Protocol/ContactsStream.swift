@@ -65,7 +65,7 @@ struct ContactsStream {
         .array(contacts.map { contact in
             var members: [(String, JSONValue)] = [("id", .integer(Int64(contact.id))), ("x", .number(contact.position.x)),
                                                   ("y", .number(contact.position.y)), ("device", .string(contact.device))]
-            if let predicted = contact.predicted { members.append(("predicted", .object([("x", .number(predicted.x)), ("y", .number(predicted.y))]))) }
+            if let predicted = contact.predicted { members.append(("predicted", .point(predicted))) }
             return .object(members)
         })
     }

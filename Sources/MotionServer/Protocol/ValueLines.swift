@@ -67,11 +67,8 @@ extension ByteBuffer {
             writeStaticString(",\"device\":")
             writeJSONString(contact.device)
             if let predicted = contact.predicted {
-                writeStaticString(",\"predicted\":{\"x\":")
-                writeJSONNumber(predicted.x)
-                writeStaticString(",\"y\":")
-                writeJSONNumber(predicted.y)
-                writeStaticString("}")
+                writeStaticString(",\"predicted\":")
+                writePublished(.point(predicted))
             }
             writeStaticString("}")
         }
