@@ -16,6 +16,7 @@ let fuzzTargets: [(product: String, target: String, dependencies: [Target.Depend
     ("fuzz-evemu", "FuzzEvemu", [.product(name: "TouchInput", package: "motiond"), .product(name: "MotionCore", package: "motiond")]),
     ("fuzz-libinput", "FuzzLibinput", [.product(name: "TouchInput", package: "motiond"), .product(name: "MotionCore", package: "motiond")]),
     ("fuzz-assembler", "FuzzAssembler", [.product(name: "TouchInput", package: "motiond"), .product(name: "MotionCore", package: "motiond")]),
+    ("fuzz-dropin", "FuzzDropIn", [.product(name: "MotionConfiguration", package: "motiond"), .product(name: "TouchInput", package: "motiond"), .product(name: "MotionCore", package: "motiond")]),
     ("fuzz-http", "FuzzHTTP", [.product(name: "MotionConfiguration", package: "motiond"), .product(name: "MotionServer", package: "motiond")]),
     ("fuzz-websocket", "FuzzWebSocket", [.product(name: "MotionConfiguration", package: "motiond"), .product(name: "MotionServer", package: "motiond")]),
 ]

@@ -126,6 +126,9 @@ extension Configuration {
     /// Attract mode's delays: from a tenth of a second (for tests and demonstrations) to a day.
     static let idleSeconds = 0.1...86_400.0
 
+    /// The smallest |a·e − b·d| a calibration matrix may have (see `readMatrix`).
+    public static let smallestCalibrationDeterminant = 0.01
+
     private static func readGestures(_ table: inout TableReader) throws(ConfigurationError) -> GestureThresholds {
         var t = GestureThresholds()
         let distance = 0.0...100.0, seconds = 0.0...10.0
@@ -160,9 +163,13 @@ extension Configuration {
         return t
     }
 
-    /// `name`, `ids` and `node`: which devices a `[[device]]` or `[[calibration]]` is for.
+    /// `path`, `node`, `ids` and `name`: which devices a `[[device]]` or `[[calibration]]` is for.
     private static func readSelection(_ table: inout TableReader) throws(ConfigurationError) -> DeviceSelection {
         var rules: [DeviceSelection.Rule] = []
+        if let path = try table.string("path") {
+            guard !path.isEmpty else { throw table.error("path", "path is udev's ID_PATH of the device (udevadm info -q property /dev/input/eventN shows it), not empty") }
+            rules.append(.path(path))
+        }
         if let name = try table.string("name") { rules.append(.name(name)) }
         if let ids = try table.string("ids") {
             guard let rule = DeviceSelection.parseIDs(ids) else {
@@ -175,7 +182,11 @@ extension Configuration {
     }
 
     /// A calibration matrix: six finite numbers, none so large that it throws touches past
-    /// any screen.
+    /// any screen, that map the panel onto an area of its output. A matrix whose linear part
+    /// has a determinant near 0 (all zeros, or one axis copied to the other) puts every touch
+    /// on one point or one line: the kiosk would look dead. A real fit of a panel over its
+    /// output is near 1; the loader refuses under 0.01, a panel whose touches all land within
+    /// a tenth of its output's width and height.
     private static func readMatrix(_ table: inout TableReader, _ key: String) throws(ConfigurationError) -> [Double]? {
         guard let matrix = try table.numbers(key) else { return nil }
         guard matrix.count == 6 else {
@@ -184,13 +195,17 @@ extension Configuration {
         guard matrix.allSatisfy({ $0.isFinite && Swift.abs($0) <= 100 }) else {
             throw table.error(key, "a calibration matrix's numbers lie within -100…100 (it maps 0…1 of the panel to 0…1 of its output)")
         }
+        let determinant = matrix[0] * matrix[4] - matrix[1] * matrix[3]
+        guard Swift.abs(determinant) >= Self.smallestCalibrationDeterminant else {
+            throw table.error(key, "this calibration matrix maps the whole panel onto \(determinant == 0 ? "a point or a line" : "less than a hundredth of its output") (a·e − b·d = \(compactNumber(determinant)), at least 0.01 in size): every touch would land in one place")
+        }
         return matrix
     }
 
     private static func readCalibration(_ table: inout TableReader) throws(ConfigurationError) -> CalibrationSettings {
         let selection = try readSelection(&table)
         guard !selection.rules.isEmpty else {
-            throw table.error("matrix", "a [[calibration]] names its device by ids, name or node")
+            throw table.error("matrix", "a [[calibration]] names its device by path, node, ids or name")
         }
         guard let matrix = try readMatrix(&table, "matrix") else {
             throw table.error("matrix", "a [[calibration]] needs matrix = [a, b, c, d, e, f]")

@@ -28,6 +28,16 @@ package indirect enum SettingsValue: Equatable, Sendable {
         }
     }
 
+    /// The first nan or infinity in the value, its arrays or tables, if any.
+    var firstNonFinite: Double? {
+        switch self {
+        case .double(let d): return d.isFinite ? nil : d
+        case .array(let array): return array.lazy.compactMap(\.firstNonFinite).first
+        case .table(let table): return table.keys.sorted().lazy.compactMap { table[$0]?.firstNonFinite }.first
+        default: return nil
+        }
+    }
+
     /// For errors: "the string \"x\"", "the integer 3", "a table".
     var description: String {
         switch self {

@@ -96,7 +96,11 @@ struct TableReader {
     }
 
     private func wrongType(_ key: String, _ expected: String, _ value: SettingsValue) -> ConfigurationError {
-        error(key, "\(key) must be \(expected), not \(value.description)")
+        // TOML has nan and inf, which no setting takes: name the number, not its container.
+        if let number = value.firstNonFinite {
+            return error(key, "\(key) must be \(expected), and only finite ones: \(number) is not a number motiond can use")
+        }
+        return error(key, "\(key) must be \(expected), not \(value.description)")
     }
 
     mutating func string(_ key: String) throws(ConfigurationError) -> String? {
@@ -186,8 +190,10 @@ struct TableReader {
             output = Rect(origin: Point(x: 0, y: 0), size: size)
         }
         let formatted = [output.origin.x, output.origin.y, output.size.width, output.size.height].map(compactNumber).joined(separator: ", ")
-        guard output.size.width > 0 && output.size.height > 0 else {
-            throw error(key, "\(key) needs a positive width and height, not [\(formatted)]")
+        // At least a pixel each way: a smaller output (1e-300 passes "positive") would put
+        // every touch of the device on one point.
+        guard output.size.width >= 1 && output.size.height >= 1 else {
+            throw error(key, "\(key) needs a width and height of at least 1 pixel, not [\(formatted)]")
         }
         guard output.origin.x >= 0, output.origin.y >= 0,
               output.origin.x + output.size.width <= screen.width, output.origin.y + output.size.height <= screen.height else {

@@ -17,9 +17,12 @@ struct CalibrateCommand: ParsableCommand {
             one at a time on the calibration page (http://LISTENER/calibrate, opened on the \
             kiosk's screen), reads where the touchscreen puts each touch, refuses a touch far \
             from its target as a misclick, fits the matrix by least squares, checks it on one \
-            more target, and writes it to conf.d/90-calibration-VENDOR-PRODUCT.toml beside \
-            the daemon's configuration file as a [[calibration]] table, then reloads. While it \
-            runs, that touchscreen's new touches go to the calibration, not to the scene.
+            more target, and writes it to a drop-in in conf.d beside the daemon's \
+            configuration file as a [[calibration]] table that selects the touchscreen by \
+            where it is plugged in (udev's ID_PATH: 90-calibration-path-PATH.toml), else by \
+            its ids (90-calibration-VENDOR-PRODUCT.toml), then reloads and checks that the \
+            new matrix is in force (if not, the file is taken back and it fails saying why). \
+            While it runs, that touchscreen's new touches go to the calibration, not to the scene.
 
             --fit FILE fits pairs from a file instead, one JSON object per line: \
             {"device": [u, v], "screen": [x, y]}, both in libinput's normalised units (0..1 of \
@@ -120,6 +123,8 @@ private struct CalibrationRun {
     let node: String
     let name: String
     let ids: (vendor: Int, product: Int)
+    /// udev's `ID_PATH`, where it is plugged in; nil when udev does not say.
+    let path: String?
     let output: Rect
     let mapping: OutputMapping
     /// Where the configuration's drop-ins go.
@@ -166,6 +171,7 @@ private struct CalibrationRun {
         }
         node = chosen["node"]?.string ?? ""
         name = chosen["name"]?.string ?? ""
+        path = chosen["path"]?.string
         ids = (Int(chosen["vendor"]?.string.flatMap { Int($0.dropFirst(2), radix: 16) } ?? 0),
                Int(chosen["product"]?.string.flatMap { Int($0.dropFirst(2), radix: 16) } ?? 0))
         guard let rect = chosen["output"], let x = rect["x"]?.number, let y = rect["y"]?.number,
@@ -202,7 +208,7 @@ private struct CalibrationRun {
         let web = stats["web"]?.string ?? ""
         let url = "http://\(web)/calibrate"
         say(["step": .string("open"), "url": .string(url), "device": .string(node)],
-            "open \(url) full-screen on the display of \(node) (\(name)), then touch each cross as it appears")
+            "open \(url) full-screen on the display of \(node) (\(OutsideText.quoted(name))), then touch each cross as it appears")
         defer { _ = try? connection.request("calibrate", [("device", .string(node)), ("end", true)]) }
 
         let targets = Self.targets(command.points)
@@ -281,41 +287,40 @@ private struct CalibrationRun {
     }
 
     /// Writes the drop-in atomically (a hidden file the loader skips, renamed into place),
-    /// and has motiond reload; if motiond refuses the result, puts back what was there.
+    /// has motiond reload, and checks that the device now maps with `matrix`; if motiond
+    /// refuses the result, or reloads without the new matrix taking effect, puts back what
+    /// was there and fails saying why.
     private func write(_ matrix: [Double], note: String) throws -> URL {
         let manager = FileManager.default
         do { try manager.createDirectory(at: dropIns, withIntermediateDirectories: true) } catch {
             fail("motionctl: cannot create \(dropIns.path): \(reason(error))")
         }
-        // By ids where the panel has them (some report 0000:0000), else by its name, with the
-        // glob's only special character in it matched as any character.
-        let selector: String, fileName: String
-        if ids.vendor != 0 || ids.product != 0 {
-            let (vendor, product) = (DeviceText.hex(UInt16(ids.vendor)).dropFirst(2), DeviceText.hex(UInt16(ids.product)).dropFirst(2))
-            selector = "ids = \"\(vendor):\(product)\""
-            fileName = "90-calibration-\(vendor)-\(product).toml"
-        } else {
-            let glob = String(String.UnicodeScalarView(name.unicodeScalars.map { $0 == "*" ? "?" : $0 }))
-            selector = "name = \(JSONValue.string(glob).encoded)"
-            fileName = "90-calibration-\(name.unicodeScalars.map { isAlphanumeric($0) ? String($0) : "-" }.joined().lowercased()).toml"
-        }
-        let path = dropIns.appendingPathComponent(fileName)
-        let text = """
-            # Written by motionctl calibrate for \(name) (\(node)): \(note).
-            # It replaces the calibration of whichever [[device]] entry maps this touchscreen.
-            [[calibration]]
-            \(selector)
-            matrix = [\(matrix.map { JSONValue.number($0).encoded }.joined(separator: ", "))]
-
-            """
-        let previous = manager.contents(atPath: path.path)
-        try replace(path, with: Data(text.utf8))
-        do { _ = try connection.request("reload") } catch let refused as Refused {
-            if let previous { try? replace(path, with: previous) } else { try? manager.removeItem(at: path) }
+        let dropIn = CalibrationDropIn(name: name, node: node, path: path, vendor: UInt16(truncatingIfNeeded: ids.vendor),
+                                       product: UInt16(truncatingIfNeeded: ids.product), matrix: matrix, note: note)
+        let file = dropIns.appendingPathComponent(dropIn.fileName)
+        let previous = manager.contents(atPath: file.path)
+        func takeBack() {
+            if let previous { try? replace(file, with: previous) } else { try? manager.removeItem(at: file) }
             _ = try? connection.request("reload")
+        }
+        try replace(file, with: Data(dropIn.text.utf8))
+        do { _ = try connection.request("reload") } catch let refused as Refused {
+            takeBack()
             fail("motionctl: motiond refused the configuration with the calibration, so it was taken back: \(refused.message)")
         }
-        return path
+        // The reload is taken only if the daemon read this file and it selects this panel:
+        // a drop-in written where motiond does not look would otherwise "succeed" unread.
+        let device = try connection.request("devices")["devices"]?.array?.first { $0["node"]?.string == node }
+        let inForce = device?["mapping"]?["calibration"]?.array?.compactMap(\.number) ?? []
+        guard inForce.count == 6, zip(inForce, matrix).allSatisfy({ Swift.abs($0 - $1) <= 1e-9 * Swift.max(1, Swift.abs($1)) }) else {
+            takeBack()
+            let selected = device?["selected_by"]?["calibration"].flatMap { rule in rule["key"]?.string.map { "\($0) = \(OutsideText.quoted(rule["value"]?.string ?? ""))" } }
+            fail("""
+                motionctl: motiond reloaded, but \(node) still maps with [\(inForce.map(compactNumber).joined(separator: ", "))], not the new matrix, \
+                so \(file.path) was taken back: \(device == nil ? "motiond no longer reads \(node)" : selected.map { "its calibration comes from a [[calibration]] selecting it by \($0)" } ?? "motiond does not read that file (is \(dropIns.path) beside the configuration motiond was started with?)")
+                """)
+        }
+        return file
     }
 
     private func replace(_ path: URL, with data: Data) throws {
@@ -335,17 +340,5 @@ private struct CalibrationRun {
 
     private func say(_ fields: KeyValuePairs<String, JSONValue>, _ words: String) {
         if command.json { emit(JSONValue.object(fields.map { ($0.key, $0.value) }).encoded) } else { emit(words) }
-    }
-}
-
-/// Whether a drop-in's file name keeps `scalar` (others become "-"): Foundation's
-/// `CharacterSet.alphanumerics`, Unicode's letters, marks and numbers (L*, M*, N*).
-private func isAlphanumeric(_ scalar: Unicode.Scalar) -> Bool {
-    switch scalar.properties.generalCategory {
-    case .uppercaseLetter, .lowercaseLetter, .titlecaseLetter, .modifierLetter, .otherLetter,
-         .nonspacingMark, .spacingMark, .enclosingMark, .decimalNumber, .letterNumber, .otherNumber:
-        return true
-    default:
-        return false
     }
 }

@@ -87,9 +87,10 @@ struct ConfigCheckCommand: ParsableCommand {
     private func describe(_ device: DeviceSettings, output: Rect) -> String {
         let rules = device.selection.rules.map { rule -> String in
             switch rule {
-            case .name(let glob): return "name \(glob)"
+            case .name(let glob): return "name \(OutsideText.quoted(glob))"
             case let .ids(vendor, product): return "ids \(DeviceText.hex(vendor)):\(DeviceText.hex(product))"
             case .node(let node): return node
+            case .path(let path): return "plugged in at \(OutsideText.quoted(path))"
             }
         }
         var parts = [rules.isEmpty ? "every touchscreen" : rules.joined(separator: " or ")]
@@ -160,7 +161,7 @@ func loadReplay(_ recording: String, device: RecordingDeviceOption, mappedBy con
     let parsed = try loadRecording(recording, device: device)
     guard let device = parsed.device else { fail("motionctl: \(recording): \(ReplayError.noDeviceHeader)") }
     guard let settings = configuration.deviceSettings(node: recording, device: device) else {
-        fail("motionctl: no [[device]] entry in \(name ?? "the configuration") selects the recorded device '\(device.name)' (\(DeviceText.hex(device.vendor)):\(DeviceText.hex(device.product)))")
+        fail("motionctl: no [[device]] entry in \(name ?? "the configuration") selects the recorded device \(OutsideText.quoted(device.name)) (\(DeviceText.hex(device.vendor)):\(DeviceText.hex(device.product)))")
     }
     do {
         return try RecordingReplay(parsed, mapping: configuration.mapping(for: settings, udevCalibration: nil), filters: configuration.filters(for: settings))

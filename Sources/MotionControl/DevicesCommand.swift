@@ -46,10 +46,16 @@ struct DevicesCommand: ParsableCommand {
             if devices.isEmpty && !json { emit("motiond reads no touchscreen now (motionctl devices --local scans this machine)") }
             for device in devices {
                 if json { emit(device.json.encoded); continue }
-                emit("\(device["node"]?.string ?? "?")  \(device["name"]?.string ?? "")  (\(device["kind"]?.string ?? ""), \(device["slots"]?.integer.map { "\($0) slots" } ?? ""), \(device["dropped"]?.integer ?? 0) drops\(device["grabbed"]?.bool == true ? ", grabbed" : ""))")
+                emit("\(device["node"]?.string ?? "?")  \(OutsideText.quoted(device["name"]?.string ?? ""))  (\(device["kind"]?.string ?? ""), \(device["slots"]?.integer.map { "\($0) slots" } ?? ""), \(device["dropped"]?.integer ?? 0) drops\(device["grabbed"]?.bool == true ? ", grabbed" : ""))")
                 if let output = device["output"], let x = output["x"]?.number, let y = output["y"]?.number,
                    let width = output["width"]?.number, let height = output["height"]?.number {
                     emit("  output \(DeviceText.rectangle(Rect(x: x, y: y, width: width, height: height))) on the screen")
+                }
+                if let path = device["path"]?.string { emit("  plugged in at \(OutsideText.quoted(path)) (udev's ID_PATH)") }
+                if let selected = device["selected_by"] {
+                    let rule = { (rule: JSONInput?) in rule?["key"]?.string.map { "\($0) = \(OutsideText.quoted(rule?["value"]?.string ?? ""))" } }
+                    emit("  [[device]] entry: " + (rule(selected["device"]) ?? "any device (no rule of the entry names it, or there are no entries)"))
+                    emit("  [[calibration]]: " + (rule(selected["calibration"]).map { "the one selecting it by \($0)" } ?? "none selects it"))
                 }
                 if let filters = device["filters"] { emit("  filters: " + Self.describeFilters(filters)) }
                 for note in device["filters"]?["notes"]?.array ?? [] { emit("    \(note.string ?? "")") }
@@ -70,7 +76,9 @@ struct DevicesCommand: ParsableCommand {
         do { discovery = try DeviceDiscovery() } catch {
             fail("motionctl: \(error)")
         }
-        let touchscreens = Set(discovery.touchscreens().map(\.node))
+        let found = discovery.touchscreens()
+        let touchscreens = Set(found.map(\.node))
+        let paths = Dictionary(found.map { ($0.node, $0.path) }, uniquingKeysWith: { first, _ in first })
         let nodes = all ? discovery.eventNodes() : touchscreens.sorted()
         var usable = 0
         var problems: [DeviceError] = []
@@ -78,7 +86,7 @@ struct DevicesCommand: ParsableCommand {
             do {
                 let device = try TouchDevice(node: node)
                 usable += 1
-                show(device.description, node: node, clock: device.usesMonotonicClock)
+                show(device.description, node: node, path: paths[node] ?? nil, clock: device.usesMonotonicClock)
             } catch {
                 problems.append(error)
                 showSkipped(node: node, reason: error.description)
@@ -122,12 +130,15 @@ struct DevicesCommand: ParsableCommand {
         }
     }
 
-    private func show(_ description: DeviceDescription, node: String, clock: Bool) {
+    private func show(_ description: DeviceDescription, node: String, path: String?, clock: Bool) {
         if json {
-            emit(JSONValue.device(description, node: node).encoded)
+            guard case .object(var members) = JSONValue.device(description, node: node) else { return }
+            members.append(("path", path.map { .string($0) } ?? .null))
+            emit(JSONValue.object(members).encoded)
             return
         }
-        emit("\(node)  \(description.name)")
+        emit("\(node)  \(OutsideText.quoted(description.name))")
+        if let path { emit("  plugged in at \(OutsideText.quoted(path)) (udev's ID_PATH: path = \(TOMLText.string(path)) selects it in motiond.toml)") }
         emit("  bus \(DeviceText.bus(description.bus)), vendor \(DeviceText.hex(description.vendor)), product \(DeviceText.hex(description.product)), version \(DeviceText.hex(description.version))")
         switch description.kind {
         case .multitouchScreen where description.isProtocolA:

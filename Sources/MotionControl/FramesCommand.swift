@@ -79,9 +79,9 @@ struct FramesCommand: ParsableCommand {
         let selection = self.selection, filters = raw ? ContactFilterSettings.off : ContactFilterSettings()
         do {
             hub = try TouchInputHub { node, device in
-                selection.selects(node: node.node, device: device)
+                selection.selects(node: node.node, path: node.path, device: device)
                     ? .success(.init(mapping: OutputMapping(calibration: node.calibration ?? OutputMapping.identityCalibration), filters: filters))
-                    : .failure(.init("'\(device.name)' is not selected by the configuration", kind: .notSelected))
+                    : .failure(.init("\(OutsideText.quoted(device.name)) is not selected by the configuration", kind: .notSelected))
             }
         } catch { fail("motionctl: \(error)") }
         var frames = 0
@@ -149,7 +149,7 @@ struct FramesCommand: ParsableCommand {
             if let reason { members.append(("reason", .string(reason))) }
             emit(JSONValue.object(members).encoded)
         } else {
-            emit("device \(action): \(node)\(name.map { " (\($0))" } ?? "")\(reason.map { ": \($0)" } ?? "")")
+            emit("device \(action): \(node)\(name.map { " (\(OutsideText.quoted($0)))" } ?? "")\(reason.map { ": \($0)" } ?? "")")
         }
     }
 }

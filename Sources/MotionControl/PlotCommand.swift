@@ -31,7 +31,7 @@ struct PlotCommand: ParsableCommand {
         let configuration = try config.map(loadConfiguration) ?? .builtInDefault
         let replay = try loadReplay(recording, device: device, mappedBy: configuration, named: config)
         let frames = replay.frames()
-        var plot = TouchPlot(screen: configuration.screen, title: fileName(recording), device: replay.device.name)
+        var plot = TouchPlot(screen: configuration.screen, title: fileName(recording), device: OutsideText.quoted(replay.device.name))
         plot.add(frames: frames, thresholds: configuration.gestures)
         if config != nil { plot.add(elements: configuration, frames: frames) }
         let text = plot.svg()

@@ -70,7 +70,10 @@ public enum JSONValue: Hashable, Sendable, ExpressibleByStringLiteral, Expressib
             case "\n": output += "\\n"
             case "\r": output += "\\r"
             case "\t": output += "\\t"
-            case _ where scalar.value < 0x20:
+            // Controls (C0, DEL, C1) and the line and paragraph separators escaped too: JSON
+            // allows most of them raw, but readers that split lines on NEL, U+2028 or U+2029
+            // (Python's splitlines, older JavaScript) would cut the line inside a string.
+            case _ where scalar.value < 0x20 || (0x7F...0x9F).contains(scalar.value) || scalar.value == 0x2028 || scalar.value == 0x2029:
                 let hex = String(scalar.value, radix: 16)
                 output += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
             default: output.unicodeScalars.append(scalar)

@@ -183,7 +183,7 @@ struct ConfigurationTests {
         }
         refused(screen + "output = [1921, 0, 1920, 1080]\n", line: 5, "output [1921, 0, 1920, 1080] reaches past the screen (3840 × 1080 in [screen])")
         refused(screen + "output = [-1, 0, 100, 100]\n", line: 5, "reaches past the screen")
-        refused(screen + "output = [0, 0, 0, 1080]\n", line: 5, "output needs a positive width and height")
+        refused(screen + "output = [0, 0, 0, 1080]\n", line: 5, "output needs a width and height of at least 1 pixel, not [0, 0, 0, 1080]")
         refused(screen + "output = [4000, 1080]\n", line: 5, "reaches past the screen")
         refused(screen + "output = [1, 2, 3]\n", line: 5, "output")
     }
@@ -213,11 +213,68 @@ struct ConfigurationTests {
         var other = atmel
         other.vendor = 1
         #expect(try #require(configuration.deviceSettings(node: "n", device: other)).calibration == [1, 0, 0, 0, 1, 0])
-        refused("[[calibration]]\nmatrix = [1, 0, 0, 0, 1, 0]\n", line: 2, "a [[calibration]] names its device by ids, name or node")
+        refused("[[calibration]]\nmatrix = [1, 0, 0, 0, 1, 0]\n", line: 2, "a [[calibration]] names its device by path, node, ids or name")
         refused("[[calibration]]\nids = \"03eb:8a1c\"\n", line: 1, "a [[calibration]] needs matrix = [a, b, c, d, e, f]")
         refused("[[calibration]]\nids = \"03eb:8a1c\"\nmatrix = [1, 0, 0]\n", line: 3, "six numbers")
         refused("[[calibration]]\nids = \"03eb:8a1c\"\nmatrix = [1e9, 0, 0, 0, 1, 0]\n", line: 3, "within -100…100")
         refused("[[calibration]]\nids = \"03eb:8a1c\"\nmatrix = [1, 0, 0, 0, 1, 0]\nrotation = 90\n", line: 4, "rotation")
+    }
+
+    @Test("two panels of one model: each [[calibration]] by path (udev's ID_PATH) applies to its own panel, and a path wins over ids in any order")
+    func calibrationByPath() throws {
+        var panel = DeviceDescription(name: "eGalax Inc. eGalaxTouch EXC3000")
+        (panel.vendor, panel.product) = (0x0eef, 0xc000)
+        let left = "pci-0000:00:14.0-usb-0:1:1.0", right = "pci-0000:00:14.0-usb-0:2:1.0"
+        let configuration = try Configuration.parse("""
+            [[device]]
+            path = "\(left)"
+            output = [0, 0, 1920, 1080]
+            [[device]]
+            ids = "0eef:c000"
+            output = [1920, 0, 1920, 1080]
+            [[calibration]]
+            path = "\(right)"
+            matrix = [1.02, 0.03, -0.015, -0.02, 0.98, 0.025]
+            [[calibration]]
+            path = "\(left)"
+            matrix = [0.98, 0, 0.01, 0, 1.01, -0.02]
+            [[calibration]]
+            ids = "0eef:c000"
+            matrix = [2, 0, 0, 0, 2, 0]
+            [screen]
+            width = 3840
+            height = 1080
+            """, file: "x.toml")
+        let leftSettings = try #require(configuration.deviceSettings(node: "/dev/input/event5", path: left, device: panel))
+        let rightSettings = try #require(configuration.deviceSettings(node: "/dev/input/event6", path: right, device: panel))
+        #expect(leftSettings.output?.origin.x == 0 && rightSettings.output?.origin.x == 1920, "[[device]] path picks the left panel, ids the other")
+        #expect(leftSettings.calibration == [0.98, 0, 0.01, 0, 1.01, -0.02])
+        #expect(rightSettings.calibration == [1.02, 0.03, -0.015, -0.02, 0.98, 0.025], "the later ids table does not override a path")
+        // A third panel of the model, plugged in elsewhere, gets the model's calibration.
+        #expect(try #require(configuration.deviceSettings(node: "/dev/input/event7", path: "pci-0000:00:14.0-usb-0:3:1.0", device: panel)).calibration == [2, 0, 0, 0, 2, 0])
+        // A replay has no path: never selected by one.
+        #expect(try #require(configuration.deviceSettings(node: "replay:x", path: nil, device: panel)).calibration == [2, 0, 0, 0, 2, 0])
+        let selectors = configuration.selectors(node: "/dev/input/event6", path: right, device: panel)
+        #expect(selectors.device == .ids(vendor: 0x0eef, product: 0xc000) && selectors.calibration == .path(right))
+        #expect(configuration.selectors(node: "/dev/input/event5", path: left, device: panel).device == .path(left))
+        refused("[[device]]\npath = \"\"\n", line: 2, "path is udev's ID_PATH of the device")
+    }
+
+    @Test("a matrix that collapses the panel, an output under a pixel and numbers that are not finite are refused with what is wrong")
+    func degenerateValues() {
+        let device = "[[calibration]]\nids = \"03eb:8a1c\"\n"
+        refused(device + "matrix = [0, 0, 0, 0, 0, 0]\n", line: 3, "this calibration matrix maps the whole panel onto a point or a line (a·e − b·d = 0, at least 0.01 in size)")
+        refused(device + "matrix = [1, 1, 0, 1, 1, 0]\n", line: 3, "onto a point or a line")
+        refused(device + "matrix = [0.05, 0, 0, 0, 0.05, 0]\n", line: 3, "less than a hundredth of its output (a·e − b·d = 0.0025")
+        refused("[[device]]\ncalibration = [0, 1, 0, 0, 0, 0]\n", line: 2, "onto a point or a line")
+        refused(device + "matrix = [nan, 0, 0, 0, 1, 0]\n", line: 3, "matrix must be an array of numbers, and only finite ones: nan is not a number motiond can use")
+        refused(device + "matrix = [1, 0, 0, 0, 1, -inf]\n", line: 3, "-inf is not a number motiond can use")
+        refused("[screen]\nidle_after = inf\n", line: 2, "idle_after must be a number, and only finite ones: inf is not")
+        refused("[[device]]\noutput = [0, 0, 1e-300, 1e-300]\n", line: 2, "output needs a width and height of at least 1 pixel")
+        refused("[[device]]\noutput = [0.5, 1080]\n", line: 2, "output needs a width and height of at least 1 pixel")
+        // Flipped and rotated matrices have a negative determinant and are fine.
+        #expect((try? Configuration.parse(device + "matrix = [-1, 0, 1, 0, 1, 0]\n", file: "x.toml")) != nil)
+        #expect((try? Configuration.parse(device + "matrix = [0, 1, 0, 1, 0, 0]\n", file: "x.toml")) != nil)
     }
 
     @Test("[[screen_gesture]]: named patterns read with their fingers, duration, edge and direction; mistakes refused at their line")

@@ -1,3 +1,4 @@
+import MotionConfiguration
 import TouchInput
 
 /// The touchscreens the daemon reads and those it found but skipped, with why: what
@@ -72,8 +73,8 @@ struct DeviceRegistry {
     /// Dropped events over all devices.
     var droppedEvents: Int { devices.reduce(0) { $0 + $1.dropped } }
 
-    /// The `devices` reply.
-    var json: JSONValue {
+    /// The `devices` reply; `configuration` says which of its rules picked each device.
+    func json(configuration: Configuration) -> JSONValue {
         .object([
             ("devices", .array(devices.map { device in
                 var json = JSONValue.device(device.description, node: device.node)
@@ -90,6 +91,11 @@ struct DeviceRegistry {
                         ])))
                     }
                     members.append(("filtered", .filtered(device.filtered)))
+                    let path = device.setup?.path
+                    let selectors = configuration.selectors(node: device.node, path: path, device: device.description)
+                    let rule = { (rule: DeviceSelection.Rule?) in rule.map { JSONValue.object([("key", .string($0.key)), ("value", .string($0.value))]) } ?? .null }
+                    members.append(("path", path.map { .string($0) } ?? .null))
+                    members.append(("selected_by", .object([("device", rule(selectors.device)), ("calibration", rule(selectors.calibration))])))
                     json = .object(members)
                 }
                 return json

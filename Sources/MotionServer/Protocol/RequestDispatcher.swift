@@ -64,7 +64,7 @@ final class RequestDispatcher {
         case .elements: return .object([("elements", .array(engine.scene.elements.map(scene.describe)))])
         case .addElement(let input): return try addElement(input)
         case .removeElement(let id): return try removeElement(id)
-        case .devices: return touchscreens.devices.json
+        case .devices: return touchscreens.devices.json(configuration: configuration)
         case .stats: return stats()
         case .health: return health().json
         case .metrics: return .object([("text", .string(String(decoding: metrics(), as: UTF8.self)))])

@@ -115,7 +115,8 @@ extension ByteBuffer {
     /// A string with JSON's escapes, as ``JSONValue`` writes strings.
     mutating func writeJSONString(_ text: String) {
         writeInteger(UInt8(ascii: "\""))
-        let plain = text.utf8.allSatisfy { $0 >= 0x20 && $0 != UInt8(ascii: "\"") && $0 != UInt8(ascii: "\\") }
+        // Printable ASCII goes as it is; anything else through JSONValue's escapes.
+        let plain = text.utf8.allSatisfy { (0x20..<0x7F).contains($0) && $0 != UInt8(ascii: "\"") && $0 != UInt8(ascii: "\\") }
         if plain {
             writeString(text)
         } else {

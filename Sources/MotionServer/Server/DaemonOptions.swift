@@ -23,7 +23,18 @@ public struct DaemonOptions: Sendable {
 
     /// The configuration file to read: `--config`, else the default path if it exists; nil
     /// for the built-in configuration. One answer for start-up and every reload.
+    ///
+    /// Always absolute: `stats` reports it, and `motionctl calibrate` writes its drop-in to
+    /// `conf.d` beside it from another working directory.
     public var configurationFile: String? {
-        configFile ?? (FileManager.default.fileExists(atPath: Self.defaultConfigFile) ? Self.defaultConfigFile : nil)
+        guard let file = configFile ?? (FileManager.default.fileExists(atPath: Self.defaultConfigFile) ? Self.defaultConfigFile : nil) else { return nil }
+        return Self.absolute(file, in: FileManager.default.currentDirectoryPath)
+    }
+
+    /// `path` made absolute against `directory`. `.` parts are dropped, `..` kept: resolving
+    /// it by name would disagree with the kernel where a part is a symbolic link.
+    public static func absolute(_ path: String, in directory: String) -> String {
+        let joined = path.hasPrefix("/") ? path : directory + "/" + path
+        return "/" + joined.split(separator: "/").filter { $0 != "." }.joined(separator: "/")
     }
 }

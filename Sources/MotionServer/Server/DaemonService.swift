@@ -178,7 +178,7 @@ public final class DaemonService {
         case let .frame(frame, device, node): daemon.process(frame, device: device, node: node)
         case let .added(node, description, grabbed, setup):
             daemon.deviceAdded(node: node, description: description, grabbed: grabbed, setup: setup)
-            logger.info("using \(node) (\(description.name)), output \(DeviceText.rectangle(setup.output))\(grabbed ? ", grabbed: nothing else receives its events" : "")")
+            logger.info("using \(node) (\(OutsideText.quoted(description.name))), output \(DeviceText.rectangle(setup.output))\(grabbed ? ", grabbed: nothing else receives its events" : "")")
             for note in setup.filters.notes { logger.info("\(node): \(note)") }
         case let .reconfigured(node, setup):
             daemon.deviceReconfigured(node: node, setup: setup)

@@ -30,17 +30,21 @@ struct DeviceSetup: Sendable, Hashable {
     var filters: ResolvedContactFilters
     /// Rotation, flips and calibration: what `motionctl calibrate` needs to place targets.
     var mapping: OutputMapping
+    /// udev's `ID_PATH`, where the device is plugged in; nil for a replay.
+    var path: String?
 
     init(_ device: TouchDevice) {
         output = device.mapper.outputRect
         filters = device.resolvedFilters
         mapping = device.mapper.mapping
+        path = device.path
     }
 
-    init(output: Rect, filters: ResolvedContactFilters, mapping: OutputMapping = OutputMapping()) {
+    init(output: Rect, filters: ResolvedContactFilters, mapping: OutputMapping = OutputMapping(), path: String? = nil) {
         self.output = output
         self.filters = filters
         self.mapping = mapping
+        self.path = path
     }
 }
 
@@ -146,8 +150,8 @@ final class InputThread: @unchecked Sendable {
         do {
             hub = try TouchInputHub { [self] node, device in
                 let configuration = lock.withLock { self.configuration }
-                guard let settings = configuration.deviceSettings(node: node.node, device: device) else {
-                    return .failure(.init("no [[device]] entry in the configuration selects '\(device.name)'", kind: .notSelected))
+                guard let settings = configuration.deviceSettings(node: node.node, path: node.path, device: device) else {
+                    return .failure(.init("no [[device]] entry in the configuration selects \(OutsideText.quoted(device.name))", kind: .notSelected))
                 }
                 return .success(TouchInputHub.DeviceUse(mapping: configuration.mapping(for: settings, udevCalibration: node.calibration),
                                                         grab: settings.grab, filters: configuration.filters(for: settings)))

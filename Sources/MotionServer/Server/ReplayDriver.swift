@@ -32,7 +32,7 @@ final class ReplayDriver {
         }
         guard let device = recording.device else { throw SocketError(description: "\(path): \(ReplayError.noDeviceHeader)") }
         guard let settings = configuration.deviceSettings(node: path, device: device) else {
-            throw SocketError(description: "no [[device]] entry in the configuration selects the recorded device '\(device.name)'")
+            throw SocketError(description: "no [[device]] entry in the configuration selects the recorded device \(OutsideText.quoted(device.name))")
         }
         let replay = try RecordingReplay(recording, mapping: configuration.mapping(for: settings, udevCalibration: nil), filters: configuration.filters(for: settings))
         guard speed > 0, speed.isFinite else { throw SocketError(description: "--speed must be a positive number") }

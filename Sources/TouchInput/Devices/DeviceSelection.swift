@@ -1,16 +1,68 @@
 import TouchModel
 
-/// Which touchscreens to use, from configuration: by name glob, `vendor:product`, or node.
-/// With no rules, every touchscreen is used.
+/// Which touchscreens to use, from configuration: by where it is plugged in, node,
+/// `vendor:product` or name glob. With no rules, every touchscreen is used.
 public struct DeviceSelection: Hashable, Sendable {
-    /// One way to pick a device.
+    /// One way to pick a device, from the one that tells devices apart best to the one that
+    /// tells them apart least (``specificity``).
     public enum Rule: Hashable, Sendable {
-        /// The kernel's device name matches a glob (`*maXTouch*`; ``globMatches(_:_:)``).
-        case name(String)
-        /// The USB (or other bus) vendor and product ids.
-        case ids(vendor: UInt16, product: UInt16)
+        /// udev's `ID_PATH`, where the device is plugged in (`pci-0000:00:14.0-usb-0:2:1.0`):
+        /// the same across boots, and different for two panels of the same model. Matched
+        /// exactly; a device udev gives no path (a replayed recording) never matches.
+        case path(String)
         /// The event node, such as `/dev/input/event5`.
         case node(String)
+        /// The USB (or other bus) vendor and product ids.
+        case ids(vendor: UInt16, product: UInt16)
+        /// The kernel's device name matches a glob (`*maXTouch*`; ``globMatches(_:_:)``).
+        case name(String)
+
+        /// How narrowly the rule picks a device: a path names one socket, a node one device
+        /// until the next boot, ids a model, a name glob perhaps many models.
+        public var specificity: Int {
+            switch self {
+            case .path: return 3
+            case .node: return 2
+            case .ids: return 1
+            case .name: return 0
+            }
+        }
+
+        /// The rule as the configuration writes it: `path = "…"`, `ids = "04f3:010c"`…, for
+        /// `devices` to say which rule picked a device.
+        public var key: String {
+            switch self {
+            case .path: return "path"
+            case .node: return "node"
+            case .ids: return "ids"
+            case .name: return "name"
+            }
+        }
+
+        /// The rule's value as the configuration writes it.
+        public var value: String {
+            switch self {
+            case .path(let path): return path
+            case .node(let node): return node
+            case let .ids(vendor, product): return Self.hex4(vendor) + ":" + Self.hex4(product)
+            case .name(let pattern): return pattern
+            }
+        }
+
+        /// Whether the rule picks the device at `node`, plugged in at `path`.
+        public func matches(node: String, path: String?, device: DeviceDescription) -> Bool {
+            switch self {
+            case .path(let wanted): return path == wanted
+            case .node(let wanted): return wanted == node
+            case let .ids(vendor, product): return device.vendor == vendor && device.product == product
+            case .name(let pattern): return globMatches(Substring(pattern), Substring(device.name))
+            }
+        }
+
+        private static func hex4(_ value: UInt16) -> String {
+            let text = String(value, radix: 16)
+            return String(repeating: "0", count: 4 - text.count) + text
+        }
     }
 
     /// The rules; a device is used when any matches.
@@ -21,15 +73,15 @@ public struct DeviceSelection: Hashable, Sendable {
         self.rules = rules
     }
 
-    /// Whether the device at `node` is selected.
-    public func selects(node: String, device: DeviceDescription) -> Bool {
-        rules.isEmpty || rules.contains { rule in
-            switch rule {
-            case .name(let pattern): return globMatches(Substring(pattern), Substring(device.name))
-            case let .ids(vendor, product): return device.vendor == vendor && device.product == product
-            case .node(let path): return path == node
-            }
-        }
+    /// Whether the device at `node` (plugged in at `path`, udev's `ID_PATH`) is selected.
+    public func selects(node: String, path: String? = nil, device: DeviceDescription) -> Bool {
+        rules.isEmpty || match(node: node, path: path, device: device) != nil
+    }
+
+    /// The most specific of the rules that pick the device, or nil when none does (also when
+    /// there are no rules, which select every device without matching it).
+    public func match(node: String, path: String? = nil, device: DeviceDescription) -> Rule? {
+        rules.filter { $0.matches(node: node, path: path, device: device) }.max { $0.specificity < $1.specificity }
     }
 
     /// Parses `VENDOR:PRODUCT` in hexadecimal, as lsusb prints it (`04f3:010c`).

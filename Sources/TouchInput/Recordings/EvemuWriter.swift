@@ -1,3 +1,5 @@
+import TouchModel
+
 /// Writes evemu recordings, as `evemu-record` does: a header describing the device, then one
 /// `E:` line per event. What it writes reads back through ``EvemuRecording/init(parsing:validatingDevice:)``
 /// into the same description and events, so a recording made by `motionctl record` replays
@@ -7,8 +9,10 @@ public enum EvemuWriter {
     /// `comment` lines (without `#`) go after the version, for where and how it was recorded.
     public static func header(_ device: DeviceDescription, comments: [String] = []) -> String {
         var lines = ["# EVEMU 1.3"] + comments.map { "# " + $0 }
-        lines.append("# Input device name: \"\(device.name)\"")
-        lines.append("N: \(device.name)")
+        // The name as the firmware gave it, but on its line: evemu's format has no escapes, so
+        // a name with a newline (a hostile descriptor) would add lines of its own.
+        lines.append("# Input device name: \(OutsideText.quoted(device.name))")
+        lines.append("N: \(OutsideText.escaped(device.name))")
         lines.append("I: " + [device.bus, device.vendor, device.product, device.version].map(hex4).joined(separator: " "))
         lines += maskLines("P:", bits: device.properties, bytes: 8)
         let types = Set(device.codes.keys).union([EventType.synchronization])

@@ -1,3 +1,5 @@
+import TouchModel
+
 /// Writes what umockdev needs to fake a recorded device for the real libevdev and libudev:
 /// a `.umockdev` sysfs and udev description, a `.ioctl` file answering libevdev's set-up
 /// ioctls, and an events file for `umockdev-run --evemu-events`.
@@ -48,7 +50,7 @@ public struct UmockdevExport: Sendable {
             "A: dev=13:\(minor)",
             "",
             "P: \(parent)",
-            "E: NAME=\"\(device.name)\"",
+            "E: NAME=\(OutsideText.quoted(device.name))",
             "E: PRODUCT=\(product)",
             "E: PROP=\(Self.sysfsMask(device.properties))",
             "E: EV=\(Self.sysfsMask(Set(device.codes.keys).union([EventType.synchronization])))",
@@ -60,7 +62,7 @@ public struct UmockdevExport: Sendable {
             "E: ID_INPUT=1",
             "E: ID_INPUT_TOUCHSCREEN=1",
             "E: SUBSYSTEM=input",
-            "A: name=\(device.name)",
+            "A: name=\(OutsideText.escaped(device.name))",
             "A: properties=\(Self.sysfsMask(device.properties))",
             "",
         ]

@@ -9,12 +9,16 @@ public struct TouchscreenNode: Hashable, Sendable {
     public var syspath: String
     /// `LIBINPUT_CALIBRATION_MATRIX`, when a udev rule or hwdb entry sets one.
     public var calibration: [Double]?
+    /// udev's `ID_PATH`: where the device is plugged in (`pci-0000:00:14.0-usb-0:2:1.0`),
+    /// which tells two panels of the same model apart and stays the same across boots.
+    public var path: String?
 
     /// Creates a node description.
-    public init(node: String, syspath: String, calibration: [Double]? = nil) {
+    public init(node: String, syspath: String, calibration: [Double]? = nil, path: String? = nil) {
         self.node = node
         self.syspath = syspath
         self.calibration = calibration
+        self.path = path
     }
 }
 
@@ -72,6 +76,7 @@ struct UdevDevice {
     var syspath: String
     var isTouchscreen: Bool
     var calibration: [Double]?
+    var path: String?
 
     /// Nil for devices without an event node (the parent `inputN` devices, `mouseN`…).
     init?(_ device: OpaquePointer) {
@@ -82,10 +87,11 @@ struct UdevDevice {
         self.isTouchscreen = udev_device_get_property_value(device, "ID_INPUT_TOUCHSCREEN").map { String(cString: $0) } == "1"
         self.calibration = udev_device_get_property_value(device, "LIBINPUT_CALIBRATION_MATRIX")
             .flatMap { OutputMapping.parseCalibration(String(cString: $0)) }
+        self.path = udev_device_get_property_value(device, "ID_PATH").map { String(cString: $0) }.flatMap { $0.isEmpty ? nil : $0 }
     }
 
     var touchscreen: TouchscreenNode? {
-        isTouchscreen ? TouchscreenNode(node: node, syspath: syspath, calibration: calibration) : nil
+        isTouchscreen ? TouchscreenNode(node: node, syspath: syspath, calibration: calibration, path: path) : nil
     }
 }
 

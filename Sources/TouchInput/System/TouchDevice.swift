@@ -13,6 +13,8 @@ public final class TouchDevice {
     public let node: String
     /// What libevdev reports of the device.
     public let description: DeviceDescription
+    /// udev's `ID_PATH`, where it is plugged in, when the hub opened it from udev.
+    public internal(set) var path: String?
     /// The descriptor to poll for input.
     public let fileDescriptor: Int32
     /// Whether the kernel stamps events with `CLOCK_MONOTONIC` (asked with `EVIOCSCLOCKID`);

@@ -103,8 +103,8 @@ public final class TouchInputHub {
         }
     ) throws(DiscoveryError) {
         try self.init { node, device in
-            selection.selects(node: node.node, device: device)
-                ? .success(DeviceUse(mapping: mapping(node, device))) : .failure(SkipReason("'\(device.name)' is not selected by the configuration", kind: .notSelected))
+            selection.selects(node: node.node, path: node.path, device: device)
+                ? .success(DeviceUse(mapping: mapping(node, device))) : .failure(SkipReason("\(OutsideText.quoted(device.name)) is not selected by the configuration", kind: .notSelected))
         }
     }
 
@@ -236,6 +236,7 @@ public final class TouchInputHub {
         guard devices[node.node] == nil else { return }
         do throws(DeviceError) {
             let device = try TouchDevice(node: node.node)
+            device.path = node.path
             switch configure(node, device.description) {
             case .failure(let reason):
                 skip(node.node, reason, handle)
