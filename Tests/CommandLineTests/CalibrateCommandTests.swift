@@ -70,4 +70,64 @@ struct CalibrateCommandTests {
         #expect(noWeb.status == 1 && noWeb.error.contains("has no web listener: set [websocket] listen"), "\(noWeb.error)")
         _ = configured.stop()
     }
+
+    @Test("two panels of one model with hostile names, motiond started with a relative --config: the calibrated panel alone gets the matrix, by path; no name becomes a setting or a log line; an override makes calibrate fail and keep the first drop-in")
+    func twoIdenticalHostilePanels() throws {
+        let directory = try EndToEnd.scratch()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let run = try EndToEnd.fakePanelScript("calibrate_two_panels.py", in: directory, deadline: 240)
+        #expect(run.status == 0, "\(run.error)\n\(run.output)")
+        let steps = Dictionary(try run.jsonLines().compactMap { line in (line["step"] as? String).map { ($0, line) } }, uniquingKeysWith: { first, _ in first })
+        let (left, right) = ("/dev/input/event61", "/dev/input/event62")
+        let rightPath = "pci-0000:00:14.0-usb-0:2:1.0"
+        let matrix = [1.02, 0.03, -0.015, -0.02, 0.98, 0.025]
+
+        // The names reach clients exactly as the kernel gave them (invalid UTF-8 as U+FFFD).
+        let names = try #require(steps["ready"]?["names"] as? [String: String])
+        #expect(names[left] == "Evil Panel\n[daemon]\ncontrol_groups = [\"users\"] #\u{7F}")
+        #expect(names[right] == "<3>Evil \"Panel\" \\ \u{FFFD}\u{FFFD}\n<3>motiond: forged line\u{1B}[2J")
+        #expect((steps["ready"]?["paths"] as? [String: String])?[right] == rightPath)
+
+        // stats names the file motiond reads, absolutely, and calibrate wrote beside it.
+        let etc = directory.appendingPathComponent("etc").resolvingSymlinksInPath().path
+        let config = try #require(steps["stats"]?["config"] as? String)
+        #expect(config.hasPrefix("/") && URL(fileURLWithPath: config).resolvingSymlinksInPath().path == etc + "/motiond.toml", "\(config)")
+        let written = try #require(steps["written"])
+        let path = try #require(written["path"] as? String)
+        #expect(URL(fileURLWithPath: path).resolvingSymlinksInPath().path == etc + "/conf.d/90-calibration-path-pci-0000-00-14-0-usb-0-2-1-0.toml")
+        #expect((written["elsewhere"] as? [Any])?.isEmpty == true, "nothing was written in motionctl's working directory")
+        #expect(written["lines"] as? Int == 5)
+        // Read back by Python's TOML reader: one [[calibration]] and nothing else.
+        let toml = try #require(written["toml"] as? [String: Any])
+        #expect(Array(toml.keys) == ["calibration"])
+        let tables = try #require(toml["calibration"] as? [[String: Any]])
+        #expect(tables.count == 1 && Set(tables[0].keys) == ["path", "matrix"] && tables[0]["path"] as? String == rightPath)
+        let fitted = try #require(tables[0]["matrix"] as? [Double])
+        for (found, expected) in zip(fitted, matrix) { #expect(Swift.abs(found - expected) < 1e-3, "\(fitted)") }
+
+        // The right-hand panel maps with it, selected by path; the identical left one does not.
+        let devices = try #require(steps["devices"]?["devices"] as? [String: [String: Any]])
+        #expect(devices[left]?["calibration"] as? [Double] == [1, 0, 0, 0, 1, 0])
+        #expect((devices[left]?["selected_by"] as? [String: Any])?["calibration"] is NSNull)
+        #expect(devices[right]?["calibration"] as? [Double] == fitted)
+        let selected = (devices[right]?["selected_by"] as? [String: Any])?["calibration"] as? [String: String]
+        #expect(selected == ["key": "path", "value": rightPath])
+
+        // motionctl devices on a terminal: every line is a device's or indented under it.
+        let text = try #require(steps["devices_text"]?["lines"] as? [String])
+        #expect(text.count >= 10 && text.allSatisfy { $0.hasPrefix("/dev/input/event6") || $0.hasPrefix("  ") }, "\(text)")
+        #expect(text.contains { $0.contains(#"[[calibration]]: the one selecting it by path = "\#(rightPath)""#) })
+
+        // The journal: a line per message, each with motiond's priority; no name started one.
+        let log = try #require(steps["log"]?["lines"] as? [String])
+        #expect(log.allSatisfy { $0.range(of: #"^<[4-7]>"#, options: .regularExpression) != nil }, "\(log)")
+        #expect(log.contains { $0.hasPrefix(#"<6>using /dev/input/event61 ("Evil Panel\n[daemon]"#) }, "\(log)")
+
+        // A later drop-in for the same path wins: calibrate says so, and keeps the first file.
+        let overridden = try #require(steps["overridden"])
+        #expect(overridden["status"] as? Int == 1)
+        #expect((overridden["said"] as? String)?.contains("still maps with [1, 0, 0, 0, 1, 0], not the new matrix") == true, "\(overridden)")
+        #expect(overridden["unchanged"] as? Bool == true)
+        #expect(overridden["files"] as? [String] == ["90-calibration-path-pci-0000-00-14-0-usb-0-2-1-0.toml", "99-override.toml"])
+    }
 }

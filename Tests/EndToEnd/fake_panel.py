@@ -61,21 +61,41 @@ E: 0.000000 0000 0000 0000
 
 
 class Panel:
-    """The fake touchscreen at NODE."""
+    """The fake touchscreen at NODE, or at `node` (/dev/input/eventNN) for a second one.
 
-    def __init__(self, work, motionctl):
-        header = os.path.join(work, "panel.evemu")
+    `name` (bytes, any but NUL, at most 254) is what the kernel says the device is called,
+    answered to libevdev's EVIOCGNAME as it is, newlines and invalid UTF-8 included: a USB
+    descriptor can say anything. `id_path` sets udev's ID_PATH, where it is plugged in."""
+
+    def __init__(self, work, motionctl, node=NODE, name=None, id_path=None, testbed=None):
+        base = "panel" if node == NODE else "panel" + node[len("/dev/input/event"):]
+        header = os.path.join(work, base + ".evemu")
         with open(header, "w") as file:
             file.write("# EVEMU 1.3\n" + HEADER)
-        run = subprocess.run([motionctl, "umockdev", header, "--output-dir", work, "--event-number", NODE[-2:]],
+        run = subprocess.run([motionctl, "umockdev", header, "--output-dir", work, "--event-number", node[len("/dev/input/event"):]],
                              capture_output=True, text=True, timeout=30)
         if run.returncode != 0:
             raise PanelFailure(f"motionctl umockdev failed: {run.stderr}")
-        self.testbed = UMockdev.Testbed.new()
-        if not self.testbed.add_from_file(os.path.join(work, "panel.umockdev")):
+        description, ioctl = os.path.join(work, base + ".umockdev"), os.path.join(work, base + ".ioctl")
+        if id_path is not None:
+            with open(description) as file:
+                lines = file.read().split("\n")
+            at = next(index for index, line in enumerate(lines) if line.startswith("E: DEVNAME="))
+            lines.insert(at + 1, "E: ID_PATH=" + id_path)
+            with open(description, "w") as file:
+                file.write("\n".join(lines))
+        if name is not None:
+            answer = (name + b"\0").ljust(255, b"\0").hex().upper()
+            with open(ioctl) as file:
+                lines = [f"EVIOCGNAME(0) {len(name) + 1} {answer}" if line.startswith("EVIOCGNAME(0) ") else line
+                         for line in file.read().split("\n")]
+            with open(ioctl, "w") as file:
+                file.write("\n".join(lines))
+        self.testbed = testbed or UMockdev.Testbed.new()
+        if not self.testbed.add_from_file(description):
             raise PanelFailure("umockdev could not add the panel")
-        self.testbed.load_ioctl(NODE, os.path.join(work, "panel.ioctl"))
-        self.fd = self.testbed.get_dev_fd(NODE)
+        self.testbed.load_ioctl(node, ioctl)
+        self.fd = self.testbed.get_dev_fd(node)
         if self.fd < 0:
             raise PanelFailure("umockdev gave no descriptor for the panel's node")
         self.touches = 0
