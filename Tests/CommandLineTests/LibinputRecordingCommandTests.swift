@@ -26,7 +26,7 @@ extension Daemons {
         @Test("--device chooses among the file's devices: 0 is a keyboard and refused, 5 is not there")
         func choosing() throws {
             let keyboard = try Run("motionctl", ["frames", Self.yaml, "--device", "0"])
-            #expect(keyboard.status == 1 && keyboard.error.contains("'AT Translated Set 2 keyboard' is not a touchscreen"), "\(keyboard.error)")
+            #expect(keyboard.status == 1 && keyboard.error.contains("\"AT Translated Set 2 keyboard\" is not a touchscreen"), "\(keyboard.error)")
             let missing = try Run("motionctl", ["gestures", Self.yaml, "--device", "5"])
             #expect(missing.status == 1 && missing.error.contains("\(Self.yaml):16: --device 5 is not in the recording: it holds 2 devices"), "\(missing.error)")
             let live = try Run("motionctl", ["frames", "--device", "1", "--count", "1"])

@@ -59,14 +59,18 @@ struct EvemuParserTests {
 
     @Test("a malformed line is an error naming the line and what was expected", arguments: [
         ("N: x\nE: 0.1 0003 0035\n", 2, "expected 'E: SECONDS.MICROSECONDS TYPE CODE VALUE'"),
-        ("E: 0.1 0003 0035 12\nE: abc 0003 0035 12\n", 2, "'abc' is not a time"),
+        ("E: 0.1 0003 0035 12\nE: abc 0003 0035 12\n", 2, "\"abc\" is not a time"),
         ("E: 0.1 00g3 0035 12\n", 1, "is not a hexadecimal type and code"),
-        ("E: 0.1 0003 0035 twelve\n", 1, "'twelve' is not a value"),
+        ("E: 0.1 0003 0035 twelve\n", 1, "\"twelve\" is not a value"),
         ("# EVEMU 1.3\nI: 0018 0000 0000\n", 2, "expected 'I: BUS VENDOR PRODUCT VERSION'"),
         ("A: 35 0 799\n", 1, "expected 'A: CODE MIN MAX FUZZ FLAT [RESOLUTION]'"),
         ("B: 03 zz\n", 1, "expected 'B:' bytes in hexadecimal"),
-        ("N: ok\nX: what\n", 2, "unknown line type 'X:'"),
+        ("N: ok\nX: what\n", 2, "unknown line type \"X:\""),
         ("just some text\n", 1, "expected a line starting with N:"),
+        // A bug report's recording can hold anything: what it says is quoted, never replayed
+        // to a terminal or the journal as it is.
+        ("E: 0.1 0003 0035 \u{1B}[2J\n", 1, #"; "\u{1B}[2J" is not a value"#),
+        ("\u{1B}]0;owned\u{7}\nN: x\n", 1, #"found "\u{1B}]0;owned\u{7}""#),
     ])
     func malformed(text: String, line: Int, message: String) {
         #expect {

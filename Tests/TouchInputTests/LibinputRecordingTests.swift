@@ -149,7 +149,7 @@ struct LibinputRecordingTests {
         ("version: 1\ndevices:\n- evdev: {name: P, id: [1, 2, 3, 4], codes: {3: [0, 1, 99]}}\n", 3, "outside 0…63"),
         ("version: 1\ndevices:\n- evdev: {name: P, id: [1, 2, 3, 4], codes: {}}\n  events:\n  - evdev:\n    - [0, 0, 3, 57]\n", 6, "found 4 numbers"),
         ("version: 1\ndevices:\n- evdev: {name: P, id: [1, 2, 3, 4], codes: {}}\n  events:\n  - evdev:\n    - [0, 1000000, 3, 57, 1]\n", 6, "microseconds 1000000"),
-        ("version: 1\ndevices:\n- evdev: {name: P, id: [1, 2, 3, 4], codes: {}}\n  events:\n  - evdev:\n    - [0, 0, 3, 57, 1.5]\n", 6, "whole number, found '1.5'"),
+        ("version: 1\ndevices:\n- evdev: {name: P, id: [1, 2, 3, 4], codes: {}}\n  events:\n  - evdev:\n    - [0, 0, 3, 57, 1.5]\n", 6, "whole number, found \"1.5\""),
         ("version: 1\ndevices: [\n", 3, "not valid YAML"),
         ("version: 1\ndevices:\n- evdev: {name: P, id: [1, 2, 3, 4], codes: {3: [53, 54]}}\n", 3, "the device is invalid"),
         ("version: 1\ndevices: *nowhere\n", 2, "the alias *nowhere names no anchor before it"),

@@ -1,3 +1,5 @@
+import TouchModel
+
 /// A recording in evemu's text format, as `evemu-record` writes it and as people attach to
 /// bug reports: a device header (`N:`, `I:`, `P:`, `B:`, `A:` lines) and events
 /// (`E: SEC.USEC TYPE CODE VALUE`). A file of events alone, with no header, is accepted too.
@@ -132,7 +134,7 @@ struct EvemuParser {
             return
         }
         guard line.count >= 2, line.dropFirst().first == ":" else {
-            throw fail("expected a line starting with N:, I:, P:, B:, A:, L:, S: or E:, found '\(line.prefix(40))'")
+            throw fail("expected a line starting with N:, I:, P:, B:, A:, L:, S: or E:, found \(OutsideText.quoted(line.prefix(40)))")
         }
         let kind = line.first!
         let rest = line.dropFirst(2)
@@ -183,7 +185,7 @@ struct EvemuParser {
         case "E":
             events.append(try Self.event(rest, fail: fail))
         default:
-            throw fail("unknown line type '\(kind):'; expected N:, I:, P:, B:, A:, L:, S: or E:")
+            throw fail("unknown line type \(OutsideText.quoted(String(kind) + ":")); expected N:, I:, P:, B:, A:, L:, S: or E:")
         }
     }
 
@@ -281,15 +283,15 @@ struct EvemuParser {
         guard fields.count == 4 else { throw fail(expected + ", found \(fields.count) fields") }
         let time = fields[0].split(separator: ".", omittingEmptySubsequences: false)
         guard time.count == 2, let seconds = UInt64(time[0]), let micros = UInt64(time[1]), time[1].count <= 6 else {
-            throw fail(expected + "; '\(fields[0])' is not a time")
+            throw fail(expected + "; \(OutsideText.quoted(fields[0])) is not a time")
         }
         guard seconds <= maximumSeconds else {
             throw fail("the time \(fields[0]) is beyond the latest motiond reads (\(maximumSeconds) seconds)")
         }
         guard let type = UInt16(fields[1], radix: 16), let code = UInt16(fields[2], radix: 16) else {
-            throw fail(expected + "; '\(fields[1]) \(fields[2])' is not a hexadecimal type and code")
+            throw fail(expected + "; \(OutsideText.quoted(fields[1] + " " + fields[2])) is not a hexadecimal type and code")
         }
-        guard let value = Int32(fields[3]) else { throw fail(expected + "; '\(fields[3])' is not a value") }
+        guard let value = Int32(fields[3]) else { throw fail(expected + "; \(OutsideText.quoted(fields[3])) is not a value") }
         // Read as a decimal fraction; evemu always writes six digits, i.e. microseconds.
         let fraction = Double(micros) / pow10(time[1].count)
         return InputEvent(time: Double(seconds) + fraction, type: type, code: code, value: value)

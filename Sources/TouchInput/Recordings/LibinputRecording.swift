@@ -1,3 +1,5 @@
+import TouchModel
+
 /// Reads `libinput record`'s YAML (file version 1), the format attached to libinput bug
 /// reports, into the same ``EvemuRecording`` an evemu file gives.
 ///
@@ -135,7 +137,7 @@ private struct NodeReader {
             magnitude = UInt64(text, radix: 10)
         }
         guard let magnitude, magnitude <= UInt64(Int64.max) else {
-            throw error(node, "expected \(what) to be a whole number, found '\(scalar.prefix(40))'")
+            throw error(node, "expected \(what) to be a whole number, found \(OutsideText.quoted(scalar.prefix(40)))")
         }
         let value = negative ? -Int64(magnitude) : Int64(magnitude)
         guard range.contains(value) else { throw error(node, "\(what) \(value) is outside \(range.lowerBound)…\(range.upperBound)") }

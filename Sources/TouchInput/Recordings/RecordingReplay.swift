@@ -78,9 +78,9 @@ public enum ReplayError: Error, Equatable, CustomStringConvertible {
         case .noDeviceHeader:
             return "the recording has no device header (N:, I:, P:, B:, A: lines); record it with evemu-record"
         case .notATouchscreen(let name, let reason):
-            return "the recorded device '\(name)' is not a touchscreen: it is \(reason)"
+            return "the recorded device \(OutsideText.quoted(name)) is not a touchscreen: it is \(reason)"
         case .invalidDevice(let name, let error):
-            return "the recorded device '\(name)' cannot be replayed: \(error)"
+            return "the recorded device \(OutsideText.quoted(name)) cannot be replayed: \(error)"
         }
     }
 }
