@@ -120,14 +120,83 @@ struct CalibrationProtocolTests {
         daemon.process(TouchFrame(time: 100, contacts: [Self.touch(1, .began, deviceX: 360, deviceY: 369)]), device: 0, node: node)
         daemon.receive(#"{"id": 1, "op": "calibrate", "device": "/dev/input/event7"}"#, from: session)
         var frame = TouchFrame(time: 100.01, contacts: [Self.touch(1, .moved, deviceX: 400, deviceY: 369), Self.touch(2, .began, deviceX: 10, deviceY: 10)])
-        daemon.touchscreens.takeCalibrationTouches(&frame)
+        daemon.touchscreens.takeCalibrationTouches(&frame, node: node)
         #expect(frame.contacts.map(\.trackingID) == [1])
         daemon.receive(#"{"id": 2, "op": "calibrate", "device": "/dev/input/event7", "end": true}"#, from: session)
         #expect(daemon.calibration?.isEnding == true, "touch 2 is still down")
         frame = TouchFrame(time: 100.02, contacts: [Self.touch(2, .ended, deviceX: 10, deviceY: 10), Self.touch(3, .began, deviceX: 20, deviceY: 20)])
-        daemon.touchscreens.takeCalibrationTouches(&frame)
+        daemon.touchscreens.takeCalibrationTouches(&frame, node: node)
         #expect(frame.contacts.map(\.trackingID) == [3])
         #expect(daemon.calibration == nil)
         #expect(try output.take().filter { $0["event"]?.string == "calibration_touch" }.isEmpty, "a touch that lifts after the end is no target's")
+    }
+
+    /// A client that follows `screen.contacts` and the card; its first lines taken.
+    static func watch(_ daemon: Daemon) throws -> RecordingOutput {
+        let watcher = RecordingOutput()
+        let session = daemon.connect(watcher, credentials: nil)
+        daemon.receive(#"{"id": 1, "op": "subscribe", "streams": ["screen.contacts", "card.*"]}"#, from: session)
+        #expect(try watcher.take().contains { $0["id"]?.integer == 1 && $0["ok"]?.bool == true })
+        return watcher
+    }
+
+    /// Touch `id` of `node` held on the card (at 866, 830 in the example), moving, then lifted.
+    static func rest(of id: Int32, on node: String, device: Int, from time: Double, _ daemon: Daemon, _ clock: ManualFrameClock) {
+        for (index, phase) in [TouchPhase.moved, .moved, .ended].enumerated() {
+            clock.now = time + Double(index) * 0.02
+            daemon.process(TouchFrame(time: clock.now, contacts: [Self.touch(id, phase, deviceX: 380 + Int32(index) * 30, deviceY: 369)]), device: device, node: node)
+        }
+    }
+
+    @Test("a touch begun in a calibration whose client went stays the calibration's when another client starts one before it lifts")
+    func touchOutlivesItsCalibrationsClient() throws {
+        let (daemon, clock) = try makeDaemon()
+        Self.addPanel(to: daemon)
+        let node = "/dev/input/event7"
+        let first = RecordingOutput(), second = RecordingOutput()
+        let one = daemon.connect(first, credentials: nil), two = daemon.connect(second, credentials: nil)
+        let watcher = try Self.watch(daemon)
+        daemon.receive(#"{"id": 1, "op": "calibrate", "device": "/dev/input/event7"}"#, from: one)
+        clock.now = 100
+        daemon.process(TouchFrame(time: 100, contacts: [Self.touch(5, .began, deviceX: 360, deviceY: 369)]), device: 0, node: node)
+        daemon.disconnect(one)
+        daemon.receive(#"{"id": 2, "op": "calibrate", "device": "/dev/input/event7"}"#, from: two)
+        #expect(try second.take().contains { $0["id"]?.integer == 2 && $0["ok"]?.bool == true })
+
+        Self.rest(of: 5, on: node, device: 0, from: 100.1, daemon, clock)
+        let leaked = try watcher.take().filter { $0["stream"]?.string == ContactsStream.name || $0["stream"]?.string?.hasPrefix("card.") == true }
+        #expect(leaked.isEmpty, "the rest of touch 5 reached the scene: \(leaked)")
+        // The second calibration takes its own touches, and only those.
+        for (index, phase) in [TouchPhase.began, .ended].enumerated() {
+            clock.now = 101 + Double(index) * 0.02
+            daemon.process(TouchFrame(time: clock.now, contacts: [Self.touch(6, phase, deviceX: 100, deviceY: 100)]), device: 0, node: node)
+        }
+        let touches = try second.take().filter { $0["event"]?.string == "calibration_touch" }
+        #expect(touches.count == 1 && Swift.abs((touches.first?["raw"]?["x"]?.number ?? 0) - 100.0 / 800) < 1e-12, "\(touches)")
+        #expect(try watcher.take().allSatisfy { $0["stream"]?.string != ContactsStream.name })
+    }
+
+    @Test("a touch begun in a calibration stays the calibration's when its client switches to another device before it lifts")
+    func touchOutlivesASwitchOfDevice() throws {
+        let (daemon, clock) = try makeDaemon()
+        Self.addPanel(to: daemon)
+        Self.addPanel(to: daemon, node: "/dev/input/event8")
+        let output = RecordingOutput()
+        let session = daemon.connect(output, credentials: nil)
+        let watcher = try Self.watch(daemon)
+        daemon.receive(#"{"id": 1, "op": "calibrate", "device": "/dev/input/event7"}"#, from: session)
+        clock.now = 100
+        daemon.process(TouchFrame(time: 100, contacts: [Self.touch(5, .began, deviceX: 360, deviceY: 369)]), device: 0, node: "/dev/input/event7")
+        daemon.receive(#"{"id": 2, "op": "calibrate", "device": "/dev/input/event8"}"#, from: session)
+        #expect(try output.take().contains { $0["id"]?.integer == 2 && $0["ok"]?.bool == true })
+
+        Self.rest(of: 5, on: "/dev/input/event7", device: 0, from: 100.1, daemon, clock)
+        let leaked = try watcher.take().filter { $0["stream"]?.string == ContactsStream.name || $0["stream"]?.string?.hasPrefix("card.") == true }
+        #expect(leaked.isEmpty, "the rest of touch 5 reached the scene: \(leaked)")
+        #expect(try output.take().allSatisfy { $0["event"]?.string != "calibration_touch" }, "touch 5 lifted after its calibration ended")
+        // The first device's next touch is the scene's again.
+        clock.now = 101
+        daemon.process(TouchFrame(time: 101, contacts: [Self.touch(7, .began, deviceX: 360, deviceY: 369)]), device: 0, node: "/dev/input/event7")
+        #expect(try watcher.take().contains { $0["stream"]?.string == ContactsStream.name })
     }
 }

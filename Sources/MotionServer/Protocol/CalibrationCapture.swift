@@ -9,11 +9,14 @@ import TouchInput
 /// |-----------|----------------------------------------|-----------|
 /// | —         | `calibrate` from a client with control  | `active`  |
 /// | `active`  | `calibrate` with a new target           | `active`  |
-/// | `active`  | `calibrate` with `end`, the client goes, the device goes | `ending` (or — when no touch of it is down) |
+/// | `active`  | `calibrate` with `end`, the client goes | `ending` (or — when no touch of it is down) |
+/// | `active`, `ending` | another calibration starts (another client's, or its client's of another device) | `ending` beside it (or — when no touch of it is down) |
+/// | `active`, `ending` | the device goes                | —         |
 /// | `ending`  | its last touch lifts                    | —         |
 ///
 /// Contacts already down when it starts stay the scene's until they lift; contacts that began
-/// while it was active stay the calibration's until they lift, even after it ends.
+/// while it was active stay the calibration's until they lift, even after it ends and another
+/// starts (``TouchscreenState``).
 struct CalibrationCapture {
     /// What the calibration page shows: the `calibration` events' value.
     struct Display: Equatable {

@@ -121,8 +121,8 @@ public final class Daemon {
         if touches > 0 { status.lastTouch = now }
         metrics.frame(device: device, node: node, touches: touches)
         var frame = frame
-        if touchscreens.calibration?.display.device == node {
-            touchscreens.takeCalibrationTouches(&frame)
+        if touchscreens.capturesTouches(of: node) {
+            touchscreens.takeCalibrationTouches(&frame, node: node)
             if frame.contacts.isEmpty { return }
         }
         processing = true

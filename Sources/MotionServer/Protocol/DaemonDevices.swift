@@ -22,7 +22,7 @@ extension Daemon {
 
     /// A touchscreen went.
     public func deviceRemoved(node: String) {
-        if touchscreens.calibration?.display.device == node { touchscreens.calibration = nil; touchscreens.calibrationChanged() }
+        touchscreens.deviceRemoved(node: node)
         touchscreens.devices.remove(node: node)
         clients.broadcast(ProtocolLine.device(added: false, node: node))
     }

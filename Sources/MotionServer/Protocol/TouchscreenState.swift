@@ -9,6 +9,10 @@ final class TouchscreenState {
     var devices = DeviceRegistry()
     /// The touchscreen being calibrated, while a client calibrates one (`calibrate`).
     var calibration: CalibrationCapture?
+    /// Calibrations another one replaced (a client that calibrates after the first went, one
+    /// that switches devices) while touches begun in them were still down: they keep those
+    /// touches from the scene until they lift, as the calibration they began in would have.
+    private var replaced: [CalibrationCapture] = []
     private unowned let clients: ClientHub
 
     init(clients: ClientHub) {
@@ -39,6 +43,7 @@ final class TouchscreenState {
             current.display = display
             calibration = current
         } else {
+            if var previous = calibration, !previous.end() { replaced.append(previous) }
             calibration = CalibrationCapture(sessionID: session.id, display: display, description: device.description)
         }
         calibrationChanged()
@@ -59,15 +64,33 @@ final class TouchscreenState {
         calibrationChanged()
     }
 
+    /// The touchscreen read from `node` went: its touches went with it, and so does its
+    /// calibration, if any.
+    func deviceRemoved(node: String) {
+        replaced.removeAll { $0.display.device == node }
+        guard calibration?.display.device == node else { return }
+        calibration = nil
+        calibrationChanged()
+    }
+
     /// Every client hears what the calibration page should show.
     func calibrationChanged() {
         clients.broadcast(ProtocolLine.calibration(calibrationJSON))
     }
 
-    /// Takes the calibration's touches out of a frame of the device being calibrated, and
+    /// Whether some calibration takes touches of the device read from `node`.
+    func capturesTouches(of node: String) -> Bool {
+        calibration?.display.device == node || replaced.contains { $0.display.device == node }
+    }
+
+    /// Takes the calibrations' touches out of a frame of the device read from `node`, and
     /// tells the calibrating client of each that lifted.
-    func takeCalibrationTouches(_ frame: inout TouchFrame) {
-        guard var capture = calibration else { return }
+    func takeCalibrationTouches(_ frame: inout TouchFrame, node: String) {
+        for index in replaced.indices where replaced[index].display.device == node {
+            _ = replaced[index].take(&frame)  // Ended: what lifts is no target's.
+        }
+        replaced.removeAll { $0.isOver }
+        guard var capture = calibration, capture.display.device == node else { return }
         let touches = capture.take(&frame)
         calibration = capture.isOver ? nil : capture
         guard !touches.isEmpty, let session = clients.sessions[capture.sessionID] else { return }
