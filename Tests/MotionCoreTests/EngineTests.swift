@@ -72,13 +72,15 @@ struct EngineTests {
         #expect(states == [.text("active"), .text("atRest")])
     }
 
-    @Test("elements can be added and removed while the engine runs; removing one cancels its gestures")
+    @Test("elements can be added and removed while the engine runs; removing one cancels its gestures, for its interactions and its streams' subscribers")
     func addRemove() {
         let (engine, clock) = makeEngine()
         let a = card("a", at: Point(x: 400, y: 400))
         engine.add(a, interactions: [Draggable()])
         var dragStates: [RecognitionState] = []
         a.gestures.drag.stream.subscribe(next: { dragStates.append($0.state) })
+        var reported: [String] = []
+        engine.onGesture = { stream, element, gesture in reported.append("\(engine.catalog.name(of: stream)) \(element) \(gesture.state)") }
         let script = FingerScript(fingers: [.line(id: 1, from: Point(x: 400, y: 400), to: Point(x: 700, y: 400), down: 0...0.6)])
         let frames = script.frames(rate: 100)
         _ = Simulation().run(Array(frames.prefix(30)), through: engine, clock: clock)
@@ -89,6 +91,7 @@ struct EngineTests {
         #expect(engine.scene.element("b") === b)
         engine.remove("a")
         #expect(dragStates.last == .cancelled)
+        #expect(reported.last == "a.drag a cancelled", "\(reported)")
         #expect(engine.scene.element("a") == nil)
         #expect(engine.streams.allSatisfy { !$0.stream.hasPrefix("a.") })
         // Nothing of it is kept: a UI adding and removing elements under new ids must not grow it.

@@ -201,19 +201,7 @@ public final class MotionEngine {
     public func remove(_ id: String) {
         guard let index = entries.firstIndex(where: { $0.element.id == id }), index > 0 else { return }
         let entry = entries[index]
-        let element = entry.element
-        let time = clock.now
-        if var set = entry.recognizers {
-            let mine = owners.values.filter { $0.entry === entry }
-            let cancelled = TouchFrame(time: time, contacts: mine.map { owner in
-                TouchContact(slot: 0, trackingID: owner.id, phase: .cancelled, deviceX: 0, deviceY: 0, position: element.position.value)
-            }.sorted { $0.trackingID < $1.trackingID })
-            if !cancelled.contacts.isEmpty {
-                for event in set.update(cancelled) { element.gestures.send(event) }
-                element.gestures.touches.send(cancelled)
-            }
-        }
-        owners = owners.filter { $0.value.entry !== entry }
+        cancelTouches(of: entry, at: clock.now)
         entry.runtime.disconnectAll()
         entry.links.forEach { $0.unsubscribe() }
         entry.activityLink?.unsubscribe()
@@ -235,12 +223,56 @@ public final class MotionEngine {
         flushIfIdle()
     }
 
+    /// Takes the fingers from an element: its gestures in progress end `cancelled` (its
+    /// interactions and its gesture streams hear so), and the fingers go to no element until
+    /// they lift.
+    private func cancelTouches(of entry: Entry, at time: Double) {
+        let mine = owners.filter { $0.value.entry === entry }
+        guard !mine.isEmpty else { return }
+        for key in mine.keys { owners[key] = nil }
+        let position = entry.element.position.value
+        let cancelled = TouchFrame(time: time, contacts: mine.values.map { owner in
+            TouchContact(slot: 0, trackingID: owner.id, phase: .cancelled, deviceX: 0, deviceY: 0, position: position)
+        }.sorted { $0.trackingID < $1.trackingID })
+        deliver(cancelled, to: entry)
+    }
+
+    /// Runs an element's recognizers on its contacts of one frame, and tells its interactions
+    /// and its gesture streams what they recognized.
+    private func deliver(_ frame: TouchFrame, to entry: Entry) {
+        if entry.recognizers == nil { entry.recognizers = GestureSet(entry.element.recognizers, thresholds: thresholds) }
+        events.removeAll(keepingCapacity: true)
+        entry.recognizers!.update(frame, into: &events)
+        for event in events {
+            entry.element.gestures.send(event)
+            if let stream = entry.gestureStreams[event.kind.allCasesIndex] { onGesture(stream, entry.element.id, event) }
+        }
+        entry.element.gestures.touches.send(frame)
+    }
+
+    /// Hands the touches in progress over to `successor`, the engine a reload made from the
+    /// new configuration, before this one is taken apart (``disconnect()``), so that every
+    /// gesture begun ends. The gestures on elements end `cancelled` here: the successor's
+    /// elements are new ones, where the configuration puts them, and the fingers down go to
+    /// none of them until they lift. The screen's gestures carry on in the successor where
+    /// its patterns keep them, and end here where not (``ScreenGestures/handOver(to:at:into:)``).
+    /// The successor knows the fingers are down, so the screen does not go idle under them.
+    public func handOver(to successor: MotionEngine) {
+        let time = clock.now
+        for entry in entries { cancelTouches(of: entry, at: time) }
+        if let screenWatch {
+            screenWatch.handOver(to: successor.screenWatch, at: time, into: &screenEvents)
+            publishScreenGestures()
+        }
+        successor.down = down
+    }
+
     /// Takes the engine apart, for good: every interaction is disconnected (springs in flight
     /// stop and no longer observe the clock), the links that published the elements'
     /// properties are cut, and nothing more is published or reported. Springs hold
     /// themselves alive through their subscriptions, so an engine that is only dropped
     /// keeps its scene in memory and keeps the clock ticking; a reload calls this on the
-    /// engine it replaces. Touches in progress are forgotten, not cancelled: nobody listens.
+    /// engine it replaces, after ``handOver(to:)``. Touches still in progress are forgotten.
     public func disconnect() {
         onUpdates = { _ in }
         onGesture = { _, _, _ in }
@@ -305,14 +337,7 @@ public final class MotionEngine {
                 // recognizers are updated where they live: copies would allocate every frame.
                 var own = TouchFrame(time: frame.time, contacts: [])
                 swap(&own.contacts, &entry.contacts)
-                if entry.recognizers == nil { entry.recognizers = GestureSet(entry.element.recognizers, thresholds: thresholds) }
-                events.removeAll(keepingCapacity: true)
-                entry.recognizers!.update(own, into: &events)
-                for event in events {
-                    entry.element.gestures.send(event)
-                    if let stream = entry.gestureStreams[event.kind.allCasesIndex] { onGesture(stream, entry.element.id, event) }
-                }
-                entry.element.gestures.touches.send(own)
+                deliver(own, to: entry)
                 swap(&own.contacts, &entry.contacts)
                 entry.contacts.removeAll(keepingCapacity: true)
             }

@@ -50,6 +50,20 @@ final class ScreenWatch {
         swap(&screenFrame.contacts, &merged)
     }
 
+    /// A reload: `heir`, the new engine's watch (nil when the new configuration watches for
+    /// nothing), takes over the fingers down under the same ids, and the gestures its patterns
+    /// keep; the others end, into `events` (``ScreenGestures/handOver(to:at:into:)``).
+    func handOver(to heir: ScreenWatch?, at time: Double, into events: inout [ScreenGestureEvent]) {
+        if let heir {
+            heir.contacts = contacts
+            heir.nextID = nextID
+            gestures.handOver(to: &heir.gestures, at: time, into: &events)
+        } else {
+            var none = ScreenGestures([], screen: Size(width: 0, height: 0), thresholds: GestureThresholds())
+            gestures.handOver(to: &none, at: time, into: &events)
+        }
+    }
+
     /// When a long press held still is due.
     var nextDeadline: Double? { gestures.nextDeadline }
 

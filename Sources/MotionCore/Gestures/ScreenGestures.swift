@@ -57,6 +57,30 @@ public struct ScreenGestures: Sendable {
         var longPress: LongPressRecognizer?
         var swipe: SwipeRecognizer?
         var edgeSwipe: EdgeSwipeRecognizer?
+
+        /// Whether it watches for what `other` did before a reload: the same name and gesture.
+        func continues(_ other: Watch) -> Bool {
+            pattern.name == other.pattern.name && pattern.gesture == other.pattern.gesture
+        }
+
+        /// Goes on with `previous`'s recognizer (the fingers it follows, the press it holds)
+        /// under this watch's settings.
+        mutating func carryOn(from previous: Watch) {
+            if var press = previous.longPress, let settings = longPress {
+                press.thresholds = settings.thresholds
+                press.touches = settings.touches
+                longPress = press
+            }
+            if var swipe = previous.swipe, let settings = self.swipe {
+                swipe.thresholds = settings.thresholds
+                self.swipe = swipe
+            }
+            if var edgeSwipe = previous.edgeSwipe, let settings = self.edgeSwipe {
+                edgeSwipe.thresholds = settings.thresholds
+                edgeSwipe.screen = settings.screen
+                self.edgeSwipe = edgeSwipe
+            }
+        }
     }
 
     private var watches: [Watch]
@@ -98,6 +122,20 @@ public struct ScreenGestures: Sendable {
     public mutating func advance(to time: Double, into events: inout [ScreenGestureEvent]) {
         for index in watches.indices {
             if let event = watches[index].longPress?.advance(to: time) { take(.longPress(event), from: index, into: &events) }
+        }
+    }
+
+    /// A reload: hands the gestures in progress over to `heir`, the new configuration's
+    /// patterns. Each pattern that `heir` has too (the same name and gesture) carries on there
+    /// under its new settings: a press held ends at its lift, one not yet begun waits the new
+    /// duration. The others end here: a long press held is `cancelled` at `time`, into `events`.
+    public mutating func handOver(to heir: inout ScreenGestures, at time: Double, into events: inout [ScreenGestureEvent]) {
+        for index in watches.indices {
+            if let kept = heir.watches.firstIndex(where: { $0.continues(watches[index]) }) {
+                heir.watches[kept].carryOn(from: watches[index])
+            } else if let event = watches[index].longPress?.block(at: time) {
+                take(.longPress(event), from: index, into: &events)
+            }
         }
     }
 

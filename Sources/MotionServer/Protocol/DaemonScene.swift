@@ -24,14 +24,18 @@ final class DaemonScene {
         interactionNames = Self.interactionNames(configuration)
     }
 
-    /// Takes the old engine apart (its springs stop, so nothing of the old scene stays in
-    /// memory or keeps the clock running) and makes the new one. Returns the old streams'
-    /// catalog, which the publisher renumbers from.
+    /// Makes the new engine, hands it the touches in progress (``MotionEngine/handOver(to:)``:
+    /// the gestures that end, end while the old engine is still the scene's, so that they reach
+    /// the clients under its streams), and takes the old one apart (its springs stop, so
+    /// nothing of the old scene stays in memory or keeps the clock running). Returns the old
+    /// streams' catalog, which the publisher renumbers from.
     func replace(with configuration: Configuration) -> StreamCatalog {
+        let successor = configuration.makeEngine(clock: clock)
+        engine.handOver(to: successor)
         engine.disconnect()
         let oldCatalog = engine.catalog
         self.configuration = configuration
-        engine = configuration.makeEngine(clock: clock)
+        engine = successor
         contactsStream = engine.registerExternalStream(ContactsStream.name)
         interactionNames = Self.interactionNames(configuration)
         return oldCatalog
