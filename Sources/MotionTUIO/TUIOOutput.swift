@@ -27,6 +27,7 @@ final class TUIOOutput {
         /// What went out, for `stats`.
         var frames = 0, datagrams = 0, failures = 0
         var lastError: String?
+        var sent: TUIOSent { TUIOSent(datagrams: datagrams, failures: failures) }
         /// The frame being made, and its profiles' lists, kept between frames.
         var frame = TUIOFrame(number: 0)
         var cursors = TUIOProfile<TUIOCursor>()

@@ -10,6 +10,9 @@ public final class TUIOTargets {
     /// The outputs: where elements are, and where they are predicted to be.
     private var outputs: (measured: TUIOOutput?, predicted: TUIOOutput?)
     private var lastFrame: Int32 = 0
+    /// What went to the targets of earlier configurations, by target: a reload starts each
+    /// target's own counts again, and the metrics' counters must not.
+    private var sentBefore: [String: TUIOSent] = [:]
 
     public init() {}
 
@@ -26,6 +29,7 @@ public final class TUIOTargets {
                 return
             }
             if let output {
+                retire(output.targets)
                 output.configure(settings, screen: configuration.screen, elementIDs: ids)
             } else {
                 output = TUIOOutput(settings: settings, screen: configuration.screen, elementIDs: ids, frameNumber: lastFrame, predicted: predicted)
@@ -56,12 +60,45 @@ public final class TUIOTargets {
     }
 
     private func end(_ output: TUIOOutput) {
+        let targets = output.targets
         output.finish()
+        retire(targets)  // after their goodbyes, which count too
         lastFrame = max(lastFrame, output.frameNumber)
     }
 
-    /// Each target and what went to it.
+    /// Keeps what went to `targets`, which are sent nothing more.
+    private func retire(_ targets: [TUIOOutput.Target]) {
+        for target in targets { sentBefore[target.settings.target.description, default: TUIOSent()] += target.sent }
+    }
+
+    /// Each target and what went to it since the configuration in force was loaded.
     public var statistics: [TUIOTargetStatistics] { active.flatMap(\.statistics) }
+
+    /// What went to each target since the daemon started, by target: the targets of earlier
+    /// configurations included, and two `[[tuio]]` with one target as one. Totals that never
+    /// go down, for metrics.
+    public var sentByTarget: [String: TUIOSent] {
+        var sent = sentBefore
+        for target in active.flatMap(\.targets) { sent[target.settings.target.description, default: TUIOSent()] += target.sent }
+        return sent
+    }
+}
+
+/// What went to a TUIO target, for metrics.
+public struct TUIOSent: Equatable, Sendable {
+    public var datagrams = 0
+    /// Datagrams the kernel refused to send, and frames too large to encode.
+    public var failures = 0
+
+    public init(datagrams: Int = 0, failures: Int = 0) {
+        self.datagrams = datagrams
+        self.failures = failures
+    }
+
+    static func += (sum: inout TUIOSent, more: TUIOSent) {
+        sum.datagrams += more.datagrams
+        sum.failures += more.failures
+    }
 }
 
 /// What went to one TUIO target, for `stats`.

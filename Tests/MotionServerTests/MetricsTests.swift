@@ -177,6 +177,101 @@ struct MetricsTests {
         #expect(values["motiond_contacts_filtered_total{device=\"\(node)\",filter=\"stuck\"}"] == 3)
     }
 
+    @Test("a device's counts reach its counters whatever the timing of scrapes, unplugs and replugs on one node")
+    func replugs() throws {
+        let (daemon, _) = try makeDaemon()
+        func counts(stuck: Int, held: Int) -> ContactFilters.Counts {
+            var counts = ContactFilters.Counts()
+            counts.stuck = stuck
+            counts.held = held
+            return counts
+        }
+        func scrape() -> (stuck: Double?, held: Double?, dropped: Double?) {
+            let values = samples(daemon.metricsExposition())
+            return (values["motiond_contacts_filtered_total{device=\"\(node)\",filter=\"stuck\"}"],
+                    values["motiond_positions_held_total{device=\"\(node)\"}"],
+                    values["motiond_input_events_dropped_total{device=\"\(node)\"}"])
+        }
+        CalibrationProtocolTests.addPanel(to: daemon, node: node)
+        daemon.contactsFiltered(node: node, counts: counts(stuck: 2, held: 10))
+        daemon.eventsDropped(node: node, total: 1)
+        var scraped = scrape()
+        #expect(scraped.stuck == 2 && scraped.held == 10 && scraped.dropped == 1)
+
+        // It counts on after that scrape, goes, and a panel on the same node counts past
+        // what was scraped before the next scrape: 4 + 5 stuck, 30 + 12 held, 3 + 2 drops.
+        daemon.contactsFiltered(node: node, counts: counts(stuck: 4, held: 30))
+        daemon.eventsDropped(node: node, total: 3)
+        daemon.deviceRemoved(node: node)
+        CalibrationProtocolTests.addPanel(to: daemon, node: node)
+        daemon.contactsFiltered(node: node, counts: counts(stuck: 5, held: 12))
+        daemon.eventsDropped(node: node, total: 2)
+        scraped = scrape()
+        #expect(scraped.stuck == 9 && scraped.held == 42 && scraped.dropped == 5, "\(scraped)")
+
+        // Gone with counts no scrape saw, and not back: they are counted all the same.
+        daemon.contactsFiltered(node: node, counts: counts(stuck: 6, held: 13))
+        daemon.deviceRemoved(node: node)
+        scraped = scrape()
+        #expect(scraped.stuck == 10 && scraped.held == 43 && scraped.dropped == 5, "\(scraped)")
+
+        // Added again without a word of its going (the input side opened the node anew).
+        CalibrationProtocolTests.addPanel(to: daemon, node: node)
+        daemon.contactsFiltered(node: node, counts: counts(stuck: 1, held: 0))
+        CalibrationProtocolTests.addPanel(to: daemon, node: node)
+        daemon.contactsFiltered(node: node, counts: counts(stuck: 2, held: 0))
+        #expect(scrape().stuck == 13)
+    }
+
+    @Test("two [[tuio]] with one target: its counter is the datagrams it received, however often it is scraped, reloads included")
+    func tuioTargetTwice() throws {
+        let receiver = try UDPReceiver()
+        let configuration = try Configuration.parse("""
+            [[element]]
+            id = "card"
+            center = [960, 540]
+            size = [400, 300]
+            [element.draggable]
+
+            [[tuio]]
+            target = "127.0.0.1:\(receiver.port)"
+
+            [[tuio]]
+            target = "127.0.0.1:\(receiver.port)"
+            elements = "*"
+            contacts = false
+            source = "motiond-elements"
+            """, file: "metrics.toml")
+        let clock = ManualFrameClock(now: 100)
+        let daemon = Daemon(configuration: configuration, clock: clock, output: TUIOTargets(), controlPolicy: { _ in true })
+        CalibrationProtocolTests.addPanel(to: daemon, node: node)
+        let series = "motiond_tuio_datagrams_total{target=\"127.0.0.1:\(receiver.port)\"}"
+        var received = 0
+        /// The counter, once the receiver has read as many datagrams (within 5 s), and what it read.
+        func counted() -> (counter: Double?, received: Int) {
+            let counter = samples(daemon.metricsExposition())[series]
+            received += receiver.drain(until: Int(counter ?? 0) - received, seconds: 5)
+            return (counter, received)
+        }
+        touch(daemon, clock, at: 200)
+        let first = counted()
+        #expect(first.counter.map(Int.init) == first.received && first.received > 2, "\(first)")
+        // Scrapes without traffic do not move it.
+        for _ in 0..<3 { #expect(counted().counter == first.counter) }
+
+        // A reload starts each target's own count again; a longer touch passes the old one.
+        daemon.reload(configuration)
+        touch(daemon, clock, at: 300, moves: 20)
+        let afterReload = counted()
+        #expect(afterReload.counter.map(Int.init) == afterReload.received && afterReload.received > 2 * first.received, "\(afterReload)")
+
+        // A reload without [[tuio]]: the target's goodbyes are counted, and nothing after.
+        daemon.reload(try Configuration.parse("", file: "metrics.toml"))
+        touch(daemon, clock, at: 400)
+        let ended = counted()
+        #expect(ended.counter.map(Int.init) == ended.received && ended.received > afterReload.received, "\(ended)")
+    }
+
     @Test("the text names only the catalog's metrics, each with its type and help, and with a device and a TUIO target it has all of them")
     func catalog() throws {
         let clock = ManualFrameClock(now: 100)

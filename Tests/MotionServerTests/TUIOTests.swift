@@ -313,6 +313,20 @@ final class UDPReceiver {
 
     deinit { close(fd) }
 
+    /// Reads and drops datagrams until `count` came, each within `seconds` of the one
+    /// before, then those already waiting beyond it; returns how many came.
+    func drain(until count: Int, seconds: Double) -> Int {
+        var buffer = [UInt8](repeating: 0, count: 65_536)
+        var waiting = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+        var received = 0
+        while received < count, poll(&waiting, 1, Int32(seconds * 1000)) > 0, recv(fd, &buffer, buffer.count, 0) > 0 {
+            received += 1
+        }
+        // A counter short of what was sent shows as a difference.
+        while recv(fd, &buffer, buffer.count, Int32(MSG_DONTWAIT)) > 0 { received += 1 }
+        return received
+    }
+
     /// The next datagram's messages, or nil when none came within 10 s.
     func next() throws -> [OSCTestDecoder.Message]? {
         var buffer = [UInt8](repeating: 0, count: 65_536)

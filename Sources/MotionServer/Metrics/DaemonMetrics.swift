@@ -151,13 +151,14 @@ final class DaemonMetrics {
         for (kind, count) in snapshot.devices.skippedByKind {
             skipped.first { $0.kind == kind }?.gauge.record(count)
         }
-        for device in snapshot.devices.devices {
-            let label = [("device", device.node)]
-            totals.update(MetricCatalog.inputEventsDropped, label, to: device.dropped, factory)
-            for (filter, count) in [("stuck", device.filtered.stuck), ("palm", device.filtered.palms), ("jump", device.filtered.jumps)] {
+        for (node, counted) in snapshot.devices.totalsByNode {
+            let label = [("device", node)]
+            totals.update(MetricCatalog.inputEventsDropped, label, to: counted.dropped, factory)
+            let filtered = counted.filtered
+            for (filter, count) in [("stuck", filtered.stuck), ("palm", filtered.palms), ("jump", filtered.jumps)] {
                 totals.update(MetricCatalog.contactsFiltered, label + [("filter", filter)], to: count, factory)
             }
-            totals.update(MetricCatalog.positionsHeld, label, to: device.filtered.held, factory)
+            totals.update(MetricCatalog.positionsHeld, label, to: filtered.held, factory)
         }
         for transport in ClientTransport.allCases { clients[transport]?.record(snapshot.clients[transport] ?? 0) }
         totals.update(MetricCatalog.valuesCoalesced, [], to: snapshot.valuesCoalesced, factory)
@@ -193,18 +194,21 @@ final class DaemonMetrics {
     static let contentType = "text/plain; version=0.0.4; charset=utf-8"
 }
 
-/// Counters whose totals another part of motiond keeps (a device's filters, TUIO's
-/// sender): each scrape adds what a total grew by. A total that fell began again (the
-/// device was plugged in again, the target reconfigured): all of it is new.
+/// Counters whose totals another part of motiond keeps (the devices' filters and the
+/// kernel's drops in ``DeviceRegistry``, TUIO's senders in `TUIOTargets`): each scrape adds
+/// what a total grew by. Their keepers make the totals whole over the daemon's life (what a
+/// device counted before it went, what a target was sent before a reload, two `[[tuio]]`
+/// with one target as one), so that a counter is what happened, whenever the scrapes come.
 struct CountedElsewhere {
     private var counters: [String: (counter: CoreMetrics.Counter, counted: Int)] = [:]
 
     mutating func update(_ metric: MetricDefinition, _ labels: [(String, String)], to total: Int, _ factory: CatalogMetricsFactory) {
         let key = metric.name + labels.map { "\u{0}\($0.0)=\($0.1)" }.joined()
         var entry = counters[key] ?? (CoreMetrics.Counter(label: metric.name, dimensions: labels, factory: factory), 0)
-        let added = total >= entry.counted ? total - entry.counted : total
-        if added > 0 { entry.counter.increment(by: added) }
-        entry.counted = total
+        if total > entry.counted {
+            entry.counter.increment(by: total - entry.counted)
+            entry.counted = total
+        }
         counters[key] = entry
     }
 }

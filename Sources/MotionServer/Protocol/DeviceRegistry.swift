@@ -14,14 +14,31 @@ struct DeviceRegistry {
         var setup: DeviceSetup?
         /// How often each filter acted.
         var filtered = ContactFilters.Counts()
+
+        var totals: Totals { Totals(dropped: dropped, filtered: filtered) }
+    }
+
+    /// What a node's devices counted, the kernel's drops and the filters' actions: summed
+    /// over the devices read from one node, one after another.
+    struct Totals: Equatable {
+        var dropped = 0
+        var filtered = ContactFilters.Counts()
+
+        static func += (sum: inout Totals, more: Totals) {
+            sum.dropped += more.dropped
+            sum.filtered = sum.filtered + more.filtered
+        }
     }
 
     private(set) var devices: [Device] = []
     private(set) var skipped: [(node: String, reason: TouchInputHub.SkipReason)] = []
+    /// What the devices that went had counted, by node: a device's own counts begin again
+    /// when it is plugged in again, and the metrics' counters must not.
+    private var totalsOfGone: [String: Totals] = [:]
 
     /// A touchscreen is read from now on.
     mutating func add(node: String, description: DeviceDescription, grabbed: Bool, setup: DeviceSetup?) {
-        devices.removeAll { $0.node == node }
+        remove(node: node)
         skipped.removeAll { $0.node == node }
         devices.append(Device(node: node, description: description, grabbed: grabbed, setup: setup))
     }
@@ -44,9 +61,19 @@ struct DeviceRegistry {
     /// The device read from `node`, if any.
     func device(_ node: String) -> Device? { devices.first { $0.node == node } }
 
-    /// A touchscreen went.
+    /// A touchscreen went; what it counted stays in ``totalsByNode``.
     mutating func remove(node: String) {
-        devices.removeAll { $0.node == node }
+        guard let index = devices.firstIndex(where: { $0.node == node }) else { return }
+        let device = devices.remove(at: index)
+        totalsOfGone[node, default: Totals()] += device.totals
+    }
+
+    /// What each node's devices counted since the daemon started, those that went included:
+    /// totals that never go down, for the metrics' counters.
+    var totalsByNode: [String: Totals] {
+        var totals = totalsOfGone
+        for device in devices { totals[device.node, default: Totals()] += device.totals }
+        return totals
     }
 
     /// A touchscreen is not read, for `reason`, until it is used or goes.

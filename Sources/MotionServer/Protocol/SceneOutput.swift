@@ -17,7 +17,8 @@ public protocol SceneOutput: AnyObject {
     func finish()
     /// What it sent, for `stats`.
     var json: JSONValue { get }
-    /// What it sent to each target, for metrics.
+    /// What it sent to each target since the daemon started, one entry per target: totals
+    /// that never go down (reloads and repeated targets included), for metrics.
     var counts: [SceneOutputStatistics] { get }
 }
 

@@ -13,6 +13,6 @@ extension TUIOTargets: SceneOutput {
     }
 
     public var counts: [SceneOutputStatistics] {
-        statistics.map { SceneOutputStatistics(target: $0.target, datagrams: $0.datagrams, failures: $0.failures) }
+        sentByTarget.map { SceneOutputStatistics(target: $0.key, datagrams: $0.value.datagrams, failures: $0.value.failures) }
     }
 }
