@@ -59,9 +59,10 @@ install-built:
 	test -e $(DESTDIR)$(CONFIG_DIR)/motiond.toml || install -m 0644 config/motiond.toml $(DESTDIR)$(CONFIG_DIR)/motiond.toml
 	install -m 0644 docs/protocol.md docs/kiosk.md docs/operations.md README.md $(DESTDIR)$(PREFIX)/share/doc/motiond/
 	cp -r examples/python examples/node examples/web $(DESTDIR)$(PREFIX)/share/doc/motiond/examples/
-	install -d $(DESTDIR)$(PREFIX)/share/doc/motiond/contrib/grafana $(DESTDIR)$(PREFIX)/share/doc/motiond/contrib/prometheus
+	install -d $(DESTDIR)$(PREFIX)/share/doc/motiond/contrib/grafana $(DESTDIR)$(PREFIX)/share/doc/motiond/contrib/prometheus/tests
 	install -m 0644 contrib/grafana/motiond-dashboard.json $(DESTDIR)$(PREFIX)/share/doc/motiond/contrib/grafana/
 	install -m 0644 contrib/prometheus/motiond-alerts.yml $(DESTDIR)$(PREFIX)/share/doc/motiond/contrib/prometheus/
+	install -m 0644 contrib/prometheus/tests/motiond-alerts.test.yml $(DESTDIR)$(PREFIX)/share/doc/motiond/contrib/prometheus/tests/
 	$(MAKE) install-completions
 	$(MAKE) install-man
 

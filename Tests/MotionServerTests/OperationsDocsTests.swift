@@ -96,4 +96,21 @@ struct OperationsDocsTests {
             for name in Self.metricNames(in: expression) { #expect(MetricCatalog.definition(named: name) != nil, "\(alert): \(name)") }
         }
     }
+
+    @Test("the rules' promtool tests have one group per alert, named after it, each testing only that alert")
+    func alertTests() throws {
+        let rules = try #require(try YAMLDocument.compose(Self.text("contrib/prometheus/motiond-alerts.yml")))
+        let alerts = (rules["groups"]?.sequence ?? []).flatMap { $0["rules"]?.sequence ?? [] }.compactMap { $0["alert"]?.scalar }
+        let tests = try #require(try YAMLDocument.compose(Self.text("contrib/prometheus/tests/motiond-alerts.test.yml")))
+        #expect(tests["rule_files"]?.sequence?.compactMap(\.scalar) == ["../motiond-alerts.yml"])
+        let groups = try #require(tests["tests"]?.sequence)
+        #expect(groups.compactMap { $0["name"]?.scalar } == alerts)
+        for group in groups {
+            let name = group["name"]?.scalar ?? ""
+            let evaluations = group["alert_rule_test"]?.sequence ?? []
+            #expect(evaluations.allSatisfy { $0["alertname"]?.scalar == name }, "\(name) tests another alert")
+            // Not before, and then fired: at least one evaluation without it and one with it.
+            #expect(evaluations.contains { $0["exp_alerts"] == nil } && evaluations.contains { $0["exp_alerts"] != nil }, "\(name)")
+        }
+    }
 }
