@@ -3,8 +3,9 @@ import Testing
 
 extension Daemons {
     /// What a fleet's monitoring reads of a real motiond: GET /metrics through a real
-    /// Prometheus parser (python3-prometheus-client, in Tests/EndToEnd/scrape_metrics.py),
-    /// GET /healthz, and `motionctl status`'s exit code.
+    /// Prometheus parser (python3-prometheus-client, in Tests/EndToEnd/scrape_metrics.py)
+    /// and Prometheus's own linter (`promtool check metrics`), GET /healthz, and `motionctl
+    /// status`'s exit code.
     @Suite("Monitoring")
     struct MonitoringTests {
         static let bundled = EndToEnd.repository.appendingPathComponent("data/recordings/atmel-maxtouch-drag-up-down.evemu").path
@@ -30,7 +31,7 @@ extension Daemons {
             let example = try String(contentsOf: EndToEnd.repository.appendingPathComponent("config/motiond.toml"), encoding: .utf8)
             let daemon = try RunningDaemon(["--replay", Self.bundled, "--loop", "--speed", "4"], configuration: example + Self.listener)
             defer { _ = daemon.stop() }
-            try scrape(daemon, expecting: "replaying", checks: 12)
+            try scrape(daemon, expecting: "replaying", checks: 13)
             let status = try Run("motionctl", ["status", "--socket", daemon.socket])
             #expect(status.status == 0 && status.output.contains("\n  healthy\n"), "\(status.output)\(status.error)")
         }
@@ -39,7 +40,7 @@ extension Daemons {
         func noTouchscreen() throws {
             let daemon = try RunningDaemon([], configuration: Self.listener)
             defer { _ = daemon.stop() }
-            try scrape(daemon, expecting: "idle", checks: 7)
+            try scrape(daemon, expecting: "idle", checks: 8)
             let status = try Run("motionctl", ["status", "--socket", daemon.socket])
             #expect(status.status == 4, "\(status.output)\(status.error)")
             #expect(status.output.contains("unhealthy: no touchscreen is being read"), "\(status.output)")

@@ -6,10 +6,12 @@
 BASE_URL is the web listener's (http://127.0.0.1:PORT), SOCKET motiond's Unix socket.
 EXPECT is "replaying" (a recording is replayed; this script subscribes to everything on the
 socket and reads it, as a UI would) or "idle" (no touchscreen, no client). Reads the metrics
-with Debian's python3-prometheus-client parser and prints one JSON line per check:
-{"check", "ok", "detail"}; `motionctl metrics` is parsed too. Every wait has a deadline.
+with Debian's python3-prometheus-client parser, lints them with Prometheus's own promtool
+(Debian's prometheus package), and prints one JSON line per check: {"check", "ok",
+"detail"}; `motionctl metrics` is parsed too. Every wait has a deadline.
 """
 import json
+import shutil
 import socket as sockets
 import subprocess
 import sys
@@ -54,6 +56,15 @@ def scrape():
     return status, headers, parse(text)
 
 
+def lint(text):
+    """What `promtool check metrics` says of the text: (ok, detail). Missing promtool fails."""
+    promtool = shutil.which("promtool")
+    if promtool is None:
+        return False, "promtool is not installed: scripts/install-deps installs Debian's prometheus package, which has it"
+    run = subprocess.run([promtool, "check", "metrics"], input=text, capture_output=True, text=True, timeout=60)
+    return run.returncode == 0, (run.stdout + run.stderr)[-2000:]
+
+
 def subscribe_and_read():
     """A client of every stream that reads all it is sent, until the daemon stops."""
     client = sockets.socket(sockets.AF_UNIX, sockets.SOCK_STREAM)
@@ -78,6 +89,8 @@ if expect == "replaying":
 status, headers, first = scrape()
 report("GET /metrics answers 200 in the text format", status == 200 and headers.get("Content-Type", "").startswith("text/plain; version=0.0.4"),
        [status, headers.get("Content-Type")])
+
+report("promtool check metrics finds nothing wrong with the text", *lint(get("/metrics")[2]))
 
 types = {name: kind for name, (kind, _) in first.items()}
 expected_types = {
