@@ -35,6 +35,12 @@ public struct HostHeader: Equatable {
         self.name = name.lowercased()
     }
 
+    /// A `Host` header's field value as a request carries it: the host, with the optional
+    /// whitespace around it, which is no part of a field's value (RFC 9110 5.5).
+    public init?(fieldValue: String) {
+        self.init(fieldValue.trimming(" \t"))
+    }
+
     /// What a registered name or an IPv4 address may be made of (letters, digits, `-`, `.`, `_`).
     private static let nameBytes: Set<UInt8> = Set(Array("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-._".utf8))
 

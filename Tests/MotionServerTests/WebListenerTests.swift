@@ -56,8 +56,9 @@ final class WebConnection {
         "GET \(path) HTTP/1.1\r\n" + (host.map { "Host: \($0)\r\n" } ?? "") + extra + "\r\n"
     }
 
-    static func handshake(host: String = "127.0.0.1:8765") -> String {
-        get("/ws", host: host, extra: "Upgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n")
+    /// A WebSocket handshake for `target` (a path, or the absolute form) with `host` as its Host.
+    static func handshake(_ target: String = "/ws", host: String? = "127.0.0.1:8765", extra: String = "") -> String {
+        get(target, host: host, extra: extra + "Upgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n")
     }
 
     /// Opens the WebSocket and reads the hello; fails the test if the server does not switch.
@@ -369,7 +370,7 @@ struct HTTPListenerTests {
     }
 
     @Test("a Host that does not name the listener gets 421 on every path, the WebSocket included",
-          arguments: ["evil.example:8765", "evil.example", "127.0.0.1:9999", "127.0.0.2:8765", "localhost:80", "[::1]:8765", "", "a b:8765"])
+          arguments: ["evil.example:8765", "evil.example", "127.0.0.1:9999", "127.0.0.2:8765", "localhost:80", "[::1]:8765", " evil.example "])
     func foreignHost(host: String) throws {
         for path in ["/", "/motiond.js", "/nothing"] {
             let connection = try WebConnection()
@@ -381,10 +382,56 @@ struct HTTPListenerTests {
         #expect(reply.hasPrefix("HTTP/1.1 421"), "\(reply.prefix(120))")
     }
 
-    @Test("no Host at all gets 421")
-    func noHost() throws {
+    @Test("an HTTP/1.1 request with more than one Host, a Host that is not a host, or none gets 400, the handshake included, and the connection ends (RFC 9112 3.2)",
+          arguments: [["127.0.0.1:8765", "127.0.0.1:8765"], ["127.0.0.1:8765", "evil.example:8765"], ["evil.example:8765", "127.0.0.1:8765"],
+                      [""], ["a b:8765"], ["127.0.0.1:0"], ["[::1"], ["127.0.0.1:8765, evil.example"], []])
+    func badHost(hosts: [String]) throws {
+        let lines = hosts.map { "Host: \($0)\r\n" }.joined()
+        for request in [WebConnection.get("/", host: nil, extra: lines), WebConnection.handshake(host: nil, extra: lines)] {
+            let connection = try WebConnection()
+            let reply = try connection.response(to: request)
+            #expect(reply.hasPrefix("HTTP/1.1 400"), "\(hosts): \(reply.prefix(160))")
+            #expect(!connection.channel.isActive)
+        }
+    }
+
+    @Test("an HTTP/1.0 request without Host names no host, and gets 421")
+    func noHostInHTTP10() throws {
         let connection = try WebConnection()
-        #expect(try connection.response(to: WebConnection.get("/", host: nil)).hasPrefix("HTTP/1.1 421"))
+        #expect(try connection.response(to: "GET / HTTP/1.0\r\n\r\n").hasPrefix("HTTP/1.0 421"))
+    }
+
+    @Test("the whitespace around a Host value is not part of it (RFC 9110 5.5)", arguments: [" 127.0.0.1:8765", "127.0.0.1:8765 ", "\t localhost:8765\t "])
+    func hostWithWhitespace(host: String) throws {
+        let connection = try WebConnection()
+        let reply = try connection.response(to: WebConnection.get("/", host: host))
+        #expect(reply.hasPrefix("HTTP/1.1 200"), "\(reply.prefix(160))")
+        let socket = try WebConnection()
+        #expect(try socket.response(to: WebConnection.handshake(host: host)).hasPrefix("HTTP/1.1 101"))
+    }
+
+    @Test("an absolute-form target is answered by its authority, the Host header ignored (RFC 9112 3.2.2)",
+          arguments: [("http://127.0.0.1:8765/metrics", "127.0.0.1:8765", "200"), ("HTTP://LocalHost:8765/metrics?x=1", "127.0.0.1:8765", "200"),
+                      ("http://127.0.0.1:8765/metrics", "evil.example:8765", "200"), ("http://kiosk.local/metrics", "127.0.0.1:8765", "200"),
+                      ("http://evil.example:8765/metrics", "127.0.0.1:8765", "421"), ("http://127.0.0.1:9999/metrics", "127.0.0.1:8765", "421"),
+                      ("https://127.0.0.1:8765/metrics", "127.0.0.1:8765", "421"), ("http://127.0.0.1:8765/nothing", "127.0.0.1:8765", "404"),
+                      ("http://user@127.0.0.1:8765/metrics", "127.0.0.1:8765", "400"), ("http:///metrics", "127.0.0.1:8765", "400")])
+    func absoluteForm(target: String, host: String, status: String) throws {
+        let connection = try WebConnection(hosts: ["kiosk.local"])
+        let reply = try connection.response(to: WebConnection.get(target, host: host))
+        #expect(reply.hasPrefix("HTTP/1.1 \(status)"), "\(target): \(reply.prefix(160))")
+        #expect(reply.contains("motiond_build_info") == (status == "200"))
+    }
+
+    @Test("an absolute-form target with no path is the live page; the WebSocket is at its absolute form too")
+    func absoluteFormPages() throws {
+        let connection = try WebConnection()
+        let page = try connection.response(to: WebConnection.get("http://127.0.0.1:8765"))
+        #expect(page.hasPrefix("HTTP/1.1 200") && page.contains("text/html"), "\(page.prefix(160))")
+        let socket = try WebConnection()
+        #expect(try socket.response(to: WebConnection.handshake("http://localhost:8765/ws")).hasPrefix("HTTP/1.1 101"))
+        let foreign = try WebConnection()
+        #expect(try foreign.response(to: WebConnection.handshake("http://evil.example:8765/ws")).hasPrefix("HTTP/1.1 421"))
     }
 
     @Test("the listener's address, localhost and allowed_hosts are answered, in any case",
