@@ -9,11 +9,12 @@ import Testing
 
 /// One connection to the HTTP and WebSocket listener, set up as the listener sets up the ones
 /// it accepts, driven without a socket on a manual clock: a hostile client's bytes in, the
-/// server's bytes out, read as a client would.
+/// server's bytes out, read as a client would. The loop's time is the outputs' clock too, so
+/// advancing it passes the slow-client rule's 5 s as well as the HTTP deadlines.
 final class WebConnection {
     let channel = EmbeddedChannel()
     let loop: EmbeddedEventLoop
-    let outputs = ClientOutputs()
+    let outputs: ClientOutputs
     let daemon: Daemon
     /// What the server sent and has not been read yet.
     private var received: [UInt8] = []
@@ -21,6 +22,7 @@ final class WebConnection {
     /// The listener is at 127.0.0.1:8765, and answers `hosts` besides.
     init(hosts: [String] = [], origins: [String] = ["http://127.0.0.1:8765"]) throws {
         loop = channel.embeddedEventLoop
+        outputs = ClientOutputs { [loop] in Double(loop.now.uptimeNanoseconds) / 1e9 }
         channel.localAddress = try SocketAddress(ipAddress: "127.0.0.1", port: 8765)
         (daemon, _) = try makeDaemon(control: false)
         try WebServer.configure(channel, daemon: daemon, outputs: outputs, access: WebAccess(origins: origins, hosts: hosts))
@@ -280,19 +282,45 @@ struct WebSocketFramingTests {
         #expect(pongs.count == 1 && pongs.first?.payload == Array(repeating: UInt8(9999 % 251), count: 125))
         #expect(!connection.outputs.anyBlocked)
 
-        // Behind again, and for too long: the slow-client rule drops it, with 1008, checked
-        // when it has been behind 5 s (not on a period another client started).
-        #expect(connection.outputs.nextLaggardDeadline(after: monotonicNow(), olderThan: 5) == nil)
+        // Behind again, for too long: the slow-client rule drops it with 1008 once it has
+        // been behind 5 s, not before; the check is due just then (not on a period another
+        // client started).
+        #expect(connection.outputs.nextLaggardDeadline == nil)
+        connection.loop.advanceTime(by: .seconds(100))
         connection.channel.isWritable = false
         connection.channel.pipeline.fireChannelWritabilityChanged()
         try connection.sendFrame(0x9, [1])
-        let now = monotonicNow()
-        let due = try #require(connection.outputs.nextLaggardDeadline(after: now, olderThan: 5))
-        #expect(due > 4 && due <= 5)
-        #expect(connection.outputs.nextLaggardDeadline(after: now + 6, olderThan: 5) == 0)
-        let dropped = connection.outputs.dropLaggards(olderThan: -1, orLargerThan: 1 << 30, allocator: ByteBufferAllocator())
-        #expect(dropped == 1)
+        #expect(connection.outputs.nextLaggardDeadline.map { abs($0 - 5) < 1e-6 } == true, "\(String(describing: connection.outputs.nextLaggardDeadline))")
+        connection.loop.advanceTime(by: .milliseconds(4_990))
+        #expect(connection.outputs.dropLaggards(allocator: ByteBufferAllocator()) == 0)
+        #expect(connection.channel.isActive && connection.outputs.anyBlocked)
+        connection.loop.advanceTime(by: .milliseconds(20))
+        #expect(connection.outputs.nextLaggardDeadline == 0)
+        #expect(connection.outputs.dropLaggards(allocator: ByteBufferAllocator()) == 1)
         #expect(try connection.closeFrame()?.code == 1008)
+    }
+
+    @Test("a client that catches up is timed afresh when it falls behind again")
+    func behindAgain() throws {
+        let connection = try WebConnection()
+        try connection.upgrade()
+        let drop = { connection.outputs.dropLaggards(allocator: ByteBufferAllocator()) }
+        connection.channel.isWritable = false
+        connection.channel.pipeline.fireChannelWritabilityChanged()
+        try connection.sendText(#"{"id": 1, "op": "stats"}"#)  // its reply waits
+        connection.loop.advanceTime(by: .seconds(4))
+        connection.channel.isWritable = true
+        connection.channel.pipeline.fireChannelWritabilityChanged()
+        #expect(try connection.frames().contains { $0.opcode == 0x1 }, "the reply that waited")
+        #expect(!connection.outputs.anyBlocked)
+        connection.channel.isWritable = false
+        connection.channel.pipeline.fireChannelWritabilityChanged()
+        try connection.sendText(#"{"id": 2, "op": "stats"}"#)
+        connection.loop.advanceTime(by: .seconds(4))
+        #expect(drop() == 0, "8 s since it first fell behind, but only 4 s behind this time")
+        connection.loop.advanceTime(by: .milliseconds(1_010))
+        #expect(drop() == 1)
+        #expect(!connection.channel.isActive)
     }
 }
 

@@ -33,8 +33,10 @@ final class ChannelOutput: ClientOutput {
     private var pendingPong: ByteBuffer?
     private(set) var pendingBytes = 0
     private(set) var coalesced = 0
-    /// Since when the client has been behind.
+    /// Since when the client has been behind, on ``clock``.
     private(set) var blockedSince: Double?
+    /// Seconds on a monotonic clock; the one of the ``ClientOutputs`` it is added to.
+    var clock: () -> Double = monotonicNow
     private(set) var isClosed = false
     /// Whether it was closed because the client did not read (the slow-client rule).
     private(set) var wasDropped = false
@@ -123,7 +125,7 @@ final class ChannelOutput: ClientOutput {
     /// The client is behind: from now on the slow-client rule counts.
     private func noteBehind() {
         guard blockedSince == nil else { return }
-        blockedSince = monotonicNow()
+        blockedSince = clock()
         onBlocked()
     }
 

@@ -271,12 +271,12 @@ public final class DaemonService {
     /// Checks for clients behind for more than 5 s when the one behind the longest reaches
     /// that (and a little after, so that it has), and again for the next one.
     private func scheduleLaggardCheck() {
-        guard laggardCheck == nil, let due = outputs.nextLaggardDeadline(after: monotonicNow(), olderThan: SlowClientLimits.blockedSeconds) else { return }
+        guard laggardCheck == nil, let due = outputs.nextLaggardDeadline else { return }
         let bound = NIOLoopBound(self, eventLoop: loop)
         laggardCheck = loop.scheduleTask(in: .nanoseconds(Int64(due * 1e9)) + .milliseconds(20)) {
             let service = bound.value
             service.laggardCheck = nil
-            let dropped = service.outputs.dropLaggards(olderThan: SlowClientLimits.blockedSeconds, orLargerThan: SlowClientLimits.pendingBytes, allocator: ByteBufferAllocator())
+            let dropped = service.outputs.dropLaggards(allocator: ByteBufferAllocator())
             if dropped > 0 { service.logger.warning("disconnected \(dropped) client(s) that stopped reading") }
             service.scheduleLaggardCheck()
         }
