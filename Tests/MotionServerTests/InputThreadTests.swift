@@ -1,3 +1,4 @@
+import Dispatch
 import Foundation
 import Glibc
 import Logging
@@ -16,7 +17,7 @@ struct InputThreadTests {
         return entries.compactMap { try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/fd/\($0)") }
     }
 
-    @Test("stop ends the thread, waits for it, closes its wake pipe, and nothing is delivered afterwards")
+    @Test("stop ends the thread, waits for it, and closes its wake pipe")
     func stopReleasesEverything() throws {
         let delivered = NIOLockedValueBox(0)
         let input = try InputThread(configuration: .builtInDefault, logger: Logger(label: "test")) { _ in
@@ -31,8 +32,31 @@ struct InputThreadTests {
         try #require(Self.openFiles().contains(pipe))
         #expect(input.stop(timeout: 10), "the input thread did not end")
         #expect(!Self.openFiles().contains(pipe), "the wake pipe is still open after stop")
-        let count = delivered.withLockedValue { $0 }
-        input.update(.builtInDefault)
-        #expect(delivered.withLockedValue { $0 } == count)
+    }
+
+    @Test("a thread stuck past stop's bound keeps its pipe, and what it delivers once unstuck is dropped")
+    func lateDeliveryDropped() throws {
+        let delivered = NIOLockedValueBox<[String]>([])
+        let unstick = DispatchSemaphore(value: 0)
+        let finished = DispatchSemaphore(value: 0)
+        // A thread that delivers, then sticks as in a device read that does not return, and
+        // delivers again when let go.
+        let input = try InputThread(configuration: .builtInDefault, deliver: { message in
+            if case .failed(let text) = message { delivered.withLockedValue { $0.append(text) } }
+        }) { _, deliver, _, started in
+            deliver(.failed("before stop"))
+            started.signal()
+            _ = unstick.wait(timeout: .now() + 60)
+            deliver(.failed("after stop"))
+            finished.signal()
+        }
+        #expect(!input.stop(timeout: 0.2), "stop waited for a thread that cannot end")
+        #expect(input.wake != nil, "the pipe of a thread still running was closed")
+        unstick.signal()
+        // Once the thread has tried to deliver (it signals after), not at once.
+        try #require(finished.wait(timeout: .now() + 10) == .success, "the thread did not finish once let go")
+        #expect(delivered.withLockedValue { $0 } == ["before stop"])
+        #expect(input.stop(timeout: 10), "the thread has ended: a second stop joins it")
+        #expect(input.wake == nil)
     }
 }

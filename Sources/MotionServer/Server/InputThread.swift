@@ -69,9 +69,21 @@ final class InputThread: @unchecked Sendable {
     private(set) var wake: (read: Int32, write: Int32)?
     private var thread: JoinableThread?
 
+    /// What the thread does: given the input thread, what delivers its messages, the wake
+    /// pipe's read end, and the semaphore to signal once it is ready.
+    typealias Work = @Sendable (InputThread, _ deliver: @escaping @Sendable (InputMessage) -> Void, _ wake: Int32, _ started: DispatchSemaphore) -> Void
+
     /// Starts the thread and returns once it watches udev and has opened the touchscreens
     /// present. Blocks the caller meanwhile, so never call it on the event loop.
-    init(configuration: Configuration, logger: Logger, deliver: @escaping @Sendable (InputMessage) -> Void) throws {
+    convenience init(configuration: Configuration, logger: Logger, deliver: @escaping @Sendable (InputMessage) -> Void) throws {
+        try self.init(configuration: configuration, deliver: deliver) { thread, deliver, wake, started in
+            thread.run(deliver, wake: wake, started: started)
+        }
+    }
+
+    /// The same, with `work` in place of reading the touchscreens: how a test has the thread
+    /// misbehave (stick, deliver late) and sees what ``stop(timeout:)`` does about it.
+    init(configuration: Configuration, deliver: @escaping @Sendable (InputMessage) -> Void, work: @escaping Work) throws {
         self.configuration = configuration
         var fds: [Int32] = [0, 0]
         guard pipe(&fds) == 0 else { throw SocketError(description: "cannot make a pipe: \(String(cString: strerror(errno)))") }
@@ -84,7 +96,7 @@ final class InputThread: @unchecked Sendable {
         let started = DispatchSemaphore(value: 0)
         do {
             thread = try JoinableThread(name: "motiond input") { [self] in
-                run({ [self] message in gated(deliver, message) }, wake: wake.read, started: started)
+                work(self, { [self] message in gated(deliver, message) }, wake.read, started)
             }
         } catch {
             closePipe()
