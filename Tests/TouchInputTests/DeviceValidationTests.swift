@@ -125,7 +125,7 @@ struct DeviceValidationTests {
         #expect(try EvemuRecording(parsing: file).events.count == events.count)
     }
 
-    @Test("randomly damaged headers either fail to parse or give a valid device, never trap")
+    @Test("randomly damaged headers either fail to parse or give a valid device, never trap; many do each, and many replay")
     func damagedHeaders() throws {
         let text = try FixtureRecordings.text(FixtureRecordings.atmelDrag)
         // The header and the first hundred events: enough to replay, quick to parse.
@@ -133,6 +133,7 @@ struct DeviceValidationTests {
         let header = lines.indices.filter { lines[$0].hasPrefix("A:") || lines[$0].hasPrefix("B:") || lines[$0].hasPrefix("P:") }
         var random = SplitMix64(seed: 9)
         let values = ["0", "-1", "1", "64", "63", "65", "2147483647", "-2147483648", "ff", "00", "80", "5000", "-5000"]
+        var (refused, parsed, replayed) = (0, 0, 0)
         for _ in 0..<600 {
             var damaged = lines
             let index = header[random.below(header.count)]
@@ -141,11 +142,24 @@ struct DeviceValidationTests {
             fields[field] = values[random.below(values.count)]
             if random.below(4) == 0 { fields += Array(repeating: "ff", count: random.below(200)) }
             damaged[index] = fields.joined(separator: " ")
-            guard let recording = try? EvemuRecording(parsing: damaged.joined(separator: "\n")) else { continue }
+            let recording: EvemuRecording
+            do {
+                recording = try EvemuRecording(parsing: damaged.joined(separator: "\n"))
+            } catch {
+                refused += 1
+                continue
+            }
+            parsed += 1
             let device = try #require(recording.device)
             #expect(device.problems.isEmpty, "\(damaged[index])")
-            if device.kind.isTouchscreen { _ = try RecordingReplay(recording).frames() }
+            if device.kind.isTouchscreen {
+                #expect(try !RecordingReplay(recording).frames().isEmpty, "\(damaged[index])")
+                replayed += 1
+            }
         }
+        // Each outcome must come often: a parser that refused every recording, or one that
+        // accepted every damage, would pass the loop above without checking anything.
+        #expect(refused >= 100 && parsed >= 100 && replayed >= 100, "refused \(refused), parsed \(parsed), replayed \(replayed) of 600")
     }
 }
 
