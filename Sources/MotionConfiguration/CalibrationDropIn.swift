@@ -11,8 +11,7 @@ import TouchInput
 public struct CalibrationDropIn: Sendable {
     /// The rule that selects the panel: where it is plugged in (udev's `ID_PATH`) when udev
     /// says, which tells two panels of one model apart; else its ids when it has them (some
-    /// report 0000:0000); else its name, matched exactly but for `*`, the glob's character
-    /// for "any characters", and NUL, which stand as `?`.
+    /// report 0000:0000); else its name, as ``glob(matching:)`` writes it.
     public let rule: DeviceSelection.Rule
     /// The matrix, as `LIBINPUT_CALIBRATION_MATRIX` orders it.
     public let matrix: [Double]
@@ -29,8 +28,7 @@ public struct CalibrationDropIn: Sendable {
         } else if vendor != 0 || product != 0 {
             rule = .ids(vendor: vendor, product: product)
         } else {
-            // NUL too, which no TOML reader here carries (TOMLKit's strings end at it).
-            rule = .name(String(String.UnicodeScalarView(name.unicodeScalars.map { $0 == "*" || $0 == "\0" ? "?" : $0 })))
+            rule = .name(Self.glob(matching: name))
         }
         self.matrix = matrix
         self.name = name
@@ -51,6 +49,18 @@ public struct CalibrationDropIn: Sendable {
         case .ids: return "90-calibration-\(rule.value.replacing(":", with: "-")).toml"
         case .node, .name: return "90-calibration-\(sanitized(name)).toml"
         }
+    }
+
+    /// A glob that matches `name`: the name itself, but for each character holding `*` (the
+    /// glob's "any characters") or NUL (which no TOML reader here carries: TOMLKit's strings
+    /// end at it), which stands as `?`. The glob matches characters as Swift sees them
+    /// (grapheme clusters), and a `?` put where a lone control was can join the combining
+    /// mark after it into one character; where that breaks the match, every character
+    /// stands as `?`, which still picks only names as long as this one.
+    public static func glob(matching name: String) -> String {
+        let pattern = String(name.map { $0.unicodeScalars.contains { $0 == "*" || $0 == "\0" } ? "?" : $0 })
+        if globMatches(Substring(pattern), Substring(name)) { return pattern }
+        return String(repeating: "?", count: name.count)
     }
 
     /// The file's text.

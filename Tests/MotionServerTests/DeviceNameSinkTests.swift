@@ -20,6 +20,8 @@ let hostileNames: [String] = [
     String(decoding: [0x42, 0x61, 0x64, 0xFF, 0xFE, 0x20, 0xC3, 0x28, 0x55, 0x54, 0x46], as: UTF8.self),
     "\u{202E}lenaP liveE\u{2028}next\u{2029}para\u{200B}",
     "tab\there * and ? globs",
+    // A `?` written for `*` or NUL joins a combining mark after it into one character.
+    "star*\u{7EB} and nul\0\u{301}",
 ]
 
 /// Whether `text` holds a character that could end a line, fake a journal priority at a
