@@ -57,7 +57,7 @@ struct DisplayCommandTests {
         #expect(streams.contains("right.position") && !streams.contains("left.position"), "the drag moves the element on the right-hand display only: \(streams)")
 
         let check = try Run("motionctl", ["config", "check", file])
-        #expect(check.output.contains("name *maXTouch*, output [1920, 0, 1920, 1080]"), "\(check.output)")
+        #expect(check.output.contains("name \"*maXTouch*\", output [1920, 0, 1920, 1080]"), "\(check.output)")
 
         let daemon = try RunningDaemon(["--replay", Self.recording], configuration: Self.configuration)
         let devices = try Run("motionctl", ["devices", "--json", "--socket", daemon.socket]).jsonLines()

@@ -185,12 +185,14 @@ struct AbsoluteTarget {
 
     /// Nil for a target in the origin form (`/path`) or anything not led by a scheme.
     init?(_ target: String) {
-        guard let separator = target.range(of: "://") else { return nil }
-        let scheme = target[..<separator.lowerBound]
+        // A scheme holds no ":", so the first one ends it (a plain search: Foundation's
+        // range(of:) would bring Foundation proper into the binary).
+        guard let colon = target.firstIndex(of: ":"), target[colon...].hasPrefix("://") else { return nil }
+        let scheme = target[..<colon]
         // RFC 3986 3.1: a letter, then letters, digits, "+", "-" and ".".
         guard let first = scheme.first, first.isASCII, first.isLetter,
               scheme.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || "+-.".contains($0)) }) else { return nil }
-        let rest = target[separator.upperBound...]
+        let rest = target[target.index(colon, offsetBy: 3)...]
         let end = rest.firstIndex { $0 == "/" || $0 == "?" } ?? rest.endIndex
         self.scheme = scheme.lowercased()
         authority = rest[..<end]
