@@ -57,6 +57,7 @@ struct DevicesCommand: ParsableCommand {
                     emit("  [[device]] entry: " + (rule(selected["device"]) ?? "any device (no rule of the entry names it, or there are no entries)"))
                     emit("  [[calibration]]: " + (rule(selected["calibration"]).map { "the one selecting it by \($0)" } ?? "none selects it"))
                 }
+                for line in device["geometry"]?["explanation"]?.array ?? [] { emit("  \(line.string ?? "")") }
                 if let filters = device["filters"] { emit("  filters: " + Self.describeFilters(filters)) }
                 for note in device["filters"]?["notes"]?.array ?? [] { emit("    \(note.string ?? "")") }
                 if let filtered = device["filtered"] {
@@ -114,7 +115,11 @@ struct DevicesCommand: ParsableCommand {
         if let units = filters["palm_size"]?.integer {
             parts.append("palms over " + (filters["palm_size_mm"]?.number.map { "\(compactNumber($0)) mm (\(units) units)" } ?? "\(units) units"))
         } else { parts.append("no palm size") }
-        if let jump = filters["jump_mm"]?.number { parts.append("jumps over \(compactNumber(jump)) mm") } else { parts.append("no jump filter") }
+        if let jump = filters["jump_mm"]?.number {
+            parts.append("jumps over \(compactNumber(jump)) mm")
+        } else if let jump = filters["jump_px"]?.number {
+            parts.append("jumps over \(compactNumber(jump)) px")
+        } else { parts.append("no jump filter") }
         if let x = filters["hysteresis"]?["x"]?.integer, let y = filters["hysteresis"]?["y"]?.integer {
             parts.append("hysteresis \(x) × \(y) units")
         } else { parts.append("no hysteresis") }
@@ -147,11 +152,6 @@ struct DevicesCommand: ParsableCommand {
         case .singleTouchScreen: emit("  single-touch touchscreen")
         case .refused(let reason): emit("  not used: \(reason)")
         }
-        if let size = description.physicalSize {
-            emit(formatted("  size %.1f × %.1f mm", size.width, size.height))
-        } else if description.kind.isTouchscreen {
-            emit("  size unknown: no resolution reported, so distances use screen pixels")
-        }
         for code in description.axes.keys.sorted() {
             let axis = description.axes[code]!
             emit("  \(AbsoluteAxis.name(code).padded(toLength: 20)) \(axis.minimum) … \(axis.maximum)  fuzz \(axis.fuzz)  resolution \(axis.resolution)\(axis.resolution > 0 ? "/mm" : "")")
@@ -159,6 +159,7 @@ struct DevicesCommand: ParsableCommand {
         emit("  timestamps: \(clock ? "monotonic clock" : "wall clock (the kernel refused EVIOCSCLOCKID)")")
         if description.positionAxes != nil {
             let filters = ResolvedContactFilters(ContactFilterSettings(), device: description)
+            for line in filters.geometry.explanation { emit("  \(line)") }
             if let json = try? JSONInput(parsing: JSONValue.filters(filters).encoded[...]) {
                 emit("  filters by default: " + Self.describeFilters(json))
             }

@@ -53,8 +53,23 @@ extension JSONValue {
             ("palm_size", filters.palmUnits.map { .integer(Int64($0)) } ?? .null),
             ("palm_size_mm", filters.palmMillimetres.map { .number($0) } ?? .null),
             ("jump_mm", filters.jumpMillimetres.map { .number($0) } ?? .null),
+            ("jump_px", filters.jumpPixels.map { .number($0.rounded()) } ?? .null),
             ("hysteresis", filters.hysteresisMargin.map { .object([("x", .integer(Int64($0.x))), ("y", .integer(Int64($0.y)))]) } ?? .null),
             ("notes", .array(filters.notes.map { .string($0) })),
+        ])
+    }
+
+    /// Whether the device's own size and its contacts' sizes are believed, and why: what
+    /// the filters measure in.
+    public static func geometry(_ geometry: PanelGeometry) -> JSONValue {
+        func verdict(_ verdict: PanelGeometry.Verdict) -> JSONValue {
+            .object([("verdict", .string(verdict.name)), ("reason", .string(verdict.reason))])
+        }
+        return .object([
+            ("size", verdict(geometry.positions)),
+            ("size_mm", geometry.size.map { .object([("width", .number($0.width)), ("height", .number($0.height))]) } ?? .null),
+            ("touch_size", verdict(geometry.touchSize)),
+            ("explanation", .array(geometry.explanation.map { .string($0) })),
         ])
     }
 

@@ -58,6 +58,16 @@ struct DeviceRegistry {
         .object(devices.map { ($0.node, .filtered($0.filtered)) })
     }
 
+    /// Each device's sizes, believed or not, for `stats`.
+    var geometryByDevice: JSONValue {
+        .object(devices.compactMap { device in
+            device.setup.map { setup in
+                (device.node, .object([("size", .string(setup.filters.geometry.positions.name)),
+                                       ("touch_size", .string(setup.filters.geometry.touchSize.name))]))
+            }
+        })
+    }
+
     /// The device read from `node`, if any.
     func device(_ node: String) -> Device? { devices.first { $0.node == node } }
 
@@ -110,6 +120,7 @@ struct DeviceRegistry {
                     members.append(("grabbed", .bool(device.grabbed)))
                     if let setup = device.setup {
                         members.append(("output", .rect(setup.output)))
+                        members.append(("geometry", .geometry(setup.filters.geometry)))
                         members.append(("filters", .filters(setup.filters)))
                         members.append(("mapping", .object([
                             ("rotation", .integer(Int64(setup.mapping.rotation.rawValue))),

@@ -200,6 +200,7 @@ final class RequestDispatcher {
             ("devices", .integer(Int64(devices.devices.count))),
             ("dropped_events", .integer(Int64(devices.droppedEvents))),
             ("filtered", devices.filteredByDevice),
+            ("geometry", devices.geometryByDevice),
             ("tuio", tuioTargets()),
             ("clients", .array(clients.sessions.values.sorted { $0.id < $1.id }.map { session in
                 .object([

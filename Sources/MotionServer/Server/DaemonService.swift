@@ -179,7 +179,7 @@ public final class DaemonService {
         case let .added(node, description, grabbed, setup):
             daemon.deviceAdded(node: node, description: description, grabbed: grabbed, setup: setup)
             logger.info("using \(node) (\(OutsideText.quoted(description.name))), output \(DeviceText.rectangle(setup.output))\(grabbed ? ", grabbed: nothing else receives its events" : "")")
-            for note in setup.filters.notes { logger.info("\(node): \(note)") }
+            for line in setup.filters.geometry.explanation + setup.filters.notes { logger.info("\(node): \(line)") }
         case let .reconfigured(node, setup):
             daemon.deviceReconfigured(node: node, setup: setup)
         case let .filtered(node, notice):

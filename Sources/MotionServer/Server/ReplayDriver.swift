@@ -44,7 +44,7 @@ final class ReplayDriver {
         let axes = device.positionAxes!
         self.setup = DeviceSetup(
             output: CoordinateMapper(xAxis: axes.x, yAxis: axes.y, mapping: replay.mapping).outputRect,
-            filters: ResolvedContactFilters(replay.filters, device: device), mapping: replay.mapping)
+            filters: ResolvedContactFilters(replay.filters, device: device, mapping: replay.mapping), mapping: replay.mapping)
         self.speed = speed
         self.loops = loops
         self.daemon = daemon

@@ -1,7 +1,8 @@
 import TouchModel
 
 /// What a device's contact filters do: the `[[device]]` keys `stuck_after`, `palm_size_mm`,
-/// `palm_size`, `jump_mm` and `hysteresis`.
+/// `palm_size`, `jump_mm` and `hysteresis`, and what the filters measure in (`resolution`,
+/// `size_mm`, `touch_resolution`, from the entry or a quirk).
 ///
 /// Each default is safe on an ordinary panel: it never touches a finger that taps, drags or
 /// rests for a while, and acts only on what no finger does (a contact that stays put for half
@@ -35,12 +36,28 @@ public struct ContactFilterSettings: Hashable, Sendable {
     public var jumpMillimetres: Double
     /// Half the axis's fuzz of hysteresis on every contact.
     public var hysteresis: Bool
+    /// What the configuration or a quirk says of the panel's size, for a panel whose own word
+    /// is not believed (``PanelGeometry``).
+    public var panel = GeometryHints.none
 
     /// The longest frame gap over which a long move is a jump: beyond it, a finger may
     /// simply have moved fast while the panel was slow to report.
     public static let jumpWindow = 0.030
     /// The palm size used by ``PalmSize/automatic``.
     public static let automaticPalmMillimetres = 30.0
+    /// On a panel whose size is not believed, a jump is a move farther than this fraction of
+    /// its output's diagonal within one frame: a quarter of the screen in at most 30 ms is
+    /// 8 m/s on a 15-inch panel, faster than any finger, and no ordinary drag comes near it
+    /// on a larger one.
+    public static let relativeJump = 0.25
+    /// A hysteresis margin wider than this fraction of an axis would hold fingers still:
+    /// such a fuzz is not the firmware's noise.
+    public static let largestHysteresisFraction = 0.01
+    /// How long after landing a contact's palm verdict stays open: a contact palm-sized in
+    /// its first samples and finger-sized within this time is a finger (some firmware reports
+    /// a landing finger's first size several times too large). A palm that shrinks later, as
+    /// a lifting palm does, stays a palm.
+    public static let palmVerdictWindow = 0.1
 
     /// The defaults.
     public init(
@@ -59,24 +76,46 @@ public struct ContactFilterSettings: Hashable, Sendable {
     public static let off = ContactFilterSettings(stuckAfter: 0, palmSize: .off, jumpMillimetres: 0, hysteresis: false)
 }
 
-/// The filters' settings as they apply to one device: thresholds in its units, and for
-/// each filter that is off on it, why.
+/// The filters' settings as they apply to one device: thresholds in its units, what they are
+/// measured in, and for each filter that is off on it, why.
 public struct ResolvedContactFilters: Hashable, Sendable {
+    /// What the device's size is believed to be, and why: the filters measure in it.
+    public var geometry: PanelGeometry
     /// Seconds before a still contact is cancelled; nil when off.
     public var stuckAfter: Double?
-    /// The stuck slop, in millimetres (when the device has a resolution) or pixels.
+    /// The stuck slop, in millimetres (when the device's size is believed) or pixels.
     public var stuckSlop: Double
     public var stuckSlopIsPhysical: Bool
     /// `ABS_MT_TOUCH_MAJOR` above which a contact is a palm, in device units; nil when off.
     public var palmUnits: Int32?
     /// The palm size in millimetres, when it is known in millimetres.
     public var palmMillimetres: Double?
-    /// Millimetres within one frame that make a jump; nil when off.
-    public var jumpMillimetres: Double?
+    /// How far within one frame makes a jump; nil when off.
+    public var jump: Jump?
     /// The hysteresis margin on each axis, in device units; nil when off.
     public var hysteresisMargin: Margin?
-    /// Why a filter asked for is off on this device, one line each.
+    /// Why a filter asked for is off on this device, or measures differently, one line each.
     public var notes: [String]
+
+    /// A jump's length.
+    public enum Jump: Hashable, Sendable {
+        /// On a panel whose size is believed.
+        case millimetres(Double)
+        /// On one whose size is not: a fraction of the output's diagonal, in pixels.
+        case pixels(Double)
+    }
+
+    /// Millimetres within one frame that make a jump; nil when off or measured in pixels.
+    public var jumpMillimetres: Double? {
+        if case .millimetres(let limit) = jump { return limit }
+        return nil
+    }
+
+    /// Pixels within one frame that make a jump, on a panel whose size is not believed.
+    public var jumpPixels: Double? {
+        if case .pixels(let limit) = jump { return limit }
+        return nil
+    }
 
     /// Half-widths of an ellipse, in device units.
     public struct Margin: Hashable, Sendable {
@@ -84,29 +123,29 @@ public struct ResolvedContactFilters: Hashable, Sendable {
         public var y: Int32
     }
 
-    /// Resolves `settings` for a device as its description has it: its position axes and,
-    /// when it reports one, its `ABS_MT_TOUCH_MAJOR` axis.
+    /// Resolves `settings` for a device as its description has it, mapped by `mapping`.
     ///
     /// - Precondition: the device has position axes (``DeviceKind/isTouchscreen``).
-    public init(_ settings: ContactFilterSettings, device: DeviceDescription) {
+    public init(_ settings: ContactFilterSettings, device: DeviceDescription, mapping: OutputMapping = OutputMapping()) {
         let axes = device.positionAxes!
         let major = device.has(EventType.absolute, AbsoluteAxis.touchMajor) ? device.axes[AbsoluteAxis.touchMajor] : nil
-        self.init(settings, xAxis: axes.x, yAxis: axes.y, touchMajor: major)
+        self.init(settings, xAxis: axes.x, yAxis: axes.y, touchMajor: major, mapping: mapping)
     }
 
     /// Resolves `settings` for a device with the given position axes and, when reported,
-    /// its `ABS_MT_TOUCH_MAJOR` axis.
-    public init(_ settings: ContactFilterSettings, xAxis: AxisInfo, yAxis: AxisInfo, touchMajor: AxisInfo?) {
+    /// its `ABS_MT_TOUCH_MAJOR` axis, mapped by `mapping`.
+    public init(_ settings: ContactFilterSettings, xAxis declaredX: AxisInfo, yAxis declaredY: AxisInfo, touchMajor: AxisInfo?, mapping: OutputMapping = OutputMapping()) {
+        geometry = PanelGeometry(xAxis: declaredX, yAxis: declaredY, touchMajor: touchMajor, mapping: mapping, hints: settings.panel)
+        let (xAxis, yAxis) = (geometry.xAxis, geometry.yAxis)
         var notes: [String] = []
-        let hasResolution = xAxis.resolution > 0 && yAxis.resolution > 0
+        let hasResolution = geometry.positions.isTrusted
         stuckAfter = settings.stuckAfter > 0 ? settings.stuckAfter : nil
         stuckSlopIsPhysical = hasResolution
         stuckSlop = hasResolution ? settings.stuckSlopMillimetres : settings.stuckSlopPixels
 
-        // ABS_MT_TOUCH_MAJOR is in surface units (the kernel's multi-touch protocol): its
-        // own resolution if it has one, else the finer of the position axes', so that a
-        // contact is never measured larger than it is.
-        let majorResolution = touchMajor.map { $0.resolution > 0 ? $0.resolution : Swift.max(xAxis.resolution, yAxis.resolution) } ?? 0
+        // ABS_MT_TOUCH_MAJOR is in surface units (the kernel's multi-touch protocol); its
+        // millimetres are believed only where PanelGeometry checked them.
+        let majorResolution = geometry.touchResolution
         let wantedPalm: (size: Double, explicit: Bool)?
         switch settings.palmSize {
         case .off, .units: wantedPalm = nil
@@ -115,10 +154,10 @@ public struct ResolvedContactFilters: Hashable, Sendable {
         }
         if case .units(let units) = settings.palmSize {
             palmUnits = touchMajor == nil ? nil : units
-            palmMillimetres = majorResolution > 0 ? Double(units) / Double(majorResolution) : nil
+            palmMillimetres = majorResolution > 0 ? Double(units) / majorResolution : nil
             if touchMajor == nil { notes.append("palm_size is set but the device does not report ABS_MT_TOUCH_MAJOR: palms are not detected by size") }
         } else if let wantedPalm, touchMajor != nil, majorResolution > 0 {
-            palmUnits = Int32(clamping: Int64((wantedPalm.size * Double(majorResolution)).rounded()))
+            palmUnits = Int32(clamping: Int64((wantedPalm.size * majorResolution).rounded()))
             palmMillimetres = wantedPalm.size
         } else {
             palmUnits = nil
@@ -126,15 +165,19 @@ public struct ResolvedContactFilters: Hashable, Sendable {
             if let wantedPalm, touchMajor == nil, wantedPalm.explicit {
                 notes.append("palm_size_mm is set but the device does not report ABS_MT_TOUCH_MAJOR: palms are not detected by size")
             } else if wantedPalm != nil, touchMajor != nil {
-                notes.append("palms are not detected by size: the device reports ABS_MT_TOUCH_MAJOR without a resolution; set palm_size in its units")
+                notes.append("palms are not detected by size: \(geometry.touchSize.reason) (set touch_resolution, or palm_size in its units); a palm the device marks as one (MT_TOOL_PALM) still is")
             }
         }
 
         if settings.jumpMillimetres > 0 && hasResolution {
-            jumpMillimetres = settings.jumpMillimetres
+            jump = .millimetres(settings.jumpMillimetres)
+        } else if settings.jumpMillimetres > 0 {
+            let output = CoordinateMapper(xAxis: xAxis, yAxis: yAxis, mapping: mapping).outputSize
+            let diagonal = (output.width * output.width + output.height * output.height).squareRoot()
+            jump = .pixels(diagonal * ContactFilterSettings.relativeJump)
+            notes.append("jumps are measured in pixels, farther than \(compactNumber(ContactFilterSettings.relativeJump * 100))% of the output's diagonal (\(compactNumber((diagonal * ContactFilterSettings.relativeJump).rounded())) px) within one frame: the device's size is not believed")
         } else {
-            jumpMillimetres = nil
-            if settings.jumpMillimetres > 0 { notes.append("jumps are not detected: the device reports no resolution, so distances in millimetres are unknown") }
+            jump = nil
         }
 
         if settings.hysteresis && (xAxis.fuzz > 0 || yAxis.fuzz > 0) {
@@ -143,10 +186,19 @@ public struct ResolvedContactFilters: Hashable, Sendable {
             var x = Swift.max(xAxis.fuzz / 2, 0), y = Swift.max(yAxis.fuzz / 2, 0)
             if x == 0 { x = y }
             if y == 0 { y = x }
-            hysteresisMargin = x > 0 ? Margin(x: x, y: y) : Margin(x: 1, y: 1)
+            let margin = x > 0 ? Margin(x: x, y: y) : Margin(x: 1, y: 1)
+            let fraction = Swift.max(Double(margin.x) / Self.span(xAxis), Double(margin.y) / Self.span(yAxis))
+            if fraction > ContactFilterSettings.largestHysteresisFraction {
+                hysteresisMargin = nil
+                notes.append("no hysteresis: the device's fuzz (x \(xAxis.fuzz), y \(yAxis.fuzz)) is too large a part of its axes to be noise")
+            } else {
+                hysteresisMargin = margin
+            }
         } else {
             hysteresisMargin = nil
         }
         self.notes = notes
     }
+
+    private static func span(_ axis: AxisInfo) -> Double { Double(axis.maximum) - Double(axis.minimum) + 1 }
 }

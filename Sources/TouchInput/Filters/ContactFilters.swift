@@ -112,7 +112,7 @@ public struct ContactFilters {
 
     /// Whether any filter is on: when none is, frames pass untouched.
     public var isActive: Bool {
-        resolved.stuckAfter != nil || resolved.palmUnits != nil || resolved.jumpMillimetres != nil || resolved.hysteresisMargin != nil
+        resolved.stuckAfter != nil || resolved.palmUnits != nil || resolved.jump != nil || resolved.hysteresisMargin != nil
     }
 
     /// What the filters did since the last call, for the log.
@@ -260,9 +260,14 @@ public struct ContactFilters {
     }
 
     private func isJump(_ track: Track, to contact: TouchContact, at time: Double) -> Bool {
-        guard let limit = resolved.jumpMillimetres, time - track.rawTime <= ContactFilterSettings.jumpWindow,
-              let from = mapper.millimetres(x: track.rawX, y: track.rawY), let to = contact.millimetres else { return false }
-        return from.distance(to: to) > limit
+        guard let limit = resolved.jump, time - track.rawTime <= ContactFilterSettings.jumpWindow else { return false }
+        switch limit {
+        case .millimetres(let limit):
+            guard let from = mapper.millimetres(x: track.rawX, y: track.rawY), let to = contact.millimetres else { return false }
+            return from.distance(to: to) > limit
+        case .pixels(let limit):
+            return mapper.pixels(x: track.rawX, y: track.rawY).distance(to: contact.position) > limit
+        }
     }
 
     /// Where a contact is, for the stuck slop: millimetres where the device has them.

@@ -58,11 +58,13 @@ public struct TouchFrameAssembler {
     /// The device's description.
     public let description: DeviceDescription
     /// Device units to pixels and millimetres.
-    public var mapper: CoordinateMapper {
+    public private(set) var mapper: CoordinateMapper {
         didSet { filters.mapper = mapper }
     }
     /// The filters after assembly.
     private var filters: ContactFilters
+    /// The filters' settings, kept to resolve them again when the mapping changes.
+    private var filterSettings: ContactFilterSettings
 
     private var slots: [Slot]
     private var currentSlot = 0
@@ -94,7 +96,11 @@ public struct TouchFrameAssembler {
         }
         precondition(description.problems.isEmpty, "\(description.name): \(description.problems)")
         self.description = description
-        self.mapper = CoordinateMapper(xAxis: axes.x, yAxis: axes.y, mapping: mapping)
+        // Millimetres only where the device's size is believed (PanelGeometry): every reader
+        // of this mapper measures in what the filters measure in.
+        let resolved = ResolvedContactFilters(filters, device: description, mapping: mapping)
+        self.mapper = CoordinateMapper(xAxis: resolved.geometry.xAxis, yAxis: resolved.geometry.yAxis, mapping: mapping)
+        self.filterSettings = filters
         self.protocolA = description.isProtocolA ? ProtocolAConverter(description: description) : nil
         let description = protocolA?.slotted ?? description
         self.isMultitouch = description.isMultitouch
@@ -104,7 +110,7 @@ public struct TouchFrameAssembler {
         self.reportsTouchMinor = absolute.contains(AbsoluteAxis.touchMinor)
         self.slots = Array(repeating: Slot(), count: isMultitouch ? Swift.max(description.slotCount, 1) : 1)
         self.frame.contacts.reserveCapacity(slots.count * 2)
-        self.filters = ContactFilters(ResolvedContactFilters(filters, device: description), mapper: mapper, slots: slots.count)
+        self.filters = ContactFilters(resolved, mapper: mapper, slots: slots.count)
     }
 
     /// The filters as they apply to this device: thresholds in its units, and why any is off.
@@ -112,7 +118,21 @@ public struct TouchFrameAssembler {
 
     /// Changes the filters' settings (a reload); contacts down stay followed.
     public mutating func setFilters(_ settings: ContactFilterSettings) {
-        filters.resolved = ResolvedContactFilters(settings, device: description)
+        filterSettings = settings
+        resolve(mapping: mapper.mapping)
+    }
+
+    /// Changes where the device's touches land (a reload, a calibration); applies from the
+    /// next frame. The output's shape takes part in whether the panel's size is believed.
+    public mutating func setMapping(_ mapping: OutputMapping) {
+        resolve(mapping: mapping)
+    }
+
+    /// The filters and the mapper for the settings and `mapping`, in the device's believed size.
+    private mutating func resolve(mapping: OutputMapping) {
+        let resolved = ResolvedContactFilters(filterSettings, device: description, mapping: mapping)
+        filters.resolved = resolved
+        mapper = CoordinateMapper(xAxis: resolved.geometry.xAxis, yAxis: resolved.geometry.yAxis, mapping: mapping)
     }
 
     /// How often each filter acted on this device.

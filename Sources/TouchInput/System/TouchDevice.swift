@@ -34,7 +34,7 @@ public final class TouchDevice {
     /// How device units map to the screen; changing it applies from the next frame.
     public var mapping: OutputMapping {
         get { assembler.mapper.mapping }
-        set { assembler.mapper = CoordinateMapper(xAxis: assembler.mapper.xAxis, yAxis: assembler.mapper.yAxis, mapping: newValue) }
+        set { assembler.setMapping(newValue) }
     }
 
     /// How device units map to the screen.
