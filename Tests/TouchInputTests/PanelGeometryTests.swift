@@ -180,4 +180,50 @@ struct PanelGeometryTests {
         let shown = try Self.frames(jitter, on: device).flatMap(\.contacts)
         #expect(shown.allSatisfy { $0.deviceX == 1000 }, "\(shown.map(\.deviceX))")
     }
+
+    // MARK: The palm verdict
+
+    /// The frames and the palm count of `script` on `device`, read event by event.
+    static func assembled(_ script: EventScript, on device: DeviceDescription) -> (frames: [TouchFrame], palms: Int) {
+        var assembler = TouchFrameAssembler(description: device, mapping: screen)
+        var frames: [TouchFrame] = []
+        for event in script.events {
+            if let frame = assembler.consume(event) { frames.append(frame) }
+        }
+        return (frames, assembler.filterCounts.palms)
+    }
+
+    @Test("a contact palm-sized in its first samples only is a finger, begun where it is when it shrinks; one palm-sized for 0.1 s is a palm counted once and never reported, even when it shrinks later as a lifting palm does; one lifting within 0.1 s is a palm")
+    func palmVerdictWindow() throws {
+        let device = Self.panel(x: (2999, 10), y: (1999, 10), touchMajor: (2000, 10))
+        // 45 mm in the first two samples (16 ms), then 3 mm: a finger whose firmware measured its landing large.
+        var spike = EventScript()
+        spike.slot(0); spike.track(1); spike.at(1000, 1000); spike.abs(AbsoluteAxis.touchMajor, 450); spike.report(after: 0.008)
+        spike.at(1005, 1000); spike.report(after: 0.008)
+        spike.at(1010, 1000); spike.abs(AbsoluteAxis.touchMajor, 30); spike.report(after: 0.008)
+        for step in 1...10 { spike.at(1010 + Int32(step) * 10, 1000); spike.report(after: 0.008) }
+        spike.track(-1); spike.report()
+        let finger = Self.assembled(spike, on: device)
+        #expect(Self.lives(finger.frames) == [1: [.began, .moved, .ended]])
+        #expect(finger.frames.first?.contacts.first?.deviceX == 1010)
+        #expect(finger.palms == 0)
+
+        // 45 mm for 0.2 s, then 3 mm for 0.2 s before it lifts: a palm throughout.
+        var palm = EventScript()
+        palm.slot(0); palm.track(1); palm.at(1000, 1000); palm.abs(AbsoluteAxis.touchMajor, 450); palm.report(after: 0.008)
+        for step in 1...25 { palm.at(1000 + Int32(step), 1000); palm.report(after: 0.008) }
+        palm.abs(AbsoluteAxis.touchMajor, 30)
+        for step in 1...25 { palm.at(1030 + Int32(step), 1000); palm.report(after: 0.008) }
+        palm.track(-1); palm.report()
+        let resting = Self.assembled(palm, on: device)
+        #expect(resting.frames.isEmpty, "\(resting.frames.map { $0.contacts.map(\.phase) })")
+        #expect(resting.palms == 1)
+
+        // Lands and lifts palm-sized within 50 ms.
+        var brief = EventScript()
+        brief.slot(0); brief.track(1); brief.at(1000, 1000); brief.abs(AbsoluteAxis.touchMajor, 450); brief.report(after: 0.05)
+        brief.track(-1); brief.report()
+        let dab = Self.assembled(brief, on: device)
+        #expect(dab.frames.isEmpty && dab.palms == 1)
+    }
 }

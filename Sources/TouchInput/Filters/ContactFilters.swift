@@ -7,8 +7,11 @@ import TouchModel
 ///
 /// | state     | event                                          | next      | what the frame says |
 /// |-----------|------------------------------------------------|-----------|---------------------|
-/// | —         | lands larger than a palm                       | `ignored` | nothing             |
+/// | —         | lands larger than a palm                       | `landing` | nothing             |
 /// | —         | lands                                          | `live`    | `began`             |
+/// | `landing` | finger-sized within 0.1 s of landing           | `live`    | `began`             |
+/// | `landing` | still larger than a palm 0.1 s after landing   | `ignored` | nothing (a palm, ignored from landing) |
+/// | `landing` | lifts                                          | —         | nothing (a palm, ignored from landing) |
 /// | `live`    | grows larger than a palm                       | `ignored` | `cancelled`         |
 /// | `live`    | moves farther than `jump_mm` within 30 ms      | `live`    | `cancelled`, then `began` under a new id where it landed |
 /// | `live`    | within the stuck slop for `stuck_after` s      | `ignored` | `cancelled` (also between frames: ``expire(at:)``) |
@@ -70,7 +73,9 @@ public struct ContactFilters {
 
     /// One contact the filters follow.
     private struct Track {
-        enum State { case live, ignored }
+        /// `landing`: palm-sized so far, within ``ContactFilterSettings/palmVerdictWindow``
+        /// of landing at `since`, and not yet reported.
+        enum State: Equatable { case live, landing(since: Double), ignored }
         var state: State
         /// The id the frames carry: the firmware's, until a jump gives the contact a new one.
         var outputID: Int32
@@ -100,6 +105,8 @@ public struct ContactFilters {
     /// Ids for contacts begun again after a jump, far from the kernel's (which count up from 0).
     private var nextJumpID: Int32 = 1 << 30
     private var output = TouchFrame(time: 0, contacts: [])
+    /// The time of the frame being filtered.
+    private var lastTime = 0.0
 
     /// Filters for a device with `slots` slots, mapped by `mapper`.
     public init(_ resolved: ResolvedContactFilters, mapper: CoordinateMapper, slots: Int) {
@@ -144,6 +151,7 @@ public struct ContactFilters {
     /// The frame with the filters applied; nil when nothing in it is left to report.
     public mutating func filter(_ frame: TouchFrame) -> TouchFrame? {
         output.time = frame.time
+        lastTime = frame.time
         output.contacts.removeAll(keepingCapacity: true)
         for contact in frame.contacts {
             guard tracks.indices.contains(contact.slot) else { continue }
@@ -162,9 +170,9 @@ public struct ContactFilters {
         // A slot's old contact that ended in this same frame was reported before this one.
         var track = follow(contact, as: contact.trackingID, at: time)
         if isPalm(contact) {
-            track.state = .ignored
-            counts.palms += 1
-            notices.append(Notice(kind: .palm, trackingID: contact.trackingID, position: contact.position, time: time))
+            // Some firmware reports a landing finger's first size several times too large:
+            // the verdict waits for the window (or the lift) before it is a palm's.
+            track.state = .landing(since: time)
         } else {
             output.contacts.append(contact)
         }
@@ -176,6 +184,18 @@ public struct ContactFilters {
             // Not seen landing (a contact down when the filters were made): follow it from here.
             tracks[contact.slot] = follow(contact, as: contact.trackingID, at: time)
             output.contacts.append(contact)
+            return
+        }
+        if case .landing(let since) = track.state {
+            if !isPalm(contact) {
+                // Finger-sized within the window: a finger, begun where it is now.
+                tracks[contact.slot] = follow(contact, as: contact.trackingID, at: time)
+                var began = contact
+                began.phase = .began
+                output.contacts.append(began)
+            } else if time - since > ContactFilterSettings.palmVerdictWindow {
+                judgePalm(contact.slot, at: time)
+            }
             return
         }
         guard track.state == .live else { return }
@@ -221,6 +241,7 @@ public struct ContactFilters {
             output.contacts.append(contact)
             return
         }
+        if case .landing = track.state { judgePalm(contact.slot, at: lastTime) }
         tracks[contact.slot] = nil
         guard track.state == .live else { return }
         // A lift lands where the contact was shown unless it moved beyond the margin.
@@ -233,6 +254,15 @@ public struct ContactFilters {
     private func follow(_ contact: TouchContact, as id: Int32, at time: Double) -> Track {
         Track(state: .live, outputID: id, shownX: contact.deviceX, shownY: contact.deviceY,
               rawX: contact.deviceX, rawY: contact.deviceY, rawTime: time, anchor: anchorPoint(contact), anchorTime: time)
+    }
+
+    /// A contact palm-sized since it landed is a palm: ignored until it lifts, never reported.
+    private mutating func judgePalm(_ slot: Int, at time: Double) {
+        guard var track = tracks[slot] else { return }
+        track.state = .ignored
+        tracks[slot] = track
+        counts.palms += 1
+        notices.append(Notice(kind: .palm, trackingID: track.outputID, position: mapper.pixels(x: track.rawX, y: track.rawY), time: time))
     }
 
     /// Cancels the slot's contact and ignores it until it lifts; returns the cancelling contact.
