@@ -81,6 +81,7 @@ let package = Package(
         .target(
             name: "MotionConfiguration",
             dependencies: ["MotionCore", "TouchInput", .product(name: "TOMLKit", package: "TOMLKit")],
+            resources: [.embedInCode("Quirks/quirks.toml")],
             swiftSettings: onlyImportedMembers
         ),
         // TUIO for multitouch tables: the scene as OSC bundles over UDP (docs/kiosk.md).

@@ -11,7 +11,9 @@ public struct Configuration: Sendable {
     /// The daemon's own settings.
     public var daemon = DaemonSettings()
     /// The screen the scene lives on, in pixels.
-    public var screen = Size(width: 1920, height: 1080)
+    public var screen = Configuration.defaultScreen
+    /// The screen without a `[screen]` table: full HD.
+    public static let defaultScreen = Size(width: 1920, height: 1080)
     /// `[screen] idle_after`: seconds without a touch before `screen.idle` turns true.
     public var idleAfter = 60.0
     /// `[screen] prediction`: how far ahead, in seconds, elements moved by fingers are also
@@ -22,6 +24,9 @@ public struct Configuration: Sendable {
     /// Which touchscreens to use and how each maps to the screen; empty means every
     /// touchscreen, mapped to the whole screen.
     public var devices: [DeviceSettings] = []
+    /// What motiond knows of panels whose firmware misdescribes them (``Quirk/builtIn``): the
+    /// first that selects a device fills in the keys its `[[device]]` entry leaves out.
+    public var quirks: [Quirk] = Quirk.builtIn
     /// `[[calibration]]` tables, in the order read.
     public var calibrations: [CalibrationSettings] = []
     /// The elements, in the order given (later ones are on top when z-orders tie).
@@ -66,6 +71,9 @@ public struct Configuration: Sendable {
         }
         if let calibration = calibration(node: node, path: path, device: device) {
             settings.calibration = calibration.settings.matrix
+        }
+        if let quirk = quirks.first(where: { $0.selection.selects(node: node, path: path, device: device) }) {
+            quirk.apply(to: &settings)
         }
         return settings
     }
@@ -158,8 +166,16 @@ public struct DeviceSettings: Sendable, Hashable {
     /// touchscreen from everything else, ordinary buttons included.
     public var grab = false
     /// The contact filters (`stuck_after`, `palm_size_mm`, `palm_size`, `jump_mm`,
-    /// `hysteresis`); their stuck slop is the configuration's tap slop.
+    /// `hysteresis`) and what they measure in (`resolution`, `size_mm`, `touch_resolution`);
+    /// their stuck slop is the configuration's tap slop.
     public var filters = ContactFilterSettings()
+    /// The keys among ``quirkKeys`` the entry sets itself: a quirk leaves those alone.
+    public var explicit: Set<String> = []
+    /// The quirk that applied to the device (``Quirk/name``), if any.
+    public var quirk: String?
+
+    /// The keys a quirk may set, under the names `[[device]]` gives them.
+    public static let quirkKeys = ["resolution", "size_mm", "touch_resolution", "palm_size_mm", "palm_size", "jump_mm", "hysteresis", "stuck_after"]
 
     public init() {}
 }

@@ -241,8 +241,58 @@ extension Configuration {
         }
         device.filters.jumpMillimetres = try table.number("jump_mm", in: 0...10_000) ?? device.filters.jumpMillimetres
         device.filters.hysteresis = try table.bool("hysteresis") ?? device.filters.hysteresis
+        device.filters.panel = try readGeometryHints(&table)
+        device.explicit = Set(DeviceSettings.quirkKeys.filter { table.has($0) })
         try table.finish()
         return device
+    }
+
+    /// Reads a quirks file: `[[quirk]]` tables, each a `[[device]]` entry's selectors and
+    /// keys with `quirk` (its name) and `evidence` (where its values come from).
+    static func readQuirks(_ text: String, file: String) throws(ConfigurationError) -> [Quirk] {
+        let table: [String: SettingsValue]
+        do { table = try ParsedTOML.table(text) } catch let error as TOMLParseError {
+            throw ConfigurationError(file: file, line: error.source.begin.line, message: "not valid TOML: \(error.description)")
+        } catch {
+            throw ConfigurationError(file: file, line: 0, message: "not valid TOML: \(error)")
+        }
+        var root = TableReader(table, path: [], context: ReadContext(file: file, locator: TOMLLocator(text)))
+        var quirks: [Quirk] = []
+        for var entry in try root.tables("quirk") {
+            guard let name = try entry.string("quirk"), !name.isEmpty else { throw entry.error("quirk", "a [[quirk]] has a name: quirk = \"…\"") }
+            guard let evidence = try entry.string("evidence"), !evidence.isEmpty else {
+                throw entry.error("evidence", "quirk \(OutsideText.quoted(name)) says where its values come from: evidence = \"URL\"")
+            }
+            let settings = try readDevice(&entry, screen: Configuration.defaultScreen)
+            guard settings.selection.rules.contains(where: { if case .ids = $0 { true } else if case .name = $0 { true } else { false } }) else {
+                throw entry.error("quirk", "quirk \(OutsideText.quoted(name)) selects its panels by ids or name")
+            }
+            guard !settings.explicit.isEmpty else { throw entry.error("quirk", "quirk \(OutsideText.quoted(name)) sets nothing") }
+            quirks.append(Quirk(name: name, evidence: evidence, selection: settings.selection, settings: settings))
+        }
+        try root.finish()
+        return quirks
+    }
+
+    /// `resolution = [x, y]`, `size_mm = [width, height]` and `touch_resolution`: what to
+    /// believe of a panel whose own word is not believed.
+    private static func readGeometryHints(_ table: inout TableReader) throws(ConfigurationError) -> GeometryHints {
+        var hints = GeometryHints.none
+        if let resolution = try table.numbers("resolution") {
+            guard resolution.count == 2, resolution.allSatisfy({ (0.01...100_000).contains($0) }) else {
+                throw table.error("resolution", "resolution is [x, y], the position axes' units per millimetre, each between 0.01 and 100000")
+            }
+            hints.resolution = .init(x: resolution[0], y: resolution[1])
+        }
+        if let size = try table.numbers("size_mm") {
+            guard size.count == 2, size.allSatisfy({ (1...100_000).contains($0) }) else {
+                throw table.error("size_mm", "size_mm is [width, height] of the touch area in millimetres, as the device's x and y axes run, each between 1 and 100000")
+            }
+            if hints.resolution != nil { throw table.error("size_mm", "give resolution or size_mm, not both: each says how long a unit is") }
+            hints.size = Size(width: size[0], height: size[1])
+        }
+        hints.touchResolution = try table.number("touch_resolution", in: 0.01...100_000)
+        return hints
     }
 
     static func readElement(_ table: inout TableReader) throws(ConfigurationError) -> ElementSettings {

@@ -31,7 +31,7 @@ struct TableReader {
     let path: [String]
     private var read: Set<String> = []
     /// The positions and sizes allowed, relative to the screen; tables below inherit them.
-    var limits = ValueLimits(screen: Configuration().screen)
+    var limits = ValueLimits(screen: Configuration.defaultScreen)
 
     init(_ table: [String: SettingsValue], path: [String], context: ReadContext) {
         self.init(layers: [Layer(table: table, context: context)], path: path)
@@ -89,6 +89,9 @@ struct TableReader {
 
     /// A key's value without marking it read.
     private func peek(_ key: String) -> SettingsValue? { layer(for: key).table[key] }
+
+    /// Whether the table sets `key`.
+    func has(_ key: String) -> Bool { peek(key) != nil }
 
     private mutating func value(_ key: String) -> SettingsValue? {
         read.insert(key)

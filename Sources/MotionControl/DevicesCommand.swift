@@ -57,6 +57,7 @@ struct DevicesCommand: ParsableCommand {
                     emit("  [[device]] entry: " + (rule(selected["device"]) ?? "any device (no rule of the entry names it, or there are no entries)"))
                     emit("  [[calibration]]: " + (rule(selected["calibration"]).map { "the one selecting it by \($0)" } ?? "none selects it"))
                 }
+                if let quirk = device["filters"]?["quirk"]?.string { emit("  quirk \(OutsideText.quoted(quirk)) applies (motiond's data on panels that misdescribe themselves)") }
                 for line in device["geometry"]?["explanation"]?.array ?? [] { emit("  \(line.string ?? "")") }
                 if let filters = device["filters"] { emit("  filters: " + Self.describeFilters(filters)) }
                 for note in device["filters"]?["notes"]?.array ?? [] { emit("    \(note.string ?? "")") }
@@ -158,7 +159,10 @@ struct DevicesCommand: ParsableCommand {
         }
         emit("  timestamps: \(clock ? "monotonic clock" : "wall clock (the kernel refused EVIOCSCLOCKID)")")
         if description.positionAxes != nil {
-            let filters = ResolvedContactFilters(ContactFilterSettings(), device: description)
+            // The defaults, with the quirk that applies to the panel, if any.
+            let settings = Configuration().deviceSettings(node: node, path: path, device: description)?.filters ?? ContactFilterSettings()
+            let filters = ResolvedContactFilters(settings, device: description)
+            if let quirk = filters.quirk { emit("  quirk \(OutsideText.quoted(quirk)) applies (motiond's data on panels that misdescribe themselves)") }
             for line in filters.geometry.explanation { emit("  \(line)") }
             if let json = try? JSONInput(parsing: JSONValue.filters(filters).encoded[...]) {
                 emit("  filters by default: " + Self.describeFilters(json))

@@ -56,6 +56,7 @@ extension JSONValue {
             ("jump_px", filters.jumpPixels.map { .number($0.rounded()) } ?? .null),
             ("hysteresis", filters.hysteresisMargin.map { .object([("x", .integer(Int64($0.x))), ("y", .integer(Int64($0.y)))]) } ?? .null),
             ("notes", .array(filters.notes.map { .string($0) })),
+            ("quirk", filters.quirk.map { .string($0) } ?? .null),
         ])
     }
 

@@ -39,6 +39,8 @@ public struct ContactFilterSettings: Hashable, Sendable {
     /// What the configuration or a quirk says of the panel's size, for a panel whose own word
     /// is not believed (``PanelGeometry``).
     public var panel = GeometryHints.none
+    /// The quirk (motiond's data on misdescribed panels) that set any of these, for `devices`.
+    public var quirk: String?
 
     /// The longest frame gap over which a long move is a jump: beyond it, a finger may
     /// simply have moved fast while the panel was slow to report.
@@ -81,6 +83,8 @@ public struct ContactFilterSettings: Hashable, Sendable {
 public struct ResolvedContactFilters: Hashable, Sendable {
     /// What the device's size is believed to be, and why: the filters measure in it.
     public var geometry: PanelGeometry
+    /// The quirk that set any of the settings, if one did.
+    public var quirk: String?
     /// Seconds before a still contact is cancelled; nil when off.
     public var stuckAfter: Double?
     /// The stuck slop, in millimetres (when the device's size is believed) or pixels.
@@ -136,6 +140,7 @@ public struct ResolvedContactFilters: Hashable, Sendable {
     /// its `ABS_MT_TOUCH_MAJOR` axis, mapped by `mapping`.
     public init(_ settings: ContactFilterSettings, xAxis declaredX: AxisInfo, yAxis declaredY: AxisInfo, touchMajor: AxisInfo?, mapping: OutputMapping = OutputMapping()) {
         geometry = PanelGeometry(xAxis: declaredX, yAxis: declaredY, touchMajor: touchMajor, mapping: mapping, hints: settings.panel)
+        quirk = settings.quirk
         let (xAxis, yAxis) = (geometry.xAxis, geometry.yAxis)
         var notes: [String] = []
         let hasResolution = geometry.positions.isTrusted
