@@ -23,7 +23,7 @@ struct EvemuFastPathTests {
     }
 
     static let files = try! FileManager.default.contentsOfDirectory(atPath: FixtureRecordings.directory.path)
-        .filter { $0.hasSuffix(".evemu") || $0.hasSuffix(".desc") }.sorted()
+        .filter { $0.hasSuffix(".evemu") || $0.hasSuffix(".events") || $0.hasSuffix(".desc") }.sorted()
 
     @Test("every fixture reads the same from bytes as line by line", arguments: files)
     func fixtures(_ name: String) throws {

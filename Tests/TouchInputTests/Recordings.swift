@@ -70,7 +70,7 @@ struct FixtureTests {
     @Test("every recording the tests name is in the repository, beside its licences")
     func recordingsPresent() throws {
         let names = FixtureRecordings.withEvents + [FixtureRecordings.elan, FixtureRecordings.wacom, LibinputRecordingTests.yaml]
-        for name in names + ["README.md", "LICENSE.MIT-evemu-devices", "LICENSE.Apache-2.0-aosp"] {
+        for name in names + ["README.md", "LICENSE.MIT-evemu-devices", "LICENSE.MIT-xorg-integration-tests", "LICENSE.Apache-2.0-aosp"] {
             #expect(FileManager.default.fileExists(atPath: FixtureRecordings.url(name).path), "\(name) is missing")
         }
     }
