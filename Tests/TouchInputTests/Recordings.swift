@@ -30,6 +30,38 @@ enum FixtureRecordings {
     static let wacom = "whot-evemu-devices__wacom-cintiq-24hd-touch-finger-056a-00f6.desc"
 
     static let withEvents = [atmelTaps, atmelDrag, atmelHold, atmelFour, ep0430, pixel]
+
+    /// Every recording under the fixtures folder, at any depth, found when the tests run so
+    /// that a file added there is tested without being named: `.evemu` files, `libinput
+    /// record` YAML (`.libinput.yml`), and `.events` files, which hold events alone. Paths
+    /// are from the fixtures folder, sorted.
+    static func allRecordings() -> [String] {
+        guard let walker = FileManager.default.enumerator(at: directory, includingPropertiesForKeys: nil) else { return [] }
+        let base = directory.standardizedFileURL.path + "/"
+        var paths: [String] = []
+        for case let file as URL in walker {
+            let path = file.standardizedFileURL.path
+            guard path.hasSuffix(".evemu") || path.hasSuffix(".events") || path.hasSuffix(".libinput.yml") else { continue }
+            paths.append(String(path.dropFirst(base.count)))
+        }
+        return paths.sorted()
+    }
+
+    /// The recording at `path` (from the fixtures folder), ready to replay.
+    ///
+    /// An `.events` file is read with its device's description: evemu-devices, like evemu
+    /// before version 1.10, keeps a device's description in a `.desc` file beside its event
+    /// recordings, and the fixtures keep both files as they are. The description is the file
+    /// named like the events up to their last `__` (`owner-repo__device.desc` for
+    /// `owner-repo__device__what.events`).
+    static func replayable(_ path: String) throws -> EvemuRecording {
+        let read = try EvemuRecording(reading: text(path))
+        guard path.hasSuffix(".events") else { return read }
+        let name = String(path.dropLast(".events".count))
+        let descriptionName = try #require(name.range(of: "__", options: .backwards), "\(path) names no device").lowerBound
+        let description = try recording(String(name[..<descriptionName]) + ".desc")
+        return EvemuRecording(device: description.device, events: read.events, formatVersion: read.formatVersion)
+    }
 }
 
 @Suite("Monotonic clock")
