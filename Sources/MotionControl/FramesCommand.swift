@@ -100,7 +100,8 @@ struct FramesCommand: ParsableCommand {
             case let .filtered(node, notice):
                 if self.json {
                     emit(JSONValue.object([("event", "filtered"), ("device", .string(node)), ("filter", .string(notice.kind.rawValue)),
-                                           ("id", .integer(Int64(notice.trackingID))), ("t", .number(notice.time)), ("x", .number(notice.position.x)), ("y", .number(notice.position.y))]).encoded)
+                                           ("id", .integer(Int64(notice.trackingID))), ("t", .number(notice.time)), ("x", .number(notice.position.x)), ("y", .number(notice.position.y)),
+                                           ("from_landing", .bool(notice.fromLanding))]).encoded)
                 } else {
                     emit("\(node): \(notice.text)")
                 }

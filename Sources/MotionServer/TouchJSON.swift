@@ -167,11 +167,12 @@ extension JSONValue {
 }
 
 extension ContactFilters.Notice {
-    /// The log's line: what was cancelled, where, and why.
+    /// The log's line: what was cancelled, or never begun, where, and why.
     public var text: String {
         let place = "(\(compactNumber(position.x.rounded())), \(compactNumber(position.y.rounded())))"
         switch kind {
         case .stuck: return "contact \(trackingID) at \(place) stayed put for stuck_after and was cancelled; it is ignored until it lifts"
+        case .palm where fromLanding: return "contact \(trackingID) at \(place) landed larger than a palm (palm_size): it is ignored from landing until it lifts, and never began"
         case .palm: return "contact \(trackingID) at \(place) is larger than a palm (palm_size) and was cancelled; it is ignored until it lifts"
         case .jump: return "contact \(trackingID) jumped to \(place) farther than jump_mm within one frame; it was cancelled and begun again there"
         }

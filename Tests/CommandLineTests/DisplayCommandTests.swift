@@ -119,4 +119,20 @@ struct FilterCountTests {
         let log = try #require(steps["log"]?["lines"] as? [String])
         #expect(log.count == 1 && log[0].contains("/dev/input/event61: contact 1 at (960, 540) stayed put for stuck_after"), "\(log)")
     }
+
+    @Test("live through umockdev, a palm that lands gives no frame yet is counted and logged as ignored from landing, and so is one that lands as the panel is unplugged")
+    func palmsLive() throws {
+        let directory = try EndToEnd.scratch()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let run = try EndToEnd.fakePanelScript("live_palms.py", in: directory, deadline: 120)
+        #expect(run.status == 0, "\(run.error)\n\(run.output)")
+        let steps = Dictionary(uniqueKeysWithValues: try run.jsonLines().compactMap { line in (line["step"] as? String).map { ($0, line) } })
+        #expect((steps["counted"]?["filtered"] as? [String: Int])?["palms"] == 1, "\(run.output)")
+        let first = try #require(steps["counted"]?["log"] as? [String])
+        #expect(first.count == 1 && first[0].contains("/dev/input/event61: contact 1 at (960, 540) landed larger than a palm (palm_size): it is ignored from landing"), "\(first)")
+        #expect(steps["unplugged"]?["metrics"] as? [String] == [#"motiond_contacts_filtered_total{device="/dev/input/event61",filter="palm"} 2"#], "\(run.output)")
+        let both = try #require(steps["unplugged"]?["log"] as? [String])
+        #expect(both.count == 2 && both[1].contains("contact 2 at (960, 540) landed larger than a palm"), "\(both)")
+        #expect(!both.contains { $0.contains("cancelled") }, "\(both)")
+    }
 }

@@ -1,7 +1,8 @@
 """A made-up touchscreen for end-to-end tests, faked by libumockdev, touched on demand.
 
 0...32767 on both axes at 100 units/mm (a 328 mm square; a unit is 0.06 px on a 1920 x 1080
-screen), ten slots, ids 04f3:2a1c, no fuzz. Touches are written as the kernel sends them
+screen), ten slots, ids 04f3:2a1c, no fuzz; with `touch_major`, ABS_MT_TOUCH_MAJOR too, 0...8000
+in the position axes' units (up to 80 mm). Touches are written as the kernel sends them
 (struct input_event) to the master end of the fake node, when the test decides: libumockdev
 plays only one evemu file per device, and a timer would race whatever the test waits for.
 
@@ -67,11 +68,16 @@ class Panel:
     answered to libevdev's EVIOCGNAME as it is, newlines and invalid UTF-8 included: a USB
     descriptor can say anything. `id_path` sets udev's ID_PATH, where it is plugged in."""
 
-    def __init__(self, work, motionctl, node=NODE, name=None, id_path=None, testbed=None):
+    def __init__(self, work, motionctl, node=NODE, name=None, id_path=None, testbed=None, touch_major=False):
         base = "panel" if node == NODE else "panel" + node[len("/dev/input/event"):]
         header = os.path.join(work, base + ".evemu")
+        text = HEADER
+        if touch_major:
+            # ABS_MT_TOUCH_MAJOR (0x30) is bit 0 of the seventh byte of the B: 03 mask.
+            text = text.replace("B: 03 03 00 00 00 00 80 60 02", "B: 03 03 00 00 00 00 80 61 02")
+            text = text.replace("A: 2f 0 9 0 0 0\n", "A: 2f 0 9 0 0 0\nA: 30 0 8000 0 0 0\n")
         with open(header, "w") as file:
-            file.write("# EVEMU 1.3\n" + HEADER)
+            file.write("# EVEMU 1.3\n" + text)
         run = subprocess.run([motionctl, "umockdev", header, "--output-dir", work, "--event-number", node[len("/dev/input/event"):]],
                              capture_output=True, text=True, timeout=30)
         if run.returncode != 0:
@@ -91,6 +97,8 @@ class Panel:
                          for line in file.read().split("\n")]
             with open(ioctl, "w") as file:
                 file.write("\n".join(lines))
+        with open(description) as file:
+            self.syspath = "/sys" + next(line for line in file if line.startswith("P: "))[3:].strip()
         self.testbed = testbed or UMockdev.Testbed.new()
         if not self.testbed.add_from_file(description):
             raise PanelFailure("umockdev could not add the panel")
@@ -119,6 +127,11 @@ class Panel:
         written = os.write(self.fd, data)
         if written != len(data):
             raise PanelFailure(f"wrote {written} of {len(data)} bytes")
+
+    def unplug(self):
+        """The panel goes away: a "remove" uevent, and its node and sysfs entry are gone."""
+        self.testbed.uevent(self.syspath, "remove")
+        self.testbed.remove_device(self.syspath)
 
     def down(self, x, y):
         """A new finger in slot 0 at (x, y) device units; returns its tracking id."""

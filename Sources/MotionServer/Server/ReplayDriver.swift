@@ -6,10 +6,12 @@ import NIOCore
 import TouchInput
 
 /// Plays a recording to the daemon as if it were a touchscreen: each frame at its time
-/// (scaled by the speed), stamped with the monotonic clock, on the event loop. For kiosk
-/// developers without a touchscreen, and for the README's demo.
+/// (scaled by the speed), stamped with the monotonic clock, on the event loop, and what the
+/// contact filters decided counted and logged at its own time, with or without a frame.
+/// For kiosk developers without a touchscreen, and for the README's demo.
 final class ReplayDriver {
-    private let frames: [TouchFrame]
+    /// The replay's moments: frames, and filter decisions in frames the filters swallowed.
+    private let moments: [RecordingReplay.ReplayedFrame]
     private let node: String
     private let description: DeviceDescription
     private let speed: Double
@@ -24,8 +26,12 @@ final class ReplayDriver {
     /// so that scheduling a frame allocates nothing (a scheduled task's promise and closures
     /// were a fifth of the daemon's CPU per frame at one client).
     private let timer = ReplayTimer()
+    /// The monotonic clock, or in a test the event loop's own, so that plays fall when the
+    /// test moves that loop's time.
+    private let now: () -> Double
 
-    init(path: String, device index: Int?, configuration: Configuration, speed: Double, loops: Bool, daemon: Daemon, eventLoop: EventLoop, logger: Logger) throws {
+    init(path: String, device index: Int?, configuration: Configuration, speed: Double, loops: Bool, daemon: Daemon, eventLoop: EventLoop, logger: Logger,
+         clock: @escaping () -> Double = monotonicNow) throws {
         let recording: EvemuRecording
         do { recording = try EvemuRecording(reading: String(contentsOfFile: path, encoding: .utf8), device: index) } catch let error as EvemuParseError {
             throw SocketError(description: "\(path):\(error.line): \(error.message)")
@@ -36,9 +42,7 @@ final class ReplayDriver {
         }
         let replay = try RecordingReplay(recording, mapping: configuration.mapping(for: settings, udevCalibration: nil), filters: configuration.filters(for: settings))
         guard speed > 0, speed.isFinite else { throw SocketError(description: "--speed must be a positive number") }
-        let replayed = replay.replayedFrames()
-        self.frames = replayed.map(\.frame)
-        self.filtering = replayed.map { ($0.counts, $0.notices) }
+        self.moments = replay.replayedFrames()
         self.node = "replay:" + path
         self.description = device
         let axes = device.positionAxes!
@@ -50,21 +54,21 @@ final class ReplayDriver {
         self.daemon = daemon
         self.eventLoop = eventLoop
         self.logger = logger
+        self.now = clock
         timer.driver = self
     }
 
     /// Where the recorded device's touches land and how they are filtered, for `devices`.
     private let setup: DeviceSetup
-    /// What the filters had done by each frame, and did in it: counted and logged as a live
-    /// device's are, play after play.
-    private let filtering: [(counts: ContactFilters.Counts, notices: [ContactFilters.Notice])]
+    /// Plays finished so far: the filters' counts go on from one play's total, as a live
+    /// device's do.
     private var plays = 0
     private var reported = ContactFilters.Counts()
 
     func start() {
         daemon.deviceAdded(node: node, description: description, setup: setup)
-        logger.info("replaying \(node) (\(frames.count) frames, \(loops ? "looping" : "once"), speed \(speed))")
-        base = monotonicNow() + 0.1
+        logger.info("replaying \(node) (\(moments.count { $0.frame != nil }) frames, \(loops ? "looping" : "once"), speed \(speed))")
+        base = now() + 0.1
         next = 0
         schedule()
     }
@@ -72,48 +76,51 @@ final class ReplayDriver {
     func stop() { task?.cancel() }
 
     private func schedule() {
-        guard next < frames.count else {
-            guard loops else {
+        guard next < moments.count else {
+            // A recording with nothing to play (a device description without events) ends
+            // at once even when looping: playing it again would only recurse.
+            guard loops, !moments.isEmpty else {
                 logger.info("the replay ended")
                 return
             }
             // A pause of a second of recording time between plays, so each starts as a new
             // gesture (at --speed 100, 10 ms: a fast replay stays fast).
-            base = monotonicNow() + (1 - (frames.first?.time ?? 0)) / speed
+            base = now() + (1 - (moments.first?.time ?? 0)) / speed
             next = 0
             plays += 1
             return schedule()
         }
         // A corrupt recording can put centuries between frames, and --speed can stretch them
         // further: wait at most 10⁹ s (31 years, in nanoseconds well within UInt64).
-        let at = Swift.min(Swift.max(0, dueTime(next)), monotonicNow() + 1e9)
+        let at = Swift.min(Swift.max(0, dueTime(next)), now() + 1e9)
         // NIO's uptime is CLOCK_MONOTONIC, the clock the frames are stamped with.
         task = try? eventLoop.scheduleCallback(at: .uptimeNanoseconds(UInt64(at * 1e9)), handler: timer)
     }
 
-    /// When frame `index` of this play is due, on the monotonic clock.
-    private func dueTime(_ index: Int) -> Double { base + frames[index].time / speed }
+    /// When moment `index` of this play is due, on the driver's clock (the monotonic one).
+    private func dueTime(_ index: Int) -> Double { base + moments[index].time / speed }
 
-    /// Frame `index`, stamped with the time it is due.
-    private func stamped(_ index: Int) -> TouchFrame {
-        var frame = frames[index]
+    /// Moment `index`'s frame, if it has one, stamped with the time it is due.
+    private func stamped(_ index: Int) -> TouchFrame? {
+        guard var frame = moments[index].frame else { return nil }
         frame.time = dueTime(index)
         return frame
     }
 
-    /// Plays the frames that are due, as a touchscreen's would arrive: when the loop was
-    /// busy and several are due at once, they are coalesced as live input is
-    /// (``FrameCoalescing``), so a replay faster than the daemon keeps current too.
+    /// Plays the moments that are due, as a touchscreen's frames would arrive: when the loop
+    /// was busy and several are due at once, their frames are coalesced as live input is
+    /// (``FrameCoalescing``), so a replay faster than the daemon keeps current too. A moment
+    /// without a frame is only counted and logged.
     fileprivate func deliver() {
-        let now = monotonicNow()
+        let time = now()
         let first = next
         next += 1
-        while next < frames.count && dueTime(next) <= now && next - first < 1024 { next += 1 }
+        while next < moments.count && dueTime(next) <= time && next - first < 1024 { next += 1 }
         if next - first == 1 {
             // The usual case: one frame due, nothing to coalesce.
-            daemon.process(stamped(first), device: 0, node: node)
+            if let frame = stamped(first) { daemon.process(frame, device: 0, node: node) }
         } else {
-            let due = (first..<next).map(stamped)
+            let due = (first..<next).compactMap(stamped)
             let keep = FrameCoalescing.keep(due.map { .frame(device: 0, $0) })
             daemon.framesCoalesced(keep.count { !$0 })
             for (frame, kept) in zip(due, keep) where kept {
@@ -121,9 +128,9 @@ final class ReplayDriver {
             }
         }
         for index in first..<next {
-            for notice in filtering[index].notices { logger.notice("\(node): \(notice.text)") }
+            for notice in moments[index].notices { logger.notice("\(node): \(notice.text)") }
         }
-        let counts = (filtering.last?.counts ?? .init()).times(plays) + filtering[next - 1].counts
+        let counts = (moments.last?.counts ?? .init()).times(plays) + moments[next - 1].counts
         if counts != reported {
             reported = counts
             daemon.contactsFiltered(node: node, counts: counts)

@@ -69,6 +69,9 @@ public struct ContactFilters {
         /// Where, in screen pixels.
         public var position: Point
         public var time: Double
+        /// The contact was ignored from its landing: it never began, so nothing was
+        /// cancelled, and a reader of the log must not look for it in the frames.
+        public var fromLanding = false
     }
 
     /// One contact the filters follow.
@@ -262,7 +265,7 @@ public struct ContactFilters {
         track.state = .ignored
         tracks[slot] = track
         counts.palms += 1
-        notices.append(Notice(kind: .palm, trackingID: track.outputID, position: mapper.pixels(x: track.rawX, y: track.rawY), time: time))
+        notices.append(Notice(kind: .palm, trackingID: track.outputID, position: mapper.pixels(x: track.rawX, y: track.rawY), time: time, fromLanding: true))
     }
 
     /// Cancels the slot's contact and ignores it until it lifts; returns the cancelling contact.

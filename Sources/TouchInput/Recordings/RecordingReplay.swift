@@ -35,35 +35,47 @@ public struct RecordingReplay: Sendable {
     /// A contact that stays put is cancelled at its deadline, between the recording's events,
     /// as a live device's reader wakes for it.
     public func frames(startingAt offset: Double = 0) -> [TouchFrame] {
-        replayedFrames(startingAt: offset).map(\.frame)
+        replayedFrames(startingAt: offset).compactMap(\.frame)
     }
 
-    /// A frame of the replay with what the contact filters had done by then.
+    /// A moment of the replay: a frame, or what the contact filters decided, or both.
     public struct ReplayedFrame: Sendable {
-        public var frame: TouchFrame
-        /// The filters' counts after this frame, since the replay began.
+        /// When, on the frames' clock.
+        public var time: Double
+        /// The frame; nil when the filters swallowed it whole (a palm ignored from landing),
+        /// yet decided something there that is counted and logged at this time.
+        public var frame: TouchFrame?
+        /// The filters' counts after this moment, since the replay began.
         public var counts: ContactFilters.Counts
-        /// What the filters did in this frame, for the log.
+        /// What the filters did at this moment, for the log.
         public var notices: [ContactFilters.Notice]
     }
 
     /// Every frame as ``frames(startingAt:)`` gives them, each with the filters' counts and
-    /// notices: what the daemon reports of a replayed device as of a live one.
+    /// notices, and a moment without a frame wherever the filters decided something in a
+    /// frame they swallowed: what the daemon reports of a replayed device as of a live one,
+    /// at the time it happened. The last moment's counts are the whole recording's.
     public func replayedFrames(startingAt offset: Double = 0) -> [ReplayedFrame] {
         var assembler = TouchFrameAssembler(description: device, mapping: mapping, filters: filters)
-        var frames: [ReplayedFrame] = []
+        var moments: [ReplayedFrame] = []
+        var counted = ContactFilters.Counts()
         let start = recording.startTime
-        func add(_ frame: TouchFrame) {
-            frames.append(ReplayedFrame(frame: frame, counts: assembler.filterCounts, notices: assembler.takeFilterNotices()))
+        func add(_ frame: TouchFrame?, at time: Double) {
+            let counts = assembler.filterCounts, notices = assembler.takeFilterNotices()
+            // A frame is always kept; a moment without one only when the filters acted.
+            guard frame != nil || counts != counted || !notices.isEmpty else { return }
+            counted = counts
+            moments.append(ReplayedFrame(time: time, frame: frame, counts: counts, notices: notices))
         }
         for var event in recording.events {
             event.time = event.time - start + offset
             while let deadline = assembler.nextDeadline, deadline < event.time, let frame = assembler.expire(at: deadline) {
-                add(frame)
+                add(frame, at: deadline)
             }
-            if let frame = assembler.consume(event) { add(frame) }
+            let frame = assembler.consume(event)
+            if frame != nil || event.type == EventType.synchronization { add(frame, at: event.time) }
         }
-        return frames
+        return moments
     }
 }
 

@@ -224,8 +224,10 @@ public final class TouchInputHub {
             case .removed(let node, _):
                 if skippedNodes.remove(node) != nil { handle(.skippedDeviceRemoved(node: node)) }
                 guard let device = devices.removeValue(forKey: node) else { continue }
-                // Read what the device still had to say, then cancel what is left down.
+                // Read what the device still had to say, and what its filters decided of it
+                // (a palm ignored from landing gives no frame), then cancel what is left down.
                 _ = device.read { handle(.frame(node: node, $0)) }
+                reportFilters(device, handle)
                 device.remove { handle(.frame(node: node, $0)) }
                 handle(.deviceRemoved(node: node))
             }

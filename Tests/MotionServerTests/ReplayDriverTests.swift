@@ -1,0 +1,161 @@
+import Foundation
+import Logging
+import MotionCore
+import NIOConcurrencyHelpers
+import NIOCore
+import NIOEmbedded
+import Testing
+@testable import TouchInput
+@testable import MotionConfiguration
+@testable import MotionServer
+
+/// `motiond --replay` on an embedded event loop whose time is the replay's clock: what the
+/// daemon counts and logs of a replayed device's filters, play after play.
+@Suite("Replays in the daemon")
+struct ReplayDriverTests {
+    /// What a logger was told, message by message.
+    final class LogLines: LogHandler, @unchecked Sendable {
+        private let lines = NIOLockedValueBox<[String]>([])
+        var metadata: Logger.Metadata = [:]
+        var logLevel: Logger.Level = .trace
+        subscript(metadataKey key: String) -> Logger.Metadata.Value? {
+            get { metadata[key] }
+            set { metadata[key] = newValue }
+        }
+        func log(event: LogEvent) {
+            lines.withLockedValue { $0.append(event.message.description) }
+        }
+        var all: [String] { lines.withLockedValue { $0 } }
+        var logger: Logger { Logger(label: "replay") { _ in self } }
+    }
+
+    /// A generated recording, written to a file: a 409.6 mm panel at 10 units/mm with a touch
+    /// axis of 0…1000, on which a finger taps (8 mm) at 0 and lifts at 0.05 s, the last frame
+    /// the filters let through; then two palms (45 and 50 mm) land at 0.2 and 0.3 s and lift
+    /// at 0.4 s, which `palm_size = 300` swallows whole.
+    static func palmsAfterTheLastFrame(in directory: URL) throws -> String {
+        var device = DeviceDescription(name: "generated palm panel")
+        device.properties = [InputProperty.direct]
+        device.axes = [
+            AbsoluteAxis.slot: AxisInfo(minimum: 0, maximum: 9),
+            AbsoluteAxis.trackingID: AxisInfo(minimum: 0, maximum: 65535),
+            AbsoluteAxis.positionX: AxisInfo(minimum: 0, maximum: 4095, resolution: 10),
+            AbsoluteAxis.positionY: AxisInfo(minimum: 0, maximum: 4095, resolution: 10),
+            AbsoluteAxis.touchMajor: AxisInfo(minimum: 0, maximum: 1000),
+        ]
+        device.codes[EventType.synchronization] = [0]
+        device.codes[EventType.absolute] = Set(device.axes.keys)
+        var events: [InputEvent] = []
+        func abs(_ time: Double, _ code: UInt16, _ value: Int32) { events.append(InputEvent(time: time, type: EventType.absolute, code: code, value: value)) }
+        func report(_ time: Double) { events.append(InputEvent(time: time, type: EventType.synchronization, code: SynchronizationCode.report, value: 0)) }
+        func land(_ time: Double, slot: Int32, id: Int32, x: Int32, major: Int32) {
+            abs(time, AbsoluteAxis.slot, slot); abs(time, AbsoluteAxis.trackingID, id)
+            abs(time, AbsoluteAxis.positionX, x); abs(time, AbsoluteAxis.positionY, 1500); abs(time, AbsoluteAxis.touchMajor, major)
+            report(time)
+        }
+        land(0, slot: 0, id: 1, x: 500, major: 80)
+        abs(0.05, AbsoluteAxis.trackingID, -1); report(0.05)
+        land(0.2, slot: 0, id: 2, x: 1500, major: 450)
+        land(0.3, slot: 1, id: 3, x: 3000, major: 500)
+        abs(0.4, AbsoluteAxis.trackingID, -1); abs(0.4, AbsoluteAxis.slot, 0); abs(0.4, AbsoluteAxis.trackingID, -1); report(0.4)
+        let path = directory.appendingPathComponent("palms.evemu").path
+        try EvemuWriter.text(EvemuRecording(device: device, events: events)).write(toFile: path, atomically: true, encoding: .utf8)
+        return path
+    }
+
+    /// The driver of that recording on `loop`, with `palm_size = 300`, started: its first
+    /// moment is due 0.1 s after the loop's time 0.
+    static func replay(_ path: String, loops: Bool, on loop: EmbeddedEventLoop, daemon: Daemon, log: LogLines) throws -> ReplayDriver {
+        let configuration = try Configuration.parse("[[device]]\npalm_size = 300\n", file: "palms.toml")
+        let driver = try ReplayDriver(path: path, device: nil, configuration: configuration, speed: 1, loops: loops, daemon: daemon, eventLoop: loop,
+                                      logger: log.logger, clock: { Double(loop.now.uptimeNanoseconds) / 1e9 })
+        driver.start()
+        return driver
+    }
+
+    static func at(_ seconds: Double) -> NIODeadline { .uptimeNanoseconds(UInt64(seconds * 1e9)) }
+
+    static func scratch() throws -> URL {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("motiond-replay-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        return directory
+    }
+
+    @Test("palms that land after the replay's last frame are counted and logged when they land, as ignored from landing, not cancelled")
+    func palmsAfterLastFrame() throws {
+        let directory = try Self.scratch()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let path = try Self.palmsAfterTheLastFrame(in: directory)
+        let loop = EmbeddedEventLoop()
+        let (daemon, _) = try makeDaemon()
+        let log = LogLines()
+        let driver = try Self.replay(path, loops: false, on: loop, daemon: daemon, log: log)
+        defer { driver.stop() }
+        let node = "replay:" + path
+        let palms = { daemon.touchscreens.devices.device(node)?.filtered.palms }
+        let landed = { log.all.filter { $0.contains("ignored from landing") } }
+
+        // The tap has played, the first palm (due at 0.3) not yet.
+        loop.advanceTime(to: Self.at(0.25))
+        #expect(palms() == 0 && landed().isEmpty)
+        loop.advanceTime(to: Self.at(0.35))
+        #expect(palms() == 1)
+        #expect(landed().count == 1 && landed()[0].hasPrefix("\(node): contact 2 at "), "\(log.all)")
+        loop.advanceTime(to: Self.at(5))
+        #expect(palms() == 2)
+        #expect(landed().count == 2 && landed()[1].hasPrefix("\(node): contact 3 at "), "\(log.all)")
+        #expect(!log.all.contains { $0.contains("was cancelled") }, "\(log.all)")
+        #expect(log.all.last == "the replay ended")
+    }
+
+    @Test("looping, each play counts its palms on from the last play's total, and each is logged once")
+    func loopingCounts() throws {
+        let directory = try Self.scratch()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let path = try Self.palmsAfterTheLastFrame(in: directory)
+        let loop = EmbeddedEventLoop()
+        let (daemon, _) = try makeDaemon()
+        let log = LogLines()
+        let driver = try Self.replay(path, loops: true, on: loop, daemon: daemon, log: log)
+        defer { driver.stop() }
+        let node = "replay:" + path
+        // A play is 0.3 s of moments and a pause of 1 s: plays begin at 0.1, 1.4, 2.7, 4.0.
+        loop.advanceTime(to: Self.at(4.25))
+        let logged = log.all.filter { $0.contains("ignored from landing") }
+        #expect(logged.count == 7, "\(log.all)")
+        #expect(daemon.touchscreens.devices.device(node)?.filtered.palms == 7)
+        #expect(logged.filter { $0.contains("contact 2 ") }.count == 4 && logged.filter { $0.contains("contact 3 ") }.count == 3)
+    }
+
+    @Test("a looping replay of a recording with nothing to play (a device description) ends instead of recursing")
+    func loopingNothing() throws {
+        let directory = try Self.scratch()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let path = directory.appendingPathComponent("description.evemu").path
+        var device = DeviceDescription(name: "panel without events")
+        device.properties = [InputProperty.direct]
+        device.axes = [AbsoluteAxis.slot: AxisInfo(minimum: 0, maximum: 9), AbsoluteAxis.trackingID: AxisInfo(minimum: 0, maximum: 65535),
+                       AbsoluteAxis.positionX: AxisInfo(minimum: 0, maximum: 4095), AbsoluteAxis.positionY: AxisInfo(minimum: 0, maximum: 4095)]
+        device.codes[EventType.absolute] = Set(device.axes.keys)
+        try EvemuWriter.text(EvemuRecording(device: device, events: [])).write(toFile: path, atomically: true, encoding: .utf8)
+        let loop = EmbeddedEventLoop()
+        let (daemon, _) = try makeDaemon()
+        let log = LogLines()
+        let driver = try ReplayDriver(path: path, device: nil, configuration: try Configuration.parse("", file: "empty.toml"), speed: 1, loops: true, daemon: daemon, eventLoop: loop,
+                                      logger: log.logger, clock: { Double(loop.now.uptimeNanoseconds) / 1e9 })
+        driver.start()
+        loop.advanceTime(to: Self.at(2))
+        #expect(log.all.last == "the replay ended")
+    }
+}
+
+@Suite("Filter notices in the log")
+struct FilterNoticeTextTests {
+    @Test("a palm ignored from landing says so and never says cancelled; one that grew into a palm was cancelled")
+    func palmText() {
+        var notice = ContactFilters.Notice(kind: .palm, trackingID: 7, position: Point(x: 100.4, y: 200.6), time: 1, fromLanding: true)
+        #expect(notice.text == "contact 7 at (100, 201) landed larger than a palm (palm_size): it is ignored from landing until it lifts, and never began")
+        notice.fromLanding = false
+        #expect(notice.text == "contact 7 at (100, 201) is larger than a palm (palm_size) and was cancelled; it is ignored until it lifts")
+    }
+}
