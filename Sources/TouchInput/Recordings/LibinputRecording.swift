@@ -40,6 +40,38 @@ enum LibinputRecording {
     /// Parses the recording of device `index` in `devices`, or with nil, of the first
     /// touchscreen (else the first device).
     static func parse(_ text: String, device index: Int?, validatingDevice: Bool, eventLimit: Int = maximumEvents) throws(EvemuParseError) -> EvemuRecording {
+        let (root, devices) = try described(text)
+        let reader = NodeReader()
+        let chosen: Int
+        if let index {
+            guard devices.indices.contains(index) else {
+                throw reader.error(root["devices"], "--device \(index) is not in the recording: it holds \(devices.count) device\(devices.count == 1 ? "" : "s"), numbered from 0")
+            }
+            chosen = index
+        } else {
+            chosen = devices.firstIndex { $0.device.kind.isTouchscreen } ?? 0
+        }
+        let (node, device) = devices[chosen]
+        if validatingDevice, let problem = device.problems.first {
+            throw reader.error(node["evdev"], "the device is invalid: \(problem)")
+        }
+        var count = 0
+        return EvemuRecording(device: device, events: try events(of: node, counted: &count, limit: eventLimit), formatVersion: nil)
+    }
+
+    /// Parses the recording of every device in `devices`, in file order, their descriptions
+    /// as the file has them (valid or not), with at most `eventLimit` events in all.
+    static func parseEvery(_ text: String, eventLimit: Int = maximumEvents) throws(EvemuParseError) -> [EvemuRecording] {
+        var count = 0
+        var recordings: [EvemuRecording] = []
+        for (node, device) in try described(text).devices {
+            recordings.append(EvemuRecording(device: device, events: try events(of: node, counted: &count, limit: eventLimit), formatVersion: nil))
+        }
+        return recordings
+    }
+
+    /// The document's root and each entry of its `devices` with the device it describes.
+    private static func described(_ text: String) throws(EvemuParseError) -> (root: YAMLNode, devices: [(node: YAMLNode, device: DeviceDescription)]) {
         let composed: YAMLNode?
         do throws(YAMLDocument.Failure) { composed = try YAMLDocument.compose(text) } catch {
             throw EvemuParseError(line: error.line, message: "not valid YAML: \(error.problem)")
@@ -56,34 +88,28 @@ enum LibinputRecording {
         for node in devices {
             described.append((node, try reader.device(node)))
         }
-        let chosen: Int
-        if let index {
-            guard devices.indices.contains(index) else {
-                throw reader.error(root["devices"], "--device \(index) is not in the recording: it holds \(devices.count) device\(devices.count == 1 ? "" : "s"), numbered from 0")
-            }
-            chosen = index
-        } else {
-            chosen = described.firstIndex { $0.device.kind.isTouchscreen } ?? 0
-        }
-        let (node, device) = described[chosen]
-        if validatingDevice, let problem = device.problems.first {
-            throw reader.error(node["evdev"], "the device is invalid: \(problem)")
-        }
+        return (root, described)
+    }
+
+    /// A device entry's events; `count` adds up the events read from the file so far, which
+    /// may not pass `limit`.
+    private static func events(of node: YAMLNode, counted count: inout Int, limit: Int) throws(EvemuParseError) -> [InputEvent] {
+        let reader = NodeReader()
         var events: [InputEvent] = []
-        if let list = node["events"] {
-            for entry in try reader.sequence(list, "events") {
-                // Each entry is a frame of kernel events (`evdev`) or something libinput
-                // printed (`libinput`, `hidraw`), which is not input.
-                guard let frame = entry["evdev"] else { continue }
-                for item in try reader.sequence(frame, "evdev events") {
-                    events.append(try reader.event(item))
-                    if events.count > eventLimit {
-                        throw reader.error(item, "more than \(eventLimit) events: the recording is refused")
-                    }
+        guard let list = node["events"] else { return events }
+        for entry in try reader.sequence(list, "events") {
+            // Each entry is a frame of kernel events (`evdev`) or something libinput
+            // printed (`libinput`, `hidraw`), which is not input.
+            guard let frame = entry["evdev"] else { continue }
+            for item in try reader.sequence(frame, "evdev events") {
+                events.append(try reader.event(item))
+                count += 1
+                if count > limit {
+                    throw reader.error(item, "more than \(limit) events: the recording is refused")
                 }
             }
         }
-        return EvemuRecording(device: device, events: events, formatVersion: nil)
+        return events
     }
 }
 
@@ -104,6 +130,17 @@ extension EvemuRecording {
             throw EvemuParseError(line: 1, message: "an evemu recording holds one device, 0; choosing device \(device) goes with libinput record files")
         }
         self = try EvemuRecording(parsing: text, validatingDevice: validatingDevice)
+    }
+
+    /// Parses a recording in either format, evemu or `libinput record`'s YAML, into one
+    /// recording per device it holds (an evemu file holds one), each description as the
+    /// file has it, valid or not: for a tool that reports on every device of a file, and
+    /// says itself why one cannot be replayed (``RecordingReplay``).
+    ///
+    /// - Throws: ``EvemuParseError`` with the line and what was expected.
+    public static func everyDevice(reading text: String) throws(EvemuParseError) -> [EvemuRecording] {
+        if LibinputRecording.looksLikeYAML(text[...]) { return try LibinputRecording.parseEvery(text) }
+        return [try EvemuRecording(parsing: text, validatingDevice: false)]
     }
 }
 

@@ -29,6 +29,12 @@ public struct RecordingReplay: Sendable {
         self.filters = filters
     }
 
+    /// The filters as they apply to the recorded device, as a live device's assembler
+    /// resolves them: thresholds in its units, and why any is off.
+    public var resolvedFilters: ResolvedContactFilters {
+        TouchFrameAssembler(description: device, mapping: mapping, filters: filters).resolvedFilters
+    }
+
     /// Every frame, as fast as possible, with times relative to the first event plus `offset`
     /// (pass the monotonic time the replay starts at to get times like a live device's).
     ///

@@ -1,0 +1,155 @@
+import ArgumentParser
+import Glibc
+import MotionConfiguration
+import MotionCore
+import MotionServer
+import TouchInput
+
+/// `motionctl sweep DIR`: every recording in a folder through the contact filters, as the
+/// daemon would read its device. A packager runs it on a corpus of real panels before a
+/// rollout: a device that loses contacts there would lose its users' fingers.
+struct SweepCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "sweep",
+        abstract: "Run every recording in a folder through the contact filters and say which devices would lose contacts.",
+        discussion: """
+            Reads the evemu (.evemu, .desc) and libinput record (.yml, .yaml) files in the \
+            folder and its subfolders, each device mapped and filtered as motiond would: with \
+            the defaults, or as the configuration's [[device]] entry says. For each, whether \
+            motiond accepts it and else the reason; the filters as they apply to it and why \
+            any is off; contacts begun as the device sent them and after the filters, those \
+            the filters cancelled, and those lost (never reported, or cancelled by a filter \
+            where the device lifted them or kept them down); and each filter's count. A \
+            last line sums it up. Exits with 0 unless the folder cannot be read (1), or with \
+            --fail-on-loss, when a device lost a contact (1).
+            """
+    )
+
+    @Argument(help: "The folder of recordings.") var folder: String
+    @Option(help: "Map and filter each device as this configuration's [[device]] entry does (default: motiond's defaults).")
+    var config: String?
+    @Flag(help: "One JSON object per line: each recording, then the summary.") var json = false
+    @Flag(help: "Exit with 1 when an accepted device lost a contact.") var failOnLoss = false
+
+    func run() throws {
+        let configuration = try config.map(loadConfiguration) ?? .builtInDefault
+        let recordings: [RecordingSweep.Recording]
+        do {
+            recordings = try RecordingSweep.sweep(folder: folder) { path, device in
+                guard let settings = configuration.deviceSettings(node: path, device: device) else {
+                    return .notSelected("no [[device]] entry in \(config ?? "the configuration") selects it")
+                }
+                return .read(configuration.mapping(for: settings, udevCalibration: nil), configuration.filters(for: settings))
+            }
+        } catch {
+            fail("motionctl: \(error)")
+        }
+        var summary = Summary()
+        for recording in recordings {
+            summary.add(recording)
+            if json { emit(Self.json(recording).encoded) } else { Self.show(recording) }
+        }
+        if json { emit(summary.json.encoded) } else { emit(summary.text) }
+        if failOnLoss && summary.lost > 0 { throw ExitCode(ExitStatus.refused) }
+    }
+
+    /// The whole sweep in numbers.
+    struct Summary {
+        var recordings = 0, accepted = 0, refused = 0, withoutEvents = 0, lost = 0
+
+        mutating func add(_ recording: RecordingSweep.Recording) {
+            recordings += 1
+            if recording.failure != nil { refused += 1 }
+            for device in recording.devices {
+                switch device.verdict {
+                case .accepted(let report):
+                    accepted += 1
+                    if report.lost > 0 { lost += 1 }
+                case .withoutEvents: withoutEvents += 1
+                case .refused: refused += 1
+                }
+            }
+        }
+
+        var text: String {
+            "\(recordings) recording\(recordings == 1 ? "" : "s"): \(accepted) accepted, \(refused) refused, \(withoutEvents) without events; "
+                + "\(lost) device\(lost == 1 ? "" : "s") lost contacts"
+        }
+
+        var json: JSONValue {
+            .object([("summary", .object([
+                ("recordings", .integer(Int64(recordings))), ("accepted", .integer(Int64(accepted))), ("refused", .integer(Int64(refused))),
+                ("without_events", .integer(Int64(withoutEvents))), ("lost_contacts", .integer(Int64(lost))),
+            ]))])
+        }
+    }
+
+    /// One recording as a block of text: its path, then each device.
+    static func show(_ recording: RecordingSweep.Recording) {
+        emit(OutsideText.quoted(recording.path))
+        if let failure = recording.failure { emit("  refused: \(failure)") }
+        for device in recording.devices {
+            let name = (device.index.map { "device \($0) " } ?? "") + (device.name.map(OutsideText.quoted) ?? "(no device header)")
+            switch device.verdict {
+            case .refused(let reason):
+                emit("  \(name): refused: \(reason)")
+            case .withoutEvents(let filters):
+                emit("  \(name): a touchscreen motiond accepts, but no events to replay (a device description)")
+                showFilters(filters)
+            case .accepted(let report):
+                emit("  \(name): accepted" + (report.lost > 0 ? "; LOST \(report.lost) contact\(report.lost == 1 ? "" : "s")" : ""))
+                showFilters(report.filters)
+                emit("    contacts: \(report.rawContacts) sent by the device, \(report.filteredContacts) after the filters, \(report.cancelled) cancelled by them, \(report.lost) lost")
+                let counts = report.counts
+                emit("    filtered: stuck \(counts.stuck), palms \(counts.palms), jumps \(counts.jumps), held \(counts.held), last lifts \(counts.lastLifts)")
+            }
+        }
+    }
+
+    /// The filters as `devices` words them, any setting `devices` has no words for yet as
+    /// its JSON, and every note on them.
+    private static func showFilters(_ filters: ResolvedContactFilters) {
+        let encoded = JSONValue.filters(filters)
+        if let words = try? JSONInput(parsing: encoded.encoded[...]) {
+            emit("    filters: " + DevicesCommand.describeFilters(words))
+        }
+        if case .object(let members) = encoded {
+            for (key, value) in members where !worded.contains(key) { emit("    \(key): \(value.encoded)") }
+        }
+        for note in filters.notes { emit("      \(note)") }
+    }
+
+    /// The settings `DevicesCommand.describeFilters` words, and the notes, shown apart.
+    private static let worded: Set<String> = ["stuck_after", "palm_size", "palm_size_mm", "jump_mm", "hysteresis", "notes"]
+
+    /// One recording as a JSON object: `path`, `error` when it could not be read, and
+    /// `devices`, each with its `verdict` and, when accepted, `filters` (as `devices` gives
+    /// them), `contacts` and `filtered`.
+    static func json(_ recording: RecordingSweep.Recording) -> JSONValue {
+        var members: [(String, JSONValue)] = [("path", .string(recording.path))]
+        if let failure = recording.failure { members.append(("error", .string(failure))) }
+        members.append(("devices", .array(recording.devices.map { device in
+            var members: [(String, JSONValue)] = [
+                ("device", device.index.map { .integer(Int64($0)) } ?? .null),
+                ("name", device.name.map { .string($0) } ?? .null),
+            ]
+            switch device.verdict {
+            case .refused(let reason):
+                members += [("verdict", "refused"), ("reason", .string(reason))]
+            case .withoutEvents(let filters):
+                members += [("verdict", "without_events"), ("filters", .filters(filters))]
+            case .accepted(let report):
+                members += [
+                    ("verdict", "accepted"), ("filters", .filters(report.filters)),
+                    ("contacts", .object([
+                        ("raw", .integer(Int64(report.rawContacts))), ("filtered", .integer(Int64(report.filteredContacts))),
+                        ("cancelled", .integer(Int64(report.cancelled))), ("lost", .integer(Int64(report.lost))),
+                    ])),
+                    ("filtered", .filtered(report.counts)),
+                ]
+            }
+            return .object(members)
+        })))
+        return .object(members)
+    }
+}

@@ -1,0 +1,74 @@
+import Foundation
+import Testing
+
+/// `motionctl sweep`: what a packager runs on a folder of recordings before a rollout.
+@Suite("motionctl sweep")
+struct SweepCommandTests {
+    @Test("on the repository's recordings: one JSON line per recording and a summary, every device with events accepted and nothing lost, exit 0")
+    func fixturesJSON() throws {
+        let run = try Run("motionctl", ["sweep", EndToEnd.recordings.path, "--json", "--fail-on-loss"])
+        #expect(run.status == 0, "\(run.error)")
+        let lines = try run.jsonLines()
+        let recordings = lines.dropLast()
+        let summary = try #require(lines.last?["summary"] as? [String: Int])
+        #expect(recordings.count == summary["recordings"] && recordings.count >= 10, "\(summary)")
+        #expect(summary["without_events"] == 2 && summary["lost_contacts"] == 0, "\(summary)")
+        var accepted = 0
+        for recording in recordings {
+            let path = try #require(recording["path"] as? String)
+            #expect(recording["error"] == nil, "\(path)")
+            for device in try #require(recording["devices"] as? [[String: Any]]) {
+                switch device["verdict"] as? String {
+                case "accepted":
+                    accepted += 1
+                    #expect((device["contacts"] as? [String: Int])?["lost"] == 0, "\(path)")
+                    #expect((device["filters"] as? [String: Any])?["notes"] is [Any], "\(path)")
+                    #expect((device["filtered"] as? [String: Int])?["palms"] == 0, "\(path)")
+                case "without_events": #expect(path.hasSuffix(".desc"))
+                case "refused": #expect(path.hasSuffix(".libinput.yml") && device["device"] as? Int == 0, "\(device)")
+                default: Issue.record("\(path): \(device)")
+                }
+            }
+        }
+        #expect(accepted == summary["accepted"])
+    }
+
+    @Test("a real swipe that palm_size = 60 makes a palm from its landing: the text says LOST and why, --fail-on-loss exits 1, and an entry that selects nothing refuses the rest")
+    func loss() throws {
+        let directory = try EndToEnd.scratch()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let pixel = "aosp-frameworks-base__pixel-tablet-nvt-touchscreen__1f-swipe.evemu"
+        try FileManager.default.createDirectory(at: directory.appendingPathComponent("panels/pixel"), withIntermediateDirectories: true)
+        try FileManager.default.copyItem(at: EndToEnd.recordings.appendingPathComponent(pixel), to: directory.appendingPathComponent("panels/pixel/swipe.evemu"))
+        try FileManager.default.copyItem(at: EndToEnd.recordings.appendingPathComponent("whot-evemu-devices__atmel-maxtouch__1f-fast-taps-x9.evemu"),
+                                         to: directory.appendingPathComponent("panels/atmel.evemu"))
+        try "N: panel\nE: 0.100000 0003 0035 \u{1B}]0;owned\u{7}\n".write(to: directory.appendingPathComponent("panels/garbage.evemu"), atomically: true, encoding: .utf8)
+        let config = directory.appendingPathComponent("motiond.toml").path
+        try "[[device]]\nname = \"NVT*\"\npalm_size = 60\n".write(toFile: config, atomically: true, encoding: .utf8)
+
+        let text = try Run("motionctl", ["sweep", directory.appendingPathComponent("panels").path, "--config", config])
+        #expect(text.status == 0, "without --fail-on-loss a loss is reported, not an error: \(text.error)")
+        let swipe = try #require(text.lines.firstIndex { $0.hasSuffix("/panels/pixel/swipe.evemu\"") }, "\(text.output)")
+        #expect(text.lines[swipe + 1] == "  \"NVTCapacitiveTouchScreen\": accepted; LOST 1 contact", "\(text.output)")
+        #expect(text.lines.contains("    contacts: 1 sent by the device, 0 after the filters, 0 cancelled by them, 1 lost"), "\(text.output)")
+        #expect(text.lines.contains { $0.hasPrefix("    filtered: stuck 0, palms 1,") }, "\(text.output)")
+        #expect(text.lines.contains("  \"Atmel maXTouch Touchscreen\": refused: no [[device]] entry in \(config) selects it"), "\(text.output)")
+        let garbage = try #require(text.lines.firstIndex { $0.hasSuffix("/panels/garbage.evemu\"") }, "\(text.output)")
+        #expect(text.lines[garbage + 1] == #"  refused: line 2: expected 'E: SECONDS.MICROSECONDS TYPE CODE VALUE' (type and code in hexadecimal, value in decimal); "\u{1B}]0;owned\u{7}" is not a value"#, "\(text.output)")
+        #expect(text.lines.last == "3 recordings: 1 accepted, 2 refused, 0 without events; 1 device lost contacts", "\(text.output)")
+        let json = try Run("motionctl", ["sweep", directory.appendingPathComponent("panels").path, "--config", config, "--json"]).jsonLines()
+        #expect(json.first { ($0["path"] as? String)?.hasSuffix("garbage.evemu") == true }?["error"] as? String == #"line 2: expected 'E: SECONDS.MICROSECONDS TYPE CODE VALUE' (type and code in hexadecimal, value in decimal); "\u{1B}]0;owned\u{7}" is not a value"#)
+        #expect(!text.output.unicodeScalars.contains { $0.value == 0x1B || $0.value == 0x07 }, "no escape reaches the terminal")
+        #expect(json.last?["summary"] as? [String: Int] == ["recordings": 3, "accepted": 1, "refused": 2, "without_events": 0, "lost_contacts": 1])
+
+        let failing = try Run("motionctl", ["sweep", directory.appendingPathComponent("panels").path, "--config", config, "--fail-on-loss"])
+        #expect(failing.status == 1 && failing.output == text.output, "\(failing.error)")
+    }
+
+    @Test("a folder that cannot be read exits 1 saying why")
+    func unreadable() throws {
+        let run = try Run("motionctl", ["sweep", "/nonexistent/recordings"])
+        #expect(run.status == 1)
+        #expect(run.error == "motionctl: cannot read \"/nonexistent/recordings\": No such file or directory\n", "\(run.error)")
+    }
+}
