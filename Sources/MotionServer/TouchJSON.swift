@@ -167,7 +167,7 @@ extension JSONValue {
 }
 
 extension ContactFilters.Notice {
-    /// The log's line: what was cancelled, or never begun, where, and why.
+    /// The log's line: what was cancelled, never begun or re-paired, where, and why.
     public var text: String {
         let place = "(\(compactNumber(position.x.rounded())), \(compactNumber(position.y.rounded())))"
         switch kind {
@@ -175,6 +175,9 @@ extension ContactFilters.Notice {
         case .palm where fromLanding: return "contact \(trackingID) at \(place) landed larger than a palm (palm_size): it is ignored from landing until it lifts, and never began"
         case .palm: return "contact \(trackingID) at \(place) is larger than a palm (palm_size) and was cancelled; it is ignored until it lifts"
         case .jump: return "contact \(trackingID) jumped to \(place) farther than jump_mm within one frame; it was cancelled and begun again there"
+        case .repaired:
+            let slot = inSlotOf.map { "contact \($0)'s slot" } ?? "another contact's slot"
+            return "contact \(trackingID)'s finger was reported at \(place) in \(slot): the panel exchanged their positions within one frame; contact \(trackingID) was re-paired with its finger and carries on"
         }
     }
 }

@@ -153,6 +153,216 @@ struct ContactFilterTests {
         #expect(try Self.frames(pause, on: Self.panel()).allSatisfy { $0.contacts.allSatisfy { $0.trackingID == 5 } })
     }
 
+    // MARK: Exchanged positions
+
+    /// Fingers on `Self.panel()`, each a function of the frame number giving its position,
+    /// reported every 8 ms for `frames` frames and then lifted together; finger `f` is in slot
+    /// `slots(n)[f]` in frame `n` (a panel that exchanges positions moves fingers between
+    /// slots). Each slot keeps its firmware id, 10 + the slot, throughout.
+    static func fingers(_ paths: [(Int) -> (Int32, Int32)], frames: Int, slots: (Int) -> [Int]) -> EventScript {
+        var script = EventScript()
+        for frame in 0..<frames {
+            let inSlot = slots(frame)
+            for (finger, path) in paths.enumerated() {
+                let (x, y) = path(frame)
+                script.slot(Int32(inSlot[finger]))
+                if frame == 0 { script.track(10 + Int32(inSlot[finger])) }
+                script.at(x, y)
+            }
+            script.report(after: 0.008)
+        }
+        for slot in paths.indices { script.slot(Int32(slot)); script.track(-1) }
+        script.report()
+        return script
+    }
+
+    /// Each id's contact in a frame.
+    static func byID(_ frame: TouchFrame) -> [Int32: TouchContact] {
+        Dictionary(uniqueKeysWithValues: frame.contacts.map { ($0.trackingID, $0) })
+    }
+
+    /// A contact's place in device units, "x,y", to compare with a finger's.
+    static func place(_ contact: TouchContact?) -> String? { contact.map { "\($0.deviceX),\($0.deviceY)" } }
+    static func place(_ point: (Int32, Int32)) -> String { "\(point.0),\(point.1)" }
+
+    /// A contact's slot, phase and place: "slot 1 moved 580,500".
+    static func state(_ contact: TouchContact?) -> String? { contact.map { "slot \($0.slot) \($0.phase) \($0.deviceX),\($0.deviceY)" } }
+
+    @Test("two contacts 250 mm apart whose positions the panel exchanges within one frame keep their ids, follow their fingers and are never cancelled")
+    func exchangedPair() throws {
+        let a = { (n: Int) -> (Int32, Int32) in (500 + Int32(n) * 10, 500) }
+        let b = { (n: Int) -> (Int32, Int32) in (3000 - Int32(n) * 10, 3000) }
+        // From frame 8 on, slot 0 reports b's finger and slot 1 a's.
+        let script = Self.fingers([a, b], frames: 16) { $0 < 8 ? [0, 1] : [1, 0] }
+        let replayed = try RecordingReplay(EvemuRecording(device: Self.panel(), events: script.events)).replayedFrames()
+        let frames = replayed.compactMap(\.frame)
+        #expect(!frames.contains { $0.contacts.contains { $0.phase == .cancelled } }, "\(frames.map(Self.phases))")
+        #expect(Set(frames.flatMap { $0.contacts.map(\.trackingID) }) == [10, 11])
+        for (n, frame) in frames.dropLast().enumerated() {
+            let contacts = Self.byID(frame)
+            #expect(Self.place(contacts[10]) == Self.place(a(n)), "frame \(n): \(Self.phases(frame))")
+            #expect(Self.place(contacts[11]) == Self.place(b(n)), "frame \(n): \(Self.phases(frame))")
+        }
+        let exchange = Self.byID(frames[8])
+        #expect(Self.state(exchange[10]) == "slot 1 moved 580,500")
+        #expect(Self.state(exchange[11]) == "slot 0 moved 2920,3000")
+        #expect(frames.last.map(Self.phases) == ["11 ended", "10 ended"])
+        let counts = try #require(replayed.last?.counts)
+        #expect(counts.repaired == 2 && counts.jumps == 0)
+        let notices = replayed.flatMap(\.notices)
+        #expect(notices.map(\.kind) == [.repaired, .repaired])
+        #expect(notices.map(\.trackingID) == [10, 11] && notices.map(\.inSlotOf) == [11, 10])
+    }
+
+    @Test("three contacts whose positions the panel rotates (slot 0 reports 1's finger, 1 reports 2's, 2 reports 0's) are re-paired")
+    func rotatedThree() throws {
+        let paths = [
+            { (n: Int) -> (Int32, Int32) in (500 + Int32(n) * 10, 500) },
+            { (n: Int) -> (Int32, Int32) in (3000, 500 + Int32(n) * 10) },
+            { (n: Int) -> (Int32, Int32) in (1700 - Int32(n) * 10, 3000) },
+        ]
+        // Finger f is in slot slots[f]: finger 1 in slot 0, finger 2 in slot 1, finger 0 in slot 2.
+        let script = Self.fingers(paths, frames: 16) { $0 < 8 ? [0, 1, 2] : [2, 0, 1] }
+        let replayed = try RecordingReplay(EvemuRecording(device: Self.panel(), events: script.events)).replayedFrames()
+        let frames = replayed.compactMap(\.frame)
+        #expect(!frames.contains { $0.contacts.contains { $0.phase == .cancelled } }, "\(frames.map(Self.phases))")
+        for (n, frame) in frames.dropLast().enumerated() {
+            let contacts = Self.byID(frame)
+            for (finger, path) in paths.enumerated() {
+                #expect(Self.place(contacts[10 + Int32(finger)]) == Self.place(path(n)), "frame \(n): \(Self.phases(frame))")
+            }
+        }
+        #expect(Self.byID(frames[8]).mapValues(\.slot) == [10: 2, 11: 0, 12: 1])
+        #expect(replayed.last?.counts.repaired == 3)
+    }
+
+    @Test("of the pairings without a jump, the nearest is taken: in a rotated three, two fingers 30 mm apart keep their own ids, not each other's")
+    func nearestPairing() throws {
+        let paths = [
+            { (n: Int) -> (Int32, Int32) in (500 + Int32(n) * 5, 500) },
+            { (n: Int) -> (Int32, Int32) in (800 + Int32(n) * 5, 500) },
+            { (n: Int) -> (Int32, Int32) in (3000, 3000 - Int32(n) * 5) },
+        ]
+        let script = Self.fingers(paths, frames: 12) { $0 < 6 ? [0, 1, 2] : [2, 0, 1] }
+        let frames = try Self.frames(script, on: Self.panel())
+        #expect(!frames.contains { $0.contacts.contains { $0.phase == .cancelled } }, "\(frames.map(Self.phases))")
+        for (n, frame) in frames.dropLast().enumerated() {
+            let contacts = Self.byID(frame)
+            for (finger, path) in paths.enumerated() {
+                #expect(Self.place(contacts[10 + Int32(finger)]) == Self.place(path(n)), "frame \(n): \(Self.phases(frame))")
+            }
+        }
+    }
+
+    @Test("a contact that lifts in the frame is paired with nothing: the contact that jumps to where it was is cancelled, and it ends under its own id")
+    func liftIsNoCandidate() throws {
+        var script = EventScript()
+        script.slot(0); script.track(10); script.at(500, 500)
+        script.slot(1); script.track(11); script.at(3000, 3000); script.report(after: 0.008)
+        // Slot 1 reports a's place and lifts there; slot 0 reports b's place.
+        script.slot(0); script.at(3000, 3000)
+        script.slot(1); script.at(500, 500); script.track(-1); script.report(after: 0.008)
+        script.slot(0); script.track(-1); script.report()
+        let frames = try Self.frames(script, on: Self.panel())
+        let phases = Self.phases(frames[1])
+        #expect(phases.count == 3 && phases[0] == "11 ended" && phases[1] == "10 cancelled" && phases[2].hasSuffix("began"), "\(phases)")
+    }
+
+    @Test("a pair exchanged in the same frame as a third contact truly jumps: only the third is cancelled and begun again")
+    func exchangeBesideAJump() throws {
+        let a = { (n: Int) -> (Int32, Int32) in (500 + Int32(n) * 10, 500) }
+        let b = { (n: Int) -> (Int32, Int32) in (3000 - Int32(n) * 10, 500) }
+        // 200 mm in one frame, landing more than 50 mm from everything.
+        let c = { (n: Int) -> (Int32, Int32) in n < 8 ? (3500, 3500) : (3500, 1500) }
+        let script = Self.fingers([a, b, c], frames: 16) { $0 < 8 ? [0, 1, 2] : [1, 0, 2] }
+        let replayed = try RecordingReplay(EvemuRecording(device: Self.panel(), events: script.events)).replayedFrames()
+        let frames = replayed.compactMap(\.frame)
+        let jump = frames[8]
+        #expect(jump.contacts.filter { $0.phase == .cancelled }.map(\.trackingID) == [12], "\(Self.phases(jump))")
+        let begun = try #require(jump.contacts.first { $0.phase == .began })
+        #expect(begun.trackingID != 12 && begun.deviceX == 3500 && begun.deviceY == 1500)
+        let kept = Self.byID(jump)
+        #expect(Self.state(kept[10]) == "slot 1 moved 580,500")
+        #expect(Self.state(kept[11]) == "slot 0 moved 2920,500")
+        #expect(frames.filter { $0.contacts.contains { $0.phase == .cancelled } }.count == 1)
+        let counts = try #require(replayed.last?.counts)
+        #expect(counts.repaired == 2 && counts.jumps == 1)
+    }
+
+    @Test("a contact that jumps alone, beside others, is still cancelled and begun again, even landing next to another finger")
+    func jumpAloneBesideOthers() throws {
+        // b rests; a jumps 200 mm; c jumps from far away onto 0.5 mm beside where b was, as b moves 6 mm:
+        // pairing b's contact with c's new position would be nearer, but explains no more jumps.
+        let a = { (n: Int) -> (Int32, Int32) in n < 8 ? (500, 3500) : (2500, 3500) }
+        let b = { (n: Int) -> (Int32, Int32) in n < 8 ? (500, 500) : (560, 500) }
+        let c = { (n: Int) -> (Int32, Int32) in n < 8 ? (3500, 1500) : (505, 500) }
+        let script = Self.fingers([a, b, c], frames: 16) { _ in [0, 1, 2] }
+        let replayed = try RecordingReplay(EvemuRecording(device: Self.panel(), events: script.events)).replayedFrames()
+        let jump = try #require(replayed.compactMap(\.frame).dropFirst(8).first)
+        #expect(jump.contacts.filter { $0.phase == .cancelled }.map(\.trackingID) == [10, 12], "\(Self.phases(jump))")
+        #expect(jump.contacts.filter { $0.phase == .began }.map(Self.place) == ["2500,3500", "505,500"])
+        #expect(Self.state(Self.byID(jump)[11]) == "slot 1 moved 560,500")
+        let counts = try #require(replayed.last?.counts)
+        #expect(counts.repaired == 0 && counts.jumps == 2)
+    }
+
+    @Test("an exchange among nine fingers linked 40 mm apart (a group beyond 8) is cancelled as two jumps; among eight it is re-paired")
+    func exchangeInALargeGroup() throws {
+        func run(fingers count: Int) throws -> ContactFilters.Counts {
+            // A row 40 mm apart, each a link to the next; the two ends exchange positions.
+            let paths = (0..<count).map { finger in { (n: Int) -> (Int32, Int32) in (200 + Int32(finger) * 400, 1000 + Int32(n) * 5) } }
+            let script = Self.fingers(paths, frames: 12) { n in
+                var slots = Array(0..<count)
+                if n >= 6 { slots.swapAt(0, count - 1) }
+                return slots
+            }
+            return try #require(RecordingReplay(EvemuRecording(device: Self.panel(), events: script.events)).replayedFrames().last?.counts)
+        }
+        let nine = try run(fingers: 9), eight = try run(fingers: 8)
+        #expect(nine.jumps == 2 && nine.repaired == 0)
+        #expect(eight.jumps == 0 && eight.repaired == 2)
+    }
+
+    @Test("a resting finger re-paired with its contact keeps its stuck deadline, and a moving one its hysteresis")
+    func exchangeKeepsFilterState() throws {
+        // With fuzz 8 (a 4-unit margin): a rests with ±3 units of jitter; b drags 20 units a frame.
+        let a = { (n: Int) -> (Int32, Int32) in (500 + Int32(n % 2) * 3, 500) }
+        let b = { (n: Int) -> (Int32, Int32) in (3000 - Int32(n) * 20, 3000) }
+        let script = Self.fingers([a, b], frames: 60) { $0 < 20 ? [0, 1] : [1, 0] }
+        let filters = ContactFilterSettings(stuckAfter: 0.3)
+        let frames = try Self.frames(script, on: Self.panel(fuzz: 8), filters: filters)
+        // a landed at 0 and never left the stuck slop: cancelled at 0.3 s, slot exchanged or not.
+        let cancel = try #require(frames.first { $0.contacts.contains { $0.phase == .cancelled } })
+        #expect(Self.phases(cancel).contains("10 cancelled") && Swift.abs(cancel.time - 0.3) < 1e-9, "at \(cancel.time): \(Self.phases(cancel))")
+        // a's shown position held at 500 throughout its jitter; b's lags its finger by at most the margin.
+        for (n, frame) in frames.prefix(37).enumerated() {
+            let contacts = Self.byID(frame)
+            #expect(contacts[10]?.deviceX == 500, "frame \(n): \(Self.phases(frame))")
+            if let shown = contacts[11]?.deviceX { #expect(shown - b(n).0 >= 0 && shown - b(n).0 <= 4, "frame \(n): \(shown) for \(b(n).0)") }
+        }
+    }
+
+    @Test("a generated recording of an infrared frame exchanging two dragging fingers' positions, and back, is one two-finger drag that ends, not cancelled")
+    func exchangingRecording() throws {
+        let recording = try FixtureRecordings.recording(FixtureRecordings.exchangingPan)
+        let replayed = try RecordingReplay(recording).replayedFrames()
+        var gestures = GestureSet()
+        let drags = replayed.compactMap(\.frame).flatMap { gestures.update($0) }.compactMap { event -> DragEvent? in
+            if case .drag(let drag) = event { return drag }
+            return nil
+        }
+        #expect(drags.filter { $0.state == .began }.count == 1)
+        #expect(!drags.contains { $0.state == .cancelled })
+        let last = try #require(drags.last)
+        #expect(last.state == .ended && last.touches == 2)
+        // 250 mm down at 10 units/mm, on the default mapping (device units as pixels): 2500.
+        #expect(Swift.abs(last.translation.y - 2500) < 1 && Swift.abs(last.translation.x) < 1, "\(last.translation)")
+        #expect(replayed.last?.counts.repaired == 4 && replayed.last?.counts.jumps == 0)
+        // Filters off, the firmware's ids swap places twice; through the filters each id stays with its finger.
+        let ids = replayed.compactMap(\.frame).dropLast().map { frame in frame.contacts.sorted { $0.deviceX < $1.deviceX }.map(\.trackingID) }
+        #expect(Set(ids) == [[1, 2]], "\(Set(ids))")
+    }
+
     // MARK: Hysteresis
 
     @Test("with fuzz 8, a resting finger's ±3-unit jitter holds still; a moving finger lags at most the 4-unit margin")

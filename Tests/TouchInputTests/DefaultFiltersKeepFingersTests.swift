@@ -108,9 +108,11 @@ struct DefaultFiltersKeepFingersTests {
     func keepsEveryFinger(_ path: String) throws {
         let recording = try FixtureRecordings.replayable(path)
         try #require(!recording.events.isEmpty, "\(path) holds no events")
-        let raw = Self.lives(try RecordingReplay(recording, filters: .off).frames())
-        let replayed = try RecordingReplay(recording, filters: ContactFilterSettings()).replayedFrames()
-        let filtered = Self.lives(replayed.map(\.frame))
+        // On the full-HD screen motiond maps a panel to without a configuration.
+        let screen = OutputMapping(outputSize: Size(width: 1920, height: 1080))
+        let raw = Self.lives(try RecordingReplay(recording, mapping: screen, filters: .off).frames())
+        let replayed = try RecordingReplay(recording, mapping: screen, filters: ContactFilterSettings()).replayedFrames()
+        let filtered = Self.lives(replayed.compactMap(\.frame))
         let losses = Self.losses(raw: raw, filtered: filtered)
         let counts = replayed.last?.counts ?? ContactFilters.Counts()
 

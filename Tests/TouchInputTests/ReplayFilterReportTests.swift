@@ -11,22 +11,23 @@ struct ReplayFilterReportTests {
 
     /// A generated recording on the 409.6 mm panel at 10 units/mm with a touch axis of
     /// 0…1000: a finger taps (8 mm) at 0 and lifts at 0.05 s, the last frame the filters let
-    /// through; then two palms (45 and 50 mm) land in slots 0 and 1 at 0.2 and 0.3 s and
-    /// lift at 0.4 s, all of which the filters swallow.
-    /// Returns it with the times the palms land.
+    /// through; then two palms (45 and 50 mm) land in slots 0 and 1 at 0.2 and 0.35 s and
+    /// lift at 0.45 s, all of which the filters swallow.
+    /// Returns it with the times each palm's verdict is made: the first when the next frame
+    /// comes after its 0.1 s (ContactFilterSettings.palmVerdictWindow), the second at its lift.
     static func palmsAfterTheLastFrame() -> (recording: EvemuRecording, palms: [Double]) {
         var script = EventScript()
         script.slot(0); script.track(1); script.at(500, 500); script.abs(AbsoluteAxis.touchMajor, 80); script.report(after: 0.05)
         script.track(-1); script.report(after: 0.15)
+        script.track(2); script.at(1500, 1500); script.abs(AbsoluteAxis.touchMajor, 450); script.report(after: 0.15)
         var palms = [script.time]
-        script.track(2); script.at(1500, 1500); script.abs(AbsoluteAxis.touchMajor, 450); script.report(after: 0.1)
-        palms.append(script.time)
         script.slot(1); script.track(3); script.at(3000, 1500); script.abs(AbsoluteAxis.touchMajor, 500); script.report(after: 0.1)
+        palms.append(script.time)
         script.track(-1); script.slot(0); script.track(-1); script.report()
         return (EvemuRecording(device: ContactFilterTests.panel(majorMaximum: 1000), events: script.events), palms)
     }
 
-    @Test("palms that land after the last frame the filters let through are counted and noticed at their own times, as ignored from landing")
+    @Test("palms that land after the last frame the filters let through are counted and noticed when their verdicts are made, as ignored from landing")
     func palmsAfterLastFrame() throws {
         let (recording, palmTimes) = Self.palmsAfterTheLastFrame()
         let replay = try RecordingReplay(recording, filters: Self.palms)
@@ -46,14 +47,14 @@ struct ReplayFilterReportTests {
         #expect(moments.count == 4)
     }
 
-    @Test("a palm swallowed between two frames is reported at its own time, not with the next frame; a finger that grows into a palm is cancelled, not from landing")
+    @Test("a palm swallowed between two frames is reported when its verdict is made (its lift), not with the next frame; a finger that grows into a palm is cancelled, not from landing")
     func palmBetweenFrames() throws {
         var script = EventScript()
         script.slot(0); script.track(1); script.at(500, 500); script.abs(AbsoluteAxis.touchMajor, 80); script.report(after: 0.1)
         script.track(-1); script.report(after: 0.1)
-        let landing = script.time
-        script.track(2); script.at(2000, 2000); script.abs(AbsoluteAxis.touchMajor, 450); script.report(after: 0.1)
-        script.track(-1); script.report(after: 0.1)
+        script.track(2); script.at(2000, 2000); script.abs(AbsoluteAxis.touchMajor, 450); script.report(after: 0.05)
+        let lift = script.time
+        script.track(-1); script.report(after: 0.15)
         let next = script.time
         script.slot(1); script.track(3); script.at(700, 500); script.abs(AbsoluteAxis.touchMajor, 80); script.report(after: 0.1)
         let growing = script.time
@@ -63,7 +64,7 @@ struct ReplayFilterReportTests {
         let moments = replay.replayedFrames()
         #expect(moments.map { $0.frame.map(ContactFilterTests.phases) ?? [] } == [["1 began"], ["1 ended"], [], ["3 began"], ["3 cancelled"]])
         let swallowed = try #require(moments.first { $0.frame == nil })
-        #expect(swallowed.time == landing)
+        #expect(swallowed.time == lift)
         #expect(swallowed.notices.map(\.trackingID) == [2] && swallowed.notices.first?.fromLanding == true)
         #expect(moments.first { $0.time == next }?.notices.isEmpty == true, "nothing rides on the next frame")
         let cancelled = try #require(moments.first { $0.frame?.contacts.contains { $0.phase == .cancelled } == true })

@@ -32,7 +32,9 @@ public struct ContactFilterSettings: Hashable, Sendable {
     /// When a contact is a palm.
     public var palmSize: PalmSize
     /// Millimetres a contact may move within one frame of at most ``jumpWindow`` seconds;
-    /// 0 turns the filter off (it is off, too, on a device without a resolution).
+    /// 0 turns the filter off (it is off, too, on a device without a resolution). Contacts
+    /// whose positions the panel exchanged are re-paired with their fingers rather than
+    /// cancelled (``ContactFilters``).
     public var jumpMillimetres: Double
     /// Half the axis's fuzz of hysteresis on every contact.
     public var hysteresis: Bool

@@ -13,11 +13,20 @@ import TouchModel
 /// | `landing` | still larger than a palm 0.1 s after landing   | `ignored` | nothing (a palm, ignored from landing) |
 /// | `landing` | lifts                                          | —         | nothing (a palm, ignored from landing) |
 /// | `live`    | grows larger than a palm                       | `ignored` | `cancelled`         |
+/// | `live`    | exchanged with other live contacts: another pairing of the frame leaves fewer jumps | `live`, under the slot its finger is reported in | `moved`, under its own id, kept shown position and stuck anchor |
 /// | `live`    | moves farther than `jump_mm` within 30 ms      | `live`    | `cancelled`, then `began` under a new id where it landed |
 /// | `live`    | within the stuck slop for `stuck_after` s      | `ignored` | `cancelled` (also between frames: ``expire(at:)``) |
 /// | `live`    | moves                                          | `live`    | `moved` past the hysteresis margin, else `stationary` |
 /// | `live`    | lifts or is cancelled                          | —         | `ended` / `cancelled` |
 /// | `ignored` | anything; lifts                                | `ignored`; — | nothing          |
+///
+/// Some infrared and optical panels exchange two contacts' positions within one frame (slot A
+/// reports where B's finger is, and B where A's is): each would be a jump under its slot's
+/// identity. Before the contacts are followed one by one, the frame's contacts that were live
+/// and neither land nor lift in it are paired with the tracks' last positions as a whole
+/// (``ContactPairing``): when another pairing leaves fewer of them jumping, each finger's
+/// track moves to the slot its finger is now reported in, and the finger carries on with its
+/// id, its shown position and its gestures. Only what no pairing explains is a jump.
 ///
 /// A contact cancelled here ends its gestures as cancelled (no fling, no release velocity),
 /// as a palm the kernel reports with `MT_TOOL_PALM` does. Positions are filtered in device
@@ -33,6 +42,8 @@ public struct ContactFilters {
         public var jumps = 0
         /// Positions held back by hysteresis.
         public var held = 0
+        /// Contacts re-paired with their fingers after the panel exchanged their positions.
+        public var repaired = 0
         /// Protocol A frames with no contact whose lift was supplied (``ProtocolAConverter``).
         public var lastLifts = 0
 
@@ -45,6 +56,7 @@ public struct ContactFilters {
             sum.palms += b.palms
             sum.jumps += b.jumps
             sum.held += b.held
+            sum.repaired += b.repaired
             sum.lastLifts += b.lastLifts
             return sum
         }
@@ -56,6 +68,7 @@ public struct ContactFilters {
             product.palms *= times
             product.jumps *= times
             product.held *= times
+            product.repaired *= times
             product.lastLifts *= times
             return product
         }
@@ -63,7 +76,9 @@ public struct ContactFilters {
 
     /// Something a filter did that an operator should hear of, once per contact.
     public struct Notice: Hashable, Sendable {
-        public enum Kind: String, Hashable, Sendable { case stuck, palm, jump }
+        /// Which filter acted: `repaired` is the jump filter finding a contact's finger
+        /// reported in another contact's slot; the others cancel the contact.
+        public enum Kind: String, Hashable, Sendable { case stuck, palm, jump, repaired }
         public var kind: Kind
         public var trackingID: Int32
         /// Where, in screen pixels.
@@ -72,6 +87,18 @@ public struct ContactFilters {
         /// The contact was ignored from its landing: it never began, so nothing was
         /// cancelled, and a reader of the log must not look for it in the frames.
         public var fromLanding = false
+        /// For `repaired`: the contact in whose slot the panel reported this one's finger.
+        public var inSlotOf: Int32?
+
+        /// A notice; `fromLanding` goes with `palm` only, `inSlotOf` with `repaired` only.
+        public init(kind: Kind, trackingID: Int32, position: Point, time: Double, fromLanding: Bool = false, inSlotOf: Int32? = nil) {
+            self.kind = kind
+            self.trackingID = trackingID
+            self.position = position
+            self.time = time
+            self.fromLanding = fromLanding
+            self.inSlotOf = inSlotOf
+        }
     }
 
     /// One contact the filters follow.
@@ -156,15 +183,82 @@ public struct ContactFilters {
         output.time = frame.time
         lastTime = frame.time
         output.contacts.removeAll(keepingCapacity: true)
+        let mayJump = repairExchanges(in: frame)
         for contact in frame.contacts {
             guard tracks.indices.contains(contact.slot) else { continue }
             switch contact.phase {
             case .began: land(contact, at: frame.time)
-            case .moved, .stationary: move(contact, at: frame.time)
+            case .moved, .stationary: move(contact, at: frame.time, mayJump: mayJump)
             case .ended, .cancelled: end(contact)
             }
         }
         return output.contacts.isEmpty ? nil : output
+    }
+
+    // MARK: Exchanged positions
+
+    /// Whether a contact of the frame may be another's finger: its slot's contact was live
+    /// before this frame and neither lands nor lifts in it.
+    private func isExchangeable(_ contact: TouchContact) -> Bool {
+        (contact.phase == .moved || contact.phase == .stationary) && tracks.indices.contains(contact.slot)
+            && tracks[contact.slot]?.state == .live
+    }
+
+    /// Moves the tracks of contacts whose positions the panel exchanged to the slots their
+    /// fingers are reported in, before the contacts are followed one by one: a pairing is a
+    /// matter of the whole frame.
+    ///
+    /// Only contacts near a jump are paired: a group of contacts each of which could continue
+    /// another of the group without a jump (linked one to the next), holding one that jumps
+    /// under its slot's identity. A group of more than ``ContactPairing/maximumContacts``
+    /// keeps its slots, and its jumps are jumps.
+    ///
+    /// Returns whether any contact jumps under its slot's identity; when none does, no
+    /// contact of the frame can jump.
+    private mutating func repairExchanges(in frame: TouchFrame) -> Bool {
+        // Most frames have no jump: nothing to pair, and nothing allocated.
+        guard frame.contacts.contains(where: { isExchangeable($0) && isJump(tracks[$0.slot]!, to: $0, at: frame.time) }) else { return false }
+        let contacts = frame.contacts.filter(isExchangeable)
+        let followed = contacts.map { tracks[$0.slot]! }
+        for group in exchangeGroups(followed, contacts, at: frame.time)
+        where group.count > 1 && group.count <= ContactPairing.maximumContacts
+            && group.contains(where: { isJump(followed[$0], to: contacts[$0], at: frame.time) }) {
+            let steps = group.flatMap { from in
+                group.map { to in
+                    let distance = jumpDistance(from: followed[from], to: contacts[to]) ?? 0
+                    return ContactPairing.Step(jumps: isJump(followed[from], to: contacts[to], at: frame.time), squaredDistance: distance * distance)
+                }
+            }
+            let pairing = ContactPairing(count: group.count, steps: steps).best()
+            for (from, to) in zip(group, pairing.map { group[$0] }) where from != to {
+                tracks[contacts[to].slot] = followed[from]
+                counts.repaired += 1
+                notices.append(Notice(kind: .repaired, trackingID: followed[from].outputID, position: contacts[to].position,
+                                      time: frame.time, inSlotOf: followed[to].outputID))
+            }
+        }
+        return true
+    }
+
+    /// The frame's exchangeable contacts in groups, as indices into `contacts`: two are in one
+    /// group when either's track could continue as the other's contact without a jump, and
+    /// so on from one to the next. No pairing across groups explains more than the pairings
+    /// within them.
+    private func exchangeGroups(_ followed: [Track], _ contacts: [TouchContact], at time: Double) -> [[Int]] {
+        // Union-find: `leader[i]` leads, in one or more steps, to the first contact of i's group.
+        var leader = Array(contacts.indices)
+        func first(_ index: Int) -> Int {
+            var index = index
+            while leader[index] != index { index = leader[index] }
+            return index
+        }
+        for a in contacts.indices {
+            for b in contacts.indices where a != b && !isJump(followed[a], to: contacts[b], at: time) {
+                let (firstA, firstB) = (first(a), first(b))
+                if firstA != firstB { leader[Swift.max(firstA, firstB)] = Swift.min(firstA, firstB) }
+            }
+        }
+        return contacts.indices.filter { first($0) == $0 }.map { head in contacts.indices.filter { first($0) == head } }
     }
 
     // MARK: Transitions
@@ -182,7 +276,9 @@ public struct ContactFilters {
         tracks[contact.slot] = track
     }
 
-    private mutating func move(_ contact: TouchContact, at time: Double) {
+    /// Follows a contact that was down before; `mayJump` false when no contact of the frame
+    /// jumps (``repairExchanges(in:)`` looked).
+    private mutating func move(_ contact: TouchContact, at time: Double, mayJump: Bool) {
         guard var track = tracks[contact.slot] else {
             // Not seen landing (a contact down when the filters were made): follow it from here.
             tracks[contact.slot] = follow(contact, as: contact.trackingID, at: time)
@@ -206,7 +302,7 @@ public struct ContactFilters {
             output.contacts.append(ignore(contact.slot, because: .palm, at: time))
             return
         }
-        if isJump(track, to: contact, at: time) {
+        if mayJump && isJump(track, to: contact, at: time) {
             output.contacts.append(shown(track, contact, phase: .cancelled))
             counts.jumps += 1
             notices.append(Notice(kind: .jump, trackingID: track.outputID, position: contact.position, time: time))
@@ -278,6 +374,7 @@ public struct ContactFilters {
         case .stuck: counts.stuck += 1
         case .palm: counts.palms += 1
         case .jump: counts.jumps += 1
+        case .repaired: break  // never here: a re-paired contact carries on
         }
         notices.append(Notice(kind: kind, trackingID: track.outputID, position: position, time: time))
         return TouchContact(
@@ -292,14 +389,33 @@ public struct ContactFilters {
         return major > limit
     }
 
+    /// Whether the contact, continuing `track`, jumped: moved farther than the jump limit
+    /// within ``ContactFilterSettings/jumpWindow``.
     private func isJump(_ track: Track, to contact: TouchContact, at time: Double) -> Bool {
-        guard let limit = resolved.jump, time - track.rawTime <= ContactFilterSettings.jumpWindow else { return false }
+        time - track.rawTime <= ContactFilterSettings.jumpWindow && jumpDistanceExceeded(from: track, to: contact)
+    }
+
+    /// Whether the contact is farther than the jump limit from where the firmware last put
+    /// `track`; false when the filter is off or the distance unknown.
+    private func jumpDistanceExceeded(from track: Track, to contact: TouchContact) -> Bool {
+        guard let limit = resolved.jump, let distance = jumpDistance(from: track, to: contact) else { return false }
         switch limit {
-        case .millimetres(let limit):
-            guard let from = mapper.millimetres(x: track.rawX, y: track.rawY), let to = contact.millimetres else { return false }
-            return from.distance(to: to) > limit
-        case .pixels(let limit):
-            return mapper.pixels(x: track.rawX, y: track.rawY).distance(to: contact.position) > limit
+        case .millimetres(let limit), .pixels(let limit): return distance > limit
+        }
+    }
+
+    /// How far the contact is from where the firmware last put `track`, in the jump limit's
+    /// unit (millimetres on a panel whose size is believed, else screen pixels); nil when
+    /// that is unknown.
+    private func jumpDistance(from track: Track, to contact: TouchContact) -> Double? {
+        switch resolved.jump {
+        case .millimetres?:
+            guard let from = mapper.millimetres(x: track.rawX, y: track.rawY), let to = contact.millimetres else { return nil }
+            return from.distance(to: to)
+        case .pixels?:
+            return mapper.pixels(x: track.rawX, y: track.rawY).distance(to: contact.position)
+        case nil:
+            return nil
         }
     }
 
