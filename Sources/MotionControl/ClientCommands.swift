@@ -187,7 +187,7 @@ struct StatsCommand: ParsableCommand {
         rows.append(("devices", "\(int(stats["devices"])) touchscreen(s), \(int(stats["dropped_events"])) event drop(s)"))
         if case .object(let byDevice)? = stats["filtered"] {
             for (node, counts) in byDevice.sorted(by: { $0.key < $1.key }) {
-                rows.append(("filtered", "\(node): \(int(counts["stuck"])) stuck, \(int(counts["palms"])) palms, \(int(counts["jumps"])) jumps cancelled; \(int(counts["held"])) positions held"))
+                rows.append(("filtered", "\(node): \(int(counts["stuck"])) stuck, \(int(counts["palms"])) palms, \(int(counts["jumps"])) jumps cancelled; \(int(counts["repaired"])) re-paired; \(int(counts["held"])) positions held"))
             }
         }
         for target in stats["tuio"]?.array ?? [] {

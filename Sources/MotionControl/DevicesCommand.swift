@@ -63,7 +63,7 @@ struct DevicesCommand: ParsableCommand {
                 for note in device["filters"]?["notes"]?.array ?? [] { emit("    \(note.string ?? "")") }
                 if let filtered = device["filtered"] {
                     let count = { (key: String) in filtered[key]?.integer ?? 0 }
-                    emit("  cancelled so far: \(count("stuck")) stuck, \(count("palms")) palms, \(count("jumps")) jumps; \(count("held")) positions held by hysteresis\(count("last_lifts") > 0 ? "; \(count("last_lifts")) protocol A lifts supplied" : "")")
+                    emit("  cancelled so far: \(count("stuck")) stuck, \(count("palms")) palms, \(count("jumps")) jumps; \(count("repaired")) re-paired (positions the panel exchanged); \(count("held")) positions held by hysteresis\(count("last_lifts") > 0 ? "; \(count("last_lifts")) protocol A lifts supplied" : "")")
                 }
             }
             for skipped in result["skipped"]?.array ?? [] {

@@ -99,9 +99,13 @@ struct FramesCommand: ParsableCommand {
                 break  // Nothing a reader of frames needs.
             case let .filtered(node, notice):
                 if self.json {
-                    emit(JSONValue.object([("event", "filtered"), ("device", .string(node)), ("filter", .string(notice.kind.rawValue)),
-                                           ("id", .integer(Int64(notice.trackingID))), ("t", .number(notice.time)), ("x", .number(notice.position.x)), ("y", .number(notice.position.y)),
-                                           ("from_landing", .bool(notice.fromLanding))]).encoded)
+                    var members: [(String, JSONValue)] = [
+                        ("event", "filtered"), ("device", .string(node)), ("filter", .string(notice.kind.rawValue)),
+                        ("id", .integer(Int64(notice.trackingID))), ("t", .number(notice.time)), ("x", .number(notice.position.x)), ("y", .number(notice.position.y)),
+                        ("from_landing", .bool(notice.fromLanding)),
+                    ]
+                    if let other = notice.inSlotOf { members.append(("in_slot_of", .integer(Int64(other)))) }
+                    emit(JSONValue.object(members).encoded)
                 } else {
                     emit("\(node): \(notice.text)")
                 }

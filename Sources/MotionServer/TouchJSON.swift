@@ -78,7 +78,7 @@ extension JSONValue {
     public static func filtered(_ counts: ContactFilters.Counts) -> JSONValue {
         .object([
             ("stuck", .integer(Int64(counts.stuck))), ("palms", .integer(Int64(counts.palms))),
-            ("jumps", .integer(Int64(counts.jumps))), ("held", .integer(Int64(counts.held))),
+            ("jumps", .integer(Int64(counts.jumps))), ("repaired", .integer(Int64(counts.repaired))), ("held", .integer(Int64(counts.held))),
             ("last_lifts", .integer(Int64(counts.lastLifts))),
         ])
     }

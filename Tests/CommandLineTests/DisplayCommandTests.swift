@@ -89,6 +89,30 @@ struct FilterCountTests {
         _ = daemon.stop()
     }
 
+    @Test("a replay of an infrared frame that exchanges two dragging fingers' positions twice: stats and devices count 4 re-paired and no jump, the log names each contact once per exchange, and motionctl gestures sees one drag that ends")
+    func exchangesRepaired() throws {
+        let recording = EndToEnd.recordings.appendingPathComponent("exchanging/two-finger-pan.evemu").path
+        let daemon = try RunningDaemon(["--replay", recording], configuration: "[[device]]\n")
+        let log = try #require(daemon.logReader).waitUntil(seconds: 60) { String(decoding: $0, as: UTF8.self).contains("the replay ended") }
+        let text = String(decoding: log, as: UTF8.self)
+        #expect(text.contains("the replay ended"), "\(text)")
+        let stats = try #require(try Run("motionctl", ["stats", "--json", "--socket", daemon.socket]).jsonLines().first)
+        let filtered = try #require((stats["filtered"] as? [String: [String: Int]])?["replay:\(recording)"], "\(stats)")
+        #expect(filtered["repaired"] == 4 && filtered["jumps"] == 0, "\(filtered)")
+        let device = try #require(try Run("motionctl", ["devices", "--json", "--socket", daemon.socket]).jsonLines().first)
+        #expect((device["filtered"] as? [String: Int])?["repaired"] == 4)
+        #expect(try Run("motionctl", ["devices", "--socket", daemon.socket]).output.contains("4 re-paired"))
+        let lines = text.split(separator: "\n").filter { $0.contains("exchanged their positions") }
+        #expect(lines.count == 4, "\(text)")
+        #expect(lines.filter { $0.contains("replay:\(recording): contact 1's finger was reported at") && $0.contains("in contact 2's slot") }.count == 2, "\(lines)")
+        _ = daemon.stop()
+
+        let gestures = try Run("motionctl", ["gestures", recording, "--json", "--recognizers", "drag"])
+        #expect(gestures.status == 0, "\(gestures.error)")
+        let states = try gestures.jsonLines().compactMap { $0["state"] as? String }
+        #expect(states.filter { $0 == "began" }.count == 1 && !states.contains("cancelled") && states.last == "ended", "\(states)")
+    }
+
     @Test("motionctl frames shows a contact the filters cancel as cancelled; --raw shows what the device sent")
     func framesRaw() throws {
         let directory = try EndToEnd.scratch()

@@ -153,6 +153,7 @@ struct MetricsTests {
         var counts = ContactFilters.Counts()
         counts.stuck = 2
         counts.held = 40
+        counts.repaired = 6
         daemon.contactsFiltered(node: node, counts: counts)
         daemon.eventsDropped(node: node, total: 3)
         var values = samples(daemon.metricsExposition())
@@ -165,6 +166,7 @@ struct MetricsTests {
         #expect(values["motiond_contacts_filtered_total{device=\"\(node)\",filter=\"stuck\"}"] == 2)
         #expect(values["motiond_contacts_filtered_total{device=\"\(node)\",filter=\"palm\"}"] == 0)
         #expect(values["motiond_positions_held_total{device=\"\(node)\"}"] == 40)
+        #expect(values["motiond_contacts_repaired_total{device=\"\(node)\"}"] == 6)
         #expect(values["motiond_input_events_dropped_total{device=\"\(node)\"}"] == 3)
 
         // Unplugged and plugged in again: its own counts start from nothing; the counters go on.

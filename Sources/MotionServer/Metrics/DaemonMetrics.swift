@@ -158,6 +158,7 @@ final class DaemonMetrics {
             for (filter, count) in [("stuck", filtered.stuck), ("palm", filtered.palms), ("jump", filtered.jumps)] {
                 totals.update(MetricCatalog.contactsFiltered, label + [("filter", filter)], to: count, factory)
             }
+            totals.update(MetricCatalog.contactsRepaired, label, to: filtered.repaired, factory)
             totals.update(MetricCatalog.positionsHeld, label, to: filtered.held, factory)
         }
         for transport in ClientTransport.allCases { clients[transport]?.record(snapshot.clients[transport] ?? 0) }

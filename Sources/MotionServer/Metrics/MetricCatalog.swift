@@ -26,6 +26,8 @@ public enum MetricCatalog {
         help: "Times the kernel dropped a touchscreen's events (SYN_DROPPED) and motiond resynchronized.")
     static let contactsFiltered = MetricDefinition(name: "motiond_contacts_filtered_total", kind: .counter, labels: ["device", "filter"],
         help: "Contacts the field filters cancelled, by filter: stuck, palm or jump.")
+    static let contactsRepaired = MetricDefinition(name: "motiond_contacts_repaired_total", kind: .counter, labels: ["device"],
+        help: "Contacts kept, under their own ids, after the panel exchanged their positions within one frame.")
     static let positionsHeld = MetricDefinition(name: "motiond_positions_held_total", kind: .counter, labels: ["device"],
         help: "Contact positions the hysteresis filter held still.")
     static let devices = MetricDefinition(name: "motiond_devices", kind: .gauge, labels: [],
@@ -85,7 +87,7 @@ public enum MetricCatalog {
 
     /// All of them, in the order docs/operations.md lists them.
     public static let all: [MetricDefinition] = [
-        inputFrames, inputFramesCoalesced, touches, inputEventsDropped, contactsFiltered, positionsHeld, devices, devicesSkipped,
+        inputFrames, inputFramesCoalesced, touches, inputEventsDropped, contactsFiltered, contactsRepaired, positionsHeld, devices, devicesSkipped,
         lastInput, lastTouch,
         clients, connections, clientsDropped, publishedFrames, publishedValues, valuesCoalesced, publishLatency,
         reloads, reloadFailures, lastReloadSuccessful, loopLag, tuioDatagrams, tuioErrors, buildInfo,
