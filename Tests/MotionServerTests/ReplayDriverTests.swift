@@ -31,8 +31,8 @@ struct ReplayDriverTests {
 
     /// A generated recording, written to a file: a 409.6 mm panel at 10 units/mm with a touch
     /// axis of 0…1000, on which a finger taps (8 mm) at 0 and lifts at 0.05 s, the last frame
-    /// the filters let through; then two palms (45 and 50 mm) land at 0.2 and 0.3 s and lift
-    /// at 0.4 s, which `palm_size = 300` swallows whole.
+    /// the filters let through; then two palms (45 and 50 mm) land at 0.2 and 0.35 s and lift
+    /// at 0.45 s, which `palm_size = 300` swallows whole.
     static func palmsAfterTheLastFrame(in directory: URL) throws -> String {
         var device = DeviceDescription(name: "generated palm panel")
         device.properties = [InputProperty.direct]
@@ -56,8 +56,8 @@ struct ReplayDriverTests {
         land(0, slot: 0, id: 1, x: 500, major: 80)
         abs(0.05, AbsoluteAxis.trackingID, -1); report(0.05)
         land(0.2, slot: 0, id: 2, x: 1500, major: 450)
-        land(0.3, slot: 1, id: 3, x: 3000, major: 500)
-        abs(0.4, AbsoluteAxis.trackingID, -1); abs(0.4, AbsoluteAxis.slot, 0); abs(0.4, AbsoluteAxis.trackingID, -1); report(0.4)
+        land(0.35, slot: 1, id: 3, x: 3000, major: 500)
+        abs(0.45, AbsoluteAxis.trackingID, -1); abs(0.45, AbsoluteAxis.slot, 0); abs(0.45, AbsoluteAxis.trackingID, -1); report(0.45)
         let path = directory.appendingPathComponent("palms.evemu").path
         try EvemuWriter.text(EvemuRecording(device: device, events: events)).write(toFile: path, atomically: true, encoding: .utf8)
         return path
@@ -81,7 +81,7 @@ struct ReplayDriverTests {
         return directory
     }
 
-    @Test("palms that land after the replay's last frame are counted and logged when they land, as ignored from landing, not cancelled")
+    @Test("palms that land after the replay's last frame are counted and logged when their verdicts are made, as ignored from landing, not cancelled")
     func palmsAfterLastFrame() throws {
         let directory = try Self.scratch()
         defer { try? FileManager.default.removeItem(at: directory) }
@@ -95,10 +95,11 @@ struct ReplayDriverTests {
         let palms = { daemon.touchscreens.devices.device(node)?.filtered.palms }
         let landed = { log.all.filter { $0.contains("ignored from landing") } }
 
-        // The tap has played, the first palm (due at 0.3) not yet.
-        loop.advanceTime(to: Self.at(0.25))
-        #expect(palms() == 0 && landed().isEmpty)
+        // The tap has played; the first palm lands at 0.3 and is one 0.1 s later (0.4), the
+        // second, landing at 0.45, when it lifts (0.55).
         loop.advanceTime(to: Self.at(0.35))
+        #expect(palms() == 0 && landed().isEmpty)
+        loop.advanceTime(to: Self.at(0.45))
         #expect(palms() == 1)
         #expect(landed().count == 1 && landed()[0].hasPrefix("\(node): contact 2 at "), "\(log.all)")
         loop.advanceTime(to: Self.at(5))
@@ -119,8 +120,9 @@ struct ReplayDriverTests {
         let driver = try Self.replay(path, loops: true, on: loop, daemon: daemon, log: log)
         defer { driver.stop() }
         let node = "replay:" + path
-        // A play is 0.3 s of moments and a pause of 1 s: plays begin at 0.1, 1.4, 2.7, 4.0.
-        loop.advanceTime(to: Self.at(4.25))
+        // A play is 0.45 s of moments and a pause of 1 s: plays begin at 0.1, 1.55, 3.0, 4.45,
+        // and each play's first palm is one 0.2 s into it.
+        loop.advanceTime(to: Self.at(4.85))
         let logged = log.all.filter { $0.contains("ignored from landing") }
         #expect(logged.count == 7, "\(log.all)")
         #expect(daemon.touchscreens.devices.device(node)?.filtered.palms == 7)

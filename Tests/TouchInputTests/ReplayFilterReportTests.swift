@@ -13,14 +13,14 @@ struct ReplayFilterReportTests {
     /// 0…1000: a finger taps (8 mm) at 0 and lifts at 0.05 s, the last frame the filters let
     /// through; then two palms (45 and 50 mm) land in slots 0 and 1 at 0.2 and 0.35 s and
     /// lift at 0.45 s, all of which the filters swallow.
-    /// Returns it with the times each palm's verdict is made: the first when the next frame
-    /// comes after its 0.1 s (ContactFilterSettings.palmVerdictWindow), the second at its lift.
+    /// Returns it with the times each palm's verdict is made: the first 0.1 s after it lands
+    /// (ContactFilterSettings.palmVerdictWindow), the second at its lift, sooner.
     static func palmsAfterTheLastFrame() -> (recording: EvemuRecording, palms: [Double]) {
         var script = EventScript()
         script.slot(0); script.track(1); script.at(500, 500); script.abs(AbsoluteAxis.touchMajor, 80); script.report(after: 0.05)
         script.track(-1); script.report(after: 0.15)
+        var palms = [script.time + ContactFilterSettings.palmVerdictWindow]
         script.track(2); script.at(1500, 1500); script.abs(AbsoluteAxis.touchMajor, 450); script.report(after: 0.15)
-        var palms = [script.time]
         script.slot(1); script.track(3); script.at(3000, 1500); script.abs(AbsoluteAxis.touchMajor, 500); script.report(after: 0.1)
         palms.append(script.time)
         script.track(-1); script.slot(0); script.track(-1); script.report()

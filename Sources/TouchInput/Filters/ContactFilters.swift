@@ -158,22 +158,44 @@ public struct ContactFilters {
         return notices
     }
 
-    /// When the next contact would be stuck if it stays put, in the frames' clock; nil when
-    /// none would.
+    /// When the next contact would be stuck if it stays put, or a palm that landed becomes
+    /// one for good, in the frames' clock; nil when none would. A contact that does not move
+    /// sends nothing, so only a timer can decide either.
     public var nextDeadline: Double? {
-        guard let stuckAfter = resolved.stuckAfter else { return nil }
-        return tracks.lazy.compactMap { $0 }.filter { $0.state == .live }.map { $0.anchorTime + stuckAfter }.min()
+        var next: Double?
+        for case let track? in tracks {
+            let deadline: Double
+            switch track.state {
+            case .live:
+                guard let stuckAfter = resolved.stuckAfter else { continue }
+                deadline = track.anchorTime + stuckAfter
+            case .landing(let since):
+                deadline = since + ContactFilterSettings.palmVerdictWindow
+            case .ignored:
+                continue
+            }
+            next = Swift.min(next ?? deadline, deadline)
+        }
+        return next
     }
 
-    /// Cancels the contacts that have stayed put until `time`: for the stretch between
-    /// frames, when a finger that does not move sends nothing. Nil when none has.
+    /// Cancels the contacts that have stayed put until `time`, and takes the palms whose
+    /// verdict window has passed for palms: for the stretch between frames. Nil when no
+    /// contact is cancelled (a palm's verdict shows in the counts and notices alone).
     public mutating func expire(at time: Double) -> TouchFrame? {
-        guard let stuckAfter = resolved.stuckAfter else { return nil }
         output.time = time
         output.contacts.removeAll(keepingCapacity: true)
         for slot in tracks.indices {
-            guard let track = tracks[slot], track.state == .live, track.anchorTime + stuckAfter <= time else { continue }
-            output.contacts.append(ignore(slot, because: .stuck, at: time))
+            guard let track = tracks[slot] else { continue }
+            switch track.state {
+            case .live:
+                guard let stuckAfter = resolved.stuckAfter, track.anchorTime + stuckAfter <= time else { continue }
+                output.contacts.append(ignore(slot, because: .stuck, at: time))
+            case .landing(let since):
+                if since + ContactFilterSettings.palmVerdictWindow <= time { judgePalm(slot, at: time) }
+            case .ignored:
+                continue
+            }
         }
         return output.contacts.isEmpty ? nil : output
     }
@@ -292,7 +314,7 @@ public struct ContactFilters {
                 var began = contact
                 began.phase = .began
                 output.contacts.append(began)
-            } else if time - since > ContactFilterSettings.palmVerdictWindow {
+            } else if since + ContactFilterSettings.palmVerdictWindow <= time {
                 judgePalm(contact.slot, at: time)
             }
             return

@@ -75,8 +75,10 @@ public struct RecordingReplay: Sendable {
         }
         for var event in recording.events {
             event.time = event.time - start + offset
-            while let deadline = assembler.nextDeadline, deadline < event.time, let frame = assembler.expire(at: deadline) {
-                add(frame, at: deadline)
+            // Each deadline decides what it was for (a stuck contact, a palm's verdict), so
+            // the next one is later.
+            while let deadline = assembler.nextDeadline, deadline < event.time {
+                add(assembler.expire(at: deadline), at: deadline)
             }
             let frame = assembler.consume(event)
             if frame != nil || event.type == EventType.synchronization { add(frame, at: event.time) }

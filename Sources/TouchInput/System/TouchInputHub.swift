@@ -226,9 +226,10 @@ public final class TouchInputHub {
                 guard let device = devices.removeValue(forKey: node) else { continue }
                 // Read what the device still had to say, and what its filters decided of it
                 // (a palm ignored from landing gives no frame), then cancel what is left down.
+                // Cancelling decides too: a palm still within its verdict window is one now.
                 _ = device.read { handle(.frame(node: node, $0)) }
-                reportFilters(device, handle)
                 device.remove { handle(.frame(node: node, $0)) }
+                reportFilters(device, handle)
                 handle(.deviceRemoved(node: node))
             }
         }
