@@ -101,7 +101,7 @@ struct SweepCommand: ParsableCommand {
                 showFilters(report.filters)
                 emit("    contacts: \(report.rawContacts) sent by the device, \(report.filteredContacts) after the filters, \(report.cancelled) cancelled by them, \(report.lost) lost")
                 let counts = report.counts
-                emit("    filtered: stuck \(counts.stuck), palms \(counts.palms), jumps \(counts.jumps), held \(counts.held), last lifts \(counts.lastLifts)")
+                emit("    filtered: stuck \(counts.stuck), palms \(counts.palms), jumps \(counts.jumps), re-paired \(counts.repaired), held \(counts.held), last lifts \(counts.lastLifts)")
             }
         }
     }
@@ -110,6 +110,8 @@ struct SweepCommand: ParsableCommand {
     /// its JSON, and every note on them.
     private static func showFilters(_ filters: ResolvedContactFilters) {
         let encoded = JSONValue.filters(filters)
+        for line in filters.geometry.explanation { emit("    \(line)") }
+        if let quirk = filters.quirk { emit("    quirk \(OutsideText.quoted(quirk)) applies") }
         if let words = try? JSONInput(parsing: encoded.encoded[...]) {
             emit("    filters: " + DevicesCommand.describeFilters(words))
         }
@@ -120,7 +122,7 @@ struct SweepCommand: ParsableCommand {
     }
 
     /// The settings `DevicesCommand.describeFilters` words, and the notes, shown apart.
-    private static let worded: Set<String> = ["stuck_after", "palm_size", "palm_size_mm", "jump_mm", "hysteresis", "notes"]
+    private static let worded: Set<String> = ["stuck_after", "palm_size", "palm_size_mm", "jump_mm", "jump_px", "hysteresis", "notes", "quirk"]
 
     /// One recording as a JSON object: `path`, `error` when it could not be read, and
     /// `devices`, each with its `verdict` and, when accepted, `filters` (as `devices` gives
@@ -137,10 +139,10 @@ struct SweepCommand: ParsableCommand {
             case .refused(let reason):
                 members += [("verdict", "refused"), ("reason", .string(reason))]
             case .withoutEvents(let filters):
-                members += [("verdict", "without_events"), ("filters", .filters(filters))]
+                members += [("verdict", "without_events"), ("geometry", .geometry(filters.geometry)), ("filters", .filters(filters))]
             case .accepted(let report):
                 members += [
-                    ("verdict", "accepted"), ("filters", .filters(report.filters)),
+                    ("verdict", "accepted"), ("geometry", .geometry(report.filters.geometry)), ("filters", .filters(report.filters)),
                     ("contacts", .object([
                         ("raw", .integer(Int64(report.rawContacts))), ("filtered", .integer(Int64(report.filteredContacts))),
                         ("cancelled", .integer(Int64(report.cancelled))), ("lost", .integer(Int64(report.lost))),

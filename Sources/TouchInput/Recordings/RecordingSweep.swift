@@ -71,7 +71,7 @@ public enum RecordingSweep {
 
     /// The names of the files a sweep reads: evemu recordings and descriptions, and
     /// `libinput record` YAML. Others (a README, a licence) are passed over.
-    public static let extensions = ["evemu", "desc", "yml", "yaml"]
+    public static let extensions = ["evemu", "desc", "yml", "yaml", "events"]
 
     /// Sweeps every recording under `folder` (its subfolders too, in name order; hidden
     /// entries and links to folders are passed over), each device read as `use` says
@@ -196,13 +196,29 @@ public enum RecordingSweep {
                 if status.st_mode & S_IFMT == S_IFLNK {
                     guard stat(path, &status) == 0, status.st_mode & S_IFMT == S_IFREG else { continue }
                 }
-                switch read(path) {
+                switch read(path).flatMap({ text in withDescription(text, of: path) }) {
                 case .success(let text): recordings.append(sweep(text: text, path: path, use: use))
                 case .failure(let reason): recordings.append(Recording(path: path, failure: reason.description, devices: []))
                 }
             default:
                 continue
             }
+        }
+    }
+
+    /// An `.events` file holds events alone: evemu before 1.10 (and whot/evemu-devices) keeps
+    /// a device's description in a `.desc` file beside its recordings, named like them up to
+    /// their last `__`. Other files are whole recordings.
+    private static func withDescription(_ text: String, of path: String) -> Result<String, ReadFailure> {
+        guard path.hasSuffix(".events") else { return .success(text) }
+        let stem = Array(path.utf8.dropLast(".events".count))
+        let slash = stem.lastIndex(of: UInt8(ascii: "/")) ?? -1
+        guard let separator = stem.indices.reversed().first(where: { $0 > slash && $0 + 1 < stem.count && stem[$0] == UInt8(ascii: "_") && stem[$0 + 1] == UInt8(ascii: "_") }) else {
+            return .failure(ReadFailure(description: "an .events file holds events alone, and its name (DEVICE__WHAT.events) names no DEVICE.desc"))
+        }
+        let description = String(decoding: stem[..<separator], as: UTF8.self) + ".desc"
+        return read(description).map { $0 + "\n" + text }.mapError { reason in
+            ReadFailure(description: "an .events file holds events alone, and its device's description \(OutsideText.quoted(description)): \(reason.description)")
         }
     }
 
