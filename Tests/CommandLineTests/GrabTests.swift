@@ -42,7 +42,7 @@ extension Daemons {
         func grabbed() throws {
             let (device, log) = try devices(grab: true)
             #expect(device["grabbed"] as? Bool == true)
-            #expect(log.contains("using /dev/input/event50 (Atmel maXTouch Touchscreen), output [0, 0, 1920, 1080], grabbed"), "\(log)")
+            #expect(log.contains("using /dev/input/event50 (\"Atmel maXTouch Touchscreen\"), output [0, 0, 1920, 1080], grabbed"), "\(log)")
         }
 
         @Test("by default the touchscreen is shared")

@@ -177,10 +177,11 @@ public struct PanelGeometry: Hashable, Sendable {
         self.init(xAxis: axes.x, yAxis: axes.y, touchMajor: major, mapping: mapping, hints: hints)
     }
 
-    /// The touch area in millimetres, when believed.
+    /// The touch area in millimetres, when believed (from the first unit to the last, as
+    /// ``AxisInfo/lengthInMillimetres`` measures it).
     public var size: Size? {
-        guard positions.isTrusted else { return nil }
-        return Size(width: Self.span(xAxis) / Double(xAxis.resolution), height: Self.span(yAxis) / Double(yAxis.resolution))
+        guard positions.isTrusted, let width = xAxis.lengthInMillimetres, let height = yAxis.lengthInMillimetres else { return nil }
+        return Size(width: width, height: height)
     }
 
     /// One line each for the positions and the touch size: what `devices` and the log say.
