@@ -189,17 +189,24 @@ extension Configuration {
     /// a tenth of its output's width and height.
     private static func readMatrix(_ table: inout TableReader, _ key: String) throws(ConfigurationError) -> [Double]? {
         guard let matrix = try table.numbers(key) else { return nil }
+        if let refusal = calibrationMatrixRefusal(matrix) { throw table.error(key, refusal) }
+        return matrix
+    }
+
+    /// Why the configuration refuses `matrix` as a calibration (see `readMatrix`), or nil when
+    /// it takes it: `motionctl calibrate --fit` says so before suggesting a matrix.
+    public static func calibrationMatrixRefusal(_ matrix: [Double]) -> String? {
         guard matrix.count == 6 else {
-            throw table.error(key, "a calibration matrix has six numbers (a b c d e f, as in LIBINPUT_CALIBRATION_MATRIX), not \(matrix.count)")
+            return "a calibration matrix has six numbers (a b c d e f, as in LIBINPUT_CALIBRATION_MATRIX), not \(matrix.count)"
         }
         guard matrix.allSatisfy({ $0.isFinite && Swift.abs($0) <= 100 }) else {
-            throw table.error(key, "a calibration matrix's numbers lie within -100…100 (it maps 0…1 of the panel to 0…1 of its output)")
+            return "a calibration matrix's numbers lie within -100…100 (it maps 0…1 of the panel to 0…1 of its output)"
         }
         let determinant = matrix[0] * matrix[4] - matrix[1] * matrix[3]
         guard Swift.abs(determinant) >= Self.smallestCalibrationDeterminant else {
-            throw table.error(key, "this calibration matrix maps the whole panel onto \(determinant == 0 ? "a point or a line" : "less than a hundredth of its output") (a·e − b·d = \(compactNumber(determinant)), at least 0.01 in size): every touch would land in one place")
+            return "this calibration matrix maps the whole panel onto \(determinant == 0 ? "a point or a line" : "less than a hundredth of its output") (a·e − b·d = \(compactNumber(determinant)), at least 0.01 in size): every touch would land in one place"
         }
-        return matrix
+        return nil
     }
 
     private static func readCalibration(_ table: inout TableReader) throws(ConfigurationError) -> CalibrationSettings {

@@ -24,7 +24,7 @@ struct CalibrateCommand: ParsableCommand {
             new matrix is in force (if not, the file is taken back and it fails saying why). \
             While it runs, that touchscreen's new touches go to the calibration, not to the scene.
 
-            --fit FILE fits pairs from a file instead, one JSON object per line: \
+            --fit FILE fits pairs from a file instead, one JSON object per line of at most 4096 bytes: \
             {"device": [u, v], "screen": [x, y]}, both in libinput's normalised units (0..1 of \
             the device's axis ranges, and of its output rectangle before rotation and flips), \
             and prints the matrix in LIBINPUT_CALIBRATION_MATRIX order with each pair's residual.
@@ -62,21 +62,29 @@ struct CalibrateCommand: ParsableCommand {
 
     // MARK: --fit
 
+    /// The longest line a pairs file may have, in bytes. A pair is under 100; the limit
+    /// leaves room for long numbers and spaces, and bounds what one line can cost.
+    static let longestLine = 4096
+
+    /// Fits the pairs of the file at `path` (`-` for standard input), read a line at a
+    /// time, and prints the matrix; a matrix or a residual that is not finite is refused,
+    /// never printed.
     private func fitFile(_ path: String) throws {
-        let text: String
-        if path == "-" {
-            do { text = String(decoding: try readStandardInput(), as: UTF8.self) } catch {
-                fail("motionctl: cannot read standard input: \(reason(error))")
-            }
-        } else {
-            guard let data = FileManager.default.contents(atPath: path) else { fail("motionctl: cannot read \(path)") }
-            text = String(decoding: data, as: UTF8.self)
-        }
+        let name = path == "-" ? "standard input" : path
         var pairs: [CalibrationPair] = []
-        for (index, line) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
-            let trimmed = line.trimmingBlanks()
-            guard !trimmed.isEmpty else { continue }
-            do { pairs.append(try Self.pair(trimmed)) } catch { fail("motionctl: \(path):\(index + 1): \(error)") }
+        do throws(LineReader.Failure) {
+            var lines = try LineReader(path: path, limit: Self.longestLine)
+            while let line = try lines.next() {
+                guard line.contains(where: { ![0x20, 0x09, 0x0d].contains($0) }) else { continue }
+                do { pairs.append(try Self.pair(line)) } catch { fail("motionctl: \(path):\(lines.lineNumber): \(error)") }
+            }
+        } catch {
+            switch error {
+            case .tooLong(let line, let limit):
+                fail("motionctl: \(path):\(line): a line is longer than \(limit) bytes; a pair is {\"device\": [u, v], \"screen\": [x, y]}, one a line")
+            case .unreadable:
+                fail("motionctl: cannot read \(name): \(error)")
+            }
         }
         let result: CalibrationFit
         do { result = try CalibrationFit(pairs) } catch { fail("motionctl: \(path): \(error)") }
@@ -89,7 +97,11 @@ struct CalibrateCommand: ParsableCommand {
         }
         let six = { (value: Double) in formatted("%.6f", value) }
         emit("matrix: " + result.matrix.map(six).joined(separator: " "))
-        emit("as motiond.toml takes it: calibration = [" + result.matrix.map(six).joined(separator: ", ") + "]")
+        if let refusal = Configuration.calibrationMatrixRefusal(result.matrix) {
+            emit("motiond.toml refuses it: \(refusal)")
+        } else {
+            emit("as motiond.toml takes it: calibration = [" + result.matrix.map(six).joined(separator: ", ") + "]")
+        }
         for (index, residual) in result.residuals.enumerated() { emit("  pair \(index + 1): off by \(six(residual))") }
         emit("rms \(six(result.rms)) (normalised units: 0.001 is a thousandth of the output)")
     }
@@ -97,9 +109,9 @@ struct CalibrateCommand: ParsableCommand {
     struct PairError: Error, CustomStringConvertible { var description: String }
 
     /// One line of a pairs file: `{"device": [u, v], "screen": [x, y]}`.
-    static func pair(_ line: String) throws -> CalibrationPair {
+    static func pair(_ line: [UInt8]) throws -> CalibrationPair {
         let input: JSONInput
-        do { input = try JSONInput(parsing: Substring(line)) } catch { throw PairError(description: "not JSON: \(error)") }
+        do { input = try JSONInput(parsing: line) } catch { throw PairError(description: "not JSON: \(error)") }
         func point(_ key: String) throws -> Point {
             guard let array = input[key]?.array, array.count == 2, let x = array[0].number, let y = array[1].number, x.isFinite, y.isFinite else {
                 throw PairError(description: "a pair is {\"device\": [u, v], \"screen\": [x, y]} with finite numbers; \"\(key)\" is not two numbers")

@@ -101,16 +101,3 @@ func writeStandardOutput(_ text: String) {
 func writeStandardError(_ text: String) {
     _ = writeAll(text, to: STDERR_FILENO)
 }
-
-/// All of standard input, up to its end (FileHandle's `readDataToEndOfFile()`).
-func readStandardInput() throws(POSIXError) -> [UInt8] {
-    var bytes: [UInt8] = []
-    var chunk = [UInt8](repeating: 0, count: 65536)
-    while true {
-        let count = Glibc.read(STDIN_FILENO, &chunk, chunk.count)
-        if count < 0 && errno == EINTR { continue }
-        guard count >= 0 else { throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO) }
-        if count == 0 { return bytes }
-        bytes += chunk[..<count]
-    }
-}

@@ -52,6 +52,69 @@ struct CalibrateCommandTests {
         #expect(usage.status == 2 && usage.error.contains("--points is 4, 5 or 9"))
     }
 
+    @Test("--fit refuses pairs whose fit is not finite, in words and in JSON, with the reason and exit 1; it never prints inf, nan or null, and fits touches so large their squares overflow")
+    func fitBeyondDoubles() throws {
+        let directory = try EndToEnd.scratch()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        // Finite targets near the largest double: the sums of products overflow.
+        let overflow = directory.appendingPathComponent("overflow.jsonl").path
+        try [(0, 0, "1e300"), (1, 0, "-1e300"), (0, 1, "1e300"), (1, 1, "1.7e308")]
+            .map { "{\"device\": [\($0.0), \($0.1)], \"screen\": [\($0.2), 0]}" }.joined(separator: "\n")
+            .write(toFile: overflow, atomically: true, encoding: .utf8)
+        for json in [false, true] {
+            let run = try Run("motionctl", ["calibrate", "--fit", overflow] + (json ? ["--json"] : []))
+            #expect(run.status == 1 && run.output.isEmpty, "\(run.output)")
+            #expect(run.error.contains("\(overflow): the matrix that fits these pairs is not finite"), "\(run.error)")
+        }
+
+        // Touches at 1e160 units, 1e161 from the origin: the matrix is tiny but finite and
+        // exact, and the words say why motiond.toml would not take it instead of suggesting it.
+        let large = directory.appendingPathComponent("large.jsonl").path
+        let targets = [(0.125, 0.125), (0.875, 0.125), (0.125, 0.875), (0.875, 0.875), (0.5, 0.5)]
+        try targets.map { "{\"device\": [\($0.0 * 1e160 + 1e161), \($0.1 * 1e160 + 1e161)], \"screen\": [\($0.0), \($0.1)]}" }
+            .joined(separator: "\n").write(toFile: large, atomically: true, encoding: .utf8)
+        let json = try Run("motionctl", ["calibrate", "--fit", large, "--json"])
+        #expect(json.status == 0, "\(json.error)")
+        for word in ["null", "inf", "nan"] { #expect(!json.output.lowercased().contains(word), "\(json.output)") }
+        let result = try #require(try JSONSerialization.jsonObject(with: Data(json.output.utf8)) as? [String: Any])
+        let matrix = try #require(result["matrix"] as? [Double])
+        #expect(Swift.abs(matrix[0] * 1e160 - 1) < 1e-9 && Swift.abs(matrix[4] * 1e160 - 1) < 1e-9, "\(matrix)")
+        #expect(Swift.abs(matrix[1]) < 1e-168 && Swift.abs(matrix[3]) < 1e-168, "\(matrix)")
+        #expect((result["rms"] as? Double ?? 1) < 1e-9, "\(json.output)")
+        let words = try Run("motionctl", ["calibrate", "--fit", large])
+        #expect(words.status == 0 && !words.output.contains("as motiond.toml takes it"), "\(words.output)")
+        #expect(words.output.contains("motiond.toml refuses it: this calibration matrix maps the whole panel onto"), "\(words.output)")
+        for word in ["inf", "nan"] { #expect(!words.output.contains(word), "\(words.output)") }
+    }
+
+    @Test("--fit takes lines of up to 4096 bytes and refuses a longer one with its number, from a file and from standard input that has not ended")
+    func fitLongLine() throws {
+        let directory = try EndToEnd.scratch()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let pairs = [(0.1, 0.1), (0.9, 0.1), (0.1, 0.9)].map { "{\"device\": [\($0.0), \($0.1)], \"screen\": [\($0.0), \($0.1)]}" }
+        // Each padded with spaces to exactly 4096 bytes: taken.
+        let padded = pairs.map { $0 + String(repeating: " ", count: 4096 - $0.utf8.count) }
+        let longest = directory.appendingPathComponent("longest.jsonl").path
+        try padded.joined(separator: "\n").write(toFile: longest, atomically: true, encoding: .utf8)
+        let taken = try Run("motionctl", ["calibrate", "--fit", longest, "--json"])
+        #expect(taken.status == 0, "\(taken.error)")
+
+        // One byte more on the third line: refused, naming it.
+        let tooLong = directory.appendingPathComponent("too-long.jsonl").path
+        try (padded[0] + "\n\n" + padded[1] + " \n" + padded[2] + "\n").write(toFile: tooLong, atomically: true, encoding: .utf8)
+        let refused = try Run("motionctl", ["calibrate", "--fit", tooLong])
+        #expect(refused.status == 1 && refused.output.isEmpty, "\(refused.output)")
+        #expect(refused.error.contains("\(tooLong):3: a line is longer than 4096 bytes"), "\(refused.error)")
+
+        // Standard input whose writer never closes it: the long line is refused as soon as
+        // it has been read past the limit, not once the input ends (it never does here).
+        let input = Pipe()
+        input.fileHandleForWriting.write(Data((pairs[0] + "\n" + String(repeating: "9", count: 5000)).utf8))
+        defer { try? input.fileHandleForWriting.close() }
+        let streamed = try Run("motionctl", ["calibrate", "--fit", "-"], deadline: 30, input: input.fileHandleForReading)
+        #expect(streamed.status == 1 && streamed.error.contains("-:2: a line is longer than 4096 bytes"), "\(streamed.error)")
+    }
+
     @Test("on the screen, it says what it needs: a running motiond, a configuration file, the web listener")
     func needs() throws {
         let missing = try Run("motionctl", ["calibrate", "--socket", "/nonexistent/motiond.sock"])

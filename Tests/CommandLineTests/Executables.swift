@@ -15,8 +15,10 @@ struct Run {
 
     /// Runs one of the package's products, or with `absolute`, a program found on the PATH
     /// (or at the absolute path given). A program still running after `deadline` seconds is
-    /// killed, and the test fails with what it had said, instead of hanging the run.
-    init(_ executable: String, _ arguments: [String], absolute: Bool = false, deadline: Double = 120) throws {
+    /// killed, and the test fails with what it had said, instead of hanging the run. Its
+    /// standard input is `input`, or empty.
+    init(_ executable: String, _ arguments: [String], absolute: Bool = false, deadline: Double = 120,
+         input: FileHandle = .nullDevice) throws {
         let url = executable.hasPrefix("/") ? URL(fileURLWithPath: executable)
             : absolute ? try Self.onPath(executable) : Self.productsDirectory.appendingPathComponent(executable)
         guard FileManager.default.isExecutableFile(atPath: url.path) else {
@@ -28,7 +30,7 @@ struct Run {
         let out = Pipe(), err = Pipe()
         process.standardOutput = out
         process.standardError = err
-        process.standardInput = FileHandle.nullDevice
+        process.standardInput = input
         let exited = DispatchSemaphore(value: 0)
         process.terminationHandler = { _ in exited.signal() }
         try process.run()

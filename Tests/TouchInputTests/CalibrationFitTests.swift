@@ -65,6 +65,60 @@ struct CalibrationFitTests {
         #expect(throws: CalibrationFit.Failure.notFinite(index: 3)) { try CalibrationFit(pairs) }
     }
 
+    /// The pairs of `matrix` on the nine targets, with each touch moved to `scale` times
+    /// itself plus `offset`; and the matrix that maps those touches onto the targets.
+    static func moved(_ matrix: [Double], scale: Double, offset: Double) -> (pairs: [CalibrationPair], matrix: [Double]) {
+        let pairs = Self.pairs(matrix, Self.nine).map { pair in
+            CalibrationPair(device: Point(x: pair.device.x * scale + offset, y: pair.device.y * scale + offset), screen: pair.screen)
+        }
+        // x′ = a·(X − o)/s + b·(Y − o)/s + c, for touches X = s·x + o.
+        let (a, b, d, e) = (matrix[0] / scale, matrix[1] / scale, matrix[3] / scale, matrix[4] / scale)
+        return (pairs, [a, b, matrix[2] - (matrix[0] + matrix[1]) * offset / scale, d, e, matrix[5] - (matrix[3] + matrix[4]) * offset / scale])
+    }
+
+    @Test("touches a million units from the origin, or so large that their squares overflow, fit their matrix",
+          arguments: [(1.0, 1e6), (1.0, -1e6), (1e6, 1e6), (1e160, 1e166), (1e200, -1e203)])
+    func farAndLarge(scale: Double, offset: Double) throws {
+        let (pairs, expected) = Self.moved(Self.rotated, scale: scale, offset: offset)
+        let fit = try CalibrationFit(pairs)
+        // The linear part to a billionth of its size (the touches' own rounding is about
+        // 1e-10 of it a million units out); the whole by where it puts the touches.
+        for index in [0, 1, 3, 4] {
+            #expect(Swift.abs(fit.matrix[index] - expected[index]) <= 1e-9 / scale, "\(fit.matrix) for \(expected)")
+        }
+        #expect(fit.rms < 1e-9, "rms \(fit.rms)")
+        for pair in pairs { #expect(CalibrationFit.apply(fit.matrix, to: pair.device).distance(to: pair.screen) < 1e-8, "\(fit.matrix)") }
+    }
+
+    @Test("a fit beyond what a double holds is refused, never returned with infinities or NaN")
+    func notFiniteResult() {
+        // Targets near the largest double, 3e308 apart, for touches across the panel: the
+        // matrix would be about 1e308 times that.
+        let far = [Point(x: 0, y: 0), Point(x: 1, y: 0), Point(x: 0, y: 1), Point(x: 1, y: 1)].enumerated().map { index, touch in
+            CalibrationPair(device: touch, screen: Point(x: index % 2 == 0 ? 1.7e308 : -1.7e308, y: 0))
+        }
+        #expect(throws: CalibrationFit.Failure.resultNotFinite) { try CalibrationFit(far) }
+        // Finite sums, but a slope of 1.7e310: touches a hundredth apart, targets 1.7e308.
+        let steep = [Point(x: 0, y: 0), Point(x: 0.01, y: 0), Point(x: 0, y: 0.01)].map { touch in
+            CalibrationPair(device: touch, screen: Point(x: touch.x == 0 ? 0 : 1.7e308, y: 0))
+        }
+        #expect(throws: CalibrationFit.Failure.resultNotFinite) { try CalibrationFit(steep) }
+        #expect("\(CalibrationFit.Failure.resultNotFinite)".contains("not finite"))
+    }
+
+    @Test("touches on one line are refused with their finite spread, at any scale: the rounding across a long line is no spread")
+    func collinearAtAnyScale() {
+        for scale in [1.0, 1e6, 1e300] {
+            // Exactly on y = 3x in decimal, not quite in binary: rounding is all that is across.
+            let line = (1...5).map { Point(x: Double($0) * 0.1 * scale, y: Double($0) * 0.3 * scale) }
+            let pairs = line.map { CalibrationPair(device: $0, screen: Point(x: $0.x / scale, y: 0.5)) }
+            #expect { try CalibrationFit(pairs) } throws: { error in
+                guard case .collinear(let spread, let length) = error as? CalibrationFit.Failure else { return false }
+                return spread.isFinite && length.isFinite && spread < 1e-9 * length && !"\(error)".contains("nan")
+            }
+        }
+    }
+
     @Test("a target on the output, taken back through rotation and flips, comes out where it was", arguments: Rotation.allCases)
     func calibrationSpaceRoundTrip(rotation: Rotation) {
         for (horizontal, vertical) in [(false, false), (true, false), (false, true), (true, true)] {
