@@ -16,7 +16,9 @@ struct PredictCommand: ParsableCommand {
             and contact filters, or the built-in 1920 × 1080 screen). For every sample of \
             every contact, each predictor, having seen the samples up to it, predicts where the \
             contact will be HORIZON seconds later; that is compared with where it really was \
-            then, interpolated between its samples. Prints the mean, 95th percentile and \
+            then, interpolated between its samples; a sample whose contact ends sooner is not \
+            compared, and a recording where none is (taps, touches shorter than the horizon, \
+            contacts the filters cancel) is refused. Prints the mean, 95th percentile and \
             largest error of each in millimetres, or in screen pixels when the panel reports no \
             resolution; "none" is no prediction, so its error is the lag. --svg draws the 95th \
             percentile against the horizon, from 0 to 50 ms.
@@ -43,9 +45,26 @@ struct PredictCommand: ParsableCommand {
     func run() throws {
         let configuration = try config.map(loadConfiguration) ?? .builtInDefault
         let replay = try loadReplay(recording, device: device, mappedBy: configuration, named: config)
-        let tracks = PredictionEvaluation.tracks(replay.frames())
+        let replayed = replay.replayedFrames()
+        let tracks = PredictionEvaluation.tracks(replayed.map(\.frame))
+        // Contacts and their samples as the daemon would see them, after the filters: what
+        // the filters cancelled is no prediction's to score.
+        let cancelled = Self.cancelled(by: replayed.last?.counts ?? ContactFilters.Counts())
         guard !tracks.isEmpty else {
-            writeStandardError("motionctl: \(recording) has no contact with two samples or more: nothing to predict\n")
+            writeStandardError("motionctl: \(recording) has no contact with two samples or more\(cancelled): nothing to predict\n")
+            throw ExitCode(ExitStatus.refused)
+        }
+        // A table of zeros would say the predictors were perfect: with no sample followed by
+        // `horizon` of its contact, nothing was predicted at all.
+        guard PredictionEvaluation.comparisons(tracks, horizon: horizon) > 0 else {
+            let longest = tracks.map { ($0.last?.time ?? 0) - ($0.first?.time ?? 0) }.max() ?? 0
+            let ms = { (seconds: Double) in formatted("%.0f ms", seconds * 1000) }
+            writeStandardError("""
+                motionctl: \(recording): nothing to predict \(ms(horizon)) ahead: no contact goes on for \(ms(horizon)) after one of \
+                its samples, so no prediction can be compared with where it went (\(tracks.count) contact(s) of two samples or \
+                more, the longest lasting \(ms(longest))\(cancelled)); a shorter --horizon may have something to compare
+
+                """)
             throw ExitCode(ExitStatus.refused)
         }
         let units = ErrorUnits(replay)
@@ -84,6 +103,15 @@ struct PredictCommand: ParsableCommand {
     }
 
     private func rounded(_ value: Double) -> Double { (value * 1000).rounded() / 1000 }
+
+    /// What the contact filters cancelled in the replay, for a refusal: "; the contact
+    /// filters cancelled 3 contacts that jumped", or nothing when they cancelled none.
+    static func cancelled(by counts: ContactFilters.Counts) -> String {
+        let parts = [(counts.jumps, "that jumped"), (counts.stuck, "stuck in place"), (counts.palms, "as palms")]
+            .filter { $0.0 > 0 }.map { "\($0.0) \($0.0 == 1 ? "contact" : "contacts") \($0.1)" }
+        guard !parts.isEmpty else { return "" }
+        return "; the contact filters cancelled " + parts.joined(separator: ", ")
+    }
 }
 
 /// What errors are measured in: millimetres on a panel that says its resolution, screen

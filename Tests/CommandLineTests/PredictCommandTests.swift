@@ -54,6 +54,77 @@ struct PredictCommandTests {
         #expect(run.status == 1 && run.error.contains("nothing to predict"), "\(run.output)\(run.error)")
     }
 
+    /// A recording on the generated clean panel (10 units/mm, 345 × 194 mm) of `contacts`
+    /// one after another, each samples (time in seconds, x and y in device units) and lifted
+    /// 8 ms after its last.
+    static func recording(of contacts: [[(time: Double, x: Int, y: Int)]], in directory: URL, named name: String) throws -> String {
+        let panel = try String(contentsOfFile: Self.recording("generated/curve.clean.evemu"), encoding: .utf8)
+        var lines = panel.split(separator: "\n").filter { !$0.hasPrefix("E:") }.map(String.init)
+        func event(_ time: Double, _ type: Int, _ code: Int, _ value: Int) {
+            lines.append("E: \(String(format: "%.6f", time)) \(String(format: "%04x %04x", type, code)) \(value)")
+        }
+        for (index, samples) in contacts.enumerated() {
+            for (number, sample) in samples.enumerated() {
+                if number == 0 {
+                    event(sample.time, 3, 0x39, index + 1)
+                    event(sample.time, 1, 0x14a, 1)
+                }
+                event(sample.time, 3, 0x35, sample.x)
+                event(sample.time, 3, 0x36, sample.y)
+                event(sample.time, 3, 0x00, sample.x)
+                event(sample.time, 3, 0x01, sample.y)
+                event(sample.time, 0, 0, 0)
+            }
+            let lift = (samples.last?.time ?? 0) + 0.008
+            event(lift, 3, 0x39, -1)
+            event(lift, 1, 0x14a, 0)
+            event(lift, 0, 0, 0)
+        }
+        let path = directory.appendingPathComponent(name).path
+        try (lines.joined(separator: "\n") + "\n").write(toFile: path, atomically: true, encoding: .utf8)
+        return path
+    }
+
+    @Test("nothing predicted after the filters and the horizon is refused with exit 1 and the reason, not a table of zeros: a one-sample contact, contacts shorter than the horizon, a contact the jump filter cancels at every sample")
+    func nothingScored() throws {
+        let directory = try EndToEnd.scratch()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        // One sample, lifted 8 ms later.
+        let one = try Self.recording(of: [[(time: 1.0, x: 1000, y: 1000)]], in: directory, named: "one.evemu")
+        // Three drags of three samples 4 ms apart: each ends 16 ms after it lands.
+        var drags: [[(time: Double, x: Int, y: Int)]] = []
+        for drag in 0..<3 {
+            drags.append((0..<3).map { step in (time: 1.0 + Double(drag) + 0.004 * Double(step), x: 1000 + 10 * step, y: 1000) })
+        }
+        let short = try Self.recording(of: drags, in: directory, named: "short.evemu")
+        // 10,000 samples 1 ms apart, each in the opposite corner (330 mm away): each is a jump
+        // of more than jump_mm (50), cancelled and begun again.
+        var corners: [(time: Double, x: Int, y: Int)] = []
+        for step in 0..<10_000 {
+            let far = step % 2 == 1
+            corners.append((time: 1.0 + 0.001 * Double(step), x: far ? 3300 : 100, y: far ? 1800 : 100))
+        }
+        let jumping = try Self.recording(of: [corners], in: directory, named: "corners.evemu")
+        let cases: [(path: String, said: String)] = [
+            (one, "1 contact(s) of two samples or more, the longest lasting 8 ms"),
+            (short, "3 contact(s) of two samples or more, the longest lasting 16 ms"),
+            (jumping, "the contact filters cancelled 9999 contacts that jumped"),
+        ]
+        for (path, said) in cases {
+            for json in [false, true] {
+                let run = try Run("motionctl", ["predict", path, "--horizon", "0.017"] + (json ? ["--json"] : []))
+                #expect(run.status == 1 && run.output.isEmpty, "\(run.output)")
+                #expect(run.error.contains("nothing to predict 17 ms ahead"), "\(run.error)")
+                #expect(run.error.contains(said), "\(run.error)")
+            }
+        }
+        // At 15 ms each short drag's landing is compared with where it lifted: a table.
+        let shorter = try Run("motionctl", ["predict", short, "--horizon", "0.015", "--json"])
+        #expect(shorter.status == 0, "\(shorter.error)")
+        let compared = try shorter.jsonLines().first?["samples"] as? Int
+        #expect(compared == 3, "\(shorter.output)")
+    }
+
     @Test("--svg draws the 95th percentile against the horizon, a line per predictor")
     func svg() throws {
         let directory = try EndToEnd.scratch()

@@ -57,6 +57,16 @@ public enum PredictionEvaluation {
         var trackingID: Int32
     }
 
+    /// How many predictions `horizon` ahead ``evaluate(_:tracks:horizon:distance:)``
+    /// compares on `tracks`, whatever the predictor: the samples with at least `horizon` of
+    /// their contact after them. None when every contact ends sooner.
+    public static func comparisons(_ tracks: [[Sample]], horizon: Double) -> Int {
+        tracks.reduce(0) { count, track in
+            guard let last = track.last else { return count }
+            return count + track.count { $0.time + horizon <= last.time }
+        }
+    }
+
     /// The errors of the `kind` predictor on `tracks` at `horizon` seconds, each error the
     /// `distance` of the difference between predicted and true positions.
     public static func evaluate(_ kind: PredictorKind, tracks: [[Sample]], horizon: Double,
