@@ -46,7 +46,7 @@ struct PredictCommand: ParsableCommand {
         let configuration = try config.map(loadConfiguration) ?? .builtInDefault
         let replay = try loadReplay(recording, device: device, mappedBy: configuration, named: config)
         let replayed = replay.replayedFrames()
-        let tracks = PredictionEvaluation.tracks(replayed.map(\.frame))
+        let tracks = PredictionEvaluation.tracks(replayed.compactMap(\.frame))
         // Contacts and their samples as the daemon would see them, after the filters: what
         // the filters cancelled is no prediction's to score.
         let cancelled = Self.cancelled(by: replayed.last?.counts ?? ContactFilters.Counts())
