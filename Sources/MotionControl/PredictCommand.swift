@@ -15,7 +15,8 @@ struct PredictCommand: ParsableCommand {
             The recording is replayed as the daemon would read it (the configuration's mapping \
             and contact filters, or the built-in 1920 × 1080 screen). For every sample of \
             every contact, each predictor, having seen the samples up to it, predicts where the \
-            contact will be HORIZON seconds later; that is compared with where it really was \
+            contact will be HORIZON seconds later, bounded as the daemon bounds it (on the \
+            configuration's screen); that is compared with where it really was \
             then, interpolated between its samples; a sample whose contact ends sooner is not \
             compared, and a recording where none is (taps, touches shorter than the horizon, \
             contacts the filters cancel) is refused. Prints the mean, 95th percentile and \
@@ -69,7 +70,9 @@ struct PredictCommand: ParsableCommand {
         }
         let units = ErrorUnits(replay)
         let kinds = predictor.map { [PredictorKind(rawValue: $0)!] } ?? PredictorKind.allCases
-        let results = kinds.map { ($0, PredictionEvaluation.evaluate($0, tracks: tracks, horizon: horizon, distance: units.distance)) }
+        // Predictions are bounded as the daemon bounds them, on the configuration's screen.
+        let screen = Rect(origin: Point(x: 0, y: 0), size: configuration.screen)
+        let results = kinds.map { ($0, PredictionEvaluation.evaluate($0, tracks: tracks, horizon: horizon, screen: screen, distance: units.distance)) }
 
         if json {
             for (kind, errors) in results {
@@ -93,7 +96,7 @@ struct PredictCommand: ParsableCommand {
 
         if let svg {
             let horizons = stride(from: 0.0, through: 0.05, by: 0.002).map { $0 }
-            let curves = kinds.map { kind in (kind.rawValue, horizons.map { PredictionEvaluation.evaluate(kind, tracks: tracks, horizon: $0, distance: units.distance).p95 }) }
+            let curves = kinds.map { kind in (kind.rawValue, horizons.map { PredictionEvaluation.evaluate(kind, tracks: tracks, horizon: $0, screen: screen, distance: units.distance).p95 }) }
             let title = "\(URL(fileURLWithPath: recording).lastPathComponent): 95th percentile error against horizon"
             let drawing = PredictionPlot(title: title, unit: units.suffix, horizons: horizons, curves: curves).svg()
             do { try drawing.write(toFile: svg, atomically: true, encoding: .utf8) } catch {

@@ -104,6 +104,43 @@ struct PredictionProtocolTests {
         #expect(Self.values(lifted, "card.predicted_position").last == daemon.engine.scene.element("card")?.position.value)
     }
 
+    @Test("a finger jumping between the screen's corners every millisecond (a panel without resolution, no jump filter): its predicted contact stays on the screen, and so does the card it drags, at most 10 m/s at 5 px/mm for 16 ms, 800 px, from where it is")
+    func alternatingCorners() throws {
+        let (daemon, clock, _, output) = try Self.daemon(["card.position", "card.predicted_position", "screen.contacts"])
+        // Land on the card and drag it past the slop, then alternate.
+        var frames = (0..<10).map { index in
+            TouchFrame(time: 10 + 0.008 * Double(index), contacts: [Self.contact(1, index == 0 ? .began : .moved, 600 + 4 * Double(index), 500)])
+        }
+        let corners = [(0.0, 0.0), (1919.0, 1079.0), (1919.0, 0.0), (0.0, 1079.0)]
+        for index in 0..<300 {
+            let corner = corners[index % 4]
+            frames.append(TouchFrame(time: 10.08 + 0.001 * Double(index), contacts: [Self.contact(1, .moved, corner.0, corner.1)]))
+        }
+        var card: Point?, predictedCard: Point?
+        var farthest = 0.0, predictedContacts = 0
+        for frame in frames {
+            clock.now = frame.time
+            daemon.process(frame, device: 0)
+            let lines = try output.take()
+            card = Self.values(lines, "card.position").last ?? card
+            predictedCard = Self.values(lines, "card.predicted_position").last ?? predictedCard
+            if let card, let predictedCard {
+                farthest = max(farthest, predictedCard.distance(to: card))
+                // Picked up at its centre, the card is where the finger is, and so on the screen.
+                #expect(predictedCard.x >= 0 && predictedCard.x <= 1920 && predictedCard.y >= 0 && predictedCard.y <= 1080, "card predicted at \(predictedCard)")
+            }
+            for line in lines where line["stream"]?.string == "screen.contacts" {
+                for contact in line["value"]?.array ?? [] {
+                    guard let x = contact["predicted"]?["x"]?.number, let y = contact["predicted"]?["y"]?.number else { continue }
+                    predictedContacts += 1
+                    #expect(x >= 0 && x <= 1920 && y >= 0 && y <= 1080, "predicted contact at (\(x), \(y))")
+                }
+            }
+        }
+        #expect(predictedContacts >= 300 && card != nil && predictedCard != nil)
+        #expect(farthest <= 800 + 1e-6, "the card was predicted \(farthest) px from where it was")
+    }
+
     @Test("a finger held still on a panel that then sends nothing: 40 ms after its last frame the daemon's timer puts the predictions where things are")
     func lapse() throws {
         let (daemon, clock, scheduler, output) = try Self.daemon(["card.position", "card.predicted_position", "screen.contacts"])

@@ -1,7 +1,10 @@
+import Glibc
+
 /// Touch prediction in the engine (docs/prediction.md): each finger has a
-/// ``DampedPredictor``, and each element the fingers move publishes where it will be
-/// `horizon` seconds ahead besides where it is: `ID.predicted_position`, and
-/// `ID.predicted_rotation`, `ID.predicted_scale` where it turns or scales.
+/// ``DampedPredictor`` within a ``PredictionBound``, and each element the fingers move
+/// publishes where it will be `horizon` seconds ahead besides where it is:
+/// `ID.predicted_position`, and `ID.predicted_rotation`, `ID.predicted_scale` where it turns
+/// or scales.
 ///
 /// The predicted values are the element's own whenever no finger moves it: at rest, while a
 /// spring carries it, and while a finger is down but has not yet dragged it past the slop.
@@ -36,11 +39,21 @@ final class PredictedElement {
     /// position now and then): carried as a direct manipulation carries an element (the
     /// fingers' motion and its similarity, ``DirectlyManipulable``), turned only if it turns
     /// and scaled only if it scales.
+    ///
+    /// Each finger's move is bounded already (``PredictionBound``); the turn and the spread
+    /// are bounded here too, since fingers close together turn a lot for a little move: at
+    /// most ``PredictionBound/reachFactor`` times the turn and the spread the same fingers
+    /// made over the last horizon (their moves' `before` to `now`). So an element is never
+    /// carried further than its fingers just carried it, a little more at most.
     func predict(_ element: Element, moves: [FingerMove], minimumSpan: Double) {
         let motion = ContactTracker.Motion.of(count: moves.count) { (moves[$0].now, moves[$0].then) }
         guard var step = motion.flatMap({ DirectlyManipulable.step($0, minimumSpan: minimumSpan) }) else { return follow(element) }
-        if rotation == nil { step.rotation = 0 }
-        if scale == nil { step.scale = 1 }
+        let recent = ContactTracker.Motion.of(count: moves.count) { (moves[$0].before, moves[$0].now) }
+            .flatMap { DirectlyManipulable.step($0, minimumSpan: minimumSpan) }
+        let turn = PredictionBound.reachFactor * Swift.abs(recent?.rotation ?? 0)
+        let spread = PredictionBound.reachFactor * Swift.abs(log(recent?.scale ?? 1))
+        step.rotation = rotation == nil ? 0 : Swift.min(Swift.max(step.rotation, -turn), turn)
+        step.scale = scale == nil ? 1 : exp(Swift.min(Swift.max(log(step.scale), -spread), spread))
         set(position: step.carry(element.position.value), rotation: element.rotation.value + step.rotation,
             scale: element.scale.value * step.scale)
     }
@@ -52,10 +65,12 @@ final class PredictedElement {
     }
 }
 
-/// A finger's position now and where it is predicted to be.
+/// A finger's position now, where it is predicted to be, and where it was one horizon ago
+/// (what bounds the turn and spread it is predicted to give an element).
 struct FingerMove: Equatable {
     var now: Point
     var then: Point
+    var before: Point
 }
 
 /// Touch prediction over the scene: each finger's predictor, when the predictions lapse,
@@ -63,6 +78,8 @@ struct FingerMove: Equatable {
 /// predicts, feeds it every frame and asks it before each flush.
 final class ScenePrediction {
     let horizon: Double
+    /// The screen, which predicted fingers stay on (``PredictionBound``).
+    let screen: Rect
     private var fingers = FingerPredictions()
     /// When the predictions lapse if no frame comes: a finger at rest on a panel that then
     /// sends nothing is where it was last seen, not where it was heading.
@@ -72,8 +89,9 @@ final class ScenePrediction {
     private var movesByID: [(id: Int32, move: FingerMove)] = []
     private var moves: [FingerMove] = []
 
-    init(horizon: Double) {
+    init(horizon: Double, screen: Rect) {
         self.horizon = horizon
+        self.screen = screen
     }
 
     /// A frame: its fingers' samples; the predictions hold until 40 ms after it.
@@ -94,7 +112,7 @@ final class ScenePrediction {
 
     /// A finger's predicted move, unless the predictions lapsed.
     func move(_ key: ContactKey) -> FingerMove? {
-        lapsed ? nil : fingers.move(key, horizon: horizon)
+        lapsed ? nil : fingers.move(key, horizon: horizon, screen: screen)
     }
 
     /// Sets `element`'s predicted values from the fingers that hold it (each by key and
@@ -120,7 +138,7 @@ final class ScenePrediction {
 /// lifted. Its dictionary keeps its storage, so a frame allocates nothing once fingers have
 /// come and gone.
 struct FingerPredictions {
-    private var predictors: [ContactKey: DampedPredictor] = [:]
+    private var predictors: [ContactKey: BoundedPredictor<DampedPredictor>] = [:]
 
     var isEmpty: Bool { predictors.isEmpty }
 
@@ -128,17 +146,17 @@ struct FingerPredictions {
         for contact in frame.contacts {
             let key = ContactKey(device: device, trackingID: contact.trackingID)
             if contact.phase.isActive {
-                predictors[key, default: DampedPredictor()].add(contact.position, at: frame.time)
+                predictors[key, default: BoundedPredictor()].add(contact.position, millimetres: contact.millimetres, at: frame.time)
             } else {
                 predictors[key] = nil
             }
         }
     }
 
-    /// The finger's move over `horizon`, if it is down.
-    func move(_ key: ContactKey, horizon: Double) -> FingerMove? {
+    /// The finger's move over `horizon`, if it is down, kept on `screen`.
+    func move(_ key: ContactKey, horizon: Double, screen: Rect) -> FingerMove? {
         guard let predictor = predictors[key], let now = predictor.lastPosition else { return nil }
-        return FingerMove(now: now, then: predictor.predict(horizon))
+        return FingerMove(now: now, then: predictor.predict(horizon, within: screen), before: predictor.position(before: horizon) ?? now)
     }
 
     mutating func removeAll() { predictors.removeAll(keepingCapacity: true) }

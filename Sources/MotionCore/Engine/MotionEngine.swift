@@ -128,7 +128,8 @@ public final class MotionEngine {
         precondition(idleAfter > 0 && idleAfter.isFinite, "the screen is idle after a positive number of seconds")
         precondition(prediction >= 0 && prediction.isFinite, "a prediction horizon is 0 or more seconds")
         self.prediction = prediction
-        self.predictions = prediction > 0 ? ScenePrediction(horizon: prediction) : nil
+        self.predictions = prediction > 0
+            ? ScenePrediction(horizon: prediction, screen: Rect(origin: Point(x: 0, y: 0), size: scene.container.size.value)) : nil
         self.scene = scene
         self.clock = clock
         self.thresholds = thresholds

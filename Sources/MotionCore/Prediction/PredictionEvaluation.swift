@@ -13,9 +13,13 @@ public enum PredictionEvaluation {
     public struct Sample: Equatable, Sendable {
         public var time: Double
         public var position: Point
-        public init(time: Double, position: Point) {
+        /// The position in millimetres, where the panel reports its resolution: what the
+        /// bound's speed limit is measured in (``PredictionBound``).
+        public var millimetres: Point?
+        public init(time: Double, position: Point, millimetres: Point? = nil) {
             self.time = time
             self.position = position
+            self.millimetres = millimetres
         }
     }
 
@@ -44,7 +48,7 @@ public enum PredictionEvaluation {
                 }
                 guard let index = open[key] else { continue }
                 if contact.phase != .cancelled, tracks[index].last?.time ?? -.infinity < frame.time {
-                    tracks[index].append(Sample(time: frame.time, position: contact.position))
+                    tracks[index].append(Sample(time: frame.time, position: contact.position, millimetres: contact.millimetres))
                 }
                 if !contact.phase.isActive { open[key] = nil }
             }
@@ -57,7 +61,7 @@ public enum PredictionEvaluation {
         var trackingID: Int32
     }
 
-    /// How many predictions `horizon` ahead ``evaluate(_:tracks:horizon:distance:)``
+    /// How many predictions `horizon` ahead ``evaluate(_:tracks:horizon:screen:distance:)``
     /// compares on `tracks`, whatever the predictor: the samples with at least `horizon` of
     /// their contact after them. None when every contact ends sooner.
     public static func comparisons(_ tracks: [[Sample]], horizon: Double) -> Int {
@@ -68,23 +72,25 @@ public enum PredictionEvaluation {
     }
 
     /// The errors of the `kind` predictor on `tracks` at `horizon` seconds, each error the
-    /// `distance` of the difference between predicted and true positions.
-    public static func evaluate(_ kind: PredictorKind, tracks: [[Sample]], horizon: Double,
+    /// `distance` of the difference between predicted and true positions. Each prediction
+    /// passes through the bound the daemon applies (``BoundedPredictor``), on `screen`
+    /// where it is given.
+    public static func evaluate(_ kind: PredictorKind, tracks: [[Sample]], horizon: Double, screen: Rect? = nil,
                                 distance: (Point) -> Double = { ($0.x * $0.x + $0.y * $0.y).squareRoot() }) -> Errors {
-        kind.withType { type in evaluate(type, tracks: tracks, horizon: horizon, distance: distance) }
+        kind.withType { type in evaluate(type, tracks: tracks, horizon: horizon, screen: screen, distance: distance) }
     }
 
-    /// The errors of predictor `type`; see ``evaluate(_:tracks:horizon:distance:)``.
-    public static func evaluate<P: TouchPredictor>(_ type: P.Type, tracks: [[Sample]], horizon: Double,
+    /// The errors of predictor `type`; see ``evaluate(_:tracks:horizon:screen:distance:)``.
+    public static func evaluate<P: TouchPredictor>(_ type: P.Type, tracks: [[Sample]], horizon: Double, screen: Rect? = nil,
                                                    distance: (Point) -> Double) -> Errors {
         var errors: [Double] = []
         for track in tracks {
-            var predictor = P()
+            var predictor = BoundedPredictor<P>()
             let interval = medianInterval(track)
             for sample in track {
-                predictor.add(sample.position, at: sample.time)
+                predictor.add(sample.position, millimetres: sample.millimetres, at: sample.time)
                 guard let truth = position(of: track, at: sample.time + horizon, interval: interval) else { continue }
-                let predicted = predictor.predict(horizon)
+                let predicted = predictor.predict(horizon, within: screen)
                 errors.append(distance(Point(x: predicted.x - truth.x, y: predicted.y - truth.y)))
             }
         }
