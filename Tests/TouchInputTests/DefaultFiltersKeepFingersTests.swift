@@ -131,4 +131,49 @@ struct DefaultFiltersKeepFingersTests {
             check()
         }
     }
+
+    /// The recording as a panel that lies about its size would send it: its positions spread
+    /// over 0…32767 declared at `resolution` units/mm (a panel 11 to 33 metres wide), and its
+    /// touch-size axis, if any, declared at 1 unit/mm.
+    static func lying(_ recording: EvemuRecording, resolution: Int32) throws -> EvemuRecording {
+        var device = try #require(recording.device)
+        var scales: [UInt16: (minimum: Int32, span: Double)] = [:]
+        for code in [AbsoluteAxis.positionX, AbsoluteAxis.positionY, AbsoluteAxis.x, AbsoluteAxis.y] {
+            guard let axis = device.axes[code] else { continue }
+            scales[code] = (axis.minimum, Swift.max(1, Double(axis.maximum) - Double(axis.minimum)))
+            device.axes[code] = AxisInfo(minimum: 0, maximum: 32767, fuzz: axis.fuzz, flat: axis.flat, resolution: resolution)
+        }
+        if var major = device.axes[AbsoluteAxis.touchMajor] {
+            major.resolution = 1
+            device.axes[AbsoluteAxis.touchMajor] = major
+        }
+        let events = recording.events.map { event -> InputEvent in
+            guard event.type == EventType.absolute, let scale = scales[event.code] else { return event }
+            var moved = event
+            moved.value = Int32(((Double(event.value) - Double(scale.minimum)) / scale.span * 32767).rounded())
+            return moved
+        }
+        return EvemuRecording(device: device, events: events, formatVersion: recording.formatVersion)
+    }
+
+    @Test("on panels that declare 1 to 3 units/mm over 0…32767 (metres wide) and their touch size at 1 unit/mm, the defaults keep every finger of every recording's own motion",
+          arguments: FixtureRecordings.allRecordings())
+    func keepsEveryFingerOnLyingPanels(_ path: String) throws {
+        let honest = try FixtureRecordings.replayable(path)
+        try #require(!honest.events.isEmpty, "\(path) holds no events")
+        let screen = OutputMapping(outputSize: Size(width: 1920, height: 1080))
+        for resolution: Int32 in [1, 2, 3] {
+            let recording = try Self.lying(honest, resolution: resolution)
+            let raw = Self.lives(try RecordingReplay(recording, mapping: screen, filters: .off).frames())
+            let replayed = try RecordingReplay(recording, mapping: screen, filters: ContactFilterSettings()).replayedFrames()
+            let filtered = Self.lives(replayed.compactMap(\.frame))
+            let losses = Self.losses(raw: raw, filtered: filtered)
+            let counts = replayed.last?.counts ?? ContactFilters.Counts()
+            #expect(losses.isEmpty && filtered.count == raw.count, """
+                \(path) at \(resolution) units/mm: the defaults lost \(losses.count) of \(raw.filter { $0.endPhase == .ended }.count) fingers \
+                (counted: \(counts.jumps) jumps, \(counts.palms) palms, \(counts.stuck) stuck).
+                \(losses.prefix(5).joined(separator: "\n"))
+                """)
+        }
+    }
 }
