@@ -59,6 +59,7 @@ struct ConfigCheckCommand: ParsableCommand {
             for device in configuration.devices { emit("  " + describe(device, output: configuration.outputRect(for: device))) }
         }
         let changed = gestureChanges(configuration.gestures)
+        emit("sizes: a panel's own is believed where plausible for a touchscreen, else the filters measure in pixels (motionctl devices says which); \(configuration.quirks.count) quirk\(configuration.quirks.count == 1 ? "" : "s") shipped with motiond for panels that misdescribe themselves")
         emit("gestures: " + (changed.isEmpty ? "default thresholds" : changed.joined(separator: ", ")))
         emit("elements:")
         for element in configuration.elements {
@@ -100,6 +101,10 @@ struct ConfigCheckCommand: ParsableCommand {
         if device.flipHorizontal { parts.append("flipped horizontally") }
         if device.flipVertical { parts.append("flipped vertically") }
         if let matrix = device.calibration { parts.append("calibration " + matrix.map(compactNumber).joined(separator: " ")) }
+        let panel = device.filters.panel
+        if let resolution = panel.resolution { parts.append("believed at \(compactNumber(resolution.x)) × \(compactNumber(resolution.y)) units/mm") }
+        if let size = panel.size { parts.append("believed \(compactNumber(size.width)) × \(compactNumber(size.height)) mm") }
+        if let touch = panel.touchResolution { parts.append("contact sizes at \(compactNumber(touch)) units/mm") }
         return parts.joined(separator: ", ")
     }
 

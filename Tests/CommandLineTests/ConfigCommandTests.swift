@@ -17,6 +17,17 @@ struct ConfigCommandTests {
         }
     }
 
+    @Test("config check shows what an entry says to believe of a panel's size, and how many quirks motiond ships")
+    func checkSizes() throws {
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("sizes-\(UUID().uuidString).toml").path
+        defer { try? FileManager.default.removeItem(atPath: file) }
+        try "[[device]]\nids = \"1234:5678\"\nsize_mm = [344, 194]\ntouch_resolution = 95\n".write(toFile: file, atomically: true, encoding: .utf8)
+        let run = try Run("motionctl", ["config", "check", file])
+        #expect(run.status == 0, "\(run.error)")
+        #expect(run.output.contains("ids 0x1234:0x5678, output [0, 0, 1920, 1080] (the whole screen), believed 344 × 194 mm, contact sizes at 95 units/mm"), "\(run.output)")
+        #expect(run.output.contains(" shipped with motiond for panels that misdescribe themselves"), "\(run.output)")
+    }
+
     @Test("config check reads the drop-ins beside the file, lists them, and shows the merged result")
     func checkDropIns() throws {
         let directory = try EndToEnd.scratch()
