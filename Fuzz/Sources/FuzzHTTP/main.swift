@@ -32,9 +32,10 @@ public func fuzzHTTP(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
         // Nothing is answered after a 400 (NIO's error handler may answer one broken request
         // twice, when its parser reports two errors for it: on a socket the second write
         // finds the output shut).
+        // Status lines start lines of their own; a body may say "HTTP/1.1" in its text.
         if let badRequest = text.range(of: " 400 Bad Request\r\n") {
-            let after = text[badRequest.upperBound...].replacingOccurrences(of: "HTTP/1.1 400 Bad Request\r\n", with: "")
-            fuzzCheck(!after.contains("HTTP/1."), "a response after a 400: \(text.debugDescription)")
+            let later = text[badRequest.upperBound...].split(separator: "\n").filter { $0.hasPrefix("HTTP/1.") && !$0.hasPrefix("HTTP/1.1 400 ") }
+            fuzzCheck(later.isEmpty, "a response after a 400: \(text.debugDescription)")
         }
         connection.wait(seconds: 11)
         fuzzCheck(!connection.channel.isActive, "a connection without a whole request still open 11 s later: \(text.prefix(200))")
