@@ -322,9 +322,20 @@ private struct CalibrationRun {
         }
         // The reload is taken only if the daemon read this file and it selects this panel:
         // a drop-in written where motiond does not look would otherwise "succeed" unread.
-        let device = try connection.request("devices")["devices"]?.array?.first { $0["node"]?.string == node }
-        let inForce = device?["mapping"]?["calibration"]?.array?.compactMap(\.number) ?? []
-        guard inForce.count == 6, zip(inForce, matrix).allSatisfy({ Swift.abs($0 - $1) <= 1e-9 * Swift.max(1, Swift.abs($1)) }) else {
+        // motiond answers the reload before its input thread has handed each device its new
+        // mapping, so the matrix is looked for until it shows, for at most a few seconds.
+        func matches(_ inForce: [Double]) -> Bool {
+            inForce.count == 6 && zip(inForce, matrix).allSatisfy({ Swift.abs($0 - $1) <= 1e-9 * Swift.max(1, Swift.abs($1)) })
+        }
+        let patience = monotonicNow() + Self.mappingPatience
+        var device = try connection.request("devices")["devices"]?.array?.first { $0["node"]?.string == node }
+        var inForce = device?["mapping"]?["calibration"]?.array?.compactMap(\.number) ?? []
+        while !matches(inForce), device != nil, monotonicNow() < patience {
+            usleep(50_000)
+            device = try connection.request("devices")["devices"]?.array?.first { $0["node"]?.string == node }
+            inForce = device?["mapping"]?["calibration"]?.array?.compactMap(\.number) ?? []
+        }
+        guard matches(inForce) else {
             takeBack()
             let selected = device?["selected_by"]?["calibration"].flatMap { rule in rule["key"]?.string.map { "\($0) = \(OutsideText.quoted(rule["value"]?.string ?? ""))" } }
             fail("""
@@ -334,6 +345,9 @@ private struct CalibrationRun {
         }
         return file
     }
+
+    /// How long calibrate waits for a reloaded matrix to reach the panel.
+    static let mappingPatience = 5.0
 
     private func replace(_ path: URL, with data: Data) throws {
         let temporary = path.deletingLastPathComponent().appendingPathComponent(".\(path.lastPathComponent).\(getpid())")
