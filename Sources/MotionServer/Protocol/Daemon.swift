@@ -272,7 +272,7 @@ public final class Daemon {
 
     private func requireControl(_ session: ClientSession, _ operation: Operation) throws(ProtocolError) {
         guard session.control else {
-            throw ProtocolError("forbidden", "\(operation.rawValue) \(operation == .reload || operation == .calibrate ? "changes the daemon" : "changes the scene"): only root, motiond's user, members of [daemon] control_groups and clients that sent the control token (auth) may use it")
+            throw ProtocolError(.forbidden, "\(operation.rawValue) \(operation == .reload || operation == .calibrate ? "changes the daemon" : "changes the scene"): only root, motiond's user, members of [daemon] control_groups and clients that sent the control token (auth) may use it")
         }
     }
 }

@@ -11,9 +11,9 @@ enum ElementInput {
         // or beside the other keys, as in the configuration file.
         var members = input.object ?? [:]
         if let interactions = members.removeValue(forKey: "interactions") {
-            guard let table = interactions.object else { throw ProtocolError("bad_value", "\"interactions\" is an object, like {\"tossable\": {\"destination\": [300, 200]}}") }
+            guard let table = interactions.object else { throw ProtocolError(.badValue, "\"interactions\" is an object, like {\"tossable\": {\"destination\": [300, 200]}}") }
             for (name, settings) in table {
-                guard members[name] == nil else { throw ProtocolError("bad_value", "\(name) is given twice") }
+                guard members[name] == nil else { throw ProtocolError(.badValue, "\(name) is given twice") }
                 members[name] = settings
             }
         }
@@ -23,20 +23,20 @@ enum ElementInput {
             table[key] = try settingsValue(value, key)
         }
         do { return try ElementSettings.read(table, source: "element", limits: limits) } catch {
-            throw ProtocolError("bad_value", error.message)
+            throw ProtocolError(.badValue, error.message)
         }
     }
 
     /// No string may hold a NUL: an id "car\u0000" would print as "car" in logs and in C
     /// libraries, and could not be told from the element "car".
     private static func refuseNUL(_ text: String, _ key: String) throws(ProtocolError) {
-        guard !text.unicodeScalars.contains("\u{0}") else { throw ProtocolError("bad_value", "\(key) contains a NUL character (\\u0000)") }
+        guard !text.unicodeScalars.contains("\u{0}") else { throw ProtocolError(.badValue, "\(key) contains a NUL character (\\u0000)") }
     }
 
     /// JSON as settings: a whole number is an integer, as a TOML integer would be.
     private static func settingsValue(_ input: JSONInput, _ key: String) throws(ProtocolError) -> SettingsValue {
         switch input {
-        case .null: throw ProtocolError("bad_value", "\(key) cannot be null")
+        case .null: throw ProtocolError(.badValue, "\(key) cannot be null")
         case .bool(let b): return .bool(b)
         case .number(let n):
             if let integer = input.integer { return .int(integer) }

@@ -24,7 +24,7 @@ enum ProtocolLine {
         case .success(let result):
             return .object([("id", id), ("ok", true), ("result", result)])
         case .failure(let error):
-            return .object([("id", id), ("ok", false), ("error", .object([("code", .string(error.code)), ("message", .string(error.message))]))])
+            return .object([("id", id), ("ok", false), ("error", .object([("code", .string(error.code.rawValue)), ("message", .string(error.message))]))])
         }
     }
 

@@ -54,22 +54,22 @@ enum Request: Equatable {
     static func decode(_ line: some Collection<UInt8>) -> Decoded {
         let input: JSONInput
         do { input = try JSONInput(parsing: line) } catch {
-            return Decoded(id: nil, request: .failure(ProtocolError("bad_json", error.description)))
+            return Decoded(id: nil, request: .failure(ProtocolError(.badJSON, error.description)))
         }
         guard case .object = input else {
-            return Decoded(id: nil, request: .failure(ProtocolError("bad_json", "a request is a JSON object, not \(input.kind)")))
+            return Decoded(id: nil, request: .failure(ProtocolError(.badJSON, "a request is a JSON object, not \(input.kind)")))
         }
         guard let idValue = input["id"] else {
-            return Decoded(id: nil, request: .failure(ProtocolError("bad_request", "a request needs an \"id\": an integer the reply will carry")))
+            return Decoded(id: nil, request: .failure(ProtocolError(.badRequest, "a request needs an \"id\": an integer the reply will carry")))
         }
         guard let id = idValue.integer else {
-            return Decoded(id: nil, request: .failure(ProtocolError("bad_request", "\"id\" must be an integer, not \(idValue.kind)")))
+            return Decoded(id: nil, request: .failure(ProtocolError(.badRequest, "\"id\" must be an integer, not \(idValue.kind)")))
         }
         guard let name = input["op"]?.string else {
-            return Decoded(id: id, request: .failure(ProtocolError("bad_request", "a request needs an \"op\" string: \(Operation.names)")))
+            return Decoded(id: id, request: .failure(ProtocolError(.badRequest, "a request needs an \"op\" string: \(Operation.names)")))
         }
         guard let operation = Operation(rawValue: name) else {
-            return Decoded(id: id, request: .failure(ProtocolError("unknown_op", "no op is called '\(name)'; the ops are \(Operation.names)")))
+            return Decoded(id: id, request: .failure(ProtocolError(.unknownOp, "no op is called '\(name)'; the ops are \(Operation.names)")))
         }
         do {
             return Decoded(id: id, operation: operation, request: .success(try arguments(of: operation, in: input)))
@@ -86,12 +86,12 @@ enum Request: Equatable {
         case .get: return .get(stream: try string(input, "stream"))
         case .set:
             let stream = try string(input, "stream")
-            guard let value = input["value"] else { throw ProtocolError("bad_request", "set needs a \"value\"") }
+            guard let value = input["value"] else { throw ProtocolError(.badRequest, "set needs a \"value\"") }
             return .set(stream: stream, value: value)
         case .elements: return .elements
         case .addElement:
             guard let element = input["element"], case .object = element else {
-                throw ProtocolError("bad_request", "add_element needs an \"element\" object: {\"id\", \"center\", \"size\", \"interactions\"?}")
+                throw ProtocolError(.badRequest, "add_element needs an \"element\" object: {\"id\", \"center\", \"size\", \"interactions\"?}")
             }
             return .addElement(element)
         case .removeElement: return .removeElement(try string(input, "element"))
@@ -110,16 +110,16 @@ enum Request: Equatable {
     /// a pattern given twice counts once.
     private static func patterns(_ input: JSONInput) throws(ProtocolError) -> [String] {
         guard let list = input["streams"]?.array, !list.isEmpty else {
-            throw ProtocolError("bad_request", "\"streams\" must be a non-empty array of stream names or globs, like [\"card.*\"]")
+            throw ProtocolError(.badRequest, "\"streams\" must be a non-empty array of stream names or globs, like [\"card.*\"]")
         }
         guard list.count <= SubscriptionLimits.patternsPerRequest else {
-            throw ProtocolError("bad_request", "\"streams\" holds \(list.count) patterns; a request may hold at most \(SubscriptionLimits.patternsPerRequest)")
+            throw ProtocolError(.badRequest, "\"streams\" holds \(list.count) patterns; a request may hold at most \(SubscriptionLimits.patternsPerRequest)")
         }
         var patterns: [String] = []
         for item in list {
-            guard let pattern = item.string else { throw ProtocolError("bad_request", "\"streams\" holds strings, not \(item.kind)") }
+            guard let pattern = item.string else { throw ProtocolError(.badRequest, "\"streams\" holds strings, not \(item.kind)") }
             guard pattern.utf8.count <= SubscriptionLimits.patternLength else {
-                throw ProtocolError("bad_request", "a pattern is \(pattern.utf8.count) bytes long; at most \(SubscriptionLimits.patternLength) are allowed")
+                throw ProtocolError(.badRequest, "a pattern is \(pattern.utf8.count) bytes long; at most \(SubscriptionLimits.patternLength) are allowed")
             }
             if !patterns.contains(pattern) { patterns.append(pattern) }
         }
@@ -127,8 +127,8 @@ enum Request: Equatable {
     }
 
     private static func string(_ input: JSONInput, _ key: String) throws(ProtocolError) -> String {
-        guard let value = input[key] else { throw ProtocolError("bad_request", "this op needs \"\(key)\"") }
-        guard let string = value.string else { throw ProtocolError("bad_request", "\"\(key)\" must be a string, not \(value.kind)") }
+        guard let value = input[key] else { throw ProtocolError(.badRequest, "this op needs \"\(key)\"") }
+        guard let string = value.string else { throw ProtocolError(.badRequest, "\"\(key)\" must be a string, not \(value.kind)") }
         return string
     }
 }
@@ -149,26 +149,26 @@ struct CalibrationRequest: Equatable {
 
     init(_ input: JSONInput) throws(ProtocolError) {
         guard let device = input["device"]?.string else {
-            throw ProtocolError("bad_request", "calibrate needs \"device\": the node of a touchscreen `devices` lists")
+            throw ProtocolError(.badRequest, "calibrate needs \"device\": the node of a touchscreen `devices` lists")
         }
         self.device = device
         switch input["end"] {
         case nil, .bool(false): end = false
         case .bool(true): end = true
-        case let other?: throw ProtocolError("bad_request", "\"end\" must be true or false, not \(other.kind)")
+        case let other?: throw ProtocolError(.badRequest, "\"end\" must be true or false, not \(other.kind)")
         }
         switch input["target"] {
         case nil, .null: target = nil
         case let value?:
             guard let x = value["x"]?.number, let y = value["y"]?.number else {
-                throw ProtocolError("bad_request", "\"target\" must be {\"x\", \"y\"} in screen pixels, or null")
+                throw ProtocolError(.badRequest, "\"target\" must be {\"x\", \"y\"} in screen pixels, or null")
             }
             target = Point(x: x, y: y)
         }
         func count(_ key: String) throws(ProtocolError) -> Int {
             guard let value = input[key] else { return 0 }
             guard let number = value.integer, (0...1000).contains(number) else {
-                throw ProtocolError("bad_request", "\"\(key)\" must be an integer from 0 to 1000")
+                throw ProtocolError(.badRequest, "\"\(key)\" must be an integer from 0 to 1000")
             }
             return number
         }
@@ -178,20 +178,51 @@ struct CalibrationRequest: Equatable {
         case nil: message = ""
         case .string(let text)?:
             guard text.utf8.count <= Self.messageLimit else {
-                throw ProtocolError("bad_request", "\"message\" is \(text.utf8.count) bytes long; at most \(Self.messageLimit) are shown")
+                throw ProtocolError(.badRequest, "\"message\" is \(text.utf8.count) bytes long; at most \(Self.messageLimit) are shown")
             }
             message = text
-        case let other?: throw ProtocolError("bad_request", "\"message\" must be a string, not \(other.kind)")
+        case let other?: throw ProtocolError(.badRequest, "\"message\" must be a string, not \(other.kind)")
         }
     }
 }
 
 /// An error reply: a code from docs/protocol.md and a message for people.
 public struct ProtocolError: Error, Equatable {
-    public var code: String
+    /// What went wrong, as docs/protocol.md's table of errors names it: clients branch on
+    /// these, so each raw value is part of the protocol.
+    public enum Code: String, CaseIterable, Sendable {
+        /// The line is not JSON, or not an object.
+        case badJSON = "bad_json"
+        /// `id` or `op` missing or mistyped, an argument missing or mistyped, a limit exceeded.
+        case badRequest = "bad_request"
+        /// No such op.
+        case unknownOp = "unknown_op"
+        /// No stream by that name, or a pattern matching none.
+        case unknownStream = "unknown_stream"
+        /// No element by that id.
+        case unknownElement = "unknown_element"
+        /// `set` on a stream that cannot be set.
+        case notWritable = "not_writable"
+        /// A value of the wrong shape or out of range, a bad element.
+        case badValue = "bad_value"
+        /// `add_element` with an id in use.
+        case exists
+        /// A control op from a client without the right.
+        case forbidden
+        /// `calibrate` names a touchscreen motiond does not read.
+        case unknownDevice = "unknown_device"
+        /// `calibrate` while another client calibrates.
+        case busy
+        /// `reload` and the configuration was refused, or there is no file.
+        case reloadFailed = "reload_failed"
+        /// A line over the limit; the connection is then closed.
+        case lineTooLong = "line_too_long"
+    }
+
+    public var code: Code
     public var message: String
 
-    public init(_ code: String, _ message: String) {
+    public init(_ code: Code, _ message: String) {
         self.code = code
         self.message = message
     }

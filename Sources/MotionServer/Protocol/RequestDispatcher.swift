@@ -80,7 +80,7 @@ final class RequestDispatcher {
     private func subscribe(_ session: ClientSession, _ patterns: [String]) throws(ProtocolError) -> Dispatched {
         let added = patterns.filter { !session.patterns.contains($0) }
         guard session.patterns.count + added.count <= SubscriptionLimits.patternsPerSession else {
-            throw ProtocolError("bad_request", "a client may hold at most \(SubscriptionLimits.patternsPerSession) patterns; this one holds \(session.patterns.count), and the request adds \(added.count): unsubscribe some first")
+            throw ProtocolError(.badRequest, "a client may hold at most \(SubscriptionLimits.patternsPerSession) patterns; this one holds \(session.patterns.count), and the request adds \(added.count): unsubscribe some first")
         }
         let all = scene.allStreams
         var found: [(name: String, id: StreamID)] = []
@@ -132,12 +132,12 @@ final class RequestDispatcher {
 
     private func set(_ name: String, to input: JSONInput) throws(ProtocolError) -> JSONValue {
         guard let property = engine.property(name) else { throw unknownStream(name) }
-        guard let write = property.write else { throw ProtocolError("not_writable", "\(name) cannot be set; the writable streams are in `list`") }
+        guard let write = property.write else { throw ProtocolError(.notWritable, "\(name) cannot be set; the writable streams are in `list`") }
         guard let value = PublishedValue.from(input, like: property.read()) else {
-            throw ProtocolError("bad_value", "\(name) takes \(PublishedValue.shape(of: property.read())), not \(input.kind)")
+            throw ProtocolError(.badValue, "\(name) takes \(PublishedValue.shape(of: property.read())), not \(input.kind)")
         }
         if let problem = Self.limitProblem(value, ValueLimits(screen: configuration.screen)) ?? write(value) {
-            throw ProtocolError("bad_value", "\(name): \(problem)")
+            throw ProtocolError(.badValue, "\(name): \(problem)")
         }
         engine.flushIfIdle()
         return .object([("stream", .string(name)), ("value", .published(property.read()))])
@@ -158,11 +158,11 @@ final class RequestDispatcher {
     private func addElement(_ input: JSONInput) throws(ProtocolError) -> JSONValue {
         let settings = try ElementInput.settings(from: input, limits: ValueLimits(screen: configuration.screen))
         guard engine.scene.element(settings.id) == nil, settings.id != engine.scene.container.id else {
-            throw ProtocolError("exists", "an element is already called '\(settings.id)'")
+            throw ProtocolError(.exists, "an element is already called '\(settings.id)'")
         }
         // The configuration file's own checks, against the elements there are now.
         let ids = Set(engine.scene.elements.map(\.id) + [settings.id])
-        if let problem = settings.referenceProblem(among: ids) { throw ProtocolError("bad_value", problem.message) }
+        if let problem = settings.referenceProblem(among: ids) { throw ProtocolError(.badValue, problem.message) }
         let element = settings.makeElement()
         let existing = Set(scene.allStreams.map(\.id))
         engine.add(element, interactions: settings.makeInteractions(for: element, in: engine) { [engine] in engine.scene.element($0)?.position })
@@ -175,7 +175,7 @@ final class RequestDispatcher {
 
     private func removeElement(_ id: String) throws(ProtocolError) -> JSONValue {
         guard engine.scene.element(id) != nil, id != engine.scene.container.id else {
-            throw ProtocolError("unknown_element", "no element is called '\(id)'")
+            throw ProtocolError(.unknownElement, "no element is called '\(id)'")
         }
         engine.remove(id)
         scene.interactionNames[id] = nil
@@ -219,22 +219,22 @@ final class RequestDispatcher {
     /// are no peer credentials, so this is how a browser page earns control.
     private func authenticate(_ session: ClientSession, token: String) throws(ProtocolError) -> JSONValue {
         guard let expected = configuration.websocket?.controlToken else {
-            throw ProtocolError("forbidden", "no control token is configured ([websocket] control_token_file)")
+            throw ProtocolError(.forbidden, "no control token is configured ([websocket] control_token_file)")
         }
-        guard ControlToken.matches(token, expected) else { throw ProtocolError("forbidden", "the token is wrong") }
+        guard ControlToken.matches(token, expected) else { throw ProtocolError(.forbidden, "the token is wrong") }
         session.control = true
         return .object([("control", true)])
     }
 
     private func reload() throws(ProtocolError) -> JSONValue {
         guard let reloadConfiguration else {
-            throw ProtocolError("reload_failed", "this daemon reads no configuration file to reload")
+            throw ProtocolError(.reloadFailed, "this daemon reads no configuration file to reload")
         }
-        if let problem = reloadConfiguration() { throw ProtocolError("reload_failed", problem) }
+        if let problem = reloadConfiguration() { throw ProtocolError(.reloadFailed, problem) }
         return .object([("file", configuration.file.map { .string($0) } ?? .null), ("elements", .integer(Int64(engine.scene.elements.count)))])
     }
 
     private func unknownStream(_ name: String) -> ProtocolError {
-        ProtocolError("unknown_stream", "no stream is called or matches '\(name)'; `list` shows them")
+        ProtocolError(.unknownStream, "no stream is called or matches '\(name)'; `list` shows them")
     }
 }

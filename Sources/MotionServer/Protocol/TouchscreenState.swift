@@ -22,19 +22,19 @@ final class TouchscreenState {
     /// Starts or updates the calibration of `request.device` for `session`, or ends it.
     func calibrate(_ request: CalibrationRequest, for session: ClientSession, configuration: Configuration) throws(ProtocolError) -> JSONValue {
         if let calibration, calibration.sessionID != session.id, !calibration.isEnding {
-            throw ProtocolError("busy", "client \(calibration.sessionID) is calibrating \(calibration.display.device); one calibration at a time")
+            throw ProtocolError(.busy, "client \(calibration.sessionID) is calibrating \(calibration.display.device); one calibration at a time")
         }
         if request.end {
             if calibration?.sessionID == session.id { endCalibration() }
             return .object([("calibration", .null)])
         }
         guard let device = devices.device(request.device) else {
-            throw ProtocolError("unknown_device", "no touchscreen is read from '\(request.device)'; `devices` lists them")
+            throw ProtocolError(.unknownDevice, "no touchscreen is read from '\(request.device)'; `devices` lists them")
         }
         if let target = request.target {
             let screen = configuration.screen
             guard target.x.isFinite, target.y.isFinite, (0...screen.width).contains(target.x), (0...screen.height).contains(target.y) else {
-                throw ProtocolError("bad_value", "target must lie on the \(compactNumber(screen.width))×\(compactNumber(screen.height)) screen, not (\(compactNumber(target.x)), \(compactNumber(target.y)))")
+                throw ProtocolError(.badValue, "target must lie on the \(compactNumber(screen.width))×\(compactNumber(screen.height)) screen, not (\(compactNumber(target.x)), \(compactNumber(target.y)))")
             }
         }
         let output = device.setup?.output ?? configuration.outputRect(for: nil)

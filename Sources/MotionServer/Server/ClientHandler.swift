@@ -70,7 +70,7 @@ final class ClientHandler: ChannelInboundHandler {
     private func refuseLongLine(_ context: ChannelHandlerContext) {
         let message = "a line is longer than 64 KiB; the connection is closed"
         var buffer = context.channel.allocator.buffer(capacity: 256)
-        buffer.writeString(ProtocolLine.text(ProtocolLine.reply(id: nil, .failure(ProtocolError("line_too_long", message)))))
+        buffer.writeString(ProtocolLine.text(ProtocolLine.reply(id: nil, .failure(ProtocolError(.lineTooLong, message)))))
         buffer.writeString(ProtocolLine.text(ProtocolLine.bye(message)))
         output?.finish(saying: buffer)
     }

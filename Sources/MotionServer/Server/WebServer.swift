@@ -455,7 +455,7 @@ final class WebSocketClientHandler: ChannelInboundHandler {
         case .text(let message):
             daemon.receive(utf8: message.readableBytesView, from: session)
         case .binary:
-            daemon.refuse(ProtocolError("bad_json", "requests are JSON in text messages, not binary ones"), to: session)
+            daemon.refuse(ProtocolError(.badJSON, "requests are JSON in text messages, not binary ones"), to: session)
         case .ping(let payload):
             output.sendPong(payload)
         case .close(let code):
