@@ -328,13 +328,13 @@ private struct CalibrationRun {
             inForce.count == 6 && zip(inForce, matrix).allSatisfy({ Swift.abs($0 - $1) <= 1e-9 * Swift.max(1, Swift.abs($1)) })
         }
         let patience = monotonicNow() + Self.mappingPatience
-        var device = try connection.request("devices")["devices"]?.array?.first { $0["node"]?.string == node }
-        var inForce = device?["mapping"]?["calibration"]?.array?.compactMap(\.number) ?? []
-        while !matches(inForce), device != nil, monotonicNow() < patience {
-            usleep(50_000)
+        var device: JSONInput?
+        var inForce: [Double] = []
+        repeat {
+            if device != nil { usleep(50_000) }
             device = try connection.request("devices")["devices"]?.array?.first { $0["node"]?.string == node }
             inForce = device?["mapping"]?["calibration"]?.array?.compactMap(\.number) ?? []
-        }
+        } while !matches(inForce) && device != nil && monotonicNow() < patience
         guard matches(inForce) else {
             takeBack()
             let selected = device?["selected_by"]?["calibration"].flatMap { rule in rule["key"]?.string.map { "\($0) = \(OutsideText.quoted(rule["value"]?.string ?? ""))" } }

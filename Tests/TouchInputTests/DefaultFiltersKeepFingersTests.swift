@@ -108,13 +108,7 @@ struct DefaultFiltersKeepFingersTests {
     func keepsEveryFinger(_ path: String) throws {
         let recording = try FixtureRecordings.replayable(path)
         try #require(!recording.events.isEmpty, "\(path) holds no events")
-        // On the full-HD screen motiond maps a panel to without a configuration.
-        let screen = OutputMapping(outputSize: Size(width: 1920, height: 1080))
-        let raw = Self.lives(try RecordingReplay(recording, mapping: screen, filters: .off).frames())
-        let replayed = try RecordingReplay(recording, mapping: screen, filters: ContactFilterSettings()).replayedFrames()
-        let filtered = Self.lives(replayed.compactMap(\.frame))
-        let losses = Self.losses(raw: raw, filtered: filtered)
-        let counts = replayed.last?.counts ?? ContactFilters.Counts()
+        let (raw, filtered, losses, counts) = try Self.replayTwice(recording)
 
         let check = {
             #expect(losses.isEmpty && filtered.count == raw.count, """
@@ -130,6 +124,17 @@ struct DefaultFiltersKeepFingersTests {
         } else {
             check()
         }
+    }
+
+    /// The recording's contacts replayed with every filter off and with the defaults, on the
+    /// full-HD screen motiond maps a panel to without a configuration; the fingers the
+    /// defaults lost, and what the filters counted.
+    static func replayTwice(_ recording: EvemuRecording) throws -> (raw: [Life], filtered: [Life], losses: [String], counts: ContactFilters.Counts) {
+        let screen = OutputMapping(outputSize: Size(width: 1920, height: 1080))
+        let raw = Self.lives(try RecordingReplay(recording, mapping: screen, filters: .off).frames())
+        let replayed = try RecordingReplay(recording, mapping: screen, filters: ContactFilterSettings()).replayedFrames()
+        let filtered = Self.lives(replayed.compactMap(\.frame))
+        return (raw, filtered, Self.losses(raw: raw, filtered: filtered), replayed.last?.counts ?? ContactFilters.Counts())
     }
 
     /// The recording as a panel that lies about its size would send it: its positions spread
@@ -161,14 +166,8 @@ struct DefaultFiltersKeepFingersTests {
     func keepsEveryFingerOnLyingPanels(_ path: String) throws {
         let honest = try FixtureRecordings.replayable(path)
         try #require(!honest.events.isEmpty, "\(path) holds no events")
-        let screen = OutputMapping(outputSize: Size(width: 1920, height: 1080))
         for resolution: Int32 in [1, 2, 3] {
-            let recording = try Self.lying(honest, resolution: resolution)
-            let raw = Self.lives(try RecordingReplay(recording, mapping: screen, filters: .off).frames())
-            let replayed = try RecordingReplay(recording, mapping: screen, filters: ContactFilterSettings()).replayedFrames()
-            let filtered = Self.lives(replayed.compactMap(\.frame))
-            let losses = Self.losses(raw: raw, filtered: filtered)
-            let counts = replayed.last?.counts ?? ContactFilters.Counts()
+            let (raw, filtered, losses, counts) = try Self.replayTwice(Self.lying(honest, resolution: resolution))
             #expect(losses.isEmpty && filtered.count == raw.count, """
                 \(path) at \(resolution) units/mm: the defaults lost \(losses.count) of \(raw.filter { $0.endPhase == .ended }.count) fingers \
                 (counted: \(counts.jumps) jumps, \(counts.palms) palms, \(counts.stuck) stuck).

@@ -20,6 +20,10 @@ public struct AxisInfo: Hashable, Sendable, Codable {
         self.resolution = resolution
     }
 
+    /// How many units the axis spans, first to last: the range libinput normalises over
+    /// (`maximum - minimum + 1`), in Double so that the widest Int32 range cannot overflow.
+    public var span: Double { Double(maximum) - Double(minimum) + 1 }
+
     /// The length of the axis in millimetres, when the resolution is known. In Double: an
     /// Int32 `maximum - minimum` overflows for ranges wider than half of Int32.
     public var lengthInMillimetres: Double? {
@@ -82,6 +86,11 @@ public struct DeviceDescription: Hashable, Sendable {
         let (xCode, yCode) = isMultitouch ? (AbsoluteAxis.positionX, AbsoluteAxis.positionY) : (AbsoluteAxis.x, AbsoluteAxis.y)
         guard let x = axes[xCode], let y = axes[yCode] else { return nil }
         return (x, y)
+    }
+
+    /// `ABS_MT_TOUCH_MAJOR`, when the device reports it: the contacts' size.
+    public var touchMajorAxis: AxisInfo? {
+        has(EventType.absolute, AbsoluteAxis.touchMajor) ? axes[AbsoluteAxis.touchMajor] : nil
     }
 
     /// The touch surface's size in millimetres, when both resolutions are known.

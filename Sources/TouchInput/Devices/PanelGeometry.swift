@@ -124,7 +124,7 @@ public struct PanelGeometry: Hashable, Sendable {
         touchResolution = 0
 
         if let resolution = hints.resolution ?? hints.size.map({ size in
-            GeometryHints.AxisPair(x: Self.span(xAxis) / size.width, y: Self.span(yAxis) / size.height)
+            GeometryHints.AxisPair(x: xAxis.span / size.width, y: yAxis.span / size.height)
         }) {
             // Resolutions are whole units per millimetre, as the kernel's are.
             self.xAxis.resolution = Int32(clamping: Int64(Swift.max(1, resolution.x.rounded())))
@@ -159,7 +159,7 @@ public struct PanelGeometry: Hashable, Sendable {
         }
         let resolution = own > 0 ? own : surface
         let longest = Double(touchMajor.maximum) / resolution
-        let diagonal = (Self.span(self.xAxis) / Double(self.xAxis.resolution)).hypot(Self.span(self.yAxis) / Double(self.yAxis.resolution))
+        let diagonal = (self.xAxis.span / Double(self.xAxis.resolution)).hypot(self.yAxis.span / Double(self.yAxis.resolution))
         if longest > diagonal {
             touchSize = .implausible("ABS_MT_TOUCH_MAJOR reaches \(compactNumber(longest.rounded())) mm, more than the panel's diagonal (\(compactNumber(diagonal.rounded())) mm)")
             return
@@ -173,8 +173,7 @@ public struct PanelGeometry: Hashable, Sendable {
     /// - Precondition: the device has position axes.
     public init(device: DeviceDescription, mapping: OutputMapping, hints: GeometryHints = .none) {
         let axes = device.positionAxes!
-        let major = device.has(EventType.absolute, AbsoluteAxis.touchMajor) ? device.axes[AbsoluteAxis.touchMajor] : nil
-        self.init(xAxis: axes.x, yAxis: axes.y, touchMajor: major, mapping: mapping, hints: hints)
+        self.init(xAxis: axes.x, yAxis: axes.y, touchMajor: device.touchMajorAxis, mapping: mapping, hints: hints)
     }
 
     /// The touch area in millimetres, when believed (from the first unit to the last, as
@@ -217,7 +216,7 @@ public struct PanelGeometry: Hashable, Sendable {
         if Swift.max(rx, ry) / Swift.min(rx, ry) > largestResolutionRatio {
             return .implausible("its axes' resolutions disagree (x \(x.resolution), y \(y.resolution) units/mm)")
         }
-        let width = span(x) / rx, height = span(y) / ry
+        let width = x.span / rx, height = y.span / ry
         for side in [width, height] where !plausibleSide.contains(side) {
             return .implausible("it declares \(dimensions(width, height)), not a touchscreen's size")
         }
@@ -236,9 +235,6 @@ public struct PanelGeometry: Hashable, Sendable {
     private static func dimensions(_ width: Double, _ height: Double) -> String {
         "\(compactNumber(width.rounded())) × \(compactNumber(height.rounded())) mm"
     }
-
-    /// Units across an axis, as the mapping counts them.
-    private static func span(_ axis: AxisInfo) -> Double { Double(axis.maximum) - Double(axis.minimum) + 1 }
 }
 
 private extension Double {

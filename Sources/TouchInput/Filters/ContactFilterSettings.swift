@@ -134,8 +134,7 @@ public struct ResolvedContactFilters: Hashable, Sendable {
     /// - Precondition: the device has position axes (``DeviceKind/isTouchscreen``).
     public init(_ settings: ContactFilterSettings, device: DeviceDescription, mapping: OutputMapping = OutputMapping()) {
         let axes = device.positionAxes!
-        let major = device.has(EventType.absolute, AbsoluteAxis.touchMajor) ? device.axes[AbsoluteAxis.touchMajor] : nil
-        self.init(settings, xAxis: axes.x, yAxis: axes.y, touchMajor: major, mapping: mapping)
+        self.init(settings, xAxis: axes.x, yAxis: axes.y, touchMajor: device.touchMajorAxis, mapping: mapping)
     }
 
     /// Resolves `settings` for a device with the given position axes and, when reported,
@@ -194,7 +193,7 @@ public struct ResolvedContactFilters: Hashable, Sendable {
             if x == 0 { x = y }
             if y == 0 { y = x }
             let margin = x > 0 ? Margin(x: x, y: y) : Margin(x: 1, y: 1)
-            let fraction = Swift.max(Double(margin.x) / Self.span(xAxis), Double(margin.y) / Self.span(yAxis))
+            let fraction = Swift.max(Double(margin.x) / xAxis.span, Double(margin.y) / yAxis.span)
             if fraction > ContactFilterSettings.largestHysteresisFraction {
                 hysteresisMargin = nil
                 notes.append("no hysteresis: the device's fuzz (x \(xAxis.fuzz), y \(yAxis.fuzz)) is too large a part of its axes to be noise")
@@ -206,6 +205,4 @@ public struct ResolvedContactFilters: Hashable, Sendable {
         }
         self.notes = notes
     }
-
-    private static func span(_ axis: AxisInfo) -> Double { Double(axis.maximum) - Double(axis.minimum) + 1 }
 }

@@ -134,9 +134,8 @@ public struct ContactFilters {
     private var notices: [Notice] = []
     /// Ids for contacts begun again after a jump, far from the kernel's (which count up from 0).
     private var nextJumpID: Int32 = 1 << 30
+    /// The frame being made; its time is the frame's being filtered.
     private var output = TouchFrame(time: 0, contacts: [])
-    /// The time of the frame being filtered.
-    private var lastTime = 0.0
 
     /// Filters for a device with `slots` slots, mapped by `mapper`.
     public init(_ resolved: ResolvedContactFilters, mapper: CoordinateMapper, slots: Int) {
@@ -203,7 +202,6 @@ public struct ContactFilters {
     /// The frame with the filters applied; nil when nothing in it is left to report.
     public mutating func filter(_ frame: TouchFrame) -> TouchFrame? {
         output.time = frame.time
-        lastTime = frame.time
         output.contacts.removeAll(keepingCapacity: true)
         let mayJump = repairExchanges(in: frame)
         for contact in frame.contacts {
@@ -362,7 +360,7 @@ public struct ContactFilters {
             output.contacts.append(contact)
             return
         }
-        if case .landing = track.state { judgePalm(contact.slot, at: lastTime) }
+        if case .landing = track.state { judgePalm(contact.slot, at: output.time) }
         tracks[contact.slot] = nil
         guard track.state == .live else { return }
         // A lift lands where the contact was shown unless it moved beyond the margin.

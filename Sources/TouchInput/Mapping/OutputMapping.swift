@@ -118,7 +118,7 @@ public struct CoordinateMapper: Hashable, Sendable {
         self.yAxis = yAxis
         self.mapping = mapping
         // One pixel per unit by default; a quarter turn swaps which axis spans the width.
-        let units = Size(width: Self.span(xAxis), height: Self.span(yAxis))
+        let units = Size(width: xAxis.span, height: yAxis.span)
         let turned = mapping.rotation == .clockwise90 || mapping.rotation == .clockwise270
         self.output = mapping.outputSize ?? (turned ? Size(width: units.height, height: units.width) : units)
     }
@@ -144,8 +144,8 @@ public struct CoordinateMapper: Hashable, Sendable {
     public func normalised(x: Int32, y: Int32) -> (x: Double, y: Double) {
         // libinput's normalisation: the range is max − min + 1 units, so on a panel with as
         // many units as pixels, unit n lands on pixel n.
-        ((Double(Self.clamp(x, xAxis)) - Double(xAxis.minimum)) / Self.span(xAxis),
-         (Double(Self.clamp(y, yAxis)) - Double(yAxis.minimum)) / Self.span(yAxis))
+        ((Double(Self.clamp(x, xAxis)) - Double(xAxis.minimum)) / xAxis.span,
+         (Double(Self.clamp(y, yAxis)) - Double(yAxis.minimum)) / yAxis.span)
     }
 
     /// A device position in millimetres from the panel's top-left corner as seen on screen
@@ -163,7 +163,6 @@ public struct CoordinateMapper: Hashable, Sendable {
         return Point(x: u, y: v)
     }
 
-    private static func span(_ axis: AxisInfo) -> Double { Double(axis.maximum) - Double(axis.minimum) + 1 }
 
     private static func clamp(_ value: Int32, _ axis: AxisInfo) -> Int32 {
         Swift.min(Swift.max(value, axis.minimum), axis.maximum)
