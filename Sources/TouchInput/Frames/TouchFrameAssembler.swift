@@ -91,9 +91,7 @@ public struct TouchFrameAssembler {
     ///   description is valid (``DeviceDescription/validate()``): live devices and recordings
     ///   are checked before they get here.
     public init(description: DeviceDescription, mapping: OutputMapping = OutputMapping(), filters: ContactFilterSettings = ContactFilterSettings()) {
-        guard let axes = description.positionAxes else {
-            preconditionFailure("\(description.name) has no position axes")
-        }
+        precondition(description.positionAxes != nil, "\(description.name) has no position axes")
         precondition(description.problems.isEmpty, "\(description.name): \(description.problems)")
         self.description = description
         // Millimetres only where the device's size is believed (PanelGeometry): every reader
