@@ -212,18 +212,16 @@ struct SimulateCommand: ParsableCommand {
         let replay = try loadReplay(recording, device: device, mappedBy: configuration, named: config)
         let clock = ManualFrameClock(now: 0)
         let engine = configuration.makeEngine(clock: clock)
-        engine.onUpdates = { updates in
-            for update in updates {
-                if json {
-                    emit(JSONValue.update(update).encoded)
-                } else {
-                    emit(formatted("%10.4f  ", update.time) + update.stream.padded(toLength: 24) + "  " + text(update.value))
-                }
-            }
-        }
         var frames = replay.frames()
         if let until { frames.removeAll { $0.time > until } }
         let outcome = Simulation(frameRate: configuration.daemon.frameRate).run(frames, through: engine, clock: clock, until: until)
+        for update in outcome.updates {
+            if json {
+                emit(JSONValue.update(update).encoded)
+            } else {
+                emit(formatted("%10.4f  ", update.time) + update.stream.padded(toLength: 24) + "  " + text(update.value))
+            }
+        }
         if !outcome.settled && until == nil {
             writeStandardError("motionctl: still moving \(Int(Simulation().settleLimit)) s after the recording ended\n")
             throw ExitCode(ExitStatus.refused)

@@ -119,13 +119,11 @@ struct TouchPlot {
         let clock = ManualFrameClock(now: 0)
         let engine = configuration.makeEngine(clock: clock)
         var paths: [String: [Point]] = Dictionary(uniqueKeysWithValues: configuration.elements.map { ($0.id, [$0.center]) })
-        engine.onUpdates = { updates in
-            for update in updates {
-                guard update.stream.hasSuffix(".position"), case .point(let point) = update.value else { continue }
-                paths[String(update.stream.dropLast(".position".count)), default: []].append(point)
-            }
+        let outcome = Simulation(frameRate: configuration.daemon.frameRate).run(frames, through: engine, clock: clock)
+        for update in outcome.updates {
+            guard update.stream.hasSuffix(".position"), case .point(let point) = update.value else { continue }
+            paths[String(update.stream.dropLast(".position".count)), default: []].append(point)
         }
-        _ = Simulation(frameRate: configuration.daemon.frameRate).run(frames, through: engine, clock: clock)
         elements = configuration.elements.map { ($0, paths[$0.id] ?? []) }
     }
 

@@ -24,27 +24,27 @@ struct AttractModeTests {
     @Test("screen.idle turns true idle_after seconds after the last finger lifts, and false at the next touch")
     func idle() {
         let (engine, _) = Self.engine()
-        var updates: [PublishedUpdate] = []
-        engine.onUpdates = { updates += $0 }
+        let recorder = ReportRecorder()
+        engine.observer = recorder
         #expect(engine.lastValue("screen.idle") == .bool(false))
         #expect(engine.nextIdleDeadline == 2, "idle time counts from the start")
         let spot = Point(x: 100, y: 100)
-        engine.process(Self.frame(1, (1, .began, spot)))
+        recorder.record(engine.process(Self.frame(1, (1, .began, spot))))
         #expect(engine.nextIdleDeadline == nil, "a finger is down")
         // Held still for ten seconds: someone is there, so the screen is not idle.
-        engine.process(Self.frame(11, (1, .stationary, spot)))
-        engine.advanceIdle(to: 11)
+        recorder.record(engine.process(Self.frame(11, (1, .stationary, spot))))
+        recorder.record(engine.advanceIdle(to: 11))
         #expect(!engine.isIdle)
-        engine.process(Self.frame(11.5, (1, .ended, spot)))
+        recorder.record(engine.process(Self.frame(11.5, (1, .ended, spot))))
         #expect(engine.nextIdleDeadline == 13.5)
-        engine.advanceIdle(to: 13.4)
+        recorder.record(engine.advanceIdle(to: 13.4))
         #expect(!engine.isIdle, "not yet")
-        engine.advanceIdle(to: 13.5)
+        recorder.record(engine.advanceIdle(to: 13.5))
         #expect(engine.isIdle)
         #expect(engine.nextIdleDeadline == nil, "nothing left to do until the next touch")
-        engine.process(Self.frame(20, (2, .began, spot)))
+        recorder.record(engine.process(Self.frame(20, (2, .began, spot))))
         #expect(!engine.isIdle)
-        let idle = Self.values(updates, "screen.idle")
+        let idle = Self.values(recorder.updates, "screen.idle")
         #expect(idle.map(\.0) == [13.5, 20])
         #expect(idle.map(\.1) == [.bool(true), .bool(false)])
     }

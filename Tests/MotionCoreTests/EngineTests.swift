@@ -51,14 +51,12 @@ struct EngineTests {
         let (engine, clock) = makeEngine()
         let element = card()
         engine.add(element, interactions: [DirectlyManipulable()])
-        var batches: [[PublishedUpdate]] = []
-        engine.onUpdates = { batches.append($0) }
         let script = FingerScript(fingers: [
             .circle(id: 1, centre: Point(x: 960, y: 540), radius: 100, from: 0, turn: 0.5, down: 0...0.3),
             .circle(id: 2, centre: Point(x: 960, y: 540), radius: 100, from: .pi, turn: 0.5, down: 0...0.3),
         ])
         let frames = script.frames(rate: 100)
-        _ = Simulation().run(frames, through: engine, clock: clock)
+        let batches = Simulation().run(frames, through: engine, clock: clock).reports.map(\.values).filter { !$0.isEmpty }
         for batch in batches {
             #expect(Set(batch.map(\.stream)).count == batch.count, "a stream twice in one frame")
             #expect(Set(batch.map(\.time)).count == 1)
@@ -80,16 +78,21 @@ struct EngineTests {
         var dragStates: [RecognitionState] = []
         a.gestures.drag.stream.subscribe(next: { dragStates.append($0.state) })
         var reported: [String] = []
-        engine.onGesture = { stream, element, gesture in reported.append("\(engine.catalog.name(of: stream)) \(element) \(gesture.state)") }
+        func report(_ events: [FrameEvent]) {
+            for case .gesture(_, let stream, let element, let gesture) in events { reported.append("\(stream) \(element) \(gesture.state)") }
+        }
         let script = FingerScript(fingers: [.line(id: 1, from: Point(x: 400, y: 400), to: Point(x: 700, y: 400), down: 0...0.6)])
         let frames = script.frames(rate: 100)
-        _ = Simulation().run(Array(frames.prefix(30)), through: engine, clock: clock)
+        report(Simulation().run(Array(frames.prefix(30)), through: engine, clock: clock).events)
         #expect(a.position.value.x > 500)
 
         let b = card("b", at: Point(x: 1400, y: 800))
         engine.add(b, interactions: [Draggable()])
         #expect(engine.scene.element("b") === b)
         engine.remove("a")
+        let removal = engine.tick(at: clock.now)
+        report(removal.events)
+        #expect(removal.removedStreams.count >= 7, "a's streams went with it: its six values and its drag")
         #expect(dragStates.last == .cancelled)
         #expect(reported.last == "a.drag a cancelled", "\(reported)")
         #expect(engine.scene.element("a") == nil)

@@ -122,11 +122,8 @@ struct InteractionTests {
         let attach = Attach(position: element.position, to: destination)
         engine.add(element, interactions: [attach])
         var samples: [(Double, Point)] = []
-        engine.onUpdates = { updates in
-            for update in updates where update.stream == "card.position" {
-                if case .point(let p) = update.value { samples.append((update.time, p)) }
-            }
-        }
+        let recorder = ReportRecorder()
+        engine.observer = recorder
         destination.value = Point(x: 900, y: 500)
         for k in 1...24 { clock.tick(at: Double(k) / 120) }
         // Retarget between frames, at 0.205 s.
@@ -134,6 +131,9 @@ struct InteractionTests {
         destination.value = Point(x: 400, y: 900)
         for k in 25...240 { clock.tick(at: Double(k) / 120) }
         #expect(element.position.value == Point(x: 400, y: 900))
+        for update in recorder.updates where update.stream == "card.position" {
+            if case .point(let p) = update.value { samples.append((update.time, p)) }
+        }
 
         // Compare with the physics: the first segment, then from its state at 0.205 s on.
         let first = SpringCurve(from: Point(x: 100, y: 100), velocity: .zero, to: Point(x: 900, y: 500), configuration: .standard)

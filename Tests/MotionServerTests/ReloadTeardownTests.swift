@@ -18,7 +18,7 @@ struct ReloadTeardownTests {
     private static func moveMarker(_ daemon: Daemon, _ clock: ManualFrameClock, to x: Double) throws {
         let write = try #require(daemon.engine.property("marker.destination")?.write)
         #expect(write(.point(Point(x: x, y: 200))) == nil)
-        daemon.engine.flushIfIdle()
+        daemon.publishPending()
         clock.tick(at: clock.now + 1.0 / 120)
     }
 

@@ -95,7 +95,7 @@ struct NonFiniteTests {
         let before = card.position.value
         for _ in 0..<3 {
             card.position.value = Point(x: .nan, y: .infinity)
-            daemon.engine.flushIfIdle()  // as after a command; in a frame the frame's end flushes
+            daemon.publishPending()  // as after a command; in a frame the frame's end flushes
             clock.tick(at: clock.now + 1.0 / 60)
         }
         // A number that is not finite would be written as null.

@@ -59,8 +59,8 @@ struct ValueLineTests {
         for count in 0...fingers.count {
             var state = ContactsStream()
             for (index, finger) in fingers.prefix(count).enumerated() {
-                _ = state.update(with: TouchFrame(time: 0, contacts: [TouchContact(slot: index, trackingID: Int32(index), phase: .began, deviceX: 0, deviceY: 0, position: finger.position)]),
-                                 device: index, node: finger.device)
+                let contact = TouchContact(slot: index, trackingID: Int32(index), phase: .began, deviceX: 0, deviceY: 0, position: finger.position)
+                _ = state.update(with: [ReportedContact(device: index, contact: contact, predicted: nil)], node: finger.device)
             }
             let expected = JSONValue.object([("event", "value"), ("stream", .string(ContactsStream.name)), ("value", state.json), ("t", .number(4.25)), ("seq", .integer(9))]).encoded + "\n"
             var buffer = ByteBufferAllocator().buffer(capacity: 16)

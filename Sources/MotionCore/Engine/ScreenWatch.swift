@@ -1,9 +1,3 @@
-/// A contact on one device: tracking ids are per device, so two devices can both have a 7.
-struct ContactKey: Hashable {
-    var device: Int
-    var trackingID: Int32
-}
-
 /// The screen's own gestures (`[[screen_gesture]]`), watched over every device's contacts at
 /// once: each device's frame is merged with the contacts the other devices have down (as
 /// they last were), under ids unique on the screen.

@@ -19,6 +19,10 @@ public struct Simulation {
     public struct Outcome {
         /// Every published update, in order.
         public var updates: [PublishedUpdate]
+        /// Every gesture event, in order.
+        public var events: [FrameEvent]
+        /// Every report that held something, in order.
+        public var reports: [FrameReport]
         /// The time of the last tick or frame.
         public var endTime: Double
         /// Whether the engine was at rest at the end (false if it hit the settle limit).
@@ -32,10 +36,9 @@ public struct Simulation {
     /// rest after the last frame (or at the settle limit); with it, the run goes on to
     /// `until` whatever moves or not, and ends there.
     public func run(_ frames: [TouchFrame], through engine: MotionEngine, clock: ManualFrameClock, until: Double? = nil) -> Outcome {
-        var updates: [PublishedUpdate] = []
-        let previous = engine.onUpdates
-        engine.onUpdates = { updates += $0; previous($0) }
-        defer { engine.onUpdates = previous }
+        let recorder = ReportRecorder(forwardingTo: engine.observer)
+        engine.observer = recorder
+        defer { engine.observer = recorder.next }
 
         var tick = Int((clock.now * frameRate).rounded(.down)) + 1
         func tickTime() -> Double { Double(tick) / frameRate }
@@ -44,7 +47,7 @@ public struct Simulation {
         func advance(to limit: Double, including: Bool, whileRunning: Bool = false) {
             func due(_ time: Double) -> Bool { including ? time <= limit : time < limit }
             func fire(_ deadline: Double) {
-                engine.advanceIdle(to: deadline)
+                recorder.record(engine.advanceIdle(to: deadline))
                 tick = Swift.max(tick, Int((deadline * frameRate).rounded(.down)) + 1)
             }
             while true {
@@ -75,7 +78,7 @@ public struct Simulation {
         }
         for frame in frames {
             advance(to: frame.time, including: false)
-            engine.process(frame)
+            recorder.record(engine.process(frame))
         }
         if let until {
             advance(to: until, including: true)
@@ -83,6 +86,41 @@ public struct Simulation {
         } else {
             advance(to: (frames.last?.time ?? clock.now) + settleLimit, including: true, whileRunning: true)
         }
-        return Outcome(updates: updates, endTime: clock.now, settled: !clock.isRunning && engine.state.value == .atRest)
+        return Outcome(updates: recorder.updates, events: recorder.events, reports: recorder.reports, endTime: clock.now, settled: !clock.isRunning && engine.state.value == .atRest)
+    }
+}
+
+/// Keeps every report's values and events, from the calls that return reports and from the
+/// clock's frames, passing the clock's frames on to the observer that was there before.
+public final class ReportRecorder: MotionEngineObserver {
+    /// The values, in order.
+    public private(set) var updates: [PublishedUpdate] = []
+    /// The gesture events, in order.
+    public private(set) var events: [FrameEvent] = []
+    /// Every report kept, whole (copied: a report is lent only until the next call).
+    public private(set) var reports: [FrameReport] = []
+    /// The observer the engine had before.
+    public weak var next: MotionEngineObserver?
+
+    /// A recorder passing clock frames on to `next`.
+    public init(forwardingTo next: MotionEngineObserver? = nil) {
+        self.next = next
+    }
+
+    /// Keeps a report.
+    public func record(_ report: FrameReport) {
+        guard !report.isEmpty else { return }
+        updates += report.values
+        events += report.events
+        reports.append(report)
+    }
+
+    public func engine(_ engine: MotionEngine, ranClockFrame report: FrameReport) {
+        record(report)
+        next?.engine(engine, ranClockFrame: report)
+    }
+
+    public func engine(_ engine: MotionEngine, repaired element: String, streams: [String]) {
+        next?.engine(engine, repaired: element, streams: streams)
     }
 }

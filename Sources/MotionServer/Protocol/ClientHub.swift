@@ -101,34 +101,6 @@ final class ClientHub {
 
     // MARK: Lines
 
-    /// A gesture's state change, to its stream's subscribers. `changed` is not sent (it
-    /// comes with every frame and the values carry it); the rest are events a UI acts on.
-    func gesture(_ gesture: RecognizedGesture, stream: StreamID) {
-        guard [.began, .ended, .cancelled, .recognized].contains(gesture.state), subscriptions.hasSubscribers(stream) else { return }
-        let head: [(String, JSONValue)] = [("event", "state"), ("stream", .string(scene.engine.catalog.name(of: stream))),
-                                           ("state", .string(gesture.state.rawValue)), ("t", .number(gesture.time))]
-        send(encode(.object(head + JSONValue.gestureValues(gesture, velocity: gesture.state == .ended))), toSubscribersOf: stream)
-    }
-
-    /// A screen gesture (`[[screen_gesture]]`), to the subscribers of `screen.gesture`: the
-    /// gesture event's line with the pattern's `name` and the `gesture` it is.
-    func screenGesture(_ event: ScreenGestureEvent, stream: StreamID) {
-        guard subscriptions.hasSubscribers(stream) else { return }
-        let gesture = event.gesture
-        let head: [(String, JSONValue)] = [("event", "state"), ("stream", .string(scene.engine.catalog.name(of: stream))),
-                                           ("name", .string(event.name)), ("gesture", .string(gesture.kind.rawValue)),
-                                           ("state", .string(gesture.state.rawValue)), ("t", .number(gesture.time))]
-        send(encode(.object(head + JSONValue.gestureValues(gesture, velocity: true))), toSubscribersOf: stream)
-    }
-
-    /// An event line to each subscriber of `stream`, at once.
-    private func send(_ line: ByteBuffer, toSubscribersOf stream: StreamID) {
-        for session in subscriptions.subscribers(of: stream) {
-            session.output.send(line, coalescing: nil)
-            session.output.flush()
-        }
-    }
-
     /// An event every client hears (a device came or went, a calibration target moved).
     func broadcast(_ event: JSONValue) {
         let line = encode(event)

@@ -19,15 +19,16 @@ struct ContactsStream {
     /// The fingers down, in the order they landed.
     private(set) var contacts: [Contact] = []
 
-    /// Takes in a frame, each finger's prediction from `predicted`; true when the published
-    /// value changed.
-    mutating func update(with frame: TouchFrame, device: Int, node: String, predicted: (TouchContact) -> Point? = { _ in nil }) -> Bool {
+    /// Takes in a frame's contacts (``FrameReport/contacts``), on the device whose node is
+    /// `node`; true when the published value changed.
+    mutating func update(with frame: [ReportedContact], node: String) -> Bool {
         var changed = false
-        for contact in frame.contacts {
-            let id = identities.identity(of: contact, device: device)
+        for reported in frame {
+            let contact = reported.contact
+            let id = identities.identity(of: contact, device: reported.device)
             let index = contacts.firstIndex { $0.id == id }
             if contact.phase.isActive {
-                let current = Contact(id: id, position: contact.position, device: node, predicted: predicted(contact))
+                let current = Contact(id: id, position: contact.position, device: node, predicted: reported.predicted)
                 if let index {
                     if contacts[index] != current { contacts[index] = current; changed = true }
                 } else {

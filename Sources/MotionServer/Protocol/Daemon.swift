@@ -53,9 +53,9 @@ public final class Daemon {
         set { status.webAddress = newValue }
     }
 
-    /// The engine's timer (attract mode, a screen gesture's long press held still); nil
-    /// without a scheduler: then only frames and commands move time.
-    private let timer: EngineTimer?
+    /// The engine's timer (attract mode, a screen gesture's long press held still, the
+    /// predictions' lapse); nil without a scheduler: then only frames and commands move time.
+    private var timer: EngineTimer?
 
     /// Creates a daemon for `configuration`, its springs on `clock`. `controlPolicy` says
     /// which peers may change things; `idleScheduler`, on the clock's time, wakes attract
@@ -65,7 +65,6 @@ public final class Daemon {
                 controlPolicy: @escaping (PeerCredentials?) -> Bool) {
         self.clock = clock
         self.output = output
-        self.timer = idleScheduler.map(EngineTimer.init)
         self.controlPolicy = controlPolicy
         self.scene = DaemonScene(configuration, clock: clock)
         self.clients = ClientHub(scene: scene, clock: clock)
@@ -75,7 +74,8 @@ public final class Daemon {
         dispatcher.tuioTargets = { [output] in output?.json ?? .array([]) }
         dispatcher.health = { [unowned self] in health() }
         dispatcher.metrics = { [unowned self] in metricsExposition() }
-        wire()
+        self.timer = idleScheduler.map { EngineTimer($0) { [unowned self] in tick(at: $0) } }
+        engine.observer = self
         configureOutput()
         scheduleTimer()
     }
@@ -93,26 +93,10 @@ public final class Daemon {
         timer?.follow(engine)
     }
 
-    private func wire() {
-        engine.onUpdates = { [unowned self] in published($0) }
-        engine.onGesture = { [unowned self] stream, _, gesture in clients.gesture(gesture, stream: stream) }
-        engine.onScreenGesture = { [unowned self] stream, event in clients.screenGesture(event, stream: stream) }
-        engine.onNonFinite = { [unowned self] element, streams in
-            onWarning("\(element) was put back to its last finite values: \(streams.joined(separator: ", ")) stopped being finite numbers")
-        }
-        engine.onStreamsRemoved = { [unowned self] in clients.streamsRemoved($0) }
-        engine.onPredictionsLapsed = { [unowned self] in
-            guard clients.contactsWanted, clients.contacts.lapsePredictions() else { return }
-            clients.publisher.publish([], extra: encodedContacts(time: clock.now), to: clients.subscriptions)
-        }
-    }
-
     // MARK: Input
 
-    /// Processes a frame from the device numbered `device`, whose node is `node`.
-    ///
-    /// What the frame changed goes to each client in one write: the engine's updates are
-    /// held until the contacts are known, and published with them.
+    /// Processes a frame from the device numbered `device`, whose node is `node`: the
+    /// pipeline every frame takes, calibration → engine → TUIO → clients.
     public func process(_ frame: TouchFrame, device: Int, node: String = "") {
         let now = clock.now
         status.frames += 1
@@ -125,26 +109,41 @@ public final class Daemon {
             touchscreens.takeCalibrationTouches(&frame, node: node)
             if frame.contacts.isEmpty { return }
         }
-        processing = true
-        engine.process(frame, device: device)
-        processing = false
-        if let output, output.isActive {
-            output.take(frame, device: device)
-            output.publish(engine.scene.elements, time: frame.time)
+        let report = engine.process(frame, device: device)
+        if let output, output.isActive { output.take(frame, device: device) }
+        publish(report, node: node, latencyFrom: frame.time)
+        scheduleTimer()
+    }
+
+    /// Does what the engine has due by `time` (its timer fired) and publishes it.
+    func tick(at time: Double) {
+        publish(engine.tick(at: time))
+        scheduleTimer()
+    }
+
+    /// Publishes what changed outside a frame (a command), at once.
+    func publishPending() {
+        publish(engine.tick(at: clock.now))
+    }
+
+    /// A frame's report to TUIO's receivers and to the clients, each client's lines in one
+    /// write; `node` names the device of an input frame's contacts, `latencyFrom` its time.
+    private func publish(_ report: FrameReport, node: String = "", latencyFrom inputTime: Double? = nil) {
+        if let output, output.isActive, inputTime != nil || !report.values.isEmpty {
+            output.publish(engine.scene.elements, time: report.time)
         }
         var contactsLine: (stream: StreamID, line: ByteBuffer)?
-        let engine = self.engine
-        if clients.contactsWanted, clients.contacts.update(with: frame, device: device, node: node, predicted: {
-            engine.predictedPosition(device: device, trackingID: $0.trackingID)
-        }) {
-            contactsLine = encodedContacts(time: frame.time)
+        if clients.contactsWanted {
+            let changed = clients.contacts.update(with: report.contacts, node: node)
+            if changed || (report.predictionsLapsed && clients.contacts.lapsePredictions()) {
+                contactsLine = encodedContacts(time: report.time)
+            }
         }
-        if !held.isEmpty || contactsLine != nil {
-            let sent = clients.publisher.publish(held, extra: contactsLine, to: clients.subscriptions)
-            held.removeAll(keepingCapacity: true)
-            if sent > 0 { metrics.published(values: sent, latency: clock.now - frame.time) }
+        if !report.values.isEmpty || !report.events.isEmpty || contactsLine != nil {
+            let sent = clients.publisher.publish(report, contacts: contactsLine, to: clients.subscriptions)
+            if sent > 0 { metrics.published(values: sent, latency: inputTime.map { clock.now - $0 }) }
         }
-        scheduleTimer()
+        if !report.removedStreams.isEmpty { clients.streamsRemoved(report.removedStreams) }
     }
 
     /// The frame's `screen.contacts` line; the publisher copies it, so it is reused.
@@ -161,21 +160,6 @@ public final class Daemon {
         return (stream, contactsBuffer)
     }
 
-    /// Inside ``process(_:device:node:)``: the engine's updates wait in `held`.
-    private var processing = false
-    private var held: [PublishedUpdate] = []
-
-    /// The engine published: at once, unless a frame is being processed.
-    private func published(_ updates: [PublishedUpdate]) {
-        if processing {
-            held += updates
-        } else {
-            let sent = clients.publisher.publish(updates, to: clients.subscriptions)
-            if sent > 0 { metrics.published(values: sent, latency: nil) }
-            if let output, output.isActive { output.publish(engine.scene.elements, time: updates.first?.time ?? clock.now) }
-        }
-    }
-
     /// Counts frames the input left out because newer ones of the same device were already
     /// waiting (``FrameCoalescing``), for `stats`.
     public func framesCoalesced(_ count: Int) {
@@ -190,8 +174,9 @@ public final class Daemon {
     /// The old engine is taken apart (``MotionEngine/disconnect()``): its springs stop, so
     /// nothing of the old scene stays in memory or keeps the clock running.
     public func reload(_ configuration: Configuration) {
-        let oldCatalog = scene.replace(with: configuration)
-        wire()
+        let (endings, oldCatalog) = scene.replace(with: configuration)
+        publish(endings)
+        engine.observer = self
         status.configurationLoadedAt = clock.now
         status.lastReloadError = nil
         metrics.reloaded(successfully: true)
@@ -253,6 +238,8 @@ public final class Daemon {
             if let operation = decoded.operation, operation.changesScene { try requireControl(session, operation) }
             return try dispatcher.dispatch(decoded.request.get(), for: session)
         }
+        // What the command changed goes to every subscriber before the reply, as it happened.
+        publishPending()
         reply(to: session, id: decoded.id, outcome.map(\.result))
         if case .success(let dispatched) = outcome, !dispatched.values.isEmpty { clients.sendValues(dispatched.values, to: session) }
         session.output.flush()
@@ -274,5 +261,16 @@ public final class Daemon {
         guard session.control else {
             throw ProtocolError(.forbidden, "\(operation.rawValue) \(operation == .reload || operation == .calibrate ? "changes the daemon" : "changes the scene"): only root, motiond's user, members of [daemon] control_groups and clients that sent the control token (auth) may use it")
         }
+    }
+}
+
+extension Daemon: MotionEngineObserver {
+    /// Springs moved in a clock frame.
+    public func engine(_ engine: MotionEngine, ranClockFrame report: FrameReport) {
+        publish(report)
+    }
+
+    public func engine(_ engine: MotionEngine, repaired element: String, streams: [String]) {
+        onWarning("\(element) was put back to its last finite values: \(streams.joined(separator: ", ")) stopped being finite numbers")
     }
 }

@@ -27,18 +27,19 @@ final class DaemonScene {
     /// Makes the new engine, hands it the touches in progress (``MotionEngine/handOver(to:)``:
     /// the gestures that end, end while the old engine is still the scene's, so that they reach
     /// the clients under its streams), and takes the old one apart (its springs stop, so
-    /// nothing of the old scene stays in memory or keeps the clock running). Returns the old
+    /// nothing of the old scene stays in memory or keeps the clock running). Returns the
+    /// report of the gestures that ended, to publish under the old streams, and the old
     /// streams' catalog, which the publisher renumbers from.
-    func replace(with configuration: Configuration) -> StreamCatalog {
+    func replace(with configuration: Configuration) -> (endings: FrameReport, oldCatalog: StreamCatalog) {
         let successor = configuration.makeEngine(clock: clock)
-        engine.handOver(to: successor)
+        let endings = engine.handOver(to: successor)
         engine.disconnect()
         let oldCatalog = engine.catalog
         self.configuration = configuration
         engine = successor
         contactsStream = engine.registerExternalStream(ContactsStream.name)
         interactionNames = Self.interactionNames(configuration)
-        return oldCatalog
+        return (endings, oldCatalog)
     }
 
     /// Every stream a client may subscribe to: the values, `screen.contacts`, the gestures.

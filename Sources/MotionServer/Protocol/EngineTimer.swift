@@ -5,11 +5,14 @@ import MotionCore
 /// after every frame is cheap while a finger is down.
 final class EngineTimer {
     private let scheduler: FrameScheduler
+    /// Runs the engine to a time: the daemon's ``Daemon/tick(at:)``, which publishes what it did.
+    private let fire: (Double) -> Void
     /// The deadline set, and for which engine (a reload brings a new one).
     private var pending: (deadline: Double, engine: ObjectIdentifier, cancel: () -> Void)?
 
-    init(_ scheduler: FrameScheduler) {
+    init(_ scheduler: FrameScheduler, fire: @escaping (Double) -> Void) {
         self.scheduler = scheduler
+        self.fire = fire
     }
 
     /// Sets the timer to `engine`'s next deadline, if that moved.
@@ -22,8 +25,7 @@ final class EngineTimer {
         let cancel = scheduler.schedule(at: next) { [weak self, weak engine, unowned scheduler] in
             guard let self, let engine else { return }
             pending = nil
-            engine.advance(to: Swift.max(next, scheduler.now))
-            follow(engine)
+            fire(Swift.max(next, scheduler.now))
         }
         pending = (next, ObjectIdentifier(engine), cancel)
     }

@@ -1,9 +1,9 @@
 import MotionCore
 import NIOCore
 
-/// Sends what the engine publishes to the clients that want it (docs/protocol.md, `value`
-/// events): numbers each stream's values (`seq`), encodes each update once, and gives every
-/// subscriber a frame's lines in one write and one flush.
+/// Sends what a frame changed to the clients that want it (docs/protocol.md, `value` and
+/// `state` events): numbers each stream's values (`seq`), encodes each line once, and gives
+/// every subscriber a frame's lines in one write and one flush, in the protocol's order.
 ///
 /// The work per frame is proportional to the subscriptions of the streams that changed, not
 /// to the number of clients: the ``SubscriptionIndex`` names the subscribers of each
@@ -58,17 +58,18 @@ final class Publisher {
         sequence = counts
     }
 
-    /// Publishes a frame's updates to their subscribers, and `extra`, a line already
-    /// encoded for a stream outside the engine (`screen.contacts`), in the same write; the
-    /// lines sent, over all subscribers.
+    /// Publishes a frame's report to the subscribers of what it holds, in the protocol's order
+    /// (docs/protocol.md, "A frame's lines"): the values, `contacts` (`screen.contacts`' line,
+    /// already encoded, when it changed), then the gesture events. Each subscriber gets its
+    /// lines in one write. Returns the value lines sent, over all subscribers.
     @discardableResult
-    func publish(_ updates: [PublishedUpdate], extra: (stream: StreamID, line: ByteBuffer)? = nil, to index: SubscriptionIndex) -> Int {
+    func publish(_ report: FrameReport, contacts: (stream: StreamID, line: ByteBuffer)? = nil, to index: SubscriptionIndex) -> Int {
         publication &+= 1
         frame.clear()
         lines.removeAll(keepingCapacity: true)
         streams.removeAll(keepingCapacity: true)
         touched.removeAll(keepingCapacity: true)
-        for update in updates {
+        for update in report.values {
             let seq = nextSeq(update.id)
             let start = frame.writerIndex
             if index.hasSubscribers(update.id) {
@@ -76,29 +77,41 @@ final class Publisher {
             }
             add(update.id, start..<frame.writerIndex, index)
         }
-        if let extra {
+        if let contacts {
             let start = frame.writerIndex
-            frame.writeImmutableBuffer(extra.line)
-            add(extra.stream, start..<frame.writerIndex, index)
+            frame.writeImmutableBuffer(contacts.line)
+            add(contacts.stream, start..<frame.writerIndex, index)
+        }
+        let values = lines.count
+        for event in report.events where index.hasSubscribers(event.stream) {
+            let start = frame.writerIndex
+            guard frame.writeStateEvent(event) else { continue }
+            add(event.stream, start..<frame.writerIndex, index)
         }
         guard !touched.isEmpty else { return 0 }
         var sent = 0
         let count = lines.count
         let everything: UInt64 = count >= 64 ? .max : (1 << count) - 1
+        let valueLines: UInt64 = values >= 64 ? .max : (1 << values) - 1
         partial.removeAll(keepingCapacity: true)
         for session in touched {
             if session.output.isKeepingUp && count <= 64 {
                 let lines = session.wanted == everything ? frame : lines(session.wanted)
-                session.sent += session.wanted.nonzeroBitCount
-                sent += session.wanted.nonzeroBitCount
+                let valuesSent = (session.wanted & valueLines).nonzeroBitCount
+                session.sent += valuesSent
+                sent += valuesSent
                 session.output.sendNow(lines)
             } else {
-                // Behind: line by line, each replaceable by the stream's next value.
+                // Behind: line by line, each value replaceable by its stream's next value
+                // (events are never replaced).
                 for position in 0..<count where session.subscriptions[streams[position]] != nil {
                     let line = self.lines[position]
-                    session.output.send(frame.getSlice(at: line.lowerBound, length: line.count)!, coalescing: streams[position])
-                    session.sent += 1
-                    sent += 1
+                    let isValue = position < values
+                    session.output.send(frame.getSlice(at: line.lowerBound, length: line.count)!, coalescing: isValue ? streams[position] : nil)
+                    if isValue {
+                        session.sent += 1
+                        sent += 1
+                    }
                 }
                 session.output.flush()
             }

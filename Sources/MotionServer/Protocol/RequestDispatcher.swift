@@ -139,7 +139,6 @@ final class RequestDispatcher {
         if let problem = Self.limitProblem(value, ValueLimits(screen: configuration.screen)) ?? write(value) {
             throw ProtocolError(.badValue, "\(name): \(problem)")
         }
-        engine.flushIfIdle()
         return .object([("stream", .string(name)), ("value", .published(property.read()))])
     }
 

@@ -153,3 +153,33 @@ private struct ShortASCII: TextOutputStream {
         withUnsafeBytes(of: storage) { body(UnsafeRawBufferPointer(rebasing: $0[..<count])) }
     }
 }
+
+extension ByteBuffer {
+    /// A gesture's `state` event (docs/protocol.md): an element's recognizer's `began`,
+    /// `ended`, `cancelled` or `recognized` (not `changed`, which comes with every frame and
+    /// the values carry; `ended` with the velocity), or a screen gesture's, with its
+    /// pattern's `name` and the `gesture` it is. False, writing nothing, for an event no
+    /// client hears.
+    @discardableResult
+    mutating func writeStateEvent(_ event: FrameEvent) -> Bool {
+        let line: JSONValue
+        switch event {
+        case .gesture(_, let stream, _, let gesture):
+            guard [.began, .ended, .cancelled, .recognized].contains(gesture.state) else { return false }
+            let head: [(String, JSONValue)] = [("event", "state"), ("stream", .string(stream)),
+                                               ("state", .string(gesture.state.rawValue)), ("t", .number(gesture.time))]
+            line = .object(head + JSONValue.gestureValues(gesture, velocity: gesture.state == .ended))
+        case .screenGesture(_, let stream, let event):
+            let gesture = event.gesture
+            let head: [(String, JSONValue)] = [("event", "state"), ("stream", .string(stream)),
+                                               ("name", .string(event.name)), ("gesture", .string(gesture.kind.rawValue)),
+                                               ("state", .string(gesture.state.rawValue)), ("t", .number(gesture.time))]
+            line = .object(head + JSONValue.gestureValues(gesture, velocity: true))
+        }
+        var text = ""
+        line.encode(into: &text)
+        text += "\n"
+        writeString(text)
+        return true
+    }
+}

@@ -1,0 +1,186 @@
+/// A contact on one device: tracking ids are per device, so two devices can both have a 7.
+struct ContactKey: Hashable {
+    var device: Int
+    var trackingID: Int32
+}
+
+/// Where a contact down goes, from landing to lift: one record per contact, on every
+/// device, and one function for every change (``transition(_:_:)``), as ``SlotState`` keeps a
+/// slot's life in TouchInput.
+enum ContactRoute {
+    /// It landed on the element and is routed to it, under `id` (unique among the element's
+    /// contacts; elements see landing order, not devices).
+    case element(EngineElement, id: Int32)
+    /// A screen gesture took it from its element, which has not yet heard so: at the contact's
+    /// next frame (or when the element goes) the element hears it `cancelled`.
+    case takenFromElement(EngineElement, id: Int32)
+    /// It goes to no element until it lifts: it landed on none, or its element went, or the
+    /// scene it landed in was replaced.
+    case nowhere
+    /// A screen gesture took it: no element hears it until it lifts.
+    case screen
+
+    /// What happens to a contact.
+    enum Event {
+        /// A frame says it began, on `element` (the hit test's, nil for none) under `id`.
+        case land(on: EngineElement?, id: Int32)
+        /// A frame has it down (moved or not).
+        case move
+        /// A frame has it ended or cancelled.
+        case lift
+        /// A screen gesture that takes the fingers (`takesFingers`) took it.
+        case takenByScreen
+        /// Its element was removed, or the engine hands its fingers to a successor.
+        case elementGone
+    }
+
+    /// What the contact's element hears of the event.
+    enum Delivery {
+        case none
+        /// The contact as the frame has it, under the element's `id`.
+        case contact(EngineElement, id: Int32)
+        /// The contact, `cancelled`, under the element's `id`.
+        case cancelled(EngineElement, id: Int32)
+    }
+
+    /// A contact's life, as a table (no record is a contact not down):
+    ///
+    /// | route | event | next | the element hears |
+    /// |---|---|---|---|
+    /// | none, nowhere | land | element, or nowhere if it hit none | the contact |
+    /// | element | land | nowhere | `cancelled`: see below |
+    /// | element | move | element | the contact |
+    /// | element | lift | none | the contact (`ended`, `cancelled`) |
+    /// | element | takenByScreen | takenFromElement | nothing yet |
+    /// | takenFromElement | move, land | screen | `cancelled` |
+    /// | takenFromElement | lift | none | `cancelled` |
+    /// | element, takenFromElement | elementGone | nowhere | `cancelled` |
+    /// | none | move | nowhere (down, but on nothing: it was down before this engine) | nothing |
+    /// | none, nowhere | takenByScreen | screen | nothing |
+    /// | nowhere, screen | lift | none | nothing |
+    ///
+    /// A contact that lands again on an element without having lifted (a device that reuses
+    /// a tracking id) is one that was lost: its element hears it `cancelled`, and it goes to
+    /// no element until it lifts. Any other pair leaves the route as it is and delivers
+    /// nothing.
+    static func transition(_ route: ContactRoute?, _ event: Event) -> (next: ContactRoute?, delivery: Delivery) {
+        switch (route, event) {
+        case let (.none, .land(element, id)), let (.nowhere?, .land(element, id)):
+            return (element.map { .element($0, id: id) } ?? .nowhere, element.map { .contact($0, id: id) } ?? .none)
+        case let (.element(element, id)?, .land):
+            return (.nowhere, .cancelled(element, id: id))
+        case let (.element(element, id)?, .move):
+            return (route, .contact(element, id: id))
+        case let (.element(element, id)?, .lift):
+            return (nil, .contact(element, id: id))
+        case let (.element(element, id)?, .takenByScreen):
+            return (.takenFromElement(element, id: id), .none)
+        case let (.takenFromElement(element, id)?, .move), let (.takenFromElement(element, id)?, .land):
+            return (.screen, .cancelled(element, id: id))
+        case let (.takenFromElement(element, id)?, .lift):
+            return (nil, .cancelled(element, id: id))
+        case let (.element(element, id)?, .elementGone), let (.takenFromElement(element, id)?, .elementGone):
+            return (.nowhere, .cancelled(element, id: id))
+        case (.none, .move):
+            return (.nowhere, .none)
+        case (.none, .takenByScreen), (.nowhere?, .takenByScreen):
+            return (.screen, .none)
+        case (.nowhere?, .lift), (.screen?, .lift):
+            return (nil, .none)
+        default:
+            return (route, .none)
+        }
+    }
+}
+
+/// Every contact down, on an element or not, on every device, and where each goes
+/// (``ContactRoute``): what the engine asks to hand a frame's contacts to the elements, to
+/// know whether anyone touches the screen, and which fingers hold an element.
+struct ContactRouter {
+    private var routes: [ContactKey: ContactRoute] = [:]
+    private var nextID: Int32 = 0
+
+    /// Whether any contact is down anywhere.
+    var isAnyDown: Bool { !routes.isEmpty }
+
+    /// Routes one contact of a device's frame; `hit` finds the element a landing contact is
+    /// on. Returns what its element hears, if any: the contact under the element's id.
+    mutating func route(_ contact: TouchContact, device: Int, hit: (Point) -> EngineElement?) -> (EngineElement, TouchContact)? {
+        let key = ContactKey(device: device, trackingID: contact.trackingID)
+        let event: ContactRoute.Event
+        switch contact.phase {
+        case .began:
+            switch routes[key] {
+            case nil, .nowhere?:
+                let element = hit(contact.position)
+                event = .land(on: element, id: element == nil ? 0 : takeID())
+            case .element?, .takenFromElement?, .screen?:
+                // Only the table's verdict matters: the element is not looked up.
+                event = .land(on: nil, id: 0)
+            }
+        case .moved, .stationary: event = .move
+        case .ended, .cancelled: event = .lift
+        }
+        return apply(event, to: key, contact)
+    }
+
+    /// A screen gesture took every contact in `keys` from the elements.
+    mutating func takenByScreen(_ keys: some Sequence<ContactKey>) {
+        for key in keys { routes[key] = ContactRoute.transition(routes[key], .takenByScreen).next }
+    }
+
+    /// `element` went: its contacts go nowhere until they lift. Their ids, for the element
+    /// to hear them `cancelled`.
+    mutating func elementGone(_ element: EngineElement, into cancelled: inout [Int32]) {
+        for (key, route) in routes {
+            switch route {
+            case .element(let owner, _), .takenFromElement(let owner, _):
+                guard owner === element else { continue }
+                let (next, delivery) = ContactRoute.transition(route, .elementGone)
+                routes[key] = next
+                if case .cancelled(_, let id) = delivery { cancelled.append(id) }
+            case .nowhere, .screen:
+                continue
+            }
+        }
+    }
+
+    /// Hands each element the contacts holding it (``EngineElement/fingers``), each by key
+    /// and the element's id for it: one pass over the contacts, whatever the elements.
+    func collectFingers() {
+        for (key, route) in routes {
+            if case .element(let owner, let id) = route { owner.fingers.append((key, id)) }
+        }
+    }
+
+    /// The contacts down, routed nowhere: what a successor engine knows of the fingers down
+    /// when it takes over (they land on none of its elements, and the screen is not idle
+    /// under them).
+    var handedOver: ContactRouter {
+        var successor = ContactRouter()
+        for key in routes.keys { successor.routes[key] = .nowhere }
+        return successor
+    }
+
+    private mutating func apply(_ event: ContactRoute.Event, to key: ContactKey, _ contact: TouchContact) -> (EngineElement, TouchContact)? {
+        let (next, delivery) = ContactRoute.transition(routes[key], event)
+        routes[key] = next
+        var heard = contact
+        switch delivery {
+        case .none:
+            return nil
+        case .contact(let element, let id):
+            heard.trackingID = id
+            return (element, heard)
+        case .cancelled(let element, let id):
+            heard.trackingID = id
+            heard.phase = .cancelled
+            return (element, heard)
+        }
+    }
+
+    private mutating func takeID() -> Int32 {
+        defer { nextID = nextID == .max ? 0 : nextID + 1 }
+        return nextID
+    }
+}

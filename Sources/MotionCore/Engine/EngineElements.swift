@@ -1,0 +1,166 @@
+/// The scene as the engine runs it: elements added and removed while it runs, the streams
+/// each publishes, and handing the fingers to the engine a reload makes.
+extension MotionEngine {
+    /// Every stream's name and number.
+    public var catalog: StreamCatalog { published.catalog }
+
+    /// Seconds without a touch before `screen.idle` turns true.
+    public var idleAfter: Double {
+        get { attract.idleAfter }
+        set { attract.idleAfter = newValue }
+    }
+
+    /// `screen.idle`: false while anyone touches the screen, true once nobody has for
+    /// ``idleAfter`` seconds.
+    public var isIdle: Bool { attract.idle.value }
+
+    /// `.active` while any element moves.
+    public var state: ReadOnlyProperty<MotionState> { activity.state }
+
+    /// The runtime of an element's interactions.
+    public func runtime(of id: String) -> MotionRuntime? { elements.first { $0.element.id == id }?.runtime }
+
+    /// Adds an element with its interactions, while running or not.
+    public func add(_ element: Element, interactions: [any Interaction<Element>]) {
+        scene.add(element)
+        attach(element, interactions: interactions)
+    }
+
+    /// Adds interactions to the container, the screen.
+    public func addToContainer(_ interactions: [any Interaction<Element>]) {
+        let runtime = elements[0].runtime
+        for interaction in interactions { runtime.add(interaction, to: scene.container) }
+    }
+
+    /// Names a stream published from outside the engine (the daemon's `screen.contacts`),
+    /// so that it is numbered like the rest.
+    public func registerExternalStream(_ name: String) -> StreamID {
+        published.catalog.id(named: name) ?? published.register(name, kind: .external)
+    }
+
+    /// Removes an element: its gestures are cancelled, its interactions disconnected, and the
+    /// fingers on it are ignored until they lift. The cancellations and the streams that went
+    /// (``FrameReport/removedStreams``) are in the next report (``tick(at:)``).
+    public func remove(_ id: String) {
+        guard let index = elements.firstIndex(where: { $0.element.id == id }), index > 0 else { return }
+        let element = elements[index]
+        startReport(at: clock.now)
+        cancelTouches(of: element, at: clock.now)
+        element.detach()
+        elements.remove(at: index)
+        attract.remove(element.element)
+        let gone = element.values.map(\.id) + element.gestureStreams.compactMap { $0 }
+        published.remove(gone)
+        report.removedStreams += gone
+        scene.remove(id)
+    }
+
+    /// Takes the fingers from an element: its gestures in progress end `cancelled` (its
+    /// interactions and its gesture streams hear so), and the fingers go to no element until
+    /// they lift.
+    private func cancelTouches(of element: EngineElement, at time: Double) {
+        var ids: [Int32] = []
+        router.elementGone(element, into: &ids)
+        guard !ids.isEmpty else { return }
+        let position = element.element.position.value
+        let cancelled = TouchFrame(time: time, contacts: ids.sorted().map { id in
+            TouchContact(slot: 0, trackingID: id, phase: .cancelled, deviceX: 0, deviceY: 0, position: position)
+        })
+        deliver(cancelled, to: element)
+    }
+
+    /// Hands the touches in progress over to `successor`, the engine a reload made from the
+    /// new configuration, before this one is taken apart (``disconnect()``), so that every
+    /// gesture begun ends; returns the report of those endings. The gestures on elements end
+    /// `cancelled` here: the successor's elements are new ones, where the configuration puts
+    /// them, and the fingers down go to none of them until they lift. The screen's gestures
+    /// carry on in the successor where its patterns keep them, and end here where not
+    /// (``ScreenGestures/handOver(to:at:into:)``). The successor knows the fingers are down,
+    /// so the screen does not go idle under them.
+    public func handOver(to successor: MotionEngine) -> FrameReport {
+        let time = clock.now
+        startReport(at: time)
+        for element in elements { cancelTouches(of: element, at: time) }
+        if let screenWatch {
+            screenWatch.handOver(to: successor.screenWatch, at: time, into: &screenEvents)
+            reportScreenGestures()
+        }
+        successor.router = router.handedOver
+        reportHandedOut = true
+        return report
+    }
+
+    /// Takes the engine apart, for good: every interaction is disconnected (springs in flight
+    /// stop and no longer observe the clock), the links that published the elements'
+    /// properties are cut, and nothing more is reported. Springs hold themselves alive
+    /// through their subscriptions, so an engine that is only dropped keeps its scene in
+    /// memory and keeps the clock ticking; a reload calls this on the engine it replaces,
+    /// after ``handOver(to:)``. Touches still in progress are forgotten.
+    public func disconnect() {
+        observer = nil
+        for element in elements { element.detach() }
+        elements = []
+        router = ContactRouter()
+        published.removeAll()
+    }
+
+    /// Numbers an element's streams and follows its properties.
+    func attach(_ element: Element, interactions: [any Interaction<Element>]) {
+        let runtime = MotionRuntime(clock: clock)
+        let entry = EngineElement(element: element, runtime: runtime)
+        elements.append(entry)
+        for interaction in interactions { runtime.add(interaction, to: element) }
+        if let reset = interactions.lazy.compactMap({ $0 as? Resettable }).first { attract.add(reset, of: element) }
+
+        var values: [(String, PublishedProperty)] = [
+            ("position", .writablePoint(element.position)), ("size", .size(element.size)),
+            ("rotation", .number(element.rotation, writable: -1e6...1e6)), ("scale", .number(element.scale, writable: 1e-6...1e6)),
+            ("state", .text(element.state) { $0.rawValue }), ("enabled", .flag(element.enabled)),
+        ]
+        if predictions != nil, element !== scene.container, let predicted = PredictedElement(element) {
+            element.predicted = predicted
+            values += predicted.streams
+        }
+        values += element.extraProperties.map { ($0.name, $0.property) }
+        if element === scene.container { values.append(("idle", .flag(attract.idle.readOnly))) }
+        for (name, property) in values {
+            let stream = published.register("\(element.id).\(name)", kind: .value, property: property)
+            entry.values.append((stream, property))
+            entry.links.append(property.subscribe { [weak self] in self?.valueChanged(stream) })
+        }
+        // Subscribing delivered the current values: nothing is new.
+        for (stream, _) in entry.values { published.unmark(stream) }
+        entry.gestureStreams = GestureKind.allCases.map { kind in
+            element.recognizers.contains(kind) ? published.register("\(element.id).\(kind.rawValue)", kind: .gesture) : nil
+        }
+        entry.activityLink = activity.tracked(element.state.stream.asStateStream()).subscribe(next: { _ in })
+    }
+
+    /// Every stream the engine publishes values on, with its current value, in publication
+    /// order (elements as added, each element's properties in a fixed order).
+    public var streams: [(stream: String, value: PublishedValue)] {
+        elements.flatMap { entry in entry.values.map { (catalog.name(of: $0.id), $0.property.read()) } }
+    }
+
+    /// The value streams' numbers, in publication order.
+    public var valueStreams: [StreamID] { elements.flatMap { $0.values.map(\.id) } }
+
+    /// Every element's gesture streams, in the order of elements (the container first) and
+    /// then of ``GestureKind/allCases``.
+    public var gestureStreams: [StreamID] {
+        elements.flatMap { $0.gestureStreams.compactMap { $0 } } + (screenWatch.map { [$0.stream] } ?? [])
+    }
+
+    /// A published stream by name, to read or (if it allows) write.
+    public func property(_ stream: String) -> PublishedProperty? {
+        catalog.id(named: stream).flatMap { property($0) }
+    }
+
+    /// A published stream by number.
+    public func property(_ stream: StreamID) -> PublishedProperty? { published.property(stream) }
+
+    /// The last value published on `stream`, or nil when there is no such stream.
+    public func lastValue(_ stream: String) -> PublishedValue? {
+        catalog.id(named: stream).flatMap { published.lastValue($0) }
+    }
+}

@@ -1,0 +1,100 @@
+/// One change the daemon publishes: a property's new value at a frame's time.
+public struct PublishedUpdate: Hashable, Sendable {
+    /// The stream's number in the engine that published it.
+    public var id: StreamID
+    /// `ID.position`, `ID.rotation`, `ID.scale`, `ID.size`, `ID.state`, …
+    public var stream: String
+    /// The new value, absolute.
+    public var value: PublishedValue
+    /// The frame's timestamp, in seconds on the monotonic clock.
+    public var time: Double
+}
+
+/// A gesture event in a frame: an element's recognizer, or the screen's own
+/// (`[[screen_gesture]]`, on `screen.gesture`).
+public enum FrameEvent: Hashable, Sendable {
+    /// An element's recognizer: the element's gesture stream (`card.drag`), the element, the event.
+    case gesture(stream: StreamID, name: String, element: String, RecognizedGesture)
+    /// A screen gesture, on `screen.gesture`.
+    case screenGesture(stream: StreamID, name: String, ScreenGestureEvent)
+
+    /// The stream it is published on.
+    public var stream: StreamID {
+        switch self {
+        case .gesture(let stream, _, _, _), .screenGesture(let stream, _, _): return stream
+        }
+    }
+}
+
+/// A contact of an input frame, as the engine saw it, with where it will be when the engine
+/// predicts (`[screen] prediction`).
+public struct ReportedContact: Hashable, Sendable {
+    /// The device it is on (the number its frames came with).
+    public var device: Int
+    /// The contact, in screen pixels.
+    public var contact: TouchContact
+    /// Where it will be one horizon ahead; nil without prediction, or once predictions lapsed.
+    public var predicted: Point?
+
+    /// A contact on `device`, predicted to be at `predicted`.
+    public init(device: Int, contact: TouchContact, predicted: Point?) {
+        self.device = device
+        self.contact = contact
+        self.predicted = predicted
+    }
+}
+
+/// Everything one frame changed, in the order a client is to hear it: what
+/// ``MotionEngine/process(_:device:)`` and ``MotionEngine/tick(at:)`` return, and what the
+/// engine's clock frames (springs moving) hand its ``MotionEngineObserver``.
+///
+/// The order is the protocol's (docs/protocol.md, "A frame's lines"): first the values the
+/// frame changed, then the gesture events it began, ended, cancelled or recognized, in the
+/// order they happened. A UI reading line by line so sees an element's last values before
+/// the `ended` that concludes its gesture, and the values a `began` moved with it.
+///
+/// The engine lends its storage: a report is valid until the next call into the engine, and
+/// one that is let go by then costs no allocation (the engine reuses the arrays).
+public struct FrameReport: Sendable {
+    /// The frame's time, in seconds on the monotonic clock.
+    public internal(set) var time: Double = 0
+    /// The values that changed, each stream at most once, in publication order (elements in
+    /// the order they were added, each element's properties in a fixed order).
+    public internal(set) var values: [PublishedUpdate] = []
+    /// Gesture events, in the order they happened.
+    public internal(set) var events: [FrameEvent] = []
+    /// The input frame's contacts (none for a clock frame or a timer), with their predictions.
+    public internal(set) var contacts: [ReportedContact] = []
+    /// Whether the fingers' predictions lapsed (no frame came in time): whoever publishes
+    /// predicted contacts publishes them where the fingers are.
+    public internal(set) var predictionsLapsed = false
+    /// Streams that went with an element in this report; their numbers will name other
+    /// streams. Whoever keeps state per ``StreamID`` forgets it after the report's lines.
+    public internal(set) var removedStreams: [StreamID] = []
+
+    /// Whether the report has nothing to publish.
+    public var isEmpty: Bool {
+        values.isEmpty && events.isEmpty && contacts.isEmpty && !predictionsLapsed && removedStreams.isEmpty
+    }
+
+    /// Empties the report for the next frame, keeping its storage.
+    mutating func clear(time: Double) {
+        self.time = time
+        values.removeAll(keepingCapacity: true)
+        events.removeAll(keepingCapacity: true)
+        contacts.removeAll(keepingCapacity: true)
+        removedStreams.removeAll(keepingCapacity: true)
+        predictionsLapsed = false
+    }
+}
+
+/// What the engine tells whoever runs it outside the calls that return a ``FrameReport``.
+public protocol MotionEngineObserver: AnyObject {
+    /// The clock ran a frame (springs moving) that changed values: publish it as an input
+    /// frame's report is published.
+    func engine(_ engine: MotionEngine, ranClockFrame report: FrameReport)
+    /// An element's value stopped being finite (which the limits on what comes from outside
+    /// should make impossible) and the element was put back to its last finite values; said
+    /// once, until they are finite again.
+    func engine(_ engine: MotionEngine, repaired element: String, streams: [String])
+}
