@@ -1,0 +1,74 @@
+import TouchModel
+
+/// What the filters tell of their work: counts for `stats` and `devices`, and notices for the
+/// log.
+extension ContactFilters {
+    /// How often each filter acted: what `stats` and `devices` count.
+    public struct Counts: Hashable, Sendable {
+        /// Contacts cancelled because they stayed put for `stuck_after`.
+        public var stuck = 0
+        /// Contacts cancelled, or never begun, because they were larger than a palm.
+        public var palms = 0
+        /// Contacts cancelled and begun again because they jumped.
+        public var jumps = 0
+        /// Positions held back by hysteresis.
+        public var held = 0
+        /// Contacts re-paired with their fingers after the panel exchanged their positions.
+        public var repaired = 0
+        /// Protocol A frames with no contact whose lift was supplied (``ProtocolAConverter``).
+        public var lastLifts = 0
+
+        public init() {}
+
+        /// Both counts together: several devices, or several plays of a recording.
+        public static func + (a: Counts, b: Counts) -> Counts {
+            var sum = a
+            sum.stuck += b.stuck
+            sum.palms += b.palms
+            sum.jumps += b.jumps
+            sum.held += b.held
+            sum.repaired += b.repaired
+            sum.lastLifts += b.lastLifts
+            return sum
+        }
+
+        /// `self` counted `times` over.
+        public func times(_ times: Int) -> Counts {
+            var product = self
+            product.stuck *= times
+            product.palms *= times
+            product.jumps *= times
+            product.held *= times
+            product.repaired *= times
+            product.lastLifts *= times
+            return product
+        }
+    }
+
+    /// Something a filter did that an operator should hear of, once per contact.
+    public struct Notice: Hashable, Sendable {
+        /// Which filter acted: `repaired` is the jump filter finding a contact's finger
+        /// reported in another contact's slot; the others cancel the contact.
+        public enum Kind: String, Hashable, Sendable { case stuck, palm, jump, repaired }
+        public var kind: Kind
+        public var trackingID: Int32
+        /// Where, in screen pixels.
+        public var position: Point
+        public var time: Double
+        /// The contact was ignored from its landing: it never began, so nothing was
+        /// cancelled, and a reader of the log must not look for it in the frames.
+        public var fromLanding = false
+        /// For `repaired`: the contact in whose slot the panel reported this one's finger.
+        public var inSlotOf: Int32?
+
+        /// A notice; `fromLanding` goes with `palm` only, `inSlotOf` with `repaired` only.
+        public init(kind: Kind, trackingID: Int32, position: Point, time: Double, fromLanding: Bool = false, inSlotOf: Int32? = nil) {
+            self.kind = kind
+            self.trackingID = trackingID
+            self.position = position
+            self.time = time
+            self.fromLanding = fromLanding
+            self.inSlotOf = inSlotOf
+        }
+    }
+}
