@@ -139,6 +139,7 @@ let package = Package(
             swiftSettings: onlyImportedMembers
         ),
         .executableTarget(name: "motionctl", dependencies: ["MotionControl"], swiftSettings: onlyImportedMembers),
+        .testTarget(name: "TouchModelTests", dependencies: ["TouchModel"]),
         .testTarget(name: "MotionCoreTests", dependencies: ["MotionCore"]),
         .testTarget(name: "TouchInputTests", dependencies: ["TouchInput", "MotionCore"]),
         .testTarget(

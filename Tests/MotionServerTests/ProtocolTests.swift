@@ -232,16 +232,6 @@ struct ProtocolTests {
         #expect { try JSONInput(parsing: Substring(deep)) } throws: { ($0 as? JSONInputError)?.message.contains("nested deeper") == true }
     }
 
-    @Test("globs: * crosses dots, ? is one character")
-    func globs() {
-        #expect(globMatches("card.*", "card.position"))
-        #expect(globMatches("*.position", "card.position"))
-        #expect(globMatches("*", "a.b.c"))
-        #expect(globMatches("card.?cale", "card.scale"))
-        #expect(!globMatches("card.*", "cards.position"))
-        #expect(!globMatches("*.rotation", "card.position"))
-    }
-
     @Test("docs/protocol.md's table of ops lists exactly the ops the daemon has")
     func opsDocumented() throws {
         let file = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
