@@ -142,6 +142,7 @@ let package = Package(
         .testTarget(name: "TouchModelTests", dependencies: ["TouchModel"]),
         .testTarget(name: "MotionCoreTests", dependencies: ["MotionCore"]),
         .testTarget(name: "TouchInputTests", dependencies: ["TouchInput", "MotionCore"]),
+        .testTarget(name: "MotionConfigurationTests", dependencies: ["MotionConfiguration", "MotionCore", "TouchInput"]),
         .testTarget(
             name: "MotionServerTests",
             dependencies: [

@@ -183,14 +183,4 @@ struct PredictionProtocolTests {
         #expect(abs(predictedRotation - rotation - 0.032) < 0.002, "\(rotation) → \(predictedRotation)")
         #expect(predictedScale > scale * 1.02 && predictedScale < scale * 1.05, "\(scale) → \(predictedScale)")
     }
-
-    @Test("[screen] prediction is 0 to 0.05 s; more, or not a number, is refused with the file, line and range", arguments: ["0.06", "-0.01", "\"soon\""])
-    func refused(value: String) throws {
-        do {
-            _ = try Configuration.parse("[screen]\nprediction = \(value)\n", file: "p.toml")
-            Issue.record("prediction = \(value) was taken")
-        } catch {
-            #expect("\(error)".contains("p.toml:2") && "\(error)".contains("prediction"), "\(error)")
-        }
-    }
 }

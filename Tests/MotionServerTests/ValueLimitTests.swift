@@ -6,7 +6,8 @@ import Testing
 
 /// One rule for numbers from outside: what `set`, `add_element` and the configuration give
 /// is finite and in range, or refused with `bad_value` naming the field and the range; and
-/// an element is never poisoned for its subscribers.
+/// an element is never poisoned for its subscribers. (The configuration's side is
+/// ConfigurationValueLimitTests, in MotionConfigurationTests.)
 @Suite("Values from outside")
 struct ValueLimitTests {
     /// Sends `request` and returns its reply (the events before it skipped).
@@ -58,23 +59,6 @@ struct ValueLimitTests {
         #expect(huge["error"]?["message"]?.string?.contains("size: height must be more than 0 and at most 10800") == true, "\(huge))")
         let spring = try reply(daemon, session, output, #"{"id": 3, "op": "add_element", "element": {"id": "s", "center": [10, 10], "size": [10, 10], "attach": {"destination": [5, 5], "spring": {"tension": 1e9}}}}"#)
         #expect(spring["error"]?["message"]?.string?.contains("tension must be within 0.001…100000") == true, "\(spring))")
-    }
-
-    @Test("the configuration refuses the same values on their line, relative to its own screen")
-    func configuration() {
-        let element = "[screen]\nwidth = 800\nheight = 600\n\n[[element]]\nid = \"card\"\n"
-        expectRefused(element + "center = [1e308, 0]\nsize = [10, 10]\n", line: 7, "center: x must be within -8000…8800 (10 screens around the 800×600 screen), not 1e+308")
-        expectRefused(element + "center = [10, 10]\nsize = [10, 6001]\n", line: 8, "size: height must be more than 0 and at most 6000")
-        expectRefused(element + "center = [10, 10]\nsize = [10, 10]\n\n[element.tossable]\ndestination = [0, -7000]\n", line: 11, "destination: y must be within -6000…6600")
-        expectRefused(element + "center = [10, 10]\nsize = [10, 10]\n\n[element.tossable]\nsnap_points = { far = [9000, 0] }\n", line: 11, "x must be within -8000…8800")
-        expectRefused(element + "center = [10, 10]\nsize = [10, 10]\n\n[element.attach]\ndestination = [5, 5]\nspring = { tension = 342, friction = 30, mass = 1e-9 }\n",
-                      line: 12, "mass must be within 0.001…1000")
-    }
-
-    @Test("an element with both tossable and attach is refused: they would publish the same streams (found by the config fuzzer, which crashed on it)")
-    func tossableAndAttach() {
-        let element = "[[element]]\nid = \"card\"\ncenter = [10, 10]\nsize = [10, 10]\n\n[element.tossable]\ndestination = [5, 5]\n\n[element.attach]\ndestination = [50, 50]\n"
-        expectRefused(element, line: 9, "element 'card' has tossable and attach")
     }
 }
 

@@ -3,7 +3,6 @@ import MotionCore
 import Testing
 import TouchInput
 @testable import MotionConfiguration
-@testable import MotionServer
 
 /// Parses `text` as the configuration file `file`, expecting an error there on `line` whose
 /// message contains `message`; records what came instead.

@@ -1,7 +1,6 @@
 import Foundation
 import MotionCore
 @testable import MotionConfiguration
-@testable import MotionServer
 import Testing
 
 @Suite("Configuration drop-ins (conf.d/*.toml)")

@@ -2,7 +2,6 @@ import Foundation
 import Glibc
 import Testing
 @testable import MotionConfiguration
-@testable import MotionServer
 
 @Suite("WebSocket settings")
 struct WebSocketSettingsTests {
@@ -69,31 +68,5 @@ struct WebSocketSettingsTests {
         refused(text, line: 3, "must hold one line", file: config)
         try "".write(toFile: token, atomically: false, encoding: .utf8)
         refused(text, line: 3, "must hold one line", file: config)
-    }
-
-    @Test("tokens compare equal only when equal, whatever their lengths")
-    func tokens() {
-        #expect(ControlToken.matches("abc", "abc"))
-        for (given, expected) in [("abd", "abc"), ("ab", "abc"), ("abcd", "abc"), ("", "abc"), ("abc\u{0}", "abc")] {
-            #expect(!ControlToken.matches(given, expected), "\(given)")
-        }
-    }
-}
-
-@Suite("Sockets systemd passes")
-struct InheritedSocketTests {
-    @Test("the socket named websocket is the browsers' listener; the first other one the Unix socket")
-    func names() {
-        let pid: Int32 = 4242
-        func sockets(_ environment: [String: String]) -> (Int32?, Int32?) {
-            let found = SystemdActivation.inheritedSockets(environment, pid: pid)
-            return (found.control, found.web)
-        }
-        #expect(sockets(["LISTEN_PID": "4242", "LISTEN_FDS": "1"]) == (3, nil))
-        #expect(sockets(["LISTEN_PID": "4242", "LISTEN_FDS": "2", "LISTEN_FDNAMES": "motiond.socket:websocket"]) == (3, 4))
-        #expect(sockets(["LISTEN_PID": "4242", "LISTEN_FDS": "2", "LISTEN_FDNAMES": "websocket:motiond.socket"]) == (4, 3))
-        #expect(sockets(["LISTEN_PID": "4242", "LISTEN_FDS": "1", "LISTEN_FDNAMES": "websocket"]) == (nil, 3))
-        #expect(sockets(["LISTEN_PID": "1", "LISTEN_FDS": "2"]) == (nil, nil), "for another process")
-        #expect(sockets([:]) == (nil, nil))
     }
 }

@@ -1,7 +1,6 @@
 import Foundation
 import Testing
 @testable import MotionConfiguration
-@testable import MotionServer
 
 @Suite("[[tuio]] configuration")
 struct TUIOSettingsTests {

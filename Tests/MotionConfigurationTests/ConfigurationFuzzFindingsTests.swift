@@ -1,6 +1,5 @@
 import Testing
 @testable import MotionConfiguration
-@testable import MotionServer
 
 /// What fuzzing the configuration loader found: text that crashed the process instead of
 /// getting an error.
