@@ -17,6 +17,10 @@
 //   MotionControl motionctl's commands: inspecting and driving the daemon, recordings, plots
 //   motiond       the daemon, and motionctl when called by that name (as installed)
 //   motionctl     the command line that inspects and drives it (MotionControl)
+//
+// Each module's tests are a target named after it (MotionControl's commands are tested
+// through the executables, in CommandLineTests); OSCTestSupport reads OSC back for the two
+// targets that check TUIO, MotionTUIOTests and MotionServerTests.
 import PackageDescription
 
 /// Extensions are visible only where their module is imported: without it, TOMLKit's
@@ -143,12 +147,16 @@ let package = Package(
         .testTarget(name: "MotionCoreTests", dependencies: ["MotionCore"]),
         .testTarget(name: "TouchInputTests", dependencies: ["TouchInput", "MotionCore"]),
         .testTarget(name: "MotionConfigurationTests", dependencies: ["MotionConfiguration", "MotionCore", "TouchInput"]),
+        // An independent reading of OSC bundles, for the tests that check what TUIO sends.
+        .target(name: "OSCTestSupport", path: "Tests/OSCTestSupport"),
+        .testTarget(name: "MotionTUIOTests", dependencies: ["MotionTUIO", "MotionConfiguration", "MotionCore", "OSCTestSupport"]),
         .testTarget(
             name: "MotionServerTests",
             dependencies: [
                 "MotionServer",
                 "MotionConfiguration",
                 "MotionTUIO",
+                "OSCTestSupport",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 // The listener's connections, driven without sockets and on a manual clock.

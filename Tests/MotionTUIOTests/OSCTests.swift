@@ -1,6 +1,4 @@
 import Testing
-@testable import MotionConfiguration
-@testable import MotionServer
 @testable import MotionTUIO
 
 /// The OSC encoding against byte sequences worked out from the OSC 1.0 specification (its
@@ -87,82 +85,5 @@ struct OSCTests {
         var writer = OSCWriter()
         writer.timeTag(OSCTimeTag(unixSeconds: 0, nanoseconds: 500_000_000))
         #expect(writer.bytes == [0x83, 0xAA, 0x7E, 0x80, 0x80, 0, 0, 0])
-    }
-}
-
-/// Reads OSC packets back, for tests: an independent reading of the rules above, strict
-/// about sizes and padding so that an encoder mistake shows up here.
-enum OSCTestDecoder {
-    enum Argument: Equatable, CustomStringConvertible {
-        case int(Int32), float(Float), string(String), time(UInt64)
-
-        var int: Int32? { if case .int(let v) = self { v } else { nil } }
-        var float: Float? { if case .float(let v) = self { v } else { nil } }
-        var string: String? { if case .string(let v) = self { v } else { nil } }
-        var description: String {
-            switch self {
-            case .int(let v): "\(v)"
-            case .float(let v): "\(v)"
-            case .string(let v): "\"\(v)\""
-            case .time(let v): "t\(v)"
-            }
-        }
-    }
-
-    struct Message: CustomStringConvertible {
-        var address: String
-        var arguments: [Argument]
-        var description: String { ([address] + arguments.map(\.description)).joined(separator: " ") }
-    }
-
-    struct Malformed: Error, CustomStringConvertible { var description: String }
-
-    /// The messages of one bundle, in order.
-    static func bundle(_ bytes: [UInt8]) throws -> (time: UInt64, messages: [Message]) {
-        var at = 0
-        guard try string(bytes, &at) == "#bundle" else { throw Malformed(description: "not a bundle") }
-        let time = UInt64(UInt32(bitPattern: try int(bytes, &at))) << 32 | UInt64(UInt32(bitPattern: try int(bytes, &at)))
-        var messages: [Message] = []
-        while at < bytes.count {
-            let size = Int(try int(bytes, &at))
-            guard size > 0, size % 4 == 0, at + size <= bytes.count else { throw Malformed(description: "element size \(size) at \(at)") }
-            messages.append(try message(Array(bytes[at..<(at + size)])))
-            at += size
-        }
-        return (time, messages)
-    }
-
-    static func message(_ bytes: [UInt8]) throws -> Message {
-        var at = 0
-        let address = try string(bytes, &at)
-        let tags = try string(bytes, &at)
-        guard tags.first == "," else { throw Malformed(description: "type tags '\(tags)'") }
-        var arguments: [Argument] = []
-        for tag in tags.dropFirst() {
-            switch tag {
-            case "i": arguments.append(.int(try int(bytes, &at)))
-            case "f": arguments.append(.float(Float(bitPattern: UInt32(bitPattern: try int(bytes, &at)))))
-            case "s": arguments.append(.string(try string(bytes, &at)))
-            case "t": arguments.append(.time(UInt64(UInt32(bitPattern: try int(bytes, &at))) << 32 | UInt64(UInt32(bitPattern: try int(bytes, &at)))))
-            default: throw Malformed(description: "type tag \(tag)")
-            }
-        }
-        guard at == bytes.count else { throw Malformed(description: "\(bytes.count - at) bytes after the arguments of \(address)") }
-        return Message(address: address, arguments: arguments)
-    }
-
-    private static func int(_ bytes: [UInt8], _ at: inout Int) throws -> Int32 {
-        guard at + 4 <= bytes.count else { throw Malformed(description: "short int at \(at)") }
-        defer { at += 4 }
-        return Int32(bitPattern: UInt32(bytes[at]) << 24 | UInt32(bytes[at + 1]) << 16 | UInt32(bytes[at + 2]) << 8 | UInt32(bytes[at + 3]))
-    }
-
-    private static func string(_ bytes: [UInt8], _ at: inout Int) throws -> String {
-        guard let end = bytes[at...].firstIndex(of: 0) else { throw Malformed(description: "unterminated string at \(at)") }
-        let text = String(decoding: bytes[at..<end], as: UTF8.self)
-        let next = (end / 4 + 1) * 4
-        guard next <= bytes.count, bytes[end..<next].allSatisfy({ $0 == 0 }) else { throw Malformed(description: "bad padding after '\(text)'") }
-        at = next
-        return text
     }
 }
