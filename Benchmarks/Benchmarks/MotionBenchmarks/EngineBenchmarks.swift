@@ -17,7 +17,6 @@ func engineBenchmarks() {
             let clock = ManualFrameClock(now: 0)
             let engine = MotionEngine(scene: Scene(size: Size(width: 1920, height: 1080)), clock: clock, prediction: prediction)
             var published = 0
-            engine.onUpdates = { published += $0.count }
             for index in 0..<elements {
                 let element = Element(id: "e\(index)", center: Point(x: 96 + Double(index) * 192, y: 540), size: Size(width: 180, height: 600))
                 engine.add(element, interactions: [DirectlyManipulable()])
@@ -41,7 +40,7 @@ func engineBenchmarks() {
             var index = 0
             benchmark.startMeasurement()
             for _ in benchmark.scaledIterations {
-                engine.process(frames[index])
+                published += engine.process(frames[index]).values.count
                 index = (index + 1) % frames.count
             }
             benchmark.stopMeasurement()

@@ -8,6 +8,7 @@ let benchmarks: @Sendable () -> Void = {
     inputBenchmarks()
     gestureBenchmarks()
     engineBenchmarks()
+    tableBenchmarks()
     predictionBenchmarks()
     serverBenchmarks()
 
