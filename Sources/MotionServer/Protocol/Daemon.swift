@@ -6,9 +6,15 @@ import TouchInput
 /// The daemon's heart: the engine running the configured scene, and the clients it serves
 /// (docs/protocol.md). Everything runs on one event loop; nothing here is thread-safe.
 ///
-/// The daemon feeds input frames to the engine and what comes out to the clients, replaces
-/// the scene on reload, and lets clients come and go; each part of its state is a type with
-/// one job, which it shares with the ``RequestDispatcher`` that answers the clients:
+/// Every frame takes one way, in ``process(_:device:node:)`` and ``publish(_:node:latencyFrom:)``:
+/// calibration (a touchscreen being calibrated keeps its touches) → the engine, which
+/// returns the frame's ``FrameReport`` → TUIO's receivers → the clients, each in one write.
+/// Frames the engine makes without input (springs moving, its timer, what a request
+/// changed) join that way at the engine's report.
+///
+/// Besides, the daemon replaces the scene on reload and lets clients come and go; each part
+/// of its state is a type with one job, which it shares with the ``RequestDispatcher`` that
+/// answers the clients:
 /// - ``DaemonScene``: the engine, the configuration in force, the elements' interactions;
 /// - ``ClientHub``: the sessions, their subscriptions (``SubscriptionIndex``), the
 ///   ``Publisher`` that numbers, encodes and fans out values, `screen.contacts`, and every
@@ -17,8 +23,9 @@ import TouchInput
 /// - ``DaemonStatus``: the counters `stats` reports;
 /// - ``DaemonMetrics``: the Prometheus metrics (`GET /metrics`), and ``HealthReport`` its
 ///   verdict (`GET /healthz`, DaemonHealth.swift).
-/// ``Request`` reads a line into a typed request; ``EngineTimer`` wakes the engine (attract mode, a long press held still); TUIO
-/// goes out through a ``SceneOutput`` the daemon is given.
+/// ``Request`` reads a line into a typed request; ``EngineTimer`` wakes the engine (attract
+/// mode, a long press held still, predictions lapsing); TUIO goes out through a
+/// ``SceneOutput`` the daemon is given.
 public final class Daemon {
     /// The engine running the configured scene.
     public var engine: MotionEngine { scene.engine }
@@ -53,8 +60,7 @@ public final class Daemon {
         set { status.webAddress = newValue }
     }
 
-    /// The engine's timer (attract mode, a screen gesture's long press held still, the
-    /// predictions' lapse); nil without a scheduler: then only frames and commands move time.
+    /// The engine's timer; nil without a scheduler: then only frames and commands move time.
     private var timer: EngineTimer?
 
     /// Creates a daemon for `configuration`, its springs on `clock`. `controlPolicy` says
