@@ -23,7 +23,7 @@ final class EngineTimer {
         cancel()
         guard let next else { return }
         let cancel = scheduler.schedule(at: next) { [weak self, weak engine, unowned scheduler] in
-            guard let self, let engine else { return }
+            guard let self, engine != nil else { return }
             pending = nil
             fire(Swift.max(next, scheduler.now))
         }
