@@ -1,0 +1,88 @@
+import Testing
+@testable import MotionCore
+
+/// A contact's route from landing to lift (``ContactRoute``): the table, row by row, and the
+/// router that keeps one route per contact.
+@Suite("Contact routes")
+struct ContactRouterTests {
+    static func makeCard() -> EngineElement {
+        EngineElement(element: Element(id: "card", center: Point(x: 100, y: 100), size: Size(width: 100, height: 100)),
+                                    runtime: MotionRuntime(clock: ManualFrameClock()))
+    }
+
+    /// A route as text, for comparing.
+    static func name(_ route: ContactRoute?) -> String {
+        switch route {
+        case nil: return "none"
+        case .element(let element, let id)?: return "element \(element.element.id) \(id)"
+        case .takenFromElement(let element, let id)?: return "taken from \(element.element.id) \(id)"
+        case .nowhere?: return "nowhere"
+        case .screen?: return "screen"
+        }
+    }
+
+    static func name(_ delivery: ContactRoute.Delivery) -> String {
+        switch delivery {
+        case .none: return "nothing"
+        case .contact(let element, let id): return "contact to \(element.element.id) \(id)"
+        case .cancelled(let element, let id): return "cancelled to \(element.element.id) \(id)"
+        }
+    }
+
+    @Test("every row of the table")
+    func table() {
+        let card = Self.makeCard()
+        let rows: [(ContactRoute?, ContactRoute.Event, String, String)] = [
+            (nil, .land(on: card, id: 4), "element card 4", "contact to card 4"),
+            (nil, .land(on: nil, id: 0), "nowhere", "nothing"),
+            (.nowhere, .land(on: card, id: 5), "element card 5", "contact to card 5"),
+            (.element(card, id: 4), .land(on: card, id: 6), "nowhere", "cancelled to card 4"),
+            (.element(card, id: 4), .move, "element card 4", "contact to card 4"),
+            (.element(card, id: 4), .lift, "none", "contact to card 4"),
+            (.element(card, id: 4), .takenByScreen, "taken from card 4", "nothing"),
+            (.takenFromElement(card, id: 4), .move, "screen", "cancelled to card 4"),
+            (.takenFromElement(card, id: 4), .land(on: nil, id: 0), "screen", "cancelled to card 4"),
+            (.takenFromElement(card, id: 4), .lift, "none", "cancelled to card 4"),
+            (.element(card, id: 4), .elementGone, "nowhere", "cancelled to card 4"),
+            (.takenFromElement(card, id: 4), .elementGone, "nowhere", "cancelled to card 4"),
+            (nil, .move, "nowhere", "nothing"),
+            (nil, .takenByScreen, "screen", "nothing"),
+            (.nowhere, .takenByScreen, "screen", "nothing"),
+            (.nowhere, .lift, "none", "nothing"),
+            (.screen, .lift, "none", "nothing"),
+            (.screen, .move, "screen", "nothing"),
+            (.screen, .land(on: card, id: 7), "screen", "nothing"),
+            (.nowhere, .move, "nowhere", "nothing"),
+            (.screen, .elementGone, "screen", "nothing"),
+        ]
+        for (route, event, next, delivery) in rows {
+            let outcome = ContactRoute.transition(route, event)
+            #expect(Self.name(outcome.next) == next, "\(Self.name(route)) on \(event)")
+            #expect(Self.name(outcome.delivery) == delivery, "\(Self.name(route)) on \(event)")
+        }
+    }
+
+    @Test("the router: ids in landing order, a contact on another device is another contact, the screen takes every finger down")
+    func router() {
+        let card = Self.makeCard()
+        var router = ContactRouter()
+        func contact(_ id: Int32, _ phase: TouchPhase) -> TouchContact {
+            TouchContact(slot: 0, trackingID: id, phase: phase, deviceX: 0, deviceY: 0, position: Point(x: 100, y: 100))
+        }
+        let first = router.route(contact(7, .began), device: 0, hit: { _ in card })
+        let second = router.route(contact(7, .began), device: 1, hit: { _ in card })
+        #expect(first?.1.trackingID == 0 && second?.1.trackingID == 1, "two devices' 7s are two contacts")
+        #expect(router.route(contact(9, .began), device: 0, hit: { _ in nil }) == nil, "on no element")
+        #expect(router.isAnyDown)
+        router.takenByScreen([ContactKey(device: 0, trackingID: 7), ContactKey(device: 0, trackingID: 9)])
+        let taken = router.route(contact(7, .moved), device: 0, hit: { _ in card })
+        #expect(taken?.1.phase == .cancelled && taken?.1.trackingID == 0, "the card hears its finger cancelled once")
+        #expect(router.route(contact(7, .moved), device: 0, hit: { _ in card }) == nil, "then nothing")
+        #expect(router.route(contact(7, .moved), device: 1, hit: { _ in card })?.1.phase == .moved, "the other device's finger is still the card's")
+        var cancelled: [Int32] = []
+        router.elementGone(card, into: &cancelled)
+        #expect(cancelled == [1])
+        for (id, device) in [(7, 0), (7, 1), (9, 0)] { _ = router.route(contact(Int32(id), .ended), device: device, hit: { _ in card }) }
+        #expect(!router.isAnyDown, "every finger lifted")
+    }
+}
