@@ -163,6 +163,7 @@ let package = Package(
                 .product(name: "NIOEmbedded", package: "swift-nio"),
             ]
         ),
+        .testTarget(name: "MotionControlTests", dependencies: ["MotionControl"]),
         .testTarget(name: "CommandLineTests", dependencies: ["MotionCore"]),
     ]
 )
