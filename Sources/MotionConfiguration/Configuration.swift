@@ -55,68 +55,9 @@ public struct Configuration: Sendable {
         return configuration
     }
 
-    /// The device settings that apply to a device at `node`, plugged in at `path` (udev's
-    /// `ID_PATH`): the first entry whose selection picks it, else (with no entries at all)
-    /// the screen's mapping. Nil when entries exist but none selects the device: it is not
-    /// used.
-    ///
-    /// A `[[calibration]]` that selects the device replaces its entry's calibration: the one
-    /// whose matching rule is the most specific (a path before a node, ids, a name), the last
-    /// of those when several are as specific. So a panel calibrated where it is plugged in
-    /// keeps its own matrix beside an identical panel, and `motionctl calibrate`'s drop-in,
-    /// read after the main file, wins over a main file's table of the same kind.
-    public func deviceSettings(node: String, path: String? = nil, device: DeviceDescription) -> DeviceSettings? {
-        guard var settings = devices.isEmpty ? DeviceSettings() : devices.first(where: { $0.selection.selects(node: node, path: path, device: device) }) else {
-            return nil
-        }
-        if let calibration = calibration(node: node, path: path, device: device) {
-            settings.calibration = calibration.settings.matrix
-        }
-        if let quirk = quirks.first(where: { $0.selection.selects(node: node, path: path, device: device) }) {
-            quirk.apply(to: &settings)
-        }
-        return settings
-    }
-
-    /// The `[[calibration]]` that applies to a device, with the rule that picked it.
-    public func calibration(node: String, path: String? = nil, device: DeviceDescription) -> (settings: CalibrationSettings, rule: DeviceSelection.Rule)? {
-        var best: (settings: CalibrationSettings, rule: DeviceSelection.Rule)?
-        for calibration in calibrations {
-            guard let rule = calibration.selection.match(node: node, path: path, device: device) else { continue }
-            if best.map({ rule.specificity >= $0.rule.specificity }) ?? true { best = (calibration, rule) }
-        }
-        return best
-    }
-
-    /// Which configuration picked a device and its calibration, for `devices`: the rule of
-    /// the `[[device]]` entry (nil when there are no entries, which take every device, or
-    /// when the entry has no rules) and of the `[[calibration]]` table that applies.
-    public func selectors(node: String, path: String? = nil, device: DeviceDescription) -> (device: DeviceSelection.Rule?, calibration: DeviceSelection.Rule?) {
-        let entry = devices.first { $0.selection.selects(node: node, path: path, device: device) }
-        return (entry?.selection.match(node: node, path: path, device: device), calibration(node: node, path: path, device: device)?.rule)
-    }
-
-    /// A device's contact filters, with the tap slop of `[gestures]` as their stuck slop.
-    public func filters(for settings: DeviceSettings) -> ContactFilterSettings {
-        var filters = settings.filters
-        filters.stuckSlopMillimetres = gestures.tapSlop
-        filters.stuckSlopPixels = gestures.tapSlopPixels
-        return filters
-    }
-
     /// The rectangle of the screen a device covers: its entry's `output`, else the whole screen.
     public func outputRect(for settings: DeviceSettings?) -> Rect {
         settings?.output ?? Rect(origin: Point(x: 0, y: 0), size: screen)
-    }
-
-    /// How a device maps to the screen.
-    public func mapping(for settings: DeviceSettings, udevCalibration: [Double]?) -> OutputMapping {
-        let output = outputRect(for: settings)
-        return OutputMapping(
-            outputSize: output.size, outputOrigin: output.origin,
-            rotation: settings.rotation,
-            flipHorizontal: settings.flipHorizontal, flipVertical: settings.flipVertical,
-            calibration: settings.calibration ?? udevCalibration ?? OutputMapping.identityCalibration)
     }
 }
 

@@ -165,11 +165,11 @@ func loadConfiguration(_ file: String) throws -> Configuration {
 func loadReplay(_ recording: String, device: RecordingDeviceOption, mappedBy configuration: Configuration, named name: String?) throws -> RecordingReplay {
     let parsed = try loadRecording(recording, device: device)
     guard let device = parsed.device else { fail("motionctl: \(recording): \(ReplayError.noDeviceHeader)") }
-    guard let settings = configuration.deviceSettings(node: recording, device: device) else {
+    guard let match = configuration.match(.recording(recording, description: device)) else {
         fail("motionctl: no [[device]] entry in \(name ?? "the configuration") selects the recorded device \(OutsideText.quoted(device.name)) (\(DeviceText.hex(device.vendor)):\(DeviceText.hex(device.product)))")
     }
     do {
-        return try RecordingReplay(parsed, mapping: configuration.mapping(for: settings, udevCalibration: nil), filters: configuration.filters(for: settings))
+        return try RecordingReplay(parsed, mapping: match.mapping, filters: match.filters)
     } catch {
         fail("motionctl: \(recording): \(error)")
     }

@@ -160,7 +160,7 @@ struct DevicesCommand: ParsableCommand {
         emit("  timestamps: \(clock ? "monotonic clock" : "wall clock (the kernel refused EVIOCSCLOCKID)")")
         if description.positionAxes != nil {
             // The defaults, with the quirk that applies to the panel, if any.
-            let settings = Configuration().deviceSettings(node: node, path: path, device: description)?.filters ?? ContactFilterSettings()
+            let settings = Configuration().match(DeviceIdentity(number: 0, node: node, path: path, description: description))?.settings.filters ?? ContactFilterSettings()
             let filters = ResolvedContactFilters(settings, device: description)
             if let quirk = filters.quirk { emit("  quirk \(OutsideText.quoted(quirk)) applies (motiond's data on panels that misdescribe themselves)") }
             for line in filters.geometry.explanation { emit("  \(line)") }

@@ -76,28 +76,24 @@ struct FramesCommand: ParsableCommand {
 
     private func live() throws {
         let hub: TouchInputHub
-        let selection = self.selection, filters = raw ? ContactFilterSettings.off : ContactFilterSettings()
         do {
-            hub = try TouchInputHub { node, device in
-                selection.selects(node: node.node, path: node.path, device: device)
-                    ? .success(.init(mapping: OutputMapping(calibration: node.calibration ?? OutputMapping.identityCalibration), filters: filters))
-                    : .failure(.init("\(OutsideText.quoted(device.name)) is not selected by the configuration", kind: .notSelected))
-            }
+            hub = try TouchInputHub(selection: selection, filters: raw ? ContactFilterSettings.off : ContactFilterSettings())
         } catch { fail("motionctl: \(error)") }
         var frames = 0
         var done = false
         let deadline = timeout.map { monotonicNow() + $0 }
-        let handle: (TouchInputHub.Event) -> Void = { event in
+        let handle: (TouchInputEvent) -> Void = { event in
             switch event {
-            case .deviceAdded(let device):
-                self.showDevice("added", node: device.node, name: device.description.name)
-            case .deviceRemoved(let node):
-                self.showDevice("removed", node: node, name: nil)
-            case let .deviceSkipped(node, reason):
+            case let .added(device, _, _):
+                self.showDevice("added", node: device.node, name: device.name)
+            case .removed(let device):
+                self.showDevice("removed", node: device.node, name: nil)
+            case let .skipped(node, reason):
                 self.showDevice("skipped", node: node, name: nil, reason: reason.description)
-            case .skippedDeviceRemoved, .deviceReconfigured, .filterCounts:
+            case .skippedRemoved, .reconfigured, .filterCounts:
                 break  // Nothing a reader of frames needs.
-            case let .filtered(node, notice):
+            case let .filtered(device, notice):
+                let node = device.node
                 if self.json {
                     var members: [(String, JSONValue)] = [
                         ("event", "filtered"), ("device", .string(node)), ("filter", .string(notice.kind.rawValue)),
@@ -109,15 +105,16 @@ struct FramesCommand: ParsableCommand {
                 } else {
                     emit("\(node): \(notice.text)")
                 }
-            case let .eventsDropped(node, total):
+            case let .eventsDropped(device, total):
+                let node = device.node
                 if self.json {
                     emit(JSONValue.object([("event", "dropped"), ("device", .string(node)), ("total", .integer(Int64(total)))]).encoded)
                 } else {
                     emit("events dropped by the kernel on \(node) (\(total) so far); resynced")
                 }
-            case let .frame(node, frame):
+            case let .frame(frame, device):
                 guard !done else { return }
-                self.show(frame, device: node)
+                self.show(frame, device: device.node)
                 frames += 1
                 if let count = self.count, frames >= count { done = true }
             }

@@ -99,7 +99,7 @@ struct RecordCommand: ParsableCommand {
         for node in discovery.touchscreens().map(\.node) {
             do {
                 let touchscreen = try TouchDevice(node: node)
-                if selection.selects(node: node, device: touchscreen.description) { return touchscreen }
+                if selection.selects(touchscreen.identity) { return touchscreen }
             } catch {
                 problems.append(error.description)
             }

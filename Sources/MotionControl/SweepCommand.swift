@@ -36,10 +36,10 @@ struct SweepCommand: ParsableCommand {
         let recordings: [RecordingSweep.Recording]
         do {
             recordings = try RecordingSweep.sweep(folder: folder) { path, device in
-                guard let settings = configuration.deviceSettings(node: path, device: device) else {
+                guard let match = configuration.match(.recording(path, description: device)) else {
                     return .notSelected("no [[device]] entry in \(config ?? "the configuration") selects it")
                 }
-                return .read(configuration.mapping(for: settings, udevCalibration: nil), configuration.filters(for: settings))
+                return .read(match.mapping, match.filters)
             }
         } catch {
             fail("motionctl: \(error)")

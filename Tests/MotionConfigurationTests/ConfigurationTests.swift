@@ -153,15 +153,15 @@ struct ConfigurationTests {
             rotation = 180
             output = [500, 250]
             """, file: "x.toml")
-        let settings = try #require(configuration.deviceSettings(node: "/dev/input/event1", device: atmel))
-        #expect(settings.rotation == .upsideDown)
-        let mapping = configuration.mapping(for: settings, udevCalibration: [0.5, 0, 0, 0, 0.5, 0])
+        let match = try #require(configuration.match(DeviceIdentity(number: 0, node: "/dev/input/event1", description: atmel), udevCalibration: [0.5, 0, 0, 0, 0.5, 0]))
+        #expect(match.settings.rotation == .upsideDown)
+        let mapping = match.mapping
         #expect(mapping.outputSize == Size(width: 500, height: 250) && mapping.calibration == [0.5, 0, 0, 0, 0.5, 0])
         var other = atmel
         other.vendor = 1
-        #expect(configuration.deviceSettings(node: "/dev/input/event1", device: other) == nil, "not selected: not used")
+        #expect(configuration.match(DeviceIdentity(number: 0, node: "/dev/input/event1", description: other)) == nil, "not selected: not used")
         let open = Configuration()
-        #expect(open.mapping(for: try #require(open.deviceSettings(node: "n", device: atmel)), udevCalibration: nil).outputSize == open.screen)
+        #expect(try #require(open.match(DeviceIdentity(number: 0, node: "n", description: atmel))).mapping.outputSize == open.screen)
     }
 
     @Test("output is a rectangle of the screen: [x, y, width, height], an inline table, or [width, height] at the top-left; never past the screen")
@@ -175,9 +175,9 @@ struct ConfigurationTests {
             ("{ width = 3840, height = 1080 }", Rect(x: 0, y: 0, width: 3840, height: 1080)),
         ] {
             let configuration = try Configuration.parse(screen + "output = \(output)\n", file: "x.toml")
-            let settings = try #require(configuration.deviceSettings(node: "n", device: atmel))
-            #expect(settings.output == expected, "\(output)")
-            let mapping = configuration.mapping(for: settings, udevCalibration: nil)
+            let match = try #require(configuration.match(DeviceIdentity(number: 0, node: "n", description: atmel)))
+            #expect(match.settings.output == expected, "\(output)")
+            let mapping = match.mapping
             #expect(mapping.outputOrigin == expected.origin && mapping.outputSize == expected.size)
         }
         refused(screen + "output = [1921, 0, 1920, 1080]\n", line: 5, "output [1921, 0, 1920, 1080] reaches past the screen (3840 × 1080 in [screen])")
@@ -207,11 +207,11 @@ struct ConfigurationTests {
             name = "ELAN*"
             matrix = [2, 0, 0, 0, 2, 0]
             """, file: "x.toml")
-        let settings = try #require(configuration.deviceSettings(node: "n", device: atmel))
+        let settings = try #require(configuration.match(DeviceIdentity(number: 0, node: "n", description: atmel))?.settings)
         #expect(settings.calibration == [1.02, 0.03, -0.015, -0.02, 0.98, 0.025] && settings.rotation == .clockwise90)
         var other = atmel
         other.vendor = 1
-        #expect(try #require(configuration.deviceSettings(node: "n", device: other)).calibration == [1, 0, 0, 0, 1, 0])
+        #expect(try #require(configuration.match(DeviceIdentity(number: 0, node: "n", description: other))?.settings).calibration == [1, 0, 0, 0, 1, 0])
         refused("[[calibration]]\nmatrix = [1, 0, 0, 0, 1, 0]\n", line: 2, "a [[calibration]] names its device by path, node, ids or name")
         refused("[[calibration]]\nids = \"03eb:8a1c\"\n", line: 1, "a [[calibration]] needs matrix = [a, b, c, d, e, f]")
         refused("[[calibration]]\nids = \"03eb:8a1c\"\nmatrix = [1, 0, 0]\n", line: 3, "six numbers")
@@ -244,18 +244,18 @@ struct ConfigurationTests {
             width = 3840
             height = 1080
             """, file: "x.toml")
-        let leftSettings = try #require(configuration.deviceSettings(node: "/dev/input/event5", path: left, device: panel))
-        let rightSettings = try #require(configuration.deviceSettings(node: "/dev/input/event6", path: right, device: panel))
+        let leftSettings = try #require(configuration.match(DeviceIdentity(number: 0, node: "/dev/input/event5", path: left, description: panel))?.settings)
+        let rightSettings = try #require(configuration.match(DeviceIdentity(number: 0, node: "/dev/input/event6", path: right, description: panel))?.settings)
         #expect(leftSettings.output?.origin.x == 0 && rightSettings.output?.origin.x == 1920, "[[device]] path picks the left panel, ids the other")
         #expect(leftSettings.calibration == [0.98, 0, 0.01, 0, 1.01, -0.02])
         #expect(rightSettings.calibration == [1.02, 0.03, -0.015, -0.02, 0.98, 0.025], "the later ids table does not override a path")
         // A third panel of the model, plugged in elsewhere, gets the model's calibration.
-        #expect(try #require(configuration.deviceSettings(node: "/dev/input/event7", path: "pci-0000:00:14.0-usb-0:3:1.0", device: panel)).calibration == [2, 0, 0, 0, 2, 0])
+        #expect(try #require(configuration.match(DeviceIdentity(number: 0, node: "/dev/input/event7", path: "pci-0000:00:14.0-usb-0:3:1.0", description: panel))?.settings).calibration == [2, 0, 0, 0, 2, 0])
         // A replay has no path: never selected by one.
-        #expect(try #require(configuration.deviceSettings(node: "replay:x", path: nil, device: panel)).calibration == [2, 0, 0, 0, 2, 0])
-        let selectors = configuration.selectors(node: "/dev/input/event6", path: right, device: panel)
-        #expect(selectors.device == .ids(vendor: 0x0eef, product: 0xc000) && selectors.calibration == .path(right))
-        #expect(configuration.selectors(node: "/dev/input/event5", path: left, device: panel).device == .path(left))
+        #expect(try #require(configuration.match(DeviceIdentity(number: 0, node: "replay:x", path: nil, description: panel))?.settings).calibration == [2, 0, 0, 0, 2, 0])
+        let selectors = try #require(configuration.match(DeviceIdentity(number: 1, node: "/dev/input/event6", path: right, description: panel)))
+        #expect(selectors.entryRule == .ids(vendor: 0x0eef, product: 0xc000) && selectors.calibrationRule == .path(right))
+        #expect(configuration.match(DeviceIdentity(number: 0, node: "/dev/input/event5", path: left, description: panel))?.entryRule == .path(left))
         refused("[[device]]\npath = \"\"\n", line: 2, "path is udev's ID_PATH of the device")
     }
 
@@ -336,7 +336,7 @@ struct ConfigurationTests {
     @Test("the contact filters' keys: defaults, each turned off, ranges and the palm size in one unit only")
     func filterKeys() throws {
         let atmel = DeviceDescription(name: "Atmel maXTouch Touchscreen")
-        let defaults = try #require(try Configuration.parse("[[device]]\n", file: "x.toml").deviceSettings(node: "n", device: atmel))
+        let defaults = try #require(try Configuration.parse("[[device]]\n", file: "x.toml").match(DeviceIdentity(number: 0, node: "n", description: atmel))?.settings)
         #expect(defaults.filters == ContactFilterSettings())
         let configuration = try Configuration.parse("""
             [gestures]
@@ -347,12 +347,11 @@ struct ConfigurationTests {
             jump_mm = 0
             hysteresis = false
             """, file: "x.toml")
-        let settings = try #require(configuration.deviceSettings(node: "n", device: atmel))
-        let filters = configuration.filters(for: settings)
+        let filters = try #require(configuration.match(DeviceIdentity(number: 0, node: "n", description: atmel))).filters
         #expect(filters.stuckAfter == 0 && filters.palmSize == .units(120) && filters.jumpMillimetres == 0 && !filters.hysteresis)
         #expect(filters.stuckSlopMillimetres == 4, "the stuck slop is the tap slop")
         let millimetres = try Configuration.parse("[[device]]\npalm_size_mm = 25\n", file: "x.toml")
-        #expect(try #require(millimetres.deviceSettings(node: "n", device: atmel)).filters.palmSize == .millimetres(25))
+        #expect(try #require(millimetres.match(DeviceIdentity(number: 0, node: "n", description: atmel))?.settings).filters.palmSize == .millimetres(25))
         refused("[[device]]\npalm_size_mm = 25\npalm_size = 100\n", line: 3, "give palm_size_mm or palm_size (in device units), not both")
         refused("[[device]]\nstuck_after = -1\n", line: 2, "stuck_after")
         refused("[[device]]\njump_mm = 1e9\n", line: 2, "jump_mm")

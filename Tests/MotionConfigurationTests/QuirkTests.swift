@@ -30,7 +30,7 @@ struct QuirkTests {
             size_mm = [344, 194]
             touch_resolution = 95
             """, file: "kiosk.toml")
-        let settings = try #require(configuration.deviceSettings(node: "/dev/input/event3", device: Self.liar()))
+        let settings = try #require(configuration.match(DeviceIdentity(number: 0, node: "/dev/input/event3", description: Self.liar()))?.settings)
         #expect(settings.filters.panel.size == Size(width: 344, height: 194) && settings.filters.panel.touchResolution == 95)
         let resolved = ResolvedContactFilters(settings.filters, device: Self.liar())
         #expect(resolved.geometry.positions == .hinted("the configuration"))
@@ -62,7 +62,7 @@ struct QuirkTests {
     func quirkApplies() throws {
         var configuration = try Configuration.parse("[[device]]\nids = \"1234:5678\"\njump_mm = 60\n", file: "kiosk.toml")
         configuration.quirks = try Quirk.read(Self.quirks, file: "quirks.toml")
-        let settings = try #require(configuration.deviceSettings(node: "/dev/input/event3", device: Self.liar()))
+        let settings = try #require(configuration.match(DeviceIdentity(number: 0, node: "/dev/input/event3", description: Self.liar()))?.settings)
         #expect(settings.quirk == "lying panel")
         #expect(settings.filters.panel.resolution == .init(x: 95, y: 169))
         #expect(settings.filters.jumpMillimetres == 60, "the entry's own jump_mm wins")
@@ -72,14 +72,14 @@ struct QuirkTests {
 
         var open = Configuration()
         open.quirks = configuration.quirks
-        let other = try #require(open.deviceSettings(node: "/dev/input/event4", device: Self.liar(name: "Other Panel", vendor: 1, product: 2)))
+        let other = try #require(open.match(DeviceIdentity(number: 0, node: "/dev/input/event4", description: Self.liar(name: "Other Panel", vendor: 1, product: 2)))?.settings)
         #expect(other.quirk == "by name" && other.filters.palmSize == .off)
-        let none = try #require(open.deviceSettings(node: "/dev/input/event5", device: Self.liar(name: "Plain", vendor: 1, product: 2)))
+        let none = try #require(open.match(DeviceIdentity(number: 0, node: "/dev/input/event5", description: Self.liar(name: "Plain", vendor: 1, product: 2)))?.settings)
         #expect(none.quirk == nil && none.filters == ContactFilterSettings())
         // An entry that sets its own size keeps it.
         var own = try Configuration.parse("[[device]]\nresolution = [10, 10]\n", file: "kiosk.toml")
         own.quirks = configuration.quirks
-        #expect(try #require(own.deviceSettings(node: "/dev/input/event3", device: Self.liar())).filters.panel.resolution == .init(x: 10, y: 10))
+        #expect(try #require(own.match(DeviceIdentity(number: 0, node: "/dev/input/event3", description: Self.liar()))?.settings).filters.panel.resolution == .init(x: 10, y: 10))
     }
 
     @Test("a quirk without a name, evidence, a selector by ids or name, or any setting is refused with its line")

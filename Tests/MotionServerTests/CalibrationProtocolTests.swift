@@ -9,8 +9,10 @@ import TouchInput
 /// calibrate, where the touches go while it lasts, and what every client hears.
 @Suite("Calibration over the protocol")
 struct CalibrationProtocolTests {
-    /// An 800 × 480-unit panel mapped onto the example's 1920 × 1080 screen, read from `node`.
-    static func addPanel(to daemon: Daemon, node: String = "/dev/input/event7") {
+    /// An 800 × 480-unit panel mapped onto the example's 1920 × 1080 screen, read from `node`
+    /// and numbered `number`: its identity.
+    @discardableResult
+    static func addPanel(to daemon: Daemon, node: String = "/dev/input/event7", number: Int = 0) -> DeviceIdentity {
         var panel = DeviceDescription(name: "Panel")
         panel.properties = [InputProperty.direct]
         panel.codes[EventType.absolute] = [AbsoluteAxis.slot, AbsoluteAxis.trackingID, AbsoluteAxis.positionX, AbsoluteAxis.positionY]
@@ -19,10 +21,12 @@ struct CalibrationProtocolTests {
         panel.axes[AbsoluteAxis.positionX] = AxisInfo(minimum: 0, maximum: 799)
         panel.axes[AbsoluteAxis.positionY] = AxisInfo(minimum: 0, maximum: 479)
         let mapping = OutputMapping(outputSize: Size(width: 1920, height: 1080))
-        daemon.deviceAdded(node: node, description: panel, setup: DeviceSetup(
+        let device = DeviceIdentity(number: number, node: node, description: panel)
+        daemon.input(.added(device, panel, DeviceSetup(
             output: Rect(x: 0, y: 0, width: 1920, height: 1080),
             filters: ResolvedContactFilters(.off, xAxis: panel.axes[AbsoluteAxis.positionX]!, yAxis: panel.axes[AbsoluteAxis.positionY]!, touchMajor: nil),
-            mapping: mapping))
+            mapping: mapping)))
+        return device
     }
 
     static func touch(_ id: Int32, _ phase: TouchPhase, deviceX: Int32, deviceY: Int32) -> TouchContact {
@@ -53,7 +57,7 @@ struct CalibrationProtocolTests {
         // A touch on the card (at 866, 830 in the example): held at (360, 369) units, lifted.
         for (index, phase) in [TouchPhase.began, .moved, .ended].enumerated() {
             clock.now = 100 + Double(index) * 0.01
-            daemon.process(TouchFrame(time: clock.now, contacts: [Self.touch(5, phase, deviceX: 360 + Int32(index), deviceY: 369)]), device: 0, node: "/dev/input/event7")
+            daemon.process(TouchFrame(time: clock.now, contacts: [Self.touch(5, phase, deviceX: 360 + Int32(index), deviceY: 369)]), from: DeviceIdentity(number: 0, node: "/dev/input/event7"))
         }
         let touches = try calibrator.take().filter { $0["event"]?.string == "calibration_touch" }
         #expect(touches.count == 1)
@@ -62,7 +66,7 @@ struct CalibrationProtocolTests {
         #expect(try watcher.take().allSatisfy { $0["stream"]?.string != "card.position" }, "the card did not move")
         // Another device's touches still reach the scene.
         for (index, phase) in [TouchPhase.began, .moved].enumerated() {
-            daemon.process(TouchFrame(time: 101 + Double(index) * 0.02, contacts: [Self.touch(1, phase, deviceX: 360 + Int32(index) * 40, deviceY: 369)]), device: 1, node: "/dev/input/event8")
+            daemon.process(TouchFrame(time: 101 + Double(index) * 0.02, contacts: [Self.touch(1, phase, deviceX: 360 + Int32(index) * 40, deviceY: 369)]), from: DeviceIdentity(number: 1, node: "/dev/input/event8"))
         }
         #expect(try watcher.take().contains { $0["stream"]?.string == "card.position" })
 
@@ -117,7 +121,7 @@ struct CalibrationProtocolTests {
         let output = RecordingOutput()
         let session = daemon.connect(output, credentials: nil)
         let node = "/dev/input/event7"
-        daemon.process(TouchFrame(time: 100, contacts: [Self.touch(1, .began, deviceX: 360, deviceY: 369)]), device: 0, node: node)
+        daemon.process(TouchFrame(time: 100, contacts: [Self.touch(1, .began, deviceX: 360, deviceY: 369)]), from: DeviceIdentity(number: 0, node: node))
         daemon.receive(#"{"id": 1, "op": "calibrate", "device": "/dev/input/event7"}"#, from: session)
         var frame = TouchFrame(time: 100.01, contacts: [Self.touch(1, .moved, deviceX: 400, deviceY: 369), Self.touch(2, .began, deviceX: 10, deviceY: 10)])
         daemon.touchscreens.takeCalibrationTouches(&frame, node: node)
@@ -144,7 +148,7 @@ struct CalibrationProtocolTests {
     static func rest(of id: Int32, on node: String, device: Int, from time: Double, _ daemon: Daemon, _ clock: ManualFrameClock) {
         for (index, phase) in [TouchPhase.moved, .moved, .ended].enumerated() {
             clock.now = time + Double(index) * 0.02
-            daemon.process(TouchFrame(time: clock.now, contacts: [Self.touch(id, phase, deviceX: 380 + Int32(index) * 30, deviceY: 369)]), device: device, node: node)
+            daemon.process(TouchFrame(time: clock.now, contacts: [Self.touch(id, phase, deviceX: 380 + Int32(index) * 30, deviceY: 369)]), from: DeviceIdentity(number: device, node: node))
         }
     }
 
@@ -158,7 +162,7 @@ struct CalibrationProtocolTests {
         let watcher = try Self.watch(daemon)
         daemon.receive(#"{"id": 1, "op": "calibrate", "device": "/dev/input/event7"}"#, from: one)
         clock.now = 100
-        daemon.process(TouchFrame(time: 100, contacts: [Self.touch(5, .began, deviceX: 360, deviceY: 369)]), device: 0, node: node)
+        daemon.process(TouchFrame(time: 100, contacts: [Self.touch(5, .began, deviceX: 360, deviceY: 369)]), from: DeviceIdentity(number: 0, node: node))
         daemon.disconnect(one)
         daemon.receive(#"{"id": 2, "op": "calibrate", "device": "/dev/input/event7"}"#, from: two)
         #expect(try second.take().contains { $0["id"]?.integer == 2 && $0["ok"]?.bool == true })
@@ -169,7 +173,7 @@ struct CalibrationProtocolTests {
         // The second calibration takes its own touches, and only those.
         for (index, phase) in [TouchPhase.began, .ended].enumerated() {
             clock.now = 101 + Double(index) * 0.02
-            daemon.process(TouchFrame(time: clock.now, contacts: [Self.touch(6, phase, deviceX: 100, deviceY: 100)]), device: 0, node: node)
+            daemon.process(TouchFrame(time: clock.now, contacts: [Self.touch(6, phase, deviceX: 100, deviceY: 100)]), from: DeviceIdentity(number: 0, node: node))
         }
         let touches = try second.take().filter { $0["event"]?.string == "calibration_touch" }
         #expect(touches.count == 1 && Swift.abs((touches.first?["raw"]?["x"]?.number ?? 0) - 100.0 / 800) < 1e-12, "\(touches)")
@@ -180,13 +184,13 @@ struct CalibrationProtocolTests {
     func touchOutlivesASwitchOfDevice() throws {
         let (daemon, clock) = try makeDaemon()
         Self.addPanel(to: daemon)
-        Self.addPanel(to: daemon, node: "/dev/input/event8")
+        Self.addPanel(to: daemon, node: "/dev/input/event8", number: 1)
         let output = RecordingOutput()
         let session = daemon.connect(output, credentials: nil)
         let watcher = try Self.watch(daemon)
         daemon.receive(#"{"id": 1, "op": "calibrate", "device": "/dev/input/event7"}"#, from: session)
         clock.now = 100
-        daemon.process(TouchFrame(time: 100, contacts: [Self.touch(5, .began, deviceX: 360, deviceY: 369)]), device: 0, node: "/dev/input/event7")
+        daemon.process(TouchFrame(time: 100, contacts: [Self.touch(5, .began, deviceX: 360, deviceY: 369)]), from: DeviceIdentity(number: 0, node: "/dev/input/event7"))
         daemon.receive(#"{"id": 2, "op": "calibrate", "device": "/dev/input/event8"}"#, from: session)
         #expect(try output.take().contains { $0["id"]?.integer == 2 && $0["ok"]?.bool == true })
 
@@ -196,7 +200,7 @@ struct CalibrationProtocolTests {
         #expect(try output.take().allSatisfy { $0["event"]?.string != "calibration_touch" }, "touch 5 lifted after its calibration ended")
         // The first device's next touch is the scene's again.
         clock.now = 101
-        daemon.process(TouchFrame(time: 101, contacts: [Self.touch(7, .began, deviceX: 360, deviceY: 369)]), device: 0, node: "/dev/input/event7")
+        daemon.process(TouchFrame(time: 101, contacts: [Self.touch(7, .began, deviceX: 360, deviceY: 369)]), from: DeviceIdentity(number: 0, node: "/dev/input/event7"))
         #expect(try watcher.take().contains { $0["stream"]?.string == ContactsStream.name })
     }
 }

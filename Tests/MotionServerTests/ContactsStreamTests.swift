@@ -1,6 +1,7 @@
 import Foundation
 import MotionCore
 import Testing
+import TouchInput
 @testable import MotionConfiguration
 @testable import MotionServer
 
@@ -27,13 +28,13 @@ struct ContactsStreamTests {
         #expect(initial.count == 1 && initial[0].isEmpty, "the current value, no fingers")
 
         let node = "/dev/input/event7"
-        daemon.process(TouchFrame(time: 1, contacts: [contact(5, .began, 10, 20)]), device: 2, node: node)
-        daemon.process(TouchFrame(time: 2, contacts: [contact(5, .moved, 11, 21), contact(6, .began, 30, 40, slot: 1)]), device: 2, node: node)
-        daemon.process(TouchFrame(time: 3, contacts: [contact(5, .stationary, 11, 21), contact(6, .ended, 30, 40, slot: 1)]), device: 2, node: node)
+        daemon.process(TouchFrame(time: 1, contacts: [contact(5, .began, 10, 20)]), from: DeviceIdentity(number: 2, node: node))
+        daemon.process(TouchFrame(time: 2, contacts: [contact(5, .moved, 11, 21), contact(6, .began, 30, 40, slot: 1)]), from: DeviceIdentity(number: 2, node: node))
+        daemon.process(TouchFrame(time: 3, contacts: [contact(5, .stationary, 11, 21), contact(6, .ended, 30, 40, slot: 1)]), from: DeviceIdentity(number: 2, node: node))
         // The kernel reuses tracking id 6 for the next finger; motiond does not reuse its number.
-        daemon.process(TouchFrame(time: 4, contacts: [contact(5, .stationary, 11, 21), contact(6, .began, 50, 60, slot: 1)]), device: 2, node: node)
-        daemon.process(TouchFrame(time: 5, contacts: [contact(5, .ended, 11, 21), contact(6, .cancelled, 50, 60, slot: 1)]), device: 2, node: node)
-        daemon.process(TouchFrame(time: 6, contacts: []), device: 2, node: node)
+        daemon.process(TouchFrame(time: 4, contacts: [contact(5, .stationary, 11, 21), contact(6, .began, 50, 60, slot: 1)]), from: DeviceIdentity(number: 2, node: node))
+        daemon.process(TouchFrame(time: 5, contacts: [contact(5, .ended, 11, 21), contact(6, .cancelled, 50, 60, slot: 1)]), from: DeviceIdentity(number: 2, node: node))
+        daemon.process(TouchFrame(time: 6, contacts: []), from: DeviceIdentity(number: 2, node: node))
         let seen = values(try output.take())
         #expect(seen.count == 5, "landing, moving + second landing, second lift, a new finger, both gone: \(seen)")
         guard seen.count == 5 else { return }
@@ -56,7 +57,7 @@ struct ContactsStreamTests {
         daemon.receive(#"{"id": 1, "op": "subscribe", "streams": ["screen.contacts"]}"#, from: session)
         daemon.receive(#"{"id": 2, "op": "unsubscribe", "streams": ["screen.contacts"]}"#, from: session)
         _ = try output.take()
-        daemon.process(TouchFrame(time: 1, contacts: [contact(1, .began, 10, 20)]), device: 0, node: "n")
+        daemon.process(TouchFrame(time: 1, contacts: [contact(1, .began, 10, 20)]), from: DeviceIdentity(number: 0, node: "n"))
         #expect(values(try output.take()).isEmpty)
         daemon.receive(#"{"id": 3, "op": "get", "stream": "screen.contacts"}"#, from: session)
         let reply = try #require(try output.take().first)
@@ -75,7 +76,7 @@ struct ContactsStreamTests {
         #expect(list.first { $0["stream"]?.string == ContactsStream.name }?["kind"]?.string == "contacts")
         daemon.receive(#"{"id": 2, "op": "subscribe", "streams": ["*"]}"#, from: session)
         _ = try output.take()
-        daemon.process(TouchFrame(time: 1, contacts: [contact(1, .began, 10, 20)]), device: 0, node: "n")
+        daemon.process(TouchFrame(time: 1, contacts: [contact(1, .began, 10, 20)]), from: DeviceIdentity(number: 0, node: "n"))
         #expect(values(try output.take()).count == 1)
     }
 

@@ -76,7 +76,7 @@ struct DaemonTUIOTests {
         func contact(_ phase: TouchPhase, _ x: Double) -> TouchFrame {
             TouchFrame(time: 10.5, contacts: [TouchContact(slot: 0, trackingID: 5, phase: phase, deviceX: 0, deviceY: 0, position: Point(x: x, y: 540))])
         }
-        daemon.process(contact(.began, 960), device: 0)
+        daemon.process(contact(.began, 960), from: testPanel)
         let landing = try #require(try receiver.next())
         #expect(landing.map(\.address) == ["/tuio2/frm", "/tuio2/ptr", "/tuio2/alv"])
         #expect(landing.last?.arguments == [.int(2), .int(1)], "the finger and the card")

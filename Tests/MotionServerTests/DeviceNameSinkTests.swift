@@ -79,7 +79,7 @@ struct DeviceNameSinkTests {
                 #expect(!dropIn.fileName.contains("/") && !dropIn.fileName.hasPrefix(".") && dropIn.fileName.allSatisfy { $0.isASCII })
                 var device = DeviceDescription(name: name)
                 (device.vendor, device.product) = ids
-                #expect(configuration.calibration(node: "/dev/input/event5", path: path, device: device)?.rule == dropIn.rule)
+                #expect(configuration.match(DeviceIdentity(number: 0, node: "/dev/input/event5", path: path, description: device))?.calibrationRule == dropIn.rule)
                 if path != nil { #expect(dropIn.rule == .path(path!)) } else if ids.0 != 0 { #expect(dropIn.rule == .ids(vendor: ids.0, product: ids.1)) }
             }
         }
@@ -106,7 +106,8 @@ struct DeviceNameSinkTests {
             panel.axes[AbsoluteAxis.slot] = AxisInfo(minimum: 0, maximum: 9)
             panel.axes[AbsoluteAxis.positionX] = AxisInfo(minimum: 0, maximum: 799)
             panel.axes[AbsoluteAxis.positionY] = AxisInfo(minimum: 0, maximum: 479)
-            daemon.deviceAdded(node: "/dev/input/event\(index)", description: panel)
+            let device = DeviceIdentity(number: index, node: "/dev/input/event\(index)", description: panel)
+            daemon.input(.added(device, panel, DeviceSetup(panel, mapping: OutputMapping(), filters: ContactFilterSettings())))
         }
         daemon.receive(#"{"id": 1, "op": "devices"}"#, from: session)
         for line in client.lines {

@@ -46,7 +46,7 @@ struct FrameOrderTests {
         return try frames.map { frame in
             clock.now = frame.time
             output.writes = 0
-            daemon.process(frame, device: 0)
+            daemon.process(frame, from: testPanel)
             let lines = try output.take().map { line in
                 (line["event"]?.string ?? "", line["stream"]?.string ?? "", line["state"]?.string, line["t"]?.number ?? .nan)
             }

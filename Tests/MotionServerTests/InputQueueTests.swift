@@ -4,14 +4,15 @@ import NIOConcurrencyHelpers
 import NIOCore
 import NIOPosix
 import Testing
+import TouchInput
 @testable import MotionConfiguration
 @testable import MotionServer
 
 @Suite("Input queue")
 struct InputQueueTests {
-    private func moved(_ time: Double) -> InputMessage {
+    private func moved(_ time: Double) -> TouchInputEvent {
         .frame(TouchFrame(time: time, contacts: [TouchContact(slot: 0, trackingID: 1, phase: .moved, deviceX: 0, deviceY: 0, position: Point(x: time, y: 0))]),
-               device: 0, node: "/dev/input/event0")
+               from: DeviceIdentity(number: 0, node: "/dev/input/event0"))
     }
 
     @Test("frames that queue up while the loop is busy reach it as one batch, coalesced to the newest")
@@ -22,8 +23,8 @@ struct InputQueueTests {
         let batches = NIOLockedValueBox<[(times: [Double], coalesced: Int)]>([])
         let handled = DispatchSemaphore(value: 0)
         let queue = InputQueue(loop: loop) { batch, coalesced in
-            let times = batch.compactMap { message -> Double? in
-                if case let .frame(frame, _, _) = message { return frame.time }
+            let times = batch.compactMap { event -> Double? in
+                if case let .frame(frame, _) = event { return frame.time }
                 return nil
             }
             batches.withLockedValue { $0.append((times, coalesced)) }
@@ -33,7 +34,7 @@ struct InputQueueTests {
         let release = DispatchSemaphore(value: 0)
         loop.execute { release.wait() }
         for step in 0..<50 { queue.deliver(moved(Double(step))) }
-        queue.deliver(.removed(node: "/dev/input/event1"))
+        queue.deliver(.removed(DeviceIdentity(number: 1, node: "/dev/input/event1")))
         queue.deliver(moved(50))
         release.signal()
         #expect(handled.wait(timeout: .now() + 10) == .success, "the loop never handled the batch")
@@ -51,7 +52,7 @@ struct InputQueueTests {
         let times = NIOLockedValueBox<[Double]>([])
         let handled = DispatchSemaphore(value: 0)
         let queue = InputQueue(loop: loop) { batch, _ in
-            for case let .frame(frame, _, _) in batch { times.withLockedValue { $0.append(frame.time) } }
+            for case let .frame(frame, _) in batch { times.withLockedValue { $0.append(frame.time) } }
             handled.signal()
         }
         for step in 0..<20 {

@@ -4,6 +4,7 @@ import Glibc
 import Logging
 import NIOConcurrencyHelpers
 import Testing
+import TouchInput
 @testable import MotionConfiguration
 @testable import MotionServer
 
@@ -41,13 +42,13 @@ struct InputThreadTests {
         let finished = DispatchSemaphore(value: 0)
         // A thread that delivers, then sticks as in a device read that does not return, and
         // delivers again when let go.
-        let input = try InputThread(configuration: .builtInDefault, deliver: { message in
-            if case .failed(let text) = message { delivered.withLockedValue { $0.append(text) } }
+        let input = try InputThread(configuration: .builtInDefault, deliver: { event in
+            if case .skippedRemoved(let node) = event { delivered.withLockedValue { $0.append(node) } }
         }) { _, deliver, _, started in
-            deliver(.failed("before stop"))
+            deliver(.skippedRemoved(node: "before stop"))
             started.signal()
             _ = unstick.wait(timeout: .now() + 60)
-            deliver(.failed("after stop"))
+            deliver(.skippedRemoved(node: "after stop"))
             finished.signal()
         }
         #expect(!input.stop(timeout: 0.2), "stop waited for a thread that cannot end")

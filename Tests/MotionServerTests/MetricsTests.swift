@@ -31,6 +31,8 @@ private final class WebSocketLikeOutput: ClientOutput {
 }
 
 private let node = "/dev/input/event7"
+/// The panel `CalibrationProtocolTests.addPanel` adds at `node`.
+private let panel = DeviceIdentity(number: 0, node: node, name: "Panel")
 
 /// One finger down at `time`, moved `moves` times 10 ms apart, then lifted: each frame
 /// processed `latency` after its timestamp, as live input is (`setNow` sets the clock).
@@ -41,7 +43,7 @@ private func touch(_ daemon: Daemon, at time: Double, moves: Int = 5, latency: D
             CalibrationProtocolTests.touch(1, phase, deviceX: Int32(100 + 10 * index), deviceY: 200),
         ])
         setNow(frame.time + latency)
-        daemon.process(frame, device: 0, node: node)
+        daemon.process(frame, from: panel)
     }
 }
 
@@ -148,14 +150,14 @@ struct MetricsTests {
     func devices() throws {
         let (daemon, _) = try makeDaemon()
         CalibrationProtocolTests.addPanel(to: daemon, node: node)
-        daemon.deviceSkipped(node: "/dev/input/event9", reason: .init("its x axis has no span", kind: .invalidDescription))
-        daemon.deviceSkipped(node: "/dev/input/event10", reason: .init("not selected", kind: .notSelected))
+        daemon.input(.skipped(node: "/dev/input/event9", reason: .init("its x axis has no span", kind: .invalidDescription)))
+        daemon.input(.skipped(node: "/dev/input/event10", reason: .init("not selected", kind: .notSelected)))
         var counts = ContactFilters.Counts()
         counts.stuck = 2
         counts.held = 40
         counts.repaired = 6
-        daemon.contactsFiltered(node: node, counts: counts)
-        daemon.eventsDropped(node: node, total: 3)
+        daemon.input(.filterCounts(panel, counts))
+        daemon.input(.eventsDropped(panel, total: 3))
         var values = samples(daemon.metricsExposition())
         #expect(values["motiond_devices"] == 1)
         // Its counters are there from the start, at 0: a rate over them is 0, not missing.
@@ -170,11 +172,11 @@ struct MetricsTests {
         #expect(values["motiond_input_events_dropped_total{device=\"\(node)\"}"] == 3)
 
         // Unplugged and plugged in again: its own counts start from nothing; the counters go on.
-        daemon.deviceRemoved(node: node)
+        daemon.input(.removed(panel))
         CalibrationProtocolTests.addPanel(to: daemon, node: node)
         counts = ContactFilters.Counts()
         counts.stuck = 1
-        daemon.contactsFiltered(node: node, counts: counts)
+        daemon.input(.filterCounts(panel, counts))
         values = samples(daemon.metricsExposition())
         #expect(values["motiond_contacts_filtered_total{device=\"\(node)\",filter=\"stuck\"}"] == 3)
     }
@@ -195,33 +197,33 @@ struct MetricsTests {
                     values["motiond_input_events_dropped_total{device=\"\(node)\"}"])
         }
         CalibrationProtocolTests.addPanel(to: daemon, node: node)
-        daemon.contactsFiltered(node: node, counts: counts(stuck: 2, held: 10))
-        daemon.eventsDropped(node: node, total: 1)
+        daemon.input(.filterCounts(panel, counts(stuck: 2, held: 10)))
+        daemon.input(.eventsDropped(panel, total: 1))
         var scraped = scrape()
         #expect(scraped.stuck == 2 && scraped.held == 10 && scraped.dropped == 1)
 
         // It counts on after that scrape, goes, and a panel on the same node counts past
         // what was scraped before the next scrape: 4 + 5 stuck, 30 + 12 held, 3 + 2 drops.
-        daemon.contactsFiltered(node: node, counts: counts(stuck: 4, held: 30))
-        daemon.eventsDropped(node: node, total: 3)
-        daemon.deviceRemoved(node: node)
+        daemon.input(.filterCounts(panel, counts(stuck: 4, held: 30)))
+        daemon.input(.eventsDropped(panel, total: 3))
+        daemon.input(.removed(panel))
         CalibrationProtocolTests.addPanel(to: daemon, node: node)
-        daemon.contactsFiltered(node: node, counts: counts(stuck: 5, held: 12))
-        daemon.eventsDropped(node: node, total: 2)
+        daemon.input(.filterCounts(panel, counts(stuck: 5, held: 12)))
+        daemon.input(.eventsDropped(panel, total: 2))
         scraped = scrape()
         #expect(scraped.stuck == 9 && scraped.held == 42 && scraped.dropped == 5, "\(scraped)")
 
         // Gone with counts no scrape saw, and not back: they are counted all the same.
-        daemon.contactsFiltered(node: node, counts: counts(stuck: 6, held: 13))
-        daemon.deviceRemoved(node: node)
+        daemon.input(.filterCounts(panel, counts(stuck: 6, held: 13)))
+        daemon.input(.removed(panel))
         scraped = scrape()
         #expect(scraped.stuck == 10 && scraped.held == 43 && scraped.dropped == 5, "\(scraped)")
 
         // Added again without a word of its going (the input side opened the node anew).
         CalibrationProtocolTests.addPanel(to: daemon, node: node)
-        daemon.contactsFiltered(node: node, counts: counts(stuck: 1, held: 0))
+        daemon.input(.filterCounts(panel, counts(stuck: 1, held: 0)))
         CalibrationProtocolTests.addPanel(to: daemon, node: node)
-        daemon.contactsFiltered(node: node, counts: counts(stuck: 2, held: 0))
+        daemon.input(.filterCounts(panel, counts(stuck: 2, held: 0)))
         #expect(scrape().stuck == 13)
     }
 
@@ -356,7 +358,7 @@ struct HealthTests {
         var report = daemon.health()
         #expect(!report.isHealthy)
         #expect(report.problems == ["no touchscreen is being read"])
-        daemon.deviceSkipped(node: "/dev/input/event9", reason: .init("/dev/input/event9 (Panel) is not used: its x axis has no span", kind: .invalidDescription))
+        daemon.input(.skipped(node: "/dev/input/event9", reason: .init("/dev/input/event9 (Panel) is not used: its x axis has no span", kind: .invalidDescription)))
         report = daemon.health()
         #expect(report.problems.first?.contains("1 skipped: /dev/input/event9: /dev/input/event9 (Panel) is not used: its x axis has no span") == true, "\(report.problems)")
         #expect(report.json.encoded.contains(#""status":"unhealthy""#))

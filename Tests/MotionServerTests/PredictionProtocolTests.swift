@@ -86,7 +86,7 @@ struct PredictionProtocolTests {
         }
         for frame in frames {
             clock.now = frame.time
-            daemon.process(frame, device: 0)
+            daemon.process(frame, from: testPanel)
         }
         let lines = try output.take()
         let positions = Self.values(lines, "card.position"), predicted = Self.values(lines, "card.predicted_position")
@@ -99,7 +99,7 @@ struct PredictionProtocolTests {
         // The finger lifts: the card's predicted position is its position; the springs that
         // may move it afterwards carry both along.
         clock.now = 10.2
-        daemon.process(TouchFrame(time: 10.2, contacts: [Self.contact(1, .ended, 600 + 600 * 0.2, 500)]), device: 0)
+        daemon.process(TouchFrame(time: 10.2, contacts: [Self.contact(1, .ended, 600 + 600 * 0.2, 500)]), from: testPanel)
         let lifted = try output.take()
         #expect(Self.values(lifted, "card.predicted_position").last == daemon.engine.scene.element("card")?.position.value)
     }
@@ -120,7 +120,7 @@ struct PredictionProtocolTests {
         var farthest = 0.0, predictedContacts = 0
         for frame in frames {
             clock.now = frame.time
-            daemon.process(frame, device: 0)
+            daemon.process(frame, from: testPanel)
             let lines = try output.take()
             card = Self.values(lines, "card.position").last ?? card
             predictedCard = Self.values(lines, "card.predicted_position").last ?? predictedCard
@@ -147,7 +147,7 @@ struct PredictionProtocolTests {
         for index in 0..<12 {
             let t = 10 + Double(index) * 0.008
             clock.now = t
-            daemon.process(TouchFrame(time: t, contacts: [Self.contact(1, index == 0 ? .began : .moved, 600 + 800 * (t - 10), 500)]), device: 0)
+            daemon.process(TouchFrame(time: t, contacts: [Self.contact(1, index == 0 ? .began : .moved, 600 + 800 * (t - 10), 500)]), from: testPanel)
         }
         let moving = try output.take()
         let card = try #require(Self.values(moving, "card.position").last)
@@ -173,7 +173,7 @@ struct PredictionProtocolTests {
             daemon.process(TouchFrame(time: t, contacts: [
                 Self.contact(1, phase, 1400 + radius * cos(angle), 500 + radius * sin(angle)),
                 Self.contact(2, phase, 1400 - radius * cos(angle), 500 - radius * sin(angle)),
-            ]), device: 0)
+            ]), from: testPanel)
         }
         let lines = try output.take()
         func last(_ stream: String) -> Double? { lines.last { $0["stream"]?.string == stream }?["value"]?.number }

@@ -2,6 +2,7 @@ import Foundation
 import MotionCore
 import NIOCore
 import Testing
+import TouchInput
 @testable import MotionConfiguration
 @testable import MotionServer
 
@@ -36,6 +37,10 @@ final class RecordingOutput: ClientOutput {
         return try lines.map { try JSONInput(parsing: Substring($0.hasSuffix("\n") ? String($0.dropLast()) : $0)) }
     }
 }
+
+/// The touchscreen of tests that feed the daemon frames without adding a device: number 0,
+/// read from no node.
+let testPanel = DeviceIdentity(number: 0, node: "")
 
 /// A daemon on a hand-driven clock, with the example scene.
 func makeDaemon(control: Bool = true) throws -> (Daemon, ManualFrameClock) {
@@ -193,9 +198,9 @@ struct ProtocolTests {
         _ = try output.take()
         for (index, x) in stride(from: 866.0, through: 1166, by: 30).enumerated() {
             clock.now = 100 + Double(index) / 100
-            daemon.process(TouchFrame(time: clock.now, contacts: [TouchContact(slot: 0, trackingID: 1, phase: index == 0 ? .began : .moved, deviceX: 0, deviceY: 0, position: Point(x: x, y: 830))]), device: 0)
+            daemon.process(TouchFrame(time: clock.now, contacts: [TouchContact(slot: 0, trackingID: 1, phase: index == 0 ? .began : .moved, deviceX: 0, deviceY: 0, position: Point(x: x, y: 830))]), from: testPanel)
         }
-        daemon.process(TouchFrame(time: 100.11, contacts: [TouchContact(slot: 0, trackingID: 1, phase: .ended, deviceX: 0, deviceY: 0, position: Point(x: 1166, y: 830))]), device: 0)
+        daemon.process(TouchFrame(time: 100.11, contacts: [TouchContact(slot: 0, trackingID: 1, phase: .ended, deviceX: 0, deviceY: 0, position: Point(x: 1166, y: 830))]), from: testPanel)
         let states = try output.take().filter { $0["event"]?.string == "state" }
         #expect(states.compactMap { $0["state"]?.string } == ["began", "ended"])
         let velocity = try #require(states.last?["velocity"]?["x"]?.number)

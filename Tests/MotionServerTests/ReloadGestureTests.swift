@@ -78,7 +78,7 @@ struct ReloadGestureTests {
         @discardableResult
         func frame(_ frame: TouchFrame) throws -> [JSONInput] {
             clock.now = frame.time
-            daemon.process(frame, device: 0)
+            daemon.process(frame, from: testPanel)
             return try take()
         }
 

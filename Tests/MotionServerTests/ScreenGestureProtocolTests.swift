@@ -76,9 +76,9 @@ struct ScreenGestureProtocolTests {
         // Two fingers land on the card; the first moves enough to start the card's drag (but
         // stays within the long press's slop of 32 px), then both hold still: no frames.
         clock.now = 10
-        daemon.process(TouchFrame(time: 10, contacts: [Self.contact(1, .began, 900, 500), Self.contact(2, .began, 1000, 500)]), device: 0)
+        daemon.process(TouchFrame(time: 10, contacts: [Self.contact(1, .began, 900, 500), Self.contact(2, .began, 1000, 500)]), from: testPanel)
         clock.now = 10.1
-        daemon.process(TouchFrame(time: 10.1, contacts: [Self.contact(1, .moved, 920, 500), Self.contact(2, .moved, 1020, 500)]), device: 0)
+        daemon.process(TouchFrame(time: 10.1, contacts: [Self.contact(1, .moved, 920, 500), Self.contact(2, .moved, 1020, 500)]), from: testPanel)
         let dragging = try output.take()
         #expect(dragging.contains { $0["stream"]?.string == "card.drag" && $0["state"]?.string == "began" }, "\(dragging)")
 
@@ -91,12 +91,12 @@ struct ScreenGestureProtocolTests {
 
         // The next frame: the card hears its fingers cancelled, and its drag ends so.
         clock.now = 11.2
-        daemon.process(TouchFrame(time: 11.2, contacts: [Self.contact(1, .stationary, 920, 500), Self.contact(2, .stationary, 1020, 500)]), device: 0)
+        daemon.process(TouchFrame(time: 11.2, contacts: [Self.contact(1, .stationary, 920, 500), Self.contact(2, .stationary, 1020, 500)]), from: testPanel)
         let after = try output.take()
         #expect(after.contains { $0["stream"]?.string == "card.drag" && $0["state"]?.string == "cancelled" }, "\(after)")
         // They lift: 'admin' ends, and the card hears nothing more of them.
         clock.now = 11.5
-        daemon.process(TouchFrame(time: 11.5, contacts: [Self.contact(1, .ended, 920, 500), Self.contact(2, .ended, 1020, 500)]), device: 0)
+        daemon.process(TouchFrame(time: 11.5, contacts: [Self.contact(1, .ended, 920, 500), Self.contact(2, .ended, 1020, 500)]), from: testPanel)
         let lifted = try output.take()
         #expect(lifted.contains { $0["name"]?.string == "admin" && $0["state"]?.string == "ended" })
         #expect(!lifted.contains { $0["stream"]?.string == "card.drag" })
@@ -114,7 +114,7 @@ struct ScreenGestureProtocolTests {
             let t = 10 + Double(step) / 60
             clock.now = t
             let phase: TouchPhase = step == 0 ? .began : step == 6 ? .ended : .moved
-            daemon.process(TouchFrame(time: t, contacts: [Self.contact(1, phase, 8 + Double(step) * 60, 500)]), device: 0)
+            daemon.process(TouchFrame(time: t, contacts: [Self.contact(1, phase, 8 + Double(step) * 60, 500)]), from: testPanel)
         }
         let events = try output.take().filter { $0["stream"]?.string == "screen.gesture" }
         #expect(events.count == 1 && events.first?["name"]?.string == "back" && events.first?["edge"]?.string == "left"

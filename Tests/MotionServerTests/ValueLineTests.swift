@@ -1,6 +1,7 @@
 import MotionCore
 import NIOCore
 import Testing
+import TouchInput
 @testable import MotionConfiguration
 @testable import MotionServer
 

@@ -118,24 +118,24 @@ struct DeviceSelectionTests {
 
     @Test("no rules selects everything; any matching rule selects")
     func rules() {
-        #expect(DeviceSelection().selects(node: "/dev/input/event3", device: Self.atmel))
-        #expect(DeviceSelection([.name("*maXTouch*")]).selects(node: "/dev/input/event3", device: Self.atmel))
-        #expect(!DeviceSelection([.name("ELAN*")]).selects(node: "/dev/input/event3", device: Self.atmel))
-        #expect(DeviceSelection([.name("ELAN*"), .node("/dev/input/event3")]).selects(node: "/dev/input/event3", device: Self.atmel))
-        #expect(DeviceSelection([DeviceSelection.parseIDs("03eb:8a1c")!]).selects(node: "/dev/input/event9", device: Self.atmel))
-        #expect(!DeviceSelection([DeviceSelection.parseIDs("04f3:010c")!]).selects(node: "/dev/input/event9", device: Self.atmel))
+        #expect(DeviceSelection().selects(DeviceIdentity(number: 0, node: "/dev/input/event3", description: Self.atmel)))
+        #expect(DeviceSelection([.name("*maXTouch*")]).selects(DeviceIdentity(number: 0, node: "/dev/input/event3", description: Self.atmel)))
+        #expect(!DeviceSelection([.name("ELAN*")]).selects(DeviceIdentity(number: 0, node: "/dev/input/event3", description: Self.atmel)))
+        #expect(DeviceSelection([.name("ELAN*"), .node("/dev/input/event3")]).selects(DeviceIdentity(number: 0, node: "/dev/input/event3", description: Self.atmel)))
+        #expect(DeviceSelection([DeviceSelection.parseIDs("03eb:8a1c")!]).selects(DeviceIdentity(number: 0, node: "/dev/input/event9", description: Self.atmel)))
+        #expect(!DeviceSelection([DeviceSelection.parseIDs("04f3:010c")!]).selects(DeviceIdentity(number: 0, node: "/dev/input/event9", description: Self.atmel)))
     }
 
     @Test("device names use the streams' glob dialect: * and ? only, so brackets in a name match themselves")
     func nameGlobs() {
         var bracketed = Self.atmel
         bracketed.name = "ILITEK [2.0] Touch"
-        #expect(DeviceSelection([.name("ILITEK [2.0] Touch")]).selects(node: "n", device: bracketed))
-        #expect(DeviceSelection([.name("ILITEK [?.?]*")]).selects(node: "n", device: bracketed))
+        #expect(DeviceSelection([.name("ILITEK [2.0] Touch")]).selects(DeviceIdentity(number: 0, node: "n", description: bracketed)))
+        #expect(DeviceSelection([.name("ILITEK [?.?]*")]).selects(DeviceIdentity(number: 0, node: "n", description: bracketed)))
         // fnmatch(3) would read [2.0] as a character class and match "ILITEK 2 Touch" instead.
         var classed = Self.atmel
         classed.name = "ILITEK 2 Touch"
-        #expect(!DeviceSelection([.name("ILITEK [2.0] Touch")]).selects(node: "n", device: classed))
+        #expect(!DeviceSelection([.name("ILITEK [2.0] Touch")]).selects(DeviceIdentity(number: 0, node: "n", description: classed)))
     }
 
     @Test("vendor:product is two hexadecimal numbers")

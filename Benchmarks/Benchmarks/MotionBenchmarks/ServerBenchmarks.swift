@@ -5,6 +5,10 @@ import MotionConfiguration
 import MotionServer
 import MotionTUIO
 import NIOCore
+import TouchInput
+
+/// The touchscreen the benchmarks' frames come from.
+private let panel = DeviceIdentity(number: 0, node: "/dev/input/event5")
 
 /// A client that reads everything at once: what the daemon's own work costs, with the
 /// socket's taken out (the kernel's write is measured by scripts/measure against the floor).
@@ -36,17 +40,17 @@ private func measureFrames(through daemon: Daemon, clock: ManualFrameClock, _ be
         return TouchFrame(time: t, contacts: [TouchContact(slot: 0, trackingID: 1, phase: phase, deviceX: 0, deviceY: 0,
                                                            position: Point(x: 960 + 200 * sin(t), y: 540 + 200 * cos(t)))])
     }
-    daemon.process(frame(0, .began), device: 0)
+    daemon.process(frame(0, .began), from: panel)
     let frames = (1..<4096).map { frame($0, .moved) }
     for index in 0..<64 {
         clock.now = frames[index].time + 0.0005
-        daemon.process(frames[index], device: 0)
+        daemon.process(frames[index], from: panel)
     }
     var index = 64
     benchmark.startMeasurement()
     for _ in benchmark.scaledIterations {
         clock.now = frames[index].time + 0.0005
-        daemon.process(frames[index], device: 0)
+        daemon.process(frames[index], from: panel)
         index = (index + 1) % frames.count
     }
     benchmark.stopMeasurement()
@@ -95,7 +99,7 @@ func serverBenchmarks() {
             let time = Double(index) / 120
             clock.now = time
             daemon.process(TouchFrame(time: time, contacts: [TouchContact(slot: 0, trackingID: 1, phase: index == 0 ? .began : .moved, deviceX: 0, deviceY: 0,
-                                                                          position: Point(x: 960 + Double(index), y: 540))]), device: 0, node: "/dev/input/event5")
+                                                                          position: Point(x: 960 + Double(index), y: 540))]), from: panel)
         }
         benchmark.startMeasurement()
         for _ in benchmark.scaledIterations { blackHole(daemon.metricsExposition()) }

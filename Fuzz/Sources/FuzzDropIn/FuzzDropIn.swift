@@ -40,7 +40,7 @@ public func fuzzDropIn(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
     // And it selects the panel it was written for.
     var device = DeviceDescription(name: name)
     if hasIDs { (device.vendor, device.product) = (0x04f3, 0x2a1c) }
-    fuzzCheck(configuration.calibration(node: "/dev/input/event5", path: path, device: device)?.rule == dropIn.rule,
+    fuzzCheck(configuration.match(DeviceIdentity(number: 0, node: "/dev/input/event5", path: path, description: device))?.calibrationRule == dropIn.rule,
               "the drop-in does not select the panel it was written for:\n\(dropIn.text)")
     return 0
 }

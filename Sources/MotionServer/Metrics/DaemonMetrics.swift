@@ -6,7 +6,7 @@ import TouchInput
 /// Prometheus registry of the daemon's own.
 ///
 /// Two kinds of work, kept apart: what happens per frame costs an increment or a histogram
-/// observation (``frame(device:node:touches:)``, ``published(values:latency:)``); everything
+/// observation (``frame(_:touches:)``, ``published(values:latency:)``); everything
 /// else (gauges, and totals other parts of motiond already count) is read when a scraper
 /// asks, in ``collect(_:)``.
 final class DaemonMetrics {
@@ -15,8 +15,8 @@ final class DaemonMetrics {
 
     // Per frame
     typealias DeviceCounters = (frames: CoreMetrics.Counter, touches: CoreMetrics.Counter)
-    /// By node, made when the device comes (so a scraper sees 0 before its first touch), and
-    /// by the number the input gave it, for the frame path.
+    /// By node, the `device` label, made when the device comes (so a scraper sees 0 before
+    /// its first touch); and by the device's number, for the frame path.
     private var countersByNode: [String: DeviceCounters] = [:]
     private var countersByNumber: [Int: DeviceCounters] = [:]
     private let publishedFrames: CoreMetrics.Counter
@@ -84,23 +84,27 @@ final class DaemonMetrics {
 
     // MARK: Per frame
 
-    /// A frame of the device numbered `device`, read from `node`, with `touches` fingers
-    /// that landed in it.
-    func frame(device: Int, node: String, touches: Int) {
-        let counters = countersByNumber[device] ?? counters(device, node)
+    /// A frame of `device`, with `touches` fingers that landed in it.
+    func frame(_ device: DeviceIdentity, touches: Int) {
+        let counters = countersByNumber[device.number] ?? numbered(device)
         counters.frames.increment()
         if touches > 0 { counters.touches.increment(by: touches) }
     }
 
-    private func counters(_ device: Int, _ node: String) -> DeviceCounters {
-        let counters = deviceAdded(node: node.isEmpty ? "device \(device)" : node)
-        countersByNumber[device] = counters
+    /// The counters of a device whose frames come before the device was added (a test's): by
+    /// its node, or its number when it has none.
+    private func numbered(_ device: DeviceIdentity) -> DeviceCounters {
+        let counters = counters(label: device.node.isEmpty ? "device \(device.number)" : device.node)
+        countersByNumber[device.number] = counters
         return counters
     }
 
     /// A touchscreen came: its counters start at 0, or go on from where they were.
-    @discardableResult
-    func deviceAdded(node: String) -> DeviceCounters {
+    func deviceAdded(_ device: DeviceIdentity) {
+        countersByNumber[device.number] = counters(label: device.node)
+    }
+
+    private func counters(label node: String) -> DeviceCounters {
         if let counters = countersByNode[node] { return counters }
         let label = [("device", node)]
         let counters = (CoreMetrics.Counter(label: MetricCatalog.inputFrames.name, dimensions: label, factory: factory),

@@ -6,7 +6,7 @@ import TouchInput
 /// The daemon's heart: the engine running the configured scene, and the clients it serves
 /// (docs/protocol.md). Everything runs on one event loop; nothing here is thread-safe.
 ///
-/// Every frame takes one way, in ``process(_:device:node:)`` and ``publish(_:node:latencyFrom:)``:
+/// Every frame takes one way, in ``process(_:from:)`` and ``publish(_:node:latencyFrom:)``:
 /// calibration (a touchscreen being calibrated keeps its touches) → the engine, which
 /// returns the frame's ``FrameReport`` → TUIO's receivers → the clients, each in one write.
 /// Frames the engine makes without input (springs moving, its timer, what a request
@@ -101,23 +101,23 @@ public final class Daemon {
 
     // MARK: Input
 
-    /// Processes a frame from the device numbered `device`, whose node is `node`: the
-    /// pipeline every frame takes, calibration → engine → TUIO → clients.
-    public func process(_ frame: TouchFrame, device: Int, node: String = "") {
+    /// Processes a frame from `device`: the pipeline every frame takes, calibration →
+    /// engine → TUIO → clients.
+    public func process(_ frame: TouchFrame, from device: DeviceIdentity) {
         let now = clock.now
         status.frames += 1
         status.lastInput = now
         let touches = frame.contacts.count { $0.phase == .began }
         if touches > 0 { status.lastTouch = now }
-        metrics.frame(device: device, node: node, touches: touches)
+        metrics.frame(device, touches: touches)
         var frame = frame
-        if touchscreens.capturesTouches(of: node) {
-            touchscreens.takeCalibrationTouches(&frame, node: node)
+        if touchscreens.capturesTouches(of: device.node) {
+            touchscreens.takeCalibrationTouches(&frame, node: device.node)
             if frame.contacts.isEmpty { return }
         }
-        let report = engine.process(frame, device: device)
-        if let output, output.isActive { output.take(frame, device: device) }
-        publish(report, node: node, latencyFrom: frame.time)
+        let report = engine.process(frame, device: device.number)
+        if let output, output.isActive { output.take(frame, device: device.number) }
+        publish(report, node: device.node, latencyFrom: frame.time)
         scheduleTimer()
     }
 

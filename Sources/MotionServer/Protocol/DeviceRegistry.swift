@@ -5,16 +5,16 @@ import TouchInput
 /// `devices` and `stats` report, so that a kiosk's operator sees without reading the log.
 struct DeviceRegistry {
     struct Device {
-        var node: String
+        var identity: DeviceIdentity
         var description: DeviceDescription
         /// Events the kernel dropped so far (`SYN_DROPPED`).
         var dropped = 0
-        var grabbed: Bool
-        /// Where its touches land and how they are filtered; nil for a device added without.
-        var setup: DeviceSetup?
+        /// Where its touches land, how they are filtered, whether it is grabbed.
+        var setup: DeviceSetup
         /// How often each filter acted.
         var filtered = ContactFilters.Counts()
 
+        var node: String { identity.node }
         var totals: Totals { Totals(dropped: dropped, filtered: filtered) }
     }
 
@@ -37,10 +37,10 @@ struct DeviceRegistry {
     private var totalsOfGone: [String: Totals] = [:]
 
     /// A touchscreen is read from now on.
-    mutating func add(node: String, description: DeviceDescription, grabbed: Bool, setup: DeviceSetup?) {
-        remove(node: node)
-        skipped.removeAll { $0.node == node }
-        devices.append(Device(node: node, description: description, grabbed: grabbed, setup: setup))
+    mutating func add(_ device: DeviceIdentity, description: DeviceDescription, setup: DeviceSetup) {
+        remove(node: device.node)
+        skipped.removeAll { $0.node == device.node }
+        devices.append(Device(identity: device, description: description, setup: setup))
     }
 
     /// A reload changed where a device's touches land or how they are filtered.
@@ -60,11 +60,9 @@ struct DeviceRegistry {
 
     /// Each device's sizes, believed or not, for `stats`.
     var geometryByDevice: JSONValue {
-        .object(devices.compactMap { device in
-            device.setup.map { setup in
-                (device.node, .object([("size", .string(setup.filters.geometry.positions.name)),
-                                       ("touch_size", .string(setup.filters.geometry.touchSize.name))]))
-            }
+        .object(devices.map { device in
+            (device.node, .object([("size", .string(device.setup.filters.geometry.positions.name)),
+                                   ("touch_size", .string(device.setup.filters.geometry.touchSize.name))]))
         })
     }
 
@@ -110,30 +108,29 @@ struct DeviceRegistry {
     /// Dropped events over all devices.
     var droppedEvents: Int { devices.reduce(0) { $0 + $1.dropped } }
 
-    /// The `devices` reply; `configuration` says which of its rules picked each device.
+    /// The `devices` reply; `configuration` says which of its rules picked each device (after
+    /// a reload, the rules that would pick it now).
     func json(configuration: Configuration) -> JSONValue {
         .object([
             ("devices", .array(devices.map { device in
                 var json = JSONValue.device(device.description, node: device.node)
                 if case .object(var members) = json {
                     members.append(("dropped", .integer(Int64(device.dropped))))
-                    members.append(("grabbed", .bool(device.grabbed)))
-                    if let setup = device.setup {
-                        members.append(("output", .rect(setup.output)))
-                        members.append(("geometry", .geometry(setup.filters.geometry)))
-                        members.append(("filters", .filters(setup.filters)))
-                        members.append(("mapping", .object([
-                            ("rotation", .integer(Int64(setup.mapping.rotation.rawValue))),
-                            ("flip_horizontal", .bool(setup.mapping.flipHorizontal)), ("flip_vertical", .bool(setup.mapping.flipVertical)),
-                            ("calibration", .array(setup.mapping.calibration.map { .number($0) })),
-                        ])))
-                    }
+                    let setup = device.setup
+                    members.append(("grabbed", .bool(setup.grabbed)))
+                    members.append(("output", .rect(setup.output)))
+                    members.append(("geometry", .geometry(setup.filters.geometry)))
+                    members.append(("filters", .filters(setup.filters)))
+                    members.append(("mapping", .object([
+                        ("rotation", .integer(Int64(setup.mapping.rotation.rawValue))),
+                        ("flip_horizontal", .bool(setup.mapping.flipHorizontal)), ("flip_vertical", .bool(setup.mapping.flipVertical)),
+                        ("calibration", .array(setup.mapping.calibration.map { .number($0) })),
+                    ])))
                     members.append(("filtered", .filtered(device.filtered)))
-                    let path = device.setup?.path
-                    let selectors = configuration.selectors(node: device.node, path: path, device: device.description)
+                    let match = configuration.match(device.identity)
                     let rule = { (rule: DeviceSelection.Rule?) in rule.map { JSONValue.object([("key", .string($0.key)), ("value", .string($0.value))]) } ?? .null }
-                    members.append(("path", path.map { .string($0) } ?? .null))
-                    members.append(("selected_by", .object([("device", rule(selectors.device)), ("calibration", rule(selectors.calibration))])))
+                    members.append(("path", device.identity.path.map { .string($0) } ?? .null))
+                    members.append(("selected_by", .object([("device", rule(match?.entryRule)), ("calibration", rule(match?.calibrationRule))])))
                     json = .object(members)
                 }
                 return json

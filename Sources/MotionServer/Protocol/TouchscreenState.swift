@@ -37,7 +37,7 @@ final class TouchscreenState {
                 throw ProtocolError(.badValue, "target must lie on the \(compactNumber(screen.width))×\(compactNumber(screen.height)) screen, not (\(compactNumber(target.x)), \(compactNumber(target.y)))")
             }
         }
-        let output = device.setup?.output ?? configuration.outputRect(for: nil)
+        let output = device.setup.output
         let display = CalibrationCapture.Display(request, output: output)
         if var current = calibration, current.sessionID == session.id, !current.isEnding, current.display.device == request.device {
             current.display = display

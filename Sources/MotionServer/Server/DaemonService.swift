@@ -72,7 +72,7 @@ public final class DaemonService {
                 let queue = InputQueue(loop: loop) { batch, coalesced in
                     let service = service.value
                     service.daemon.framesCoalesced(coalesced)
-                    for message in batch { service.handle(message) }
+                    for event in batch { service.handle(event) }
                 }
                 input = try InputThread(configuration: configuration, logger: logger, deliver: queue.deliver)
             }
@@ -173,31 +173,10 @@ public final class DaemonService {
 
     // MARK: Input
 
-    private func handle(_ message: InputMessage) {
-        switch message {
-        case let .frame(frame, device, node): daemon.process(frame, device: device, node: node)
-        case let .added(node, description, grabbed, setup):
-            daemon.deviceAdded(node: node, description: description, grabbed: grabbed, setup: setup)
-            logger.info("using \(node) (\(OutsideText.quoted(description.name))), output \(DeviceText.rectangle(setup.output))\(grabbed ? ", grabbed: nothing else receives its events" : "")")
-            for line in setup.filters.geometry.explanation + setup.filters.notes { logger.info("\(node): \(line)") }
-        case let .reconfigured(node, setup):
-            daemon.deviceReconfigured(node: node, setup: setup)
-        case let .filtered(node, notice):
-            logger.notice("\(node): \(notice.text)")
-        case let .filterCounts(node, counts):
-            daemon.contactsFiltered(node: node, counts: counts)
-        case let .removed(node):
-            daemon.deviceRemoved(node: node)
-            logger.warning("\(node) went away; its touches were cancelled")
-        case let .skipped(node, reason):
-            daemon.deviceSkipped(node: node, reason: reason)
-            logger.info("not using \(node): \(reason.description)")
-        case .skippedRemoved(let node): daemon.skippedDeviceRemoved(node: node)
-        case let .dropped(node, total):
-            daemon.eventsDropped(node: node, total: total)
-            logger.warning("the kernel dropped events from \(node) (\(total) times); resynced")
-        case let .failed(reason): logger.error("touch input stopped: \(reason)")
-        }
+    /// An event of the input, to the daemon and the log.
+    private func handle(_ event: TouchInputEvent) {
+        daemon.input(event)
+        InputLog.write(event, to: logger)
     }
 
     // MARK: Signals and systemd

@@ -9,10 +9,15 @@ import TouchInput
 /// (scaled by the speed), stamped with the monotonic clock, on the event loop, and what the
 /// contact filters decided counted and logged at its own time, with or without a frame.
 /// For kiosk developers without a touchscreen, and for the README's demo.
+///
+/// It says what happens in the input's own events (``TouchInputEvent``), given to the daemon
+/// and to the log as a touchscreen's are (``InputLog``): the recorded device is added,
+/// sends frames, and has its filters' counts and notices.
 final class ReplayDriver {
     /// The replay's moments: frames, and filter decisions in frames the filters swallowed.
     private let moments: [RecordingReplay.ReplayedFrame]
-    private let node: String
+    /// The recorded device, read from `replay:FILE`.
+    private let device: DeviceIdentity
     private let description: DeviceDescription
     private let speed: Double
     private let loops: Bool
@@ -36,19 +41,17 @@ final class ReplayDriver {
         do { recording = try EvemuRecording(reading: String(contentsOfFile: path, encoding: .utf8), device: index) } catch let error as EvemuParseError {
             throw SocketError(description: "\(path):\(error.line): \(error.message)")
         }
-        guard let device = recording.device else { throw SocketError(description: "\(path): \(ReplayError.noDeviceHeader)") }
-        guard let settings = configuration.deviceSettings(node: path, device: device) else {
-            throw SocketError(description: "no [[device]] entry in the configuration selects the recorded device \(OutsideText.quoted(device.name))")
+        guard let description = recording.device else { throw SocketError(description: "\(path): \(ReplayError.noDeviceHeader)") }
+        let device = DeviceIdentity.recording(path, description: description)
+        guard let match = configuration.match(device) else {
+            throw SocketError(description: "no [[device]] entry in the configuration selects the recorded device \(OutsideText.quoted(description.name))")
         }
-        let replay = try RecordingReplay(recording, mapping: configuration.mapping(for: settings, udevCalibration: nil), filters: configuration.filters(for: settings))
+        let replay = try RecordingReplay(recording, mapping: match.mapping, filters: match.filters)
         guard speed > 0, speed.isFinite else { throw SocketError(description: "--speed must be a positive number") }
         self.moments = replay.replayedFrames()
-        self.node = "replay:" + path
-        self.description = device
-        let axes = device.positionAxes!
-        self.setup = DeviceSetup(
-            output: CoordinateMapper(xAxis: axes.x, yAxis: axes.y, mapping: replay.mapping).outputRect,
-            filters: ResolvedContactFilters(replay.filters, device: device, mapping: replay.mapping), mapping: replay.mapping)
+        self.device = device
+        self.description = description
+        self.setup = DeviceSetup(description, mapping: replay.mapping, filters: replay.filters)
         self.speed = speed
         self.loops = loops
         self.daemon = daemon
@@ -66,8 +69,8 @@ final class ReplayDriver {
     private var reported = ContactFilters.Counts()
 
     func start() {
-        daemon.deviceAdded(node: node, description: description, setup: setup)
-        logger.info("replaying \(node) (\(moments.count { $0.frame != nil }) frames, \(loops ? "looping" : "once"), speed \(speed))")
+        deliver(.added(device, description, setup))
+        logger.info("replaying \(device.node) (\(moments.count { $0.frame != nil }) frames, \(loops ? "looping" : "once"), speed \(speed))")
         base = now() + 0.1
         next = 0
         schedule()
@@ -118,24 +121,30 @@ final class ReplayDriver {
         while next < moments.count && dueTime(next) <= time && next - first < 1024 { next += 1 }
         if next - first == 1 {
             // The usual case: one frame due, nothing to coalesce.
-            if let frame = stamped(first) { daemon.process(frame, device: 0, node: node) }
+            if let frame = stamped(first) { deliver(.frame(frame, from: device)) }
         } else {
             let due = (first..<next).compactMap(stamped)
-            let keep = FrameCoalescing.keep(due.map { .frame(device: 0, $0) })
+            let keep = FrameCoalescing.keep(due.map { .frame(device: device.number, $0) })
             daemon.framesCoalesced(keep.count { !$0 })
             for (frame, kept) in zip(due, keep) where kept {
-                daemon.process(frame, device: 0, node: node)
+                deliver(.frame(frame, from: device))
             }
         }
         for index in first..<next {
-            for notice in moments[index].notices { logger.notice("\(node): \(notice.text)") }
+            for notice in moments[index].notices { deliver(.filtered(device, notice)) }
         }
         let counts = (moments.last?.counts ?? .init()).times(plays) + moments[next - 1].counts
         if counts != reported {
             reported = counts
-            daemon.contactsFiltered(node: node, counts: counts)
+            deliver(.filterCounts(device, counts))
         }
         schedule()
+    }
+
+    /// To the daemon and the log, as the input thread's events go.
+    private func deliver(_ event: TouchInputEvent) {
+        daemon.input(event)
+        InputLog.write(event, to: logger)
     }
 }
 

@@ -49,11 +49,11 @@ public struct DeviceSelection: Hashable, Sendable {
             }
         }
 
-        /// Whether the rule picks the device at `node`, plugged in at `path`.
-        public func matches(node: String, path: String?, device: DeviceDescription) -> Bool {
+        /// Whether the rule picks `device`.
+        public func matches(_ device: DeviceIdentity) -> Bool {
             switch self {
-            case .path(let wanted): return path == wanted
-            case .node(let wanted): return wanted == node
+            case .path(let wanted): return device.path == wanted
+            case .node(let wanted): return wanted == device.node
             case let .ids(vendor, product): return device.vendor == vendor && device.product == product
             case .name(let pattern): return globMatches(Substring(pattern), Substring(device.name))
             }
@@ -73,15 +73,15 @@ public struct DeviceSelection: Hashable, Sendable {
         self.rules = rules
     }
 
-    /// Whether the device at `node` (plugged in at `path`, udev's `ID_PATH`) is selected.
-    public func selects(node: String, path: String? = nil, device: DeviceDescription) -> Bool {
-        rules.isEmpty || match(node: node, path: path, device: device) != nil
+    /// Whether `device` is selected.
+    public func selects(_ device: DeviceIdentity) -> Bool {
+        rules.isEmpty || match(device) != nil
     }
 
-    /// The most specific of the rules that pick the device, or nil when none does (also when
+    /// The most specific of the rules that pick `device`, or nil when none does (also when
     /// there are no rules, which select every device without matching it).
-    public func match(node: String, path: String? = nil, device: DeviceDescription) -> Rule? {
-        rules.filter { $0.matches(node: node, path: path, device: device) }.max { $0.specificity < $1.specificity }
+    public func match(_ device: DeviceIdentity) -> Rule? {
+        rules.filter { $0.matches(device) }.max { $0.specificity < $1.specificity }
     }
 
     /// Parses `VENDOR:PRODUCT` in hexadecimal, as lsusb prints it (`04f3:010c`).

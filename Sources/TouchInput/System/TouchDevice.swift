@@ -13,8 +13,11 @@ public final class TouchDevice {
     public let node: String
     /// What libevdev reports of the device.
     public let description: DeviceDescription
+    /// Which device it is, from the input to the metrics: number 0 and no path until a
+    /// ``TouchInputHub`` that opened it from udev numbers it and says where it is plugged in.
+    public internal(set) var identity: DeviceIdentity
     /// udev's `ID_PATH`, where it is plugged in, when the hub opened it from udev.
-    public internal(set) var path: String?
+    public var path: String? { identity.path }
     /// The descriptor to poll for input.
     public let fileDescriptor: Int32
     /// Whether the kernel stamps events with `CLOCK_MONOTONIC` (asked with `EVIOCSCLOCKID`);
@@ -101,6 +104,7 @@ public final class TouchDevice {
             throw DeviceError.invalid(node: node, name: description.name, error)
         }
         self.node = node
+        self.identity = DeviceIdentity(number: 0, node: node, description: description)
         self.fileDescriptor = fd
         self.evdev = evdev
         self.description = description

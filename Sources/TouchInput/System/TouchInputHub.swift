@@ -8,36 +8,15 @@ import Glibc
 /// is not missed. A device that is unplugged has its contacts cancelled and the rest carries
 /// on; when it comes back, it is opened again.
 public final class TouchInputHub {
-    /// What the hub reports.
-    public enum Event {
-        /// A touchscreen was opened and is being read.
-        case deviceAdded(TouchDevice)
-        /// A reload changed how an open touchscreen maps or filters.
-        case deviceReconfigured(TouchDevice)
-        /// A device was found but not used: not selected, not a touchscreen, not openable,
-        /// or its description is invalid.
-        case deviceSkipped(node: String, reason: SkipReason)
-        /// A device that was skipped went away.
-        case skippedDeviceRemoved(node: String)
-        /// A touchscreen went away.
-        case deviceRemoved(node: String)
-        /// A frame from a device.
-        case frame(node: String, TouchFrame)
-        /// The kernel dropped a device's events (`SYN_DROPPED`) and it was resynced; `total`
-        /// counts the drops since the device was opened.
-        case eventsDropped(node: String, total: Int)
-        /// A contact filter cancelled a contact (once per contact, for the log).
-        case filtered(node: String, ContactFilters.Notice)
-        /// A device's filter counts changed.
-        case filterCounts(node: String, ContactFilters.Counts)
-    }
-
     private let discovery: DeviceDiscovery
     private var monitor: HotplugMonitor?
-    private let configure: (TouchscreenNode, DeviceDescription) -> Result<DeviceUse, SkipReason>
+    private let configure: (DeviceIdentity, _ udevCalibration: [Double]?) -> Result<DeviceUse, SkipReason>
     private var pollDescriptors: [pollfd] = []
     private var udevNodes: [String: TouchscreenNode] = [:]
     private var skippedNodes: Set<String> = []
+    /// The number each node's device was given (``DeviceIdentity/number``): kept when it
+    /// goes, so a device plugged in again at its node has its number again.
+    private var numbers: [String: Int] = [:]
     /// The filter counts last reported, by node.
     private var reportedCounts: [String: ContactFilters.Counts] = [:]
 
@@ -94,32 +73,30 @@ public final class TouchInputHub {
     /// The devices being read, by node.
     public private(set) var devices: [String: TouchDevice] = [:]
 
-    /// Creates a hub that reads the touchscreens `selection` picks, each mapped to the screen
-    /// by `mapping` (given udev's node, with any calibration matrix, and the device).
-    public convenience init(
-        selection: DeviceSelection = DeviceSelection(),
-        mapping: @escaping (TouchscreenNode, DeviceDescription) -> OutputMapping = { node, _ in
-            OutputMapping(calibration: node.calibration ?? OutputMapping.identityCalibration)
-        }
-    ) throws(DiscoveryError) {
-        try self.init { node, device in
-            selection.selects(node: node.node, path: node.path, device: device)
-                ? .success(DeviceUse(mapping: mapping(node, device))) : .failure(SkipReason("\(OutsideText.quoted(device.name)) is not selected by the configuration", kind: .notSelected))
+    /// Creates a hub that reads the touchscreens `selection` picks in device units (with
+    /// udev's calibration matrix, if any), filtered by `filters`: a reader of raw input.
+    public convenience init(selection: DeviceSelection = DeviceSelection(), filters: ContactFilterSettings = ContactFilterSettings()) throws(DiscoveryError) {
+        try self.init { device, udevCalibration in
+            selection.selects(device)
+                ? .success(DeviceUse(mapping: OutputMapping(calibration: udevCalibration ?? OutputMapping.identityCalibration), filters: filters))
+                : .failure(SkipReason("\(OutsideText.quoted(device.name)) is not selected by the configuration", kind: .notSelected))
         }
     }
 
-    /// Creates a hub that asks `configure` whether to use each touchscreen, and how.
-    public init(configure: @escaping (TouchscreenNode, DeviceDescription) -> Result<DeviceUse, SkipReason>) throws(DiscoveryError) {
+    /// Creates a hub that asks `configure` whether to use each touchscreen, and how: given
+    /// the device (with the number the hub gave it) and udev's `LIBINPUT_CALIBRATION_MATRIX`
+    /// for it, if a rule sets one.
+    public init(configure: @escaping (DeviceIdentity, _ udevCalibration: [Double]?) -> Result<DeviceUse, SkipReason>) throws(DiscoveryError) {
         self.discovery = try DeviceDiscovery()
         self.configure = configure
     }
 
     /// Applies `configure` again to the open devices (after a configuration reload): new
     /// mappings apply from the next frame; a device no longer selected is closed.
-    public func reconfigure(_ handle: (Event) -> Void) {
+    public func reconfigure(_ handle: (TouchInputEvent) -> Void) {
         for (node, device) in devices {
             guard let udev = udevNodes[node] else { continue }
-            let use = configure(udev, device.description).flatMap { use in
+            let use = configure(device.identity, udev.calibration).flatMap { use in
                 // A grab taken or given back as the new configuration says.
                 Result { () throws(DeviceError) in try device.setGrabbed(use.grab) }.map { use }.mapError { SkipReason($0) }
             }
@@ -127,18 +104,18 @@ public final class TouchInputHub {
             case .success(let use):
                 device.mapping = use.mapping
                 device.filters = use.filters
-                handle(.deviceReconfigured(device))
+                handle(.reconfigured(device.identity, DeviceSetup(device)))
             case .failure(let reason):
                 devices[node] = nil
-                device.remove { handle(.frame(node: node, $0)) }
-                handle(.deviceRemoved(node: node))
+                device.remove { handle(.frame($0, from: device.identity)) }
+                handle(.removed(device.identity))
                 skip(node, reason, handle)
             }
         }
     }
 
     /// Starts watching for hotplug and opens the touchscreens present now.
-    public func start(_ handle: (Event) -> Void) throws(DiscoveryError) {
+    public func start(_ handle: (TouchInputEvent) -> Void) throws(DiscoveryError) {
         monitor = try discovery.monitor()
         for node in discovery.touchscreens() {
             open(node, handle)
@@ -151,7 +128,7 @@ public final class TouchInputHub {
     /// It wakes earlier when a contact down would be stuck (``ContactFilters``): a finger
     /// that does not move sends nothing, so only a timer can cancel it.
     @discardableResult
-    public func poll(timeout: Int32, _ handle: (Event) -> Void) -> Bool {
+    public func poll(timeout: Int32, _ handle: (TouchInputEvent) -> Void) -> Bool {
         var timeout = timeout
         for device in devices.values {
             guard let deadline = device.nextDeadline else { continue }
@@ -160,7 +137,7 @@ public final class TouchInputHub {
         }
         defer {
             for device in devices.values where device.nextDeadline.map({ $0 <= device.now }) == true {
-                device.expire { handle(.frame(node: device.node, $0)) }
+                device.expire { handle(.frame($0, from: device.identity)) }
                 reportFilters(device, handle)
             }
         }
@@ -186,61 +163,61 @@ public final class TouchInputHub {
     }
 
     /// Closes every device, cancelling the contacts that were down.
-    public func stop(_ handle: (Event) -> Void) {
+    public func stop(_ handle: (TouchInputEvent) -> Void) {
         for device in devices.values {
-            device.remove { handle(.frame(node: device.node, $0)) }
-            handle(.deviceRemoved(node: device.node))
+            device.remove { handle(.frame($0, from: device.identity)) }
+            handle(.removed(device.identity))
         }
         devices = [:]
         monitor = nil
     }
 
-    private func read(_ device: TouchDevice, _ handle: (Event) -> Void) {
+    private func read(_ device: TouchDevice, _ handle: (TouchInputEvent) -> Void) {
         let drops = device.droppedReports
-        let outcome = device.read { handle(.frame(node: device.node, $0)) }
-        if device.droppedReports > drops { handle(.eventsDropped(node: device.node, total: device.droppedReports)) }
+        let outcome = device.read { handle(.frame($0, from: device.identity)) }
+        if device.droppedReports > drops { handle(.eventsDropped(device.identity, total: device.droppedReports)) }
         reportFilters(device, handle)
         if outcome == .removed {
             devices[device.node] = nil
-            handle(.deviceRemoved(node: device.node))
+            handle(.removed(device.identity))
         }
     }
 
     /// Reports what the device's filters did since the last report.
-    private func reportFilters(_ device: TouchDevice, _ handle: (Event) -> Void) {
-        for notice in device.takeFilterNotices() { handle(.filtered(node: device.node, notice)) }
+    private func reportFilters(_ device: TouchDevice, _ handle: (TouchInputEvent) -> Void) {
+        for notice in device.takeFilterNotices() { handle(.filtered(device.identity, notice)) }
         let counts = device.filterCounts
         if reportedCounts[device.node] != counts {
             reportedCounts[device.node] = counts
-            handle(.filterCounts(node: device.node, counts))
+            handle(.filterCounts(device.identity, counts))
         }
     }
 
-    private func handleHotplug(_ handle: (Event) -> Void) {
+    private func handleHotplug(_ handle: (TouchInputEvent) -> Void) {
         while let event = monitor?.receive() {
             switch event {
             case .added(let node):
                 open(node, handle)
             case .removed(let node, _):
-                if skippedNodes.remove(node) != nil { handle(.skippedDeviceRemoved(node: node)) }
+                if skippedNodes.remove(node) != nil { handle(.skippedRemoved(node: node)) }
                 guard let device = devices.removeValue(forKey: node) else { continue }
                 // Read what the device still had to say, and what its filters decided of it
                 // (a palm ignored from landing gives no frame), then cancel what is left down.
                 // Cancelling decides too: a palm still within its verdict window is one now.
-                _ = device.read { handle(.frame(node: node, $0)) }
-                device.remove { handle(.frame(node: node, $0)) }
+                _ = device.read { handle(.frame($0, from: device.identity)) }
+                device.remove { handle(.frame($0, from: device.identity)) }
                 reportFilters(device, handle)
-                handle(.deviceRemoved(node: node))
+                handle(.removed(device.identity))
             }
         }
     }
 
-    private func open(_ node: TouchscreenNode, _ handle: (Event) -> Void) {
+    private func open(_ node: TouchscreenNode, _ handle: (TouchInputEvent) -> Void) {
         guard devices[node.node] == nil else { return }
         do throws(DeviceError) {
             let device = try TouchDevice(node: node.node)
-            device.path = node.path
-            switch configure(node, device.description) {
+            device.identity = DeviceIdentity(number: number(of: node.node), node: node.node, path: node.path, description: device.description)
+            switch configure(device.identity, node.calibration) {
             case .failure(let reason):
                 skip(node.node, reason, handle)
                 return
@@ -253,14 +230,21 @@ public final class TouchInputHub {
             reportedCounts[node.node] = ContactFilters.Counts()
             udevNodes[node.node] = node
             skippedNodes.remove(node.node)
-            handle(.deviceAdded(device))
+            handle(.added(device.identity, device.description, DeviceSetup(device)))
         } catch {
             skip(node.node, SkipReason(error), handle)
         }
     }
 
-    private func skip(_ node: String, _ reason: SkipReason, _ handle: (Event) -> Void) {
+    /// The number of the device read from `node`: its own if the node had one, else the next.
+    private func number(of node: String) -> Int {
+        if let number = numbers[node] { return number }
+        numbers[node] = numbers.count
+        return numbers.count - 1
+    }
+
+    private func skip(_ node: String, _ reason: SkipReason, _ handle: (TouchInputEvent) -> Void) {
         skippedNodes.insert(node)
-        handle(.deviceSkipped(node: node, reason: reason))
+        handle(.skipped(node: node, reason: reason))
     }
 }

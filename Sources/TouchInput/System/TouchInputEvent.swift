@@ -1,0 +1,31 @@
+import TouchModel
+
+/// What the input side says of the touchscreens, in one type from where it happens to the
+/// daemon: ``TouchInputHub`` reports it, the daemon's input thread hands it to the event loop
+/// as it is, a replay makes the same events, and the daemon takes them whole (its state, its
+/// clients and its metrics from one switch, its log from another). Everything a device read
+/// says carries the device's ``DeviceIdentity``; a node the hub does not read (skipped) has
+/// only its node.
+public enum TouchInputEvent: Sendable {
+    /// A touchscreen was opened and is being read: what it is, and how it is used.
+    case added(DeviceIdentity, DeviceDescription, DeviceSetup)
+    /// A reload changed how an open touchscreen maps, filters, or whether it is grabbed.
+    case reconfigured(DeviceIdentity, DeviceSetup)
+    /// A frame from a device.
+    case frame(TouchFrame, from: DeviceIdentity)
+    /// A contact filter acted on a contact (once per contact and decision, for the log).
+    case filtered(DeviceIdentity, ContactFilters.Notice)
+    /// A device's filter counts changed; these are its totals since it was opened.
+    case filterCounts(DeviceIdentity, ContactFilters.Counts)
+    /// The kernel dropped a device's events (`SYN_DROPPED`) and it was resynced; `total`
+    /// counts the drops since the device was opened.
+    case eventsDropped(DeviceIdentity, total: Int)
+    /// A touchscreen went away (or a reload deselected it); its contacts were cancelled
+    /// first, in a last frame.
+    case removed(DeviceIdentity)
+    /// A device was found but is not read: not selected, not a touchscreen, not openable,
+    /// or its description is invalid.
+    case skipped(node: String, reason: TouchInputHub.SkipReason)
+    /// A device that was skipped went away.
+    case skippedRemoved(node: String)
+}
