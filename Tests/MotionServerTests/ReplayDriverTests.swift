@@ -109,6 +109,33 @@ struct ReplayDriverTests {
         #expect(log.all.last == "the replay ended")
     }
 
+    @Test("a replayed device is one identity, replay:FILE, wherever it shows: selected by that node, logged, listed and counted as a touchscreen is")
+    func replayedIdentity() throws {
+        let directory = try Self.scratch()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let path = try Self.palmsAfterTheLastFrame(in: directory)
+        let node = "replay:" + path
+        let loop = EmbeddedEventLoop()
+        let (daemon, _) = try makeDaemon()
+        let log = LogLines()
+        let configuration = try Configuration.parse("[[device]]\nnode = \"\(node)\"\npalm_size = 300\n", file: "palms.toml")
+        let driver = try ReplayDriver(path: path, device: nil, configuration: configuration, speed: 1, loops: false, daemon: daemon, eventLoop: loop,
+                                      logger: log.logger, clock: { Double(loop.now.uptimeNanoseconds) / 1e9 })
+        driver.start()
+        defer { driver.stop() }
+        loop.advanceTime(to: Self.at(5))
+
+        let device = try #require(daemon.touchscreens.devices.device(node))
+        #expect(device.identity == DeviceIdentity(number: 0, node: node, name: "generated palm panel"))
+        #expect(log.all.first?.hasPrefix("using \(node) (\"generated palm panel\"), output ") == true, "\(log.all)")
+        let listed = try JSONInput(parsing: daemon.touchscreens.devices.json(configuration: configuration).encoded[...])
+        let selectedBy = listed["devices"]?.array?.first?["selected_by"]?["device"]
+        #expect(selectedBy?["key"]?.string == "node" && selectedBy?["value"]?.string == node)
+        let metrics = String(decoding: daemon.metricsExposition(), as: UTF8.self)
+        #expect(metrics.contains("motiond_input_frames_total{device=\"\(node)\"} 2"), "the tap's landing and lift")
+        #expect(metrics.contains("motiond_contacts_filtered_total{device=\"\(node)\",filter=\"palm\"} 2"))
+    }
+
     @Test("looping, each play counts its palms on from the last play's total, and each is logged once")
     func loopingCounts() throws {
         let directory = try Self.scratch()
