@@ -63,7 +63,7 @@ struct Motiond: ParsableCommand {
             try DaemonService.run(options)
         } catch {
             writeStandardError("<3>motiond: \(error)\n")
-            throw ExitCode(1)
+            throw ExitCode(error.exitStatus)
         }
     }
 }

@@ -41,13 +41,13 @@ public final class DaemonService {
     }
 
     /// Runs motiond until SIGTERM or SIGINT. Throws when it cannot start (a broken
-    /// configuration, a socket in use), saying why.
+    /// configuration, a socket in use…), saying why: a ``StartupFailure``, one case per cause.
     ///
     /// The caller has blocked the signals (``DaemonSignal/blockInThisThread()``, first thing
     /// in `main`); they are taken from the first line here, and a stop asked during
     /// start-up ends it as soon as it can: before binding if it came by then, else right
     /// after start.
-    public static func run(_ options: DaemonOptions) throws {
+    public static func run(_ options: DaemonOptions) throws(StartupFailure) {
         let relay = SignalRelay()
         let signals = try SignalThread(relay: relay)
         defer { withExtendedLifetime(signals) {} }
@@ -60,14 +60,14 @@ public final class DaemonService {
         let loop = group.next()
         // The daemon is made on the loop; the input thread and the socket are started from
         // here (both wait, which the loop must never do); then everything starts on the loop.
-        let service = try loop.submit {
+        let service = try onLoop(loop) {
             let service = DaemonService(options: options, loop: loop, logger: logger)
             service.prepare(configuration)
             return NIOLoopBound(service, eventLoop: loop)
-        }.wait()
+        }
         var input: InputThread?
         let done: EventLoopFuture<Void>
-        do {
+        do throws(StartupFailure) {
             if options.replay == nil {
                 let queue = InputQueue(loop: loop) { batch, coalesced in
                     let service = service.value
@@ -78,10 +78,10 @@ public final class DaemonService {
             }
             if relay.stopRequested {
                 input?.stop(timeout: inputJoinTimeout)
-                try loop.submit { service.value.stopped.succeed() }.wait()
+                try onLoop(loop) { service.value.stopped.succeed() }
                 return logger.info("stopped before starting")
             }
-            let parts = try loop.submit { service.value.socketParts }.wait()
+            let parts = try onLoop(loop) { service.value.socketParts }
             let passed = SystemdActivation.inheritedSockets(ProcessInfo.processInfo.environment)
             let inherited = passed.control
             let path = options.socket ?? configuration.daemon.socket
@@ -89,17 +89,17 @@ public final class DaemonService {
                                                 group: inherited == nil ? configuration.daemon.socketGroup : nil, descriptor: inherited)
             if inherited == nil { relay.socketBound(path) }
             let listening = inherited == nil ? path : "the socket systemd passed"
-            try loop.submit { service.value.server = server }.wait()
+            try onLoop(loop) { service.value.server = server }
             if let settings = try WebListener.settings(configuration, options, passed: passed.web != nil) {
-                let access = try loop.submit { NIOLoopBound(WebAccess(origins: []), eventLoop: loop) }.wait()
+                let access = try onLoop(loop) { NIOLoopBound(WebAccess(origins: []), eventLoop: loop) }
                 let web = try WebServer.start(daemon: parts.daemon, outputs: parts.outputs, access: access, on: loop,
                                               address: settings.listen, descriptor: passed.web)
-                try loop.submit { service.value.webStarted(WebListener(channel: web, access: access.value, settings: settings, logger: logger)) }.wait()
+                try onLoop(loop) { service.value.webStarted(WebListener(channel: web, access: access.value, settings: settings, logger: logger)) }
             }
-            done = try loop.submit { [input] in
+            done = try onLoop(loop) { [input] () throws(StartupFailure) in
                 try service.value.start(configuration, server: server, listening: listening, input: input, relay: relay)
                 return service.value.stopped.futureResult
-            }.wait()
+            }
         } catch {
             // Nothing is running yet but what start made: undo it, and say why.
             try? loop.submit { service.value.abandon(error) }.wait()
@@ -107,7 +107,15 @@ public final class DaemonService {
             relay.removeSocket()
             throw error
         }
-        try done.wait()
+        // Started: the daemon runs until it stops, which fails only if the loop went first.
+        do { try done.wait() } catch { throw .eventLoop(error) }
+    }
+
+    /// Runs `body` on `loop` and waits for its result: how start-up, off the loop, reaches
+    /// what lives on it. A failure of `body`'s is passed on as it is; one of the loop's is
+    /// ``StartupFailure/eventLoop(_:)``.
+    private static func onLoop<T: Sendable>(_ loop: EventLoop, _ body: @escaping @Sendable () throws -> T) throws(StartupFailure) -> T {
+        do { return try loop.submit(body).wait() } catch let failure as StartupFailure { throw failure } catch { throw .eventLoop(error) }
     }
 
     /// Undoes a start that failed half-way (the caller stops the input thread).
@@ -125,8 +133,11 @@ public final class DaemonService {
         daemon.webAddress = "\(listener.address)"
     }
 
-    private static func loadConfiguration(_ options: DaemonOptions, logger: Logger) throws -> Configuration {
-        if let file = options.configurationFile { return try Configuration.load(file: file) }
+    /// The configuration to start with: the file's, or the built-in default without one.
+    static func loadConfiguration(_ options: DaemonOptions, logger: Logger) throws(StartupFailure) -> Configuration {
+        if let file = options.configurationFile {
+            do { return try Configuration.load(file: file) } catch { throw .configurationRefused(error) }
+        }
         logger.info("no \(DaemonOptions.defaultConfigFile): running the built-in default, one full-screen element 'surface'")
         return .builtInDefault
     }
@@ -145,7 +156,7 @@ public final class DaemonService {
     }
 
     /// `listening` names the socket in the log: a path motiond bound, or systemd's.
-    private func start(_ configuration: Configuration, server: Channel, listening: String, input: InputThread?, relay: SignalRelay) throws {
+    private func start(_ configuration: Configuration, server: Channel, listening: String, input: InputThread?, relay: SignalRelay) throws(StartupFailure) {
         let environment = ProcessInfo.processInfo.environment
         self.input = input
         self.relay = relay

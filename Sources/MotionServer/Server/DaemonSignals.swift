@@ -132,7 +132,7 @@ final class SignalThread {
     private let thread: JoinableThread
 
     /// Starts taking the signals for `relay`; returns once the thread has them blocked.
-    init(relay: SignalRelay) throws(SocketError) {
+    init(relay: SignalRelay) throws(StartupFailure) {
         let ready = DispatchSemaphore(value: 0)
         thread = try JoinableThread(name: "motiond signals") {
             // Already so in motiond (main blocked them first); in a test process, until this

@@ -35,7 +35,7 @@ final class InputThread: @unchecked Sendable {
     /// Starts the thread and returns once it watches udev and has opened the touchscreens
     /// present. Blocks the caller meanwhile, so never call it on the event loop. Should udev
     /// fail it, the thread says so in `logger` and ends; the daemon goes on without touch.
-    convenience init(configuration: Configuration, logger: Logger, deliver: @escaping @Sendable (TouchInputEvent) -> Void) throws {
+    convenience init(configuration: Configuration, logger: Logger, deliver: @escaping @Sendable (TouchInputEvent) -> Void) throws(StartupFailure) {
         try self.init(configuration: configuration, deliver: deliver) { thread, deliver, wake, started in
             thread.run(deliver, wake: wake, started: started, logger: logger)
         }
@@ -43,10 +43,10 @@ final class InputThread: @unchecked Sendable {
 
     /// The same, with `work` in place of reading the touchscreens: how a test has the thread
     /// misbehave (stick, deliver late) and sees what ``stop(timeout:)`` does about it.
-    init(configuration: Configuration, deliver: @escaping @Sendable (TouchInputEvent) -> Void, work: @escaping Work) throws {
+    init(configuration: Configuration, deliver: @escaping @Sendable (TouchInputEvent) -> Void, work: @escaping Work) throws(StartupFailure) {
         self.configuration = configuration
         var fds: [Int32] = [0, 0]
-        guard pipe(&fds) == 0 else { throw SocketError(description: "cannot make a pipe: \(String(cString: strerror(errno)))") }
+        guard pipe(&fds) == 0 else { throw .wakePipe(errno: errno) }
         for fd in fds {
             _ = fcntl(fd, F_SETFD, FD_CLOEXEC)
             _ = fcntl(fd, F_SETFL, O_NONBLOCK)

@@ -14,7 +14,7 @@ final class JoinableThread: @unchecked Sendable {
     private var joined = false
 
     /// Starts `body` on a new thread called `name` (15 characters show in `ps`).
-    init(name: String, _ body: @escaping @Sendable () -> Void) throws(SocketError) {
+    init(name: String, _ body: @escaping @Sendable () -> Void) throws(StartupFailure) {
         let ended = self.ended
         let work = Unmanaged.passRetained(Work {
             JoinableThread.nameThisThread(name)
@@ -28,7 +28,7 @@ final class JoinableThread: @unchecked Sendable {
         }, work)
         guard result == 0 else {
             Unmanaged<Work>.fromOpaque(work).release()
-            throw SocketError(description: "cannot start the \(name) thread: \(String(cString: strerror(result)))")
+            throw .threadNotStarted(name: name, errno: result)
         }
     }
 

@@ -1,4 +1,5 @@
 import FoundationEssentials
+import Glibc
 import Logging
 import MotionConfiguration
 import MotionCore
@@ -36,18 +37,17 @@ final class ReplayDriver {
     private let now: () -> Double
 
     init(path: String, device index: Int?, configuration: Configuration, speed: Double, loops: Bool, daemon: Daemon, eventLoop: EventLoop, logger: Logger,
-         clock: @escaping () -> Double = monotonicNow) throws {
+         clock: @escaping () -> Double = monotonicNow) throws(StartupFailure) {
+        let text: String
+        do { text = try String(contentsOfFile: path, encoding: .utf8) } catch { throw .recordingUnreadable(path: path, reason: Self.reason(error)) }
         let recording: EvemuRecording
-        do { recording = try EvemuRecording(reading: String(contentsOfFile: path, encoding: .utf8), device: index) } catch let error as EvemuParseError {
-            throw SocketError(description: "\(path):\(error.line): \(error.message)")
-        }
-        guard let description = recording.device else { throw SocketError(description: "\(path): \(ReplayError.noDeviceHeader)") }
+        do { recording = try EvemuRecording(reading: text, device: index) } catch { throw .recordingRefused(path: path, error) }
+        guard let description = recording.device else { throw .recordingWithoutDevice(path: path) }
         let device = DeviceIdentity.recording(path, description: description)
-        guard let match = configuration.match(device) else {
-            throw SocketError(description: "no [[device]] entry in the configuration selects the recorded device \(OutsideText.quoted(description.name))")
-        }
-        let replay = try RecordingReplay(recording, mapping: match.mapping, filters: match.filters)
-        guard speed > 0, speed.isFinite else { throw SocketError(description: "--speed must be a positive number") }
+        guard let match = configuration.match(device) else { throw .recordingNotSelected(name: description.name) }
+        let replay: RecordingReplay
+        do { replay = try RecordingReplay(recording, mapping: match.mapping, filters: match.filters) } catch { throw .recordingNotReplayable(error) }
+        guard speed > 0, speed.isFinite else { throw .replaySpeed(speed) }
         self.moments = replay.replayedFrames()
         self.device = device
         self.description = description
@@ -59,6 +59,15 @@ final class ReplayDriver {
         self.logger = logger
         self.now = clock
         timer.driver = self
+    }
+
+    /// Why a file cannot be read, as the system says it ("No such file or directory"), not as
+    /// Foundation's error describes itself (its domain, code and user info).
+    private static func reason(_ error: any Error) -> String {
+        if let posix = (error as? CocoaError)?.underlying as? POSIXError ?? error as? POSIXError {
+            return String(cString: strerror(posix.code.rawValue))
+        }
+        return "\(error)"
     }
 
     /// Where the recorded device's touches land and how they are filtered, for `devices`.

@@ -6,11 +6,6 @@ import NIOCore
 import NIOPosix
 import TouchInput
 
-/// Why the socket could not be opened.
-public struct SocketError: Error, CustomStringConvertible {
-    public var description: String
-}
-
 /// The listening socket: bound here (replacing a stale file from a crash, refusing to
 /// replace a live motiond's) or inherited from systemd (`LISTEN_FDS`).
 enum SocketServer {
@@ -18,10 +13,12 @@ enum SocketServer {
     static let backlog: Int32 = 128
 
     /// Starts listening; `descriptor` is a socket systemd passed, if any.
-    /// Binds from outside the loop: binding waits.
+    /// Binds from outside the loop: binding waits. A socket that fails after it is bound (its
+    /// mode, its group) is closed and removed again.
     static func start(daemon boundDaemon: NIOLoopBound<Daemon>, outputs boundOutputs: NIOLoopBound<ClientOutputs>, on loop: EventLoop,
-                      path: String, group: String?, descriptor: Int32?) throws -> Channel {
-        let listener = try descriptor ?? listen(on: path)
+                      path: String, group: String?, descriptor: Int32?) throws(StartupFailure) -> Channel {
+        let listener: Int32
+        if let descriptor { listener = descriptor } else { listener = try listen(on: path) }
         let bootstrap = ServerBootstrap(group: loop)
             .serverChannelInitializer { channel in
                 channel.eventLoop.makeCompletedFuture {
@@ -40,56 +37,61 @@ enum SocketServer {
             }
         let channel: Channel
         do { channel = try bootstrap.withBoundSocket(listener).wait() } catch {
-            if descriptor == nil { unlink(path) }
-            throw error
+            guard descriptor == nil else { throw .passedSocketUnusable(.control, error) }
+            unlink(path)
+            throw .socketNotServed(path: path, error)
         }
         guard descriptor == nil else { return channel }
-        guard chmod(path, 0o660) == 0 else { throw SocketError(description: "cannot set the mode of \(path): \(String(cString: strerror(errno)))") }
-        if let group {
-            guard let entry = getgrnam(group) else { throw SocketError(description: "no group is called '\(group)' ([daemon] socket_group)") }
-            guard chown(path, uid_t.max, entry.pointee.gr_gid) == 0 else {
-                throw SocketError(description: "cannot give \(path) to group \(group): \(String(cString: strerror(errno)))")
-            }
+        do throws(StartupFailure) {
+            try share(path, with: group)
+        } catch {
+            channel.close(promise: nil)
+            unlink(path)
+            throw error
         }
         return channel
     }
 
+    /// Lets motiond's group, or `group`, connect to the socket at `path`: mode 0660.
+    private static func share(_ path: String, with group: String?) throws(StartupFailure) {
+        guard chmod(path, 0o660) == 0 else { throw .socketModeNotSet(path: path, errno: errno) }
+        guard let group else { return }
+        guard let entry = getgrnam(group) else { throw .noSuchGroup(group) }
+        guard chown(path, uid_t.max, entry.pointee.gr_gid) == 0 else { throw .socketGroupNotSet(path: path, group: group, errno: errno) }
+    }
+
     /// A socket listening on `path`, a stale file from a crash replaced.
-    private static func listen(on path: String) throws -> Int32 {
+    static func listen(on path: String) throws(StartupFailure) -> Int32 {
         let (address, length): (sockaddr_un, socklen_t)
-        do { (address, length) = try unixSocketAddress(path) } catch { throw SocketError(description: error.description) }
+        do { (address, length) = try unixSocketAddress(path) } catch { throw .socketPathTooLong(error) }
         try removeStaleSocket(path)
         let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue) | Int32(SOCK_NONBLOCK.rawValue), 0)
-        guard fd >= 0 else { throw SocketError(description: "cannot make a socket: \(String(cString: strerror(errno)))") }
+        guard fd >= 0 else { throw .socketNotCreated(errno: errno) }
         var bound = address
         let status = withUnsafePointer(to: &bound) {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, length) }
         }
         guard status == 0, Glibc.listen(fd, backlog) == 0 else {
-            let reason = String(cString: strerror(errno))
+            let failed = errno
             Glibc.close(fd)
-            throw SocketError(description: "cannot listen on \(path): \(reason)")
+            throw .cannotListen(path: path, errno: failed)
         }
         return fd
     }
 
     /// Removes a socket file nobody listens on; refuses when someone does.
-    static func removeStaleSocket(_ path: String) throws {
+    static func removeStaleSocket(_ path: String) throws(StartupFailure) {
         var status = stat()
         guard lstat(path, &status) == 0 else { return }
-        guard status.st_mode & S_IFMT == S_IFSOCK else {
-            throw SocketError(description: "\(path) exists and is not a socket; remove it or choose another path")
-        }
+        guard status.st_mode & S_IFMT == S_IFSOCK else { throw .notASocket(path: path) }
         var (address, length): (sockaddr_un, socklen_t)
-        do { (address, length) = try unixSocketAddress(path) } catch { throw SocketError(description: error.description) }
+        do { (address, length) = try unixSocketAddress(path) } catch { throw .socketPathTooLong(error) }
         let probe = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
         defer { Glibc.close(probe) }
         let connected = withUnsafePointer(to: &address) {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(probe, $0, length) }
         }
-        if connected == 0 {
-            throw SocketError(description: "another motiond is already listening on \(path); stop it first, or give this one another --socket")
-        }
+        if connected == 0 { throw .socketInUse(path: path) }
         unlink(path)
     }
 }

@@ -33,16 +33,14 @@ final class WebListener {
     /// listens (and turning it on without the table); nil for no listener. A listener systemd
     /// `passed` (motiond-web.socket) is served even without the table: enabling that unit
     /// asks for it.
-    static func settings(_ configuration: Configuration, _ options: DaemonOptions, passed: Bool = false) throws -> WebSocketSettings? {
+    static func settings(_ configuration: Configuration, _ options: DaemonOptions, passed: Bool = false) throws(StartupFailure) -> WebSocketSettings? {
         guard let address = options.websocket else {
             if passed, configuration.websocket == nil { return WebSocketSettings(listen: ListenAddress(host: "127.0.0.1", port: 0)) }
             return configuration.websocket
         }
         var settings = configuration.websocket ?? WebSocketSettings(listen: address)
         settings.listen = address
-        guard address.isLoopback || settings.allowRemote else {
-            throw SocketError(description: "--websocket \(address): other machines could reach it, and the protocol is not encrypted; use 127.0.0.1 or [::1], or allow_remote = true in [websocket]")
-        }
+        guard address.isLoopback || settings.allowRemote else { throw .remoteWebListener(address) }
         return settings
     }
 

@@ -21,7 +21,7 @@ enum WebServer {
     /// Binds `address`, or takes the listening `descriptor` systemd passed, and serves it on
     /// `loop`; from outside the loop, as binding waits.
     static func start(daemon: NIOLoopBound<Daemon>, outputs: NIOLoopBound<ClientOutputs>, access: NIOLoopBound<WebAccess>,
-                      on loop: EventLoop, address: ListenAddress, descriptor: Int32? = nil) throws -> Channel {
+                      on loop: EventLoop, address: ListenAddress, descriptor: Int32? = nil) throws(StartupFailure) -> Channel {
         let bootstrap = ServerBootstrap(group: loop)
             .serverChannelOption(.backlog, value: SocketServer.backlog)
             .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
@@ -41,15 +41,19 @@ enum WebServer {
                     try configure(channel, daemon: daemon.value, outputs: outputs.value, access: access.value)
                 }
             }
-        if let descriptor { return try bootstrap.withBoundSocket(descriptor).wait() }
+        if let descriptor {
+            do { return try bootstrap.withBoundSocket(descriptor).wait() } catch { throw .passedSocketUnusable(.web, error) }
+        }
         do {
             return try bootstrap.bind(host: address.host, port: address.port).wait()
         } catch let error as IOError where error.errnoCode == EAFNOSUPPORT {
             // systemd's RestrictAddressFamilies: the unit lets motiond use TCP only through a
             // socket it passes.
-            throw SocketError(description: "cannot listen on \(address) ([websocket] listen): this service may not open TCP sockets itself; enable the socket unit that passes one: systemctl enable --now motiond-web.socket (its ListenStream says where)")
+            throw .webListenerForbidden(address)
+        } catch let error as IOError where error.errnoCode == EADDRINUSE {
+            throw .webAddressInUse(address, error)
         } catch {
-            throw SocketError(description: "cannot listen on \(address) ([websocket] listen): \(error)")
+            throw .webListenerNotBound(address, error)
         }
     }
 }
