@@ -20,7 +20,7 @@ extension Daemons {
             var late: [String] = []
             var movedFirst = 0
             let deadline = Date().addingTimeInterval(60)
-            while Date() < deadline, heard.count { $0 == "ended" } < 2 {
+            while Date() < deadline, heard.count(where: { $0 == "ended" }) < 2 {
                 guard let line = try client.next() else { break }
                 guard let stream = line["stream"] as? String, let time = line["t"] as? Double else { continue }
                 if line["event"] as? String == "state", stream == "card.drag", let state = line["state"] as? String {
