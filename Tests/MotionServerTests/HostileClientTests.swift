@@ -194,7 +194,7 @@ struct ClientOutputBoundTests {
             return (output.isClosed, output.pendingBytes)
         }.wait()
         #expect(closed, "the client was dropped when it went over")
-        #expect(bytes <= ChannelOutput.defaultPendingLimit)
+        #expect(bytes <= SlowClientRule.pendingLimit)
         // The peer reads what was written before, then the end: within a deadline.
         let (received, error) = pair.readToEnd()
         #expect(error == nil, "the connection was not closed: \(error ?? "")")

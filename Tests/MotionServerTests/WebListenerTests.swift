@@ -9,8 +9,8 @@ import Testing
 
 /// One connection to the HTTP and WebSocket listener, set up as the listener sets up the ones
 /// it accepts, driven without a socket on a manual clock: a hostile client's bytes in, the
-/// server's bytes out, read as a client would. The loop's time is the outputs' clock too, so
-/// advancing it passes the slow-client rule's 5 s as well as the HTTP deadlines.
+/// server's bytes out, read as a client would. The loop's time is the slow-client rule's clock
+/// too, so advancing it passes the rule's 5 s as well as the HTTP deadlines.
 final class WebConnection {
     let channel = EmbeddedChannel()
     let loop: EmbeddedEventLoop
@@ -22,7 +22,7 @@ final class WebConnection {
     /// The listener is at 127.0.0.1:8765, and answers `hosts` besides.
     init(hosts: [String] = [], origins: [String] = ["http://127.0.0.1:8765"]) throws {
         loop = channel.embeddedEventLoop
-        outputs = ClientOutputs { [loop] in Double(loop.now.uptimeNanoseconds) / 1e9 }
+        outputs = ClientOutputs(rule: SlowClientRule { [loop] in Double(loop.now.uptimeNanoseconds) / 1e9 })
         channel.localAddress = try SocketAddress(ipAddress: "127.0.0.1", port: 8765)
         (daemon, _) = try makeDaemon(control: false)
         try WebServer.configure(channel, daemon: daemon, outputs: outputs, access: WebAccess(origins: origins, hosts: hosts))
@@ -292,11 +292,11 @@ struct WebSocketFramingTests {
         try connection.sendFrame(0x9, [1])
         #expect(connection.outputs.nextLaggardDeadline.map { abs($0 - 5) < 1e-6 } == true, "\(String(describing: connection.outputs.nextLaggardDeadline))")
         connection.loop.advanceTime(by: .milliseconds(4_990))
-        #expect(connection.outputs.dropLaggards(allocator: ByteBufferAllocator()) == 0)
+        #expect(connection.outputs.dropLaggards() == 0)
         #expect(connection.channel.isActive && connection.outputs.anyBlocked)
         connection.loop.advanceTime(by: .milliseconds(20))
         #expect(connection.outputs.nextLaggardDeadline == 0)
-        #expect(connection.outputs.dropLaggards(allocator: ByteBufferAllocator()) == 1)
+        #expect(connection.outputs.dropLaggards() == 1)
         #expect(try connection.closeFrame()?.code == 1008)
     }
 
@@ -304,7 +304,7 @@ struct WebSocketFramingTests {
     func behindAgain() throws {
         let connection = try WebConnection()
         try connection.upgrade()
-        let drop = { connection.outputs.dropLaggards(allocator: ByteBufferAllocator()) }
+        let drop = { connection.outputs.dropLaggards() }
         connection.channel.isWritable = false
         connection.channel.pipeline.fireChannelWritabilityChanged()
         try connection.sendText(#"{"id": 1, "op": "stats"}"#)  // its reply waits

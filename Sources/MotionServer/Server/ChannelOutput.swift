@@ -2,12 +2,12 @@ import Glibc
 import MotionCore
 import NIOCore
 import NIOWebSocket
-import TouchInput
 
-/// A client's output on its channel. While the socket is full, lines wait here, a newer
-/// value of a stream replacing the older one, so a slow client never holds anything up and
-/// reads current values when it catches up. What waits is bounded: a client with more than
-/// ``pendingLimit`` bytes waiting is disconnected the moment it goes over.
+/// A client's output on its channel, held to the slow-client rule (``SlowClientRule``). While
+/// the socket is full, lines wait here, a newer value of a stream replacing the older one, so a
+/// slow client never holds anything up and reads current values when it catches up. Each time
+/// a line has to wait, the rule is asked whether to drop the client, so one with more waiting
+/// than the rule allows is dropped the moment it goes over.
 ///
 /// The same output serves both transports; only the ``LineFraming`` differs. On the Unix
 /// socket, given the socket's descriptor (``SocketDescriptor``), a client that keeps up gets
@@ -16,15 +16,14 @@ import TouchInput
 /// socket does not take at once goes to NIO, which writes it when the client reads; until then
 /// lines wait here, so the bytes stay in order.
 final class ChannelOutput: ClientOutput {
-    /// The most a client may have waiting (docs/protocol.md, Slow clients).
-    static let defaultPendingLimit = SlowClientLimits.pendingBytes
     private let channel: Channel
     private let framing: LineFraming
-    private let pendingLimit: Int
-    /// Called when the client falls behind.
-    var onBlocked: () -> Void = {}
-    /// Called when the client is disconnected for having too much waiting.
-    var onOverflow: () -> Void = {}
+    /// What says when the client keeps up, and when it is to be dropped.
+    private let rule: SlowClientRule
+    /// Called when lines start to wait for the client: the rule now times it.
+    var onBehind: () -> Void = {}
+    /// Called when the client is dropped under the rule.
+    var onDropped: () -> Void = {}
     private var pending: [(stream: StreamID?, line: ByteBuffer)] = []
     private var pendingIndex: [StreamID: Int] = [:]
     /// The pong owed for the latest ping while the client is behind. RFC 6455 (5.5.3) lets a
@@ -33,10 +32,8 @@ final class ChannelOutput: ClientOutput {
     private var pendingPong: ByteBuffer?
     private(set) var pendingBytes = 0
     private(set) var coalesced = 0
-    /// Since when the client has been behind, on ``clock``.
-    private(set) var blockedSince: Double?
-    /// Seconds on a monotonic clock; the one of the ``ClientOutputs`` it is added to.
-    var clock: () -> Double = monotonicNow
+    /// Since when lines have waited for the client, on the rule's clock.
+    private var behindSince: Double?
     private(set) var isClosed = false
     /// Whether it was closed because the client did not read (the slow-client rule).
     private(set) var wasDropped = false
@@ -48,10 +45,10 @@ final class ChannelOutput: ClientOutput {
     /// Whether writes go straight to the socket (for tests).
     var writesDirectly: Bool { socket >= 0 }
 
-    init(channel: Channel, framing: LineFraming = .newlines, socket: Int32? = nil, pendingLimit: Int = ChannelOutput.defaultPendingLimit) {
+    init(channel: Channel, framing: LineFraming = .newlines, socket: Int32? = nil, rule: SlowClientRule = SlowClientRule()) {
         self.channel = channel
         self.framing = framing
-        self.pendingLimit = pendingLimit
+        self.rule = rule
         self.socketTakesMore = channel.isWritable
         precondition(socket == nil || framing == .newlines, "WebSocket frames are written by NIO")
         self.socket = socket ?? -1
@@ -64,7 +61,12 @@ final class ChannelOutput: ClientOutput {
     /// writes between two flushes are one frame's lines, a bounded overshoot.
     private var socketTakesMore: Bool
 
-    var isKeepingUp: Bool { !isClosed && pending.isEmpty && pendingPong == nil && socketTakesMore && !inFlight }
+    /// What the slow-client rule judges the client by. A closed output holds nothing.
+    var backlog: ClientBacklog {
+        ClientBacklog(since: behindSince, bytes: pendingBytes, socketFull: !socketTakesMore || inFlight)
+    }
+
+    var isKeepingUp: Bool { !isClosed && rule.keepsUp(backlog) }
 
     /// The channel's writability changed: remember it, and write what waited once it is back.
     func writabilityChanged(_ writable: Bool) {
@@ -99,7 +101,7 @@ final class ChannelOutput: ClientOutput {
             pending.append((stream, line))
             pendingBytes += line.readableBytes
         }
-        if pendingBytes > pendingLimit { overflow() }
+        applyRule()
     }
 
     /// Answers a WebSocket ping with `payload`, bounded like lines: while the client is
@@ -119,25 +121,39 @@ final class ChannelOutput: ClientOutput {
         }
         pendingPong = payload
         pendingBytes += payload.readableBytes
-        if pendingBytes > pendingLimit { overflow() }
+        applyRule()
     }
 
-    /// The client is behind: from now on the slow-client rule counts.
+    /// Lines wait for the client: from now on the slow-client rule times it.
     private func noteBehind() {
-        guard blockedSince == nil else { return }
-        blockedSince = clock()
-        onBlocked()
+        guard behindSince == nil else { return }
+        behindSince = rule.clock()
+        onBehind()
     }
 
-    /// Drops what waited and the client, saying why.
-    private func overflow() {
+    /// A line waits: the client is dropped if the rule says so.
+    private func applyRule() {
+        if case .toBeDropped(let reason) = rule.verdict(on: backlog) { drop(because: reason) }
+    }
+
+    /// Drops the client under the slow-client rule: what waited is thrown away, and the
+    /// client reads `bye` with `reason` (a WebSocket also gets a close frame, 1008).
+    func drop(because reason: String) {
+        guard !isClosed else { return }
+        close(saying: channel.allocator.buffer(string: ProtocolLine.text(ProtocolLine.bye(reason))), because: .tooSlow)
+        onDropped()
+    }
+
+    /// Output ends: nothing more is written (what waited is thrown away), and the duplicate
+    /// descriptor is closed.
+    private func stopOutput() {
+        isClosed = true
         pending = []
         pendingIndex = [:]
         pendingPong = nil
         pendingBytes = 0
-        let reason = "too slow: more than \(pendingLimit >> 20) MiB waited for this client"
-        close(saying: channel.allocator.buffer(string: ProtocolLine.text(ProtocolLine.bye(reason))), because: .tooSlow)
-        onOverflow()
+        behindSince = nil
+        stopWritingDirectly()
     }
 
     func flush() {
@@ -153,7 +169,7 @@ final class ChannelOutput: ClientOutput {
         pending = []
         pendingIndex = [:]
         pendingBytes = 0
-        blockedSince = nil
+        behindSince = nil
         if let pong = pendingPong {
             pendingPong = nil
             channel.write(WebSocketFrame(fin: true, opcode: .pong, data: pong), promise: nil)
@@ -202,9 +218,8 @@ final class ChannelOutput: ClientOutput {
     /// Says goodbye with `line` and closes; a WebSocket also gets a close frame saying why.
     func close(saying line: ByteBuffer?, because reason: ClosingReason) {
         guard !isClosed else { return }
-        isClosed = true
+        stopOutput()
         wasDropped = reason == .tooSlow
-        stopWritingDirectly()
         if let line { write(line) }
         if framing == .webSocket {
             var data = channel.allocator.buffer(capacity: 2 + reason.webSocketReason.utf8.count)
@@ -216,10 +231,9 @@ final class ChannelOutput: ClientOutput {
         channel.close(promise: nil)
     }
 
-    /// Stops all output: the connection is being closed by its own handler.
+    /// Stops all output: the connection ended, or is being closed by its own handler.
     func markClosed() {
-        isClosed = true
-        stopWritingDirectly()
+        stopOutput()
     }
 
     /// Writes one or more protocol lines (a frame's lines come as one buffer) as the
@@ -242,8 +256,7 @@ final class ChannelOutput: ClientOutput {
     /// connection a second later if the client has not.
     func finish(saying line: ByteBuffer) {
         guard !isClosed else { return }
-        isClosed = true
-        stopWritingDirectly()
+        stopOutput()
         let channel = self.channel
         channel.writeAndFlush(line).flatMap { channel.close(mode: .output) }.whenComplete { _ in
             channel.eventLoop.scheduleTask(in: .seconds(1)) { channel.close(promise: nil) }

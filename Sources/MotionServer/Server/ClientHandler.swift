@@ -44,7 +44,7 @@ final class ClientHandler: ChannelInboundHandler {
     }
 
     func channelActive(context: ChannelHandlerContext) {
-        let output = ChannelOutput(channel: context.channel, socket: socket)
+        let output = ChannelOutput(channel: context.channel, socket: socket, rule: outputs.rule)
         socket = nil  // the output's now
         self.output = output
         outputs.add(output)

@@ -266,7 +266,7 @@ public final class DaemonService {
         laggardCheck = loop.scheduleTask(in: .nanoseconds(Int64(due * 1e9)) + .milliseconds(20)) {
             let service = bound.value
             service.laggardCheck = nil
-            let dropped = service.outputs.dropLaggards(allocator: ByteBufferAllocator())
+            let dropped = service.outputs.dropLaggards()
             if dropped > 0 { service.logger.warning("disconnected \(dropped) client(s) that stopped reading") }
             service.scheduleLaggardCheck()
         }

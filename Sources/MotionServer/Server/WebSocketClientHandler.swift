@@ -23,7 +23,7 @@ final class WebSocketClientHandler: ChannelInboundHandler {
     /// Added once the handshake is done, on a connection already active: the session starts
     /// here, read-only (over TCP nobody's credentials are known; `auth` gives control).
     func handlerAdded(context: ChannelHandlerContext) {
-        let output = ChannelOutput(channel: context.channel, framing: .webSocket)
+        let output = ChannelOutput(channel: context.channel, framing: .webSocket, rule: outputs.rule)
         self.output = output
         outputs.add(output)
         session = daemon.connect(output, credentials: nil)
