@@ -35,14 +35,13 @@ struct StartupFailureTests {
     private final class Loop {
         let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
         var loop: EventLoop { group.next() }
-        let daemon: NIOLoopBound<Daemon>
-        let outputs: NIOLoopBound<ClientOutputs>
+        let connections: NIOLoopBound<ClientConnections>
 
         init() throws {
             let loop = group.next()
-            (daemon, outputs) = try loop.submit {
+            connections = try loop.submit {
                 let (daemon, _) = try makeDaemon()
-                return (NIOLoopBound(daemon, eventLoop: loop), NIOLoopBound(ClientOutputs(), eventLoop: loop))
+                return NIOLoopBound(ClientConnections(daemon: daemon, loop: loop), eventLoop: loop)
             }.wait()
         }
 
@@ -92,7 +91,7 @@ struct StartupFailureTests {
         let loop = try Loop()
         let path = directory.appendingPathComponent("motiond.sock").path
         let refused = failure { () throws(StartupFailure) in
-            _ = try SocketServer.start(daemon: loop.daemon, outputs: loop.outputs, on: loop.loop, path: path, group: "no-such-group-of-motiond's", descriptor: nil)
+            _ = try SocketServer.start(connections: loop.connections, on: loop.loop, path: path, group: "no-such-group-of-motiond's", descriptor: nil)
         }
         guard case .noSuchGroup("no-such-group-of-motiond's")? = refused else { Issue.record("\(String(describing: refused))"); return }
         #expect(refused?.description == "no group is called 'no-such-group-of-motiond's' ([daemon] socket_group)")
@@ -108,7 +107,7 @@ struct StartupFailureTests {
         try #require(Glibc.pipe(&pipe) == 0)
         defer { close(pipe[1]) }
         let control = failure { () throws(StartupFailure) in
-            _ = try SocketServer.start(daemon: loop.daemon, outputs: loop.outputs, on: loop.loop, path: "/nonexistent/motiond.sock", group: nil, descriptor: pipe[0])
+            _ = try SocketServer.start(connections: loop.connections, on: loop.loop, path: "/nonexistent/motiond.sock", group: nil, descriptor: pipe[0])
         }
         guard case .passedSocketUnusable(.control, _)? = control else { Issue.record("\(String(describing: control))"); return }
         #expect(control?.description.hasPrefix("cannot listen on the socket systemd passed (motiond.socket): ") == true, "\(String(describing: control))")
@@ -118,7 +117,7 @@ struct StartupFailureTests {
         defer { close(other[1]) }
         let access = try loop.webAccess()
         let web = failure { () throws(StartupFailure) in
-            _ = try WebServer.start(daemon: loop.daemon, outputs: loop.outputs, access: access, on: loop.loop,
+            _ = try WebServer.start(connections: loop.connections, access: access, on: loop.loop,
                                     address: ListenAddress(host: "127.0.0.1", port: 0), descriptor: other[0])
         }
         guard case .passedSocketUnusable(.web, _)? = web else { Issue.record("\(String(describing: web))"); return }
@@ -145,7 +144,7 @@ struct StartupFailureTests {
         try #require(bound)
         let taken = ListenAddress(host: "127.0.0.1", port: Int(UInt16(bigEndian: address.sin_port)))
         let inUse = failure { () throws(StartupFailure) in
-            _ = try WebServer.start(daemon: loop.daemon, outputs: loop.outputs, access: access, on: loop.loop, address: taken)
+            _ = try WebServer.start(connections: loop.connections, access: access, on: loop.loop, address: taken)
         }
         guard case .webAddressInUse(taken, _)? = inUse else { Issue.record("\(String(describing: inUse))"); return }
         #expect(inUse?.description.hasPrefix("cannot listen on \(taken) ([websocket] listen): ") == true && inUse?.description.contains("Address already in use") == true,
@@ -154,7 +153,7 @@ struct StartupFailureTests {
         // TEST-NET-1 (RFC 5737) is on no machine.
         let elsewhere = ListenAddress(host: "192.0.2.1", port: 8765)
         let notBound = failure { () throws(StartupFailure) in
-            _ = try WebServer.start(daemon: loop.daemon, outputs: loop.outputs, access: access, on: loop.loop, address: elsewhere)
+            _ = try WebServer.start(connections: loop.connections, access: access, on: loop.loop, address: elsewhere)
         }
         guard case .webListenerNotBound(elsewhere, _)? = notBound else { Issue.record("\(String(describing: notBound))"); return }
         #expect(notBound?.description.hasPrefix("cannot listen on 192.0.2.1:8765 ([websocket] listen): ") == true)

@@ -14,7 +14,7 @@ import Testing
 final class WebConnection {
     let channel = EmbeddedChannel()
     let loop: EmbeddedEventLoop
-    let outputs: ClientOutputs
+    let clients: ClientConnections
     let daemon: Daemon
     /// What the server sent and has not been read yet.
     private var received: [UInt8] = []
@@ -22,10 +22,10 @@ final class WebConnection {
     /// The listener is at 127.0.0.1:8765, and answers `hosts` besides.
     init(hosts: [String] = [], origins: [String] = ["http://127.0.0.1:8765"]) throws {
         loop = channel.embeddedEventLoop
-        outputs = ClientOutputs(rule: SlowClientRule { [loop] in Double(loop.now.uptimeNanoseconds) / 1e9 })
         channel.localAddress = try SocketAddress(ipAddress: "127.0.0.1", port: 8765)
         (daemon, _) = try makeDaemon(control: false)
-        try WebServer.configure(channel, daemon: daemon, outputs: outputs, access: WebAccess(origins: origins, hosts: hosts))
+        clients = ClientConnections(daemon: daemon, loop: loop, rule: SlowClientRule { [loop] in Double(loop.now.uptimeNanoseconds) / 1e9 })
+        try WebServer.configure(channel, connections: clients, access: WebAccess(origins: origins, hosts: hosts))
         try channel.connect(to: SocketAddress(ipAddress: "127.0.0.1", port: 40000)).wait()
     }
 
@@ -275,28 +275,28 @@ struct WebSocketFramingTests {
         }
         // Nothing was written for the pings while the client did not read, and one pong waits.
         #expect(try connection.frames().isEmpty)
-        #expect(connection.outputs.anyBlocked)
+        #expect(connection.clients.anyBehind)
         connection.channel.isWritable = true
         connection.channel.pipeline.fireChannelWritabilityChanged()
         let pongs = try connection.frames().filter { $0.opcode == 0xA }
         #expect(pongs.count == 1 && pongs.first?.payload == Array(repeating: UInt8(9999 % 251), count: 125))
-        #expect(!connection.outputs.anyBlocked)
+        #expect(!connection.clients.anyBehind)
 
         // Behind again, for too long: the slow-client rule drops it with 1008 once it has
         // been behind 5 s, not before; the check is due just then (not on a period another
         // client started).
-        #expect(connection.outputs.nextLaggardDeadline == nil)
+        #expect(connection.clients.nextLaggardDeadline == nil)
         connection.loop.advanceTime(by: .seconds(100))
         connection.channel.isWritable = false
         connection.channel.pipeline.fireChannelWritabilityChanged()
         try connection.sendFrame(0x9, [1])
-        #expect(connection.outputs.nextLaggardDeadline.map { abs($0 - 5) < 1e-6 } == true, "\(String(describing: connection.outputs.nextLaggardDeadline))")
+        #expect(connection.clients.nextLaggardDeadline.map { abs($0 - 5) < 1e-6 } == true, "\(String(describing: connection.clients.nextLaggardDeadline))")
         connection.loop.advanceTime(by: .milliseconds(4_990))
-        #expect(connection.outputs.dropLaggards() == 0)
-        #expect(connection.channel.isActive && connection.outputs.anyBlocked)
+        #expect(connection.clients.dropLaggards() == 0)
+        #expect(connection.channel.isActive && connection.clients.anyBehind)
         connection.loop.advanceTime(by: .milliseconds(20))
-        #expect(connection.outputs.nextLaggardDeadline == 0)
-        #expect(connection.outputs.dropLaggards() == 1)
+        #expect(connection.clients.nextLaggardDeadline == 0)
+        #expect(connection.clients.dropLaggards() == 1)
         #expect(try connection.closeFrame()?.code == 1008)
     }
 
@@ -304,7 +304,7 @@ struct WebSocketFramingTests {
     func behindAgain() throws {
         let connection = try WebConnection()
         try connection.upgrade()
-        let drop = { connection.outputs.dropLaggards() }
+        let drop = { connection.clients.dropLaggards() }
         connection.channel.isWritable = false
         connection.channel.pipeline.fireChannelWritabilityChanged()
         try connection.sendText(#"{"id": 1, "op": "stats"}"#)  // its reply waits
@@ -312,7 +312,7 @@ struct WebSocketFramingTests {
         connection.channel.isWritable = true
         connection.channel.pipeline.fireChannelWritabilityChanged()
         #expect(try connection.frames().contains { $0.opcode == 0x1 }, "the reply that waited")
-        #expect(!connection.outputs.anyBlocked)
+        #expect(!connection.clients.anyBehind)
         connection.channel.isWritable = false
         connection.channel.pipeline.fireChannelWritabilityChanged()
         try connection.sendText(#"{"id": 2, "op": "stats"}"#)

@@ -5,6 +5,9 @@ import NIOCore
 /// values' numbering and encoding (``Publisher``), and `screen.contacts`. Every line but a
 /// reply leaves through here: values on subscribing, gesture events, broadcasts.
 final class ClientHub {
+    /// The connected clients, by session id: the daemon's one list of them, which the check
+    /// for slow clients walks too (``ClientConnections``). A session leaves it through
+    /// ``close(_:)`` alone.
     private(set) var sessions: [Int: ClientSession] = [:]
     private var nextSessionID = 1
     /// Who subscribes to what, from the patterns the clients sent.
@@ -39,14 +42,14 @@ final class ClientHub {
         contactsSubscriptionsChanged()
     }
 
-    /// Says `bye` to every client and closes their connections.
+    /// Says `bye` to every client and closes their connections; each session is forgotten
+    /// through ``close(_:)``, as any client that goes is (one on a channel usually already
+    /// was, by its transport, as the channel closed).
     func closeAll(saying bye: ByteBuffer) {
         for session in sessions.values {
-            subscriptions.unsubscribeAll(session)
             session.output.close(saying: bye)
+            close(session)
         }
-        sessions = [:]
-        contactsSubscriptionsChanged()
     }
 
     /// After a reload: the streams are numbered anew, so every subscription is made again

@@ -15,9 +15,10 @@ public protocol ClientOutput: AnyObject {
     func close(saying line: ByteBuffer?)
     /// How many queued lines were replaced by newer ones.
     var coalesced: Int { get }
-    /// Whether a line sent now goes straight out: nothing waits and the socket takes more.
-    /// The daemon then sends a frame's lines as one buffer; to a client that is behind it
-    /// sends them one by one, so that each stream can be coalesced.
+    /// Whether a line sent now goes straight out: nothing waits and the socket takes more
+    /// (the slow-client rule's keeping up, ``SlowClientRule``). The daemon then sends a frame's
+    /// lines as one buffer; to a client that is behind it sends them one by one, so that each
+    /// stream can be coalesced.
     var isKeepingUp: Bool { get }
     /// How the client is connected (for metrics).
     var transport: ClientTransport { get }

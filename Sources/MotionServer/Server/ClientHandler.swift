@@ -10,7 +10,8 @@ struct PeerCredentialsLayout {
     var gid: UInt32 = 0
 }
 
-/// One client connection: framing in, the daemon's session, and the output.
+/// One client connection on the Unix socket: lines framed by newlines in, the daemon's session
+/// and the output (opened and closed through ``ClientConnections``, as a WebSocket's are).
 ///
 /// The peer's credentials are read before the connection becomes active (see
 /// ``SocketServer``), so the session exists before the first line arrives and nothing has
@@ -18,17 +19,15 @@ struct PeerCredentialsLayout {
 final class ClientHandler: ChannelInboundHandler {
     typealias InboundIn = FramedLine
 
-    private let daemon: Daemon
+    private let connections: ClientConnections
     private let credentials: PeerCredentials?
-    private var session: ClientSession?
-    private var output: ChannelOutput?
-    private let outputs: ClientOutputs
+    /// The client, from the connection's start to its end.
+    private var client: ConnectedClient?
     /// The socket's duplicate descriptor, for the output to write to directly.
     private var socket: Int32?
 
-    init(daemon: Daemon, outputs: ClientOutputs, credentials: PeerCredentials?, socket: Int32? = nil) {
-        self.daemon = daemon
-        self.outputs = outputs
+    init(connections: ClientConnections, credentials: PeerCredentials?, socket: Int32? = nil) {
+        self.connections = connections
         self.credentials = credentials
         self.socket = socket
     }
@@ -44,23 +43,20 @@ final class ClientHandler: ChannelInboundHandler {
     }
 
     func channelActive(context: ChannelHandlerContext) {
-        let output = ChannelOutput(channel: context.channel, socket: socket, rule: outputs.rule)
+        client = connections.open(context.channel, framing: .newlines, socket: socket, credentials: credentials)
         socket = nil  // the output's now
-        self.output = output
-        outputs.add(output)
-        session = daemon.connect(output, credentials: credentials)
         context.fireChannelActive()
     }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         guard case .line(let line) = unwrapInboundIn(data) else { return refuseLongLine(context) }
-        guard let session else { return }  // only after channelInactive
+        guard let client else { return }  // only after channelInactive
         // The bytes as they came, so that a line that is not UTF-8 is refused, not repaired.
-        daemon.receive(utf8: line.readableBytesView, from: session)
+        connections.daemon.receive(utf8: line.readableBytesView, from: client.session)
     }
 
     func channelWritabilityChanged(context: ChannelHandlerContext) {
-        output?.writabilityChanged(context.channel.isWritable)
+        client?.output.writabilityChanged(context.channel.isWritable)
         context.fireChannelWritabilityChanged()
     }
 
@@ -72,20 +68,17 @@ final class ClientHandler: ChannelInboundHandler {
         var buffer = context.channel.allocator.buffer(capacity: 256)
         buffer.writeString(ProtocolLine.text(ProtocolLine.reply(id: nil, .failure(ProtocolError(.lineTooLong, message)))))
         buffer.writeString(ProtocolLine.text(ProtocolLine.bye(message)))
-        output?.finish(saying: buffer)
+        client?.output.finish(saying: buffer)
     }
 
     func errorCaught(context: ChannelHandlerContext, error: Error) {
         context.close(promise: nil)
     }
 
+    /// The connection ended, whoever ended it: the client is closed as every client is.
     func channelInactive(context: ChannelHandlerContext) {
-        if let session { daemon.disconnect(session) }
-        if let output {
-            output.markClosed()
-            outputs.remove(output)
-        }
-        session = nil
+        if let client { connections.closed(client) }
+        client = nil
         context.fireChannelInactive()
     }
 }

@@ -17,10 +17,11 @@ public final class DaemonService {
     private let logger: Logger
     private let notifier = SystemdNotifier()
     private var daemon: Daemon!
+    /// The clients' connections, on either transport, and the slow-client rule's check.
+    private var connections: ClientConnections!
     private var server: Channel?
     /// The browser pages' listener.
     private var web: WebListener?
-    private let outputs = ClientOutputs()
     private var input: InputThread?
     private var replay: ReplayDriver?
     /// How late the loop runs, for `/healthz` and the metrics.
@@ -28,7 +29,6 @@ public final class DaemonService {
     private var relay: SignalRelay?
     private var stopping = false
     private var stopped: EventLoopPromise<Void>
-    private var laggardCheck: Scheduled<Void>?
 
     /// How long a stop waits for the input thread to end.
     private static let inputJoinTimeout = 1.0
@@ -81,18 +81,18 @@ public final class DaemonService {
                 try onLoop(loop) { service.value.stopped.succeed() }
                 return logger.info("stopped before starting")
             }
-            let parts = try onLoop(loop) { service.value.socketParts }
+            let connections = try onLoop(loop) { service.value.boundConnections }
             let passed = SystemdActivation.inheritedSockets(ProcessInfo.processInfo.environment)
             let inherited = passed.control
             let path = options.socket ?? configuration.daemon.socket
-            let server = try SocketServer.start(daemon: parts.daemon, outputs: parts.outputs, on: loop, path: path,
+            let server = try SocketServer.start(connections: connections, on: loop, path: path,
                                                 group: inherited == nil ? configuration.daemon.socketGroup : nil, descriptor: inherited)
             if inherited == nil { relay.socketBound(path) }
             let listening = inherited == nil ? path : "the socket systemd passed"
             try onLoop(loop) { service.value.server = server }
             if let settings = try WebListener.settings(configuration, options, passed: passed.web != nil) {
                 let access = try onLoop(loop) { NIOLoopBound(WebAccess(origins: []), eventLoop: loop) }
-                let web = try WebServer.start(daemon: parts.daemon, outputs: parts.outputs, access: access, on: loop,
+                let web = try WebServer.start(connections: connections, access: access, on: loop,
                                               address: settings.listen, descriptor: passed.web)
                 try onLoop(loop) { service.value.webStarted(WebListener(channel: web, access: access.value, settings: settings, logger: logger)) }
             }
@@ -149,18 +149,18 @@ public final class DaemonService {
                         controlPolicy: ControlPolicy(configuration.daemon).allows)
         daemon.onWarning = { [logger] in logger.warning("\($0)") }
         daemon.reloadConfiguration = { [unowned self] in reload() }
+        connections = ClientConnections(daemon: daemon, loop: loop)
+        connections.onLaggardsDropped = { [logger] in logger.warning("disconnected \($0) client(s) that stopped reading") }
     }
 
-    private var socketParts: (daemon: NIOLoopBound<Daemon>, outputs: NIOLoopBound<ClientOutputs>) {
-        (NIOLoopBound(daemon, eventLoop: loop), NIOLoopBound(outputs, eventLoop: loop))
-    }
+    /// The connections, for the listeners started from outside the loop.
+    private var boundConnections: NIOLoopBound<ClientConnections> { NIOLoopBound(connections, eventLoop: loop) }
 
     /// `listening` names the socket in the log: a path motiond bound, or systemd's.
     private func start(_ configuration: Configuration, server: Channel, listening: String, input: InputThread?, relay: SignalRelay) throws(StartupFailure) {
         let environment = ProcessInfo.processInfo.environment
         self.input = input
         self.relay = relay
-        outputs.onBlocked = { [unowned self] in self.scheduleLaggardCheck() }
         logger.info("listening on \(listening)")
 
         if let recording = options.replay {
@@ -236,7 +236,7 @@ public final class DaemonService {
         logger.info("stopping")
         replay?.stop()
         lagProbe?.stop()
-        laggardCheck?.cancel()
+        connections.stopChecking()
         if let input, !input.stop(timeout: Self.inputJoinTimeout) {
             logger.warning("the input thread did not end within \(Self.inputJoinTimeout) s; what it sends from now on is dropped")
         }
@@ -255,20 +255,6 @@ public final class DaemonService {
         server.close().whenComplete { _ in
             relay?.removeSocket()
             promise.succeed()
-        }
-    }
-
-    /// Checks for clients behind for more than 5 s when the one behind the longest reaches
-    /// that (and a little after, so that it has), and again for the next one.
-    private func scheduleLaggardCheck() {
-        guard laggardCheck == nil, let due = outputs.nextLaggardDeadline else { return }
-        let bound = NIOLoopBound(self, eventLoop: loop)
-        laggardCheck = loop.scheduleTask(in: .nanoseconds(Int64(due * 1e9)) + .milliseconds(20)) {
-            let service = bound.value
-            service.laggardCheck = nil
-            let dropped = service.outputs.dropLaggards()
-            if dropped > 0 { service.logger.warning("disconnected \(dropped) client(s) that stopped reading") }
-            service.scheduleLaggardCheck()
         }
     }
 }

@@ -12,7 +12,7 @@ import TouchInput
 ///
 /// The rule decides and others act on it: a client's output (``ChannelOutput``) asks it whether
 /// a line may go straight out and, whenever one has to wait, whether to drop the client; the
-/// periodic check (``ClientOutputs``) asks it when the next client is due and which to drop.
+/// periodic check (``ClientConnections``) asks it when the next client is due and which to drop.
 struct SlowClientRule {
     /// How long, in seconds, lines may wait for a client before it is dropped.
     static let patience = 5.0

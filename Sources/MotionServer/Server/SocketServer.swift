@@ -15,7 +15,7 @@ enum SocketServer {
     /// Starts listening; `descriptor` is a socket systemd passed, if any.
     /// Binds from outside the loop: binding waits. A socket that fails after it is bound (its
     /// mode, its group) is closed and removed again.
-    static func start(daemon boundDaemon: NIOLoopBound<Daemon>, outputs boundOutputs: NIOLoopBound<ClientOutputs>, on loop: EventLoop,
+    static func start(connections boundConnections: NIOLoopBound<ClientConnections>, on loop: EventLoop,
                       path: String, group: String?, descriptor: Int32?) throws(StartupFailure) -> Channel {
         let listener: Int32
         if let descriptor { listener = descriptor } else { listener = try listen(on: path) }
@@ -30,7 +30,7 @@ enum SocketServer {
             .childChannelInitializer { channel in
                 // The peer's credentials first: the session exists before any line arrives.
                 ClientHandler.credentials(of: channel).and(SocketDescriptor.duplicate(of: channel)).flatMapThrowing { credentials, socket in
-                    let handler = ClientHandler(daemon: boundDaemon.value, outputs: boundOutputs.value, credentials: credentials, socket: socket)
+                    let handler = ClientHandler(connections: boundConnections.value, credentials: credentials, socket: socket)
                     try channel.pipeline.syncOperations.addHandler(ByteToMessageHandler(LineFramer()))
                     try channel.pipeline.syncOperations.addHandler(handler)
                 }

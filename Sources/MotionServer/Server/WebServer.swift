@@ -20,7 +20,7 @@ enum WebServer {
 
     /// Binds `address`, or takes the listening `descriptor` systemd passed, and serves it on
     /// `loop`; from outside the loop, as binding waits.
-    static func start(daemon: NIOLoopBound<Daemon>, outputs: NIOLoopBound<ClientOutputs>, access: NIOLoopBound<WebAccess>,
+    static func start(connections: NIOLoopBound<ClientConnections>, access: NIOLoopBound<WebAccess>,
                       on loop: EventLoop, address: ListenAddress, descriptor: Int32? = nil) throws(StartupFailure) -> Channel {
         let bootstrap = ServerBootstrap(group: loop)
             .serverChannelOption(.backlog, value: SocketServer.backlog)
@@ -38,7 +38,7 @@ enum WebServer {
             .childChannelOption(.socketOption(.so_sndbuf), value: WebServer.sendBuffer)
             .childChannelInitializer { channel in
                 channel.eventLoop.makeCompletedFuture {
-                    try configure(channel, daemon: daemon.value, outputs: outputs.value, access: access.value)
+                    try configure(channel, connections: connections.value, access: access.value)
                 }
             }
         if let descriptor {
@@ -61,12 +61,12 @@ enum WebServer {
 extension WebServer {
     /// Makes `channel`, a new connection, an HTTP connection that may become a WebSocket: the
     /// same pipeline for the listener, the tests and the fuzz target.
-    static func configure(_ channel: Channel, daemon: Daemon, outputs: ClientOutputs, access: WebAccess) throws {
+    static func configure(_ channel: Channel, connections: ClientConnections, access: WebAccess) throws {
         // The closures below are Sendable by NIO's signature, but all run on this loop.
         let loop = channel.eventLoop
-        let pages = NIOLoopBound(PageHandler(access: access, daemon: daemon), eventLoop: loop)
+        let pages = NIOLoopBound(PageHandler(access: access, daemon: connections.daemon), eventLoop: loop)
         let access = NIOLoopBound(access, eventLoop: loop)
-        let client = NIOLoopBound((daemon, outputs), eventLoop: loop)
+        let connections = NIOLoopBound(connections, eventLoop: loop)
         let upgrader = NIOWebSocketServerUpgrader(
             maxFrameSize: maximumMessage, automaticErrorHandling: false,
             shouldUpgrade: { channel, head in
@@ -78,8 +78,7 @@ extension WebServer {
             },
             upgradePipelineHandler: { channel, _ in
                 channel.eventLoop.makeCompletedFuture {
-                    let (daemon, outputs) = client.value
-                    try channel.pipeline.syncOperations.addHandler(WebSocketClientHandler(daemon: daemon, outputs: outputs))
+                    try channel.pipeline.syncOperations.addHandler(WebSocketClientHandler(connections: connections.value))
                 }
             })
         try channel.pipeline.syncOperations.configureHTTPServerPipeline(
@@ -94,5 +93,6 @@ extension WebServer {
 /// `EmbeddedChannel`, say) is set up as the listener sets up a connection it accepted, serving
 /// `daemon`'s protocol to pages from `origins` on `hosts` (besides the listener's own).
 public func serveWebConnection(_ channel: Channel, daemon: Daemon, origins: [String], hosts: [String] = []) throws {
-    try WebServer.configure(channel, daemon: daemon, outputs: ClientOutputs(), access: WebAccess(origins: origins, hosts: hosts))
+    try WebServer.configure(channel, connections: ClientConnections(daemon: daemon, loop: channel.eventLoop),
+                            access: WebAccess(origins: origins, hosts: hosts))
 }

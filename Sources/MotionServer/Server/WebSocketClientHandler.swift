@@ -4,40 +4,36 @@ import NIOWebSocket
 /// One WebSocket client: text messages are protocol requests, the daemon's lines go out as
 /// text messages (``ChannelOutput`` with ``LineFraming/webSocket``). Frames are read by the
 /// rules of RFC 6455 (``WebSocketMessageReader``); a client that breaks one is closed with
-/// the code and reason.
+/// the code and reason. The client is opened and closed through ``ClientConnections``, as a
+/// Unix socket's is.
 final class WebSocketClientHandler: ChannelInboundHandler {
     typealias InboundIn = WebSocketFrame
     typealias OutboundOut = WebSocketFrame
 
-    private let daemon: Daemon
-    private let outputs: ClientOutputs
-    private var session: ClientSession?
-    private var output: ChannelOutput?
+    private let connections: ClientConnections
+    /// The client, from the handshake to the connection's end.
+    private var client: ConnectedClient?
     private var reader = WebSocketMessageReader()
 
-    init(daemon: Daemon, outputs: ClientOutputs) {
-        self.daemon = daemon
-        self.outputs = outputs
+    init(connections: ClientConnections) {
+        self.connections = connections
     }
 
     /// Added once the handshake is done, on a connection already active: the session starts
     /// here, read-only (over TCP nobody's credentials are known; `auth` gives control).
     func handlerAdded(context: ChannelHandlerContext) {
-        let output = ChannelOutput(channel: context.channel, framing: .webSocket, rule: outputs.rule)
-        self.output = output
-        outputs.add(output)
-        session = daemon.connect(output, credentials: nil)
+        client = connections.open(context.channel, framing: .webSocket, credentials: nil)
     }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
-        guard let session, let output, !output.isClosed else { return }
+        guard let client, !client.output.isClosed else { return }
         switch reader.read(unwrapInboundIn(data)) {
         case .text(let message):
-            daemon.receive(utf8: message.readableBytesView, from: session)
+            connections.daemon.receive(utf8: message.readableBytesView, from: client.session)
         case .binary:
-            daemon.refuse(ProtocolError(.badJSON, "requests are JSON in text messages, not binary ones"), to: session)
+            connections.daemon.refuse(ProtocolError(.badJSON, "requests are JSON in text messages, not binary ones"), to: client.session)
         case .ping(let payload):
-            output.sendPong(payload)
+            client.output.sendPong(payload)
         case .close(let code):
             // The client's code echoed (none for none, RFC 6455 5.5.1); then the connection ends.
             var reply = context.channel.allocator.buffer(capacity: 2)
@@ -51,14 +47,14 @@ final class WebSocketClientHandler: ChannelInboundHandler {
     }
 
     func channelWritabilityChanged(context: ChannelHandlerContext) {
-        output?.writabilityChanged(context.channel.isWritable)
+        client?.output.writabilityChanged(context.channel.isWritable)
         context.fireChannelWritabilityChanged()
     }
 
     /// A frame NIO could not read (longer than 64 KiB, a control frame fragmented or over
     /// 125 bytes): the connection is closed with a close frame saying why.
     func errorCaught(context: ChannelHandlerContext, error: Error) {
-        guard output?.isClosed == false, !(error is IOError) else { return context.close(promise: nil) }
+        guard client?.output.isClosed == false, !(error is IOError) else { return context.close(promise: nil) }
         switch error {
         case NIOWebSocketError.invalidFrameLength: fail(context, .messageTooLarge, "a message is longer than 64 KiB")
         case NIOWebSocketError.fragmentedControlFrame: fail(context, .protocolError, "a control frame may not be fragmented")
@@ -77,16 +73,16 @@ final class WebSocketClientHandler: ChannelInboundHandler {
 
     /// Sends a close frame with `body` (no more output after it) and closes the connection.
     private func close(_ context: ChannelHandlerContext, with body: ByteBuffer) {
-        output?.markClosed()
+        client?.output.markClosed()
         context.writeAndFlush(wrapOutboundOut(WebSocketFrame(fin: true, opcode: .connectionClose, data: body))).assumeIsolated().whenComplete { _ in
             context.close(promise: nil)
         }
     }
 
+    /// The connection ended, whoever ended it: the client is closed as every client is.
     func channelInactive(context: ChannelHandlerContext) {
-        if let session { daemon.disconnect(session) }
-        if let output { outputs.remove(output) }
-        session = nil
+        if let client { connections.closed(client) }
+        client = nil
         context.fireChannelInactive()
     }
 }
