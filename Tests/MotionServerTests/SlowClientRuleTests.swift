@@ -18,11 +18,11 @@ struct SlowClientRuleTests {
             return clock.now
         }
         #expect(rule.verdict(on: ClientBacklog()) == .keepingUp)
-        #expect(rule.keepsUp(ClientBacklog()))
+        #expect(SlowClientRule.keepsUp(ClientBacklog()))
         let full = ClientBacklog(socketFull: true)
         #expect(rule.verdict(on: full) == .behind(droppedIn: nil))
-        #expect(!rule.keepsUp(full))
-        #expect(!rule.keepsUp(ClientBacklog(since: 1000, bytes: 10)))
+        #expect(!SlowClientRule.keepsUp(full))
+        #expect(!SlowClientRule.keepsUp(ClientBacklog(since: 1000, bytes: 10)))
         #expect(clock.reads == 0, "the clock was read for a client nothing waits for")
     }
 

@@ -66,7 +66,7 @@ final class ChannelOutput: ClientOutput {
         ClientBacklog(since: behindSince, bytes: pendingBytes, socketFull: !socketTakesMore || inFlight)
     }
 
-    var isKeepingUp: Bool { !isClosed && rule.keepsUp(backlog) }
+    var isKeepingUp: Bool { !isClosed && SlowClientRule.keepsUp(backlog) }
 
     /// The channel's writability changed: remember it, and write what waited once it is back.
     func writabilityChanged(_ writable: Bool) {

@@ -40,14 +40,15 @@ struct SlowClientRule {
     }
 
     /// Whether what `backlog`'s client is sent goes straight out. Asked for every subscriber
-    /// of every frame, so it reads no clock: only a client that is behind is timed.
-    func keepsUp(_ backlog: ClientBacklog) -> Bool {
+    /// of every frame, so it reads no clock (only a client that is behind is timed), and is
+    /// static: asking it copies no rule, nor retains its clock.
+    static func keepsUp(_ backlog: ClientBacklog) -> Bool {
         backlog.since == nil && !backlog.socketFull
     }
 
     /// Where `backlog`'s client stands now.
     func verdict(on backlog: ClientBacklog) -> Verdict {
-        if keepsUp(backlog) { return .keepingUp }
+        if Self.keepsUp(backlog) { return .keepingUp }
         guard let since = backlog.since else { return .behind(droppedIn: nil) }
         if backlog.bytes > Self.pendingLimit {
             return .toBeDropped(reason: "too slow: more than \(Self.pendingLimit >> 20) MiB waited for this client")
