@@ -64,9 +64,9 @@ public final class Daemon {
     private var timer: EngineTimer?
 
     /// Creates a daemon for `configuration`, its springs on `clock`. `controlPolicy` says
-    /// which peers may change things; `idleScheduler`, on the clock's time, wakes attract
-    /// mode when nobody touches the screen, and a long press held still; `output` (TUIO's receivers) gets the scene each
-    /// frame besides the clients.
+    /// which peers may change things; `idleScheduler`, on the clock's time, wakes the engine
+    /// when it has something due without a frame (``MotionEngine/nextDeadline``); `output`
+    /// (TUIO's receivers) gets the scene each frame besides the clients.
     public init(configuration: Configuration, clock: FrameClock, idleScheduler: FrameScheduler? = nil, output: SceneOutput? = nil,
                 controlPolicy: @escaping (PeerCredentials?) -> Bool) {
         self.clock = clock
@@ -229,7 +229,6 @@ public final class Daemon {
         clients.closeAll(saying: clients.encode(ProtocolLine.bye(reason)))
         output?.finish()
     }
-
 
     /// Handles one line from a client: exactly one reply.
     public func receive(_ line: Substring, from session: ClientSession) {
