@@ -107,7 +107,10 @@ def main():
         panel.frames([[(3, 0x2F, 0), (3, 0x39, -1), (3, 0x2F, 1), (3, 0x39, -1), (1, 0x14A, 0)]])
         ended, seen = until(lambda m: m.get("stream") == "screen.gesture", "the end of admin")
         step("admin_ended", event=ended, drag=[m for m in seen if m.get("stream") == "card.drag"])
-        until(contacts(0), "no contacts")
+        # The lift's screen.contacts comes before the end it caused (a frame's values, then its
+        # gesture events), so it may be among the lines already read.
+        if not any(contacts(0)(m) for m in seen):
+            until(contacts(0), "no contacts")
 
         # 2. A finger 2 mm from the left edge swipes 40 mm in, frames 10 ms apart (300 mm/s).
         swipe = [[(3, 0x2F, 0), (3, 0x39, 3), (3, 0x35, 200), (3, 0x36, 16384), (1, 0x14A, 1)]]
