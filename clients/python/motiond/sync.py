@@ -1,0 +1,128 @@
+"""A blocking client for programs that own their main loop (pygame, Kivy, a plain script).
+
+`SyncClient` runs an asyncio `Client` on a thread of its own; its methods block until the
+reply, and subscriptions hand events to a callback (called on that thread) or to a
+`queue.Queue` the program drains once per frame:
+
+    with SyncClient() as motiond:
+        positions = motiond.subscribe("card.position")      # a queue.Queue of Events
+        while running:
+            while not positions.empty():
+                card = positions.get_nowait().value
+            draw(card)
+"""
+
+from __future__ import annotations
+
+import asyncio
+import concurrent.futures
+import queue
+import threading
+from typing import Any, Awaitable, Callable, Optional, TypeVar
+
+from .client import Client
+from .errors import MotiondError
+from .events import Event
+
+T = TypeVar("T")
+
+
+class SyncClient:
+    """The asyncio `Client`, with blocking methods; takes the same arguments. Callbacks given
+    here (`on_state`, `on_event`, `on_error`) run on the client's thread."""
+
+    def __init__(self, path: Optional[str] = None, **options: Any) -> None:
+        self._loop = asyncio.new_event_loop()
+        self._thread = threading.Thread(target=self._loop.run_forever, name="motiond", daemon=True)
+        self._thread.start()
+        self._options = options
+        #: The asyncio client underneath; use it only through `run` (it lives on another thread).
+        self.client: Client = self.run(self._make(path, options))
+        self._closed = False
+
+    @staticmethod
+    async def _make(path: Optional[str], options: dict[str, Any]) -> Client:
+        return Client(path, **options)
+
+    def run(self, coroutine: Awaitable[T]) -> T:
+        """Runs a coroutine on the client's loop and returns its result (or raises its
+        error), waiting at most a little longer than the client's own timeout."""
+        future = asyncio.run_coroutine_threadsafe(_awaited(coroutine), self._loop)
+        timeout = self._options.get("timeout", 5.0)
+        try:
+            return future.result(timeout + 1.0)
+        except concurrent.futures.TimeoutError:
+            future.cancel()
+            raise MotiondError("timeout", f"no answer within {timeout + 1.0:g} s") from None
+
+    def connect(self) -> dict[str, Any]:
+        """Connects and waits for the hello (see `Client.connect`)."""
+        return self.run(self.client.connect())
+
+    @property
+    def state(self) -> str:
+        """The connection's state: connecting, open, waiting or closed."""
+        return self.client.state
+
+    def get(self, stream: str) -> Any:
+        """A stream's current value."""
+        return self.run(self.client.get(stream))
+
+    def set(self, stream: str, value: Any) -> Any:
+        """Sets a writable stream (control)."""
+        return self.run(self.client.set(stream, value))
+
+    def request(self, op: str, **arguments: Any) -> Any:
+        """Any op of the protocol; the reply's result."""
+        return self.run(self.client.request(op, **arguments))
+
+    def subscribe(self, *patterns: str, callback: Optional[Callable[[Event], None]] = None,
+                  optional: bool = False) -> "queue.Queue[Event]":
+        """Subscribes (raising `MotiondError` if refused) and delivers each event to
+        `callback`, on the client's thread, or else to the returned queue. The subscription
+        lasts, through reconnects, until `close()`."""
+        events: queue.Queue[Event] = queue.Queue()
+        deliver = callback or events.put
+
+        async def start() -> None:
+            subscription = self.client.subscribe(*patterns, optional=optional)
+            await subscription.ready()
+
+            async def pump() -> None:
+                async for event in subscription:
+                    deliver(event)
+
+            asyncio.ensure_future(pump())
+
+        self.run(start())
+        return events
+
+    def close(self) -> None:
+        """Closes the connection and stops the thread."""
+        if self._closed:
+            return
+        self._closed = True
+        try:
+            self.run(self.client.close())
+        finally:
+            self._loop.call_soon_threadsafe(self._loop.stop)
+            self._thread.join(5)
+
+    def __enter__(self) -> "SyncClient":
+        self.connect()
+        return self
+
+    def __exit__(self, *exception: object) -> None:
+        self.close()
+
+    def __getattr__(self, name: str) -> Callable[..., Any]:
+        """The asyncio client's other operations (`elements`, `devices`, `stats`, `health`…),
+        blocking."""
+        method = getattr(self.__dict__.get("client"), name, None)
+        if not callable(method) or name.startswith("_"):
+            raise AttributeError(name)
+        return lambda *arguments, **keywords: self.run(method(*arguments, **keywords))
+
+
+async def _awaited(awaitable: Awaitable[T]) -> T:
+    return await awaitable
