@@ -107,6 +107,8 @@ class SyncClient:
         finally:
             self._loop.call_soon_threadsafe(self._loop.stop)
             self._thread.join(5)
+            if not self._thread.is_alive():
+                self._loop.close()
 
     def __enter__(self) -> "SyncClient":
         self.connect()

@@ -1,0 +1,115 @@
+"""The client against a stand-in for motiond that answers as a test tells it: what a real
+daemon will not do on cue (stay silent, drop the connection mid-request)."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import tempfile
+import unittest
+
+import motiond
+
+
+class StandIn:
+    """A Unix socket server that says hello and hands each request to `answer`."""
+
+    def __init__(self, path: str, answer) -> None:  # type: ignore[no-untyped-def]
+        self.path = path
+        self.answer = answer
+        self.server: asyncio.AbstractServer | None = None
+        self.writers: list[asyncio.StreamWriter] = []
+
+    async def start(self) -> None:
+        self.server = await asyncio.start_unix_server(self.serve, self.path)
+
+    async def serve(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        self.writers.append(writer)
+        writer.write(b'{"event":"hello","protocol":1,"version":"0","streams":["a.b"],"control":true}\n')
+        while line := await reader.readline():
+            reply = self.answer(json.loads(line), writer)
+            if reply is not None:
+                writer.write((json.dumps(reply) + "\n").encode())
+
+    async def stop(self) -> None:
+        assert self.server is not None
+        self.server.close()
+        for writer in self.writers:
+            writer.close()
+        await self.server.wait_closed()
+
+
+class Requests(unittest.IsolatedAsyncioTestCase):
+    async def asyncSetUp(self) -> None:
+        self.directory = tempfile.TemporaryDirectory()
+        self.addCleanup(self.directory.cleanup)
+        self.path = os.path.join(self.directory.name, "s")
+
+    async def connected(self, answer) -> motiond.Client:  # type: ignore[no-untyped-def]
+        stand_in = StandIn(self.path, answer)
+        await stand_in.start()
+        self.addAsyncCleanup(stand_in.stop)
+        client = motiond.Client(self.path, timeout=0.3, first_retry=0.05, max_retry=0.1)
+        await client.connect()
+        self.addAsyncCleanup(client.close)
+        return client
+
+    async def test_replies_are_matched_by_id_whatever_their_order(self) -> None:
+        held: list[dict] = []
+
+        def answer(request, writer):  # type: ignore[no-untyped-def]
+            held.append(request)
+            if len(held) == 2:  # the second answered first
+                for one in reversed(held):
+                    writer.write((json.dumps({"id": one["id"], "ok": True, "result": {"stream": one["stream"], "value": one["stream"], "t": 0}}) + "\n").encode())
+
+        client = await self.connected(answer)
+        first, second = await asyncio.gather(client.get("x.first"), client.get("x.second"))
+        self.assertEqual((first, second), ("x.first", "x.second"))
+
+    async def test_no_reply_is_a_timeout_and_a_later_reply_is_ignored(self) -> None:
+        client = await self.connected(lambda request, writer: None)
+        with self.assertRaises(motiond.MotiondError) as raised:
+            await client.stats()
+        self.assertEqual(raised.exception.code, "timeout")
+        self.assertEqual(client._pending, {})
+
+    async def test_a_connection_lost_before_the_reply_is_disconnected(self) -> None:
+        client = await self.connected(lambda request, writer: writer.close())
+        with self.assertRaises(motiond.MotiondError) as raised:
+            await client.health()
+        self.assertEqual(raised.exception.code, "disconnected")
+
+    async def test_no_daemon_is_disconnected_at_connect(self) -> None:
+        client = motiond.Client(self.path, timeout=0.3, first_retry=0.05)
+        with self.assertRaises(motiond.MotiondError) as raised:
+            await client.connect()
+        self.assertEqual(raised.exception.code, "disconnected")
+        self.assertIn("No such file or directory", raised.exception.message)
+        self.assertEqual(client.state, "closed")
+
+
+class Globs(unittest.TestCase):
+    def test_star_and_question_mark_as_the_protocol_has_them(self) -> None:
+        self.assertTrue(motiond.glob_matches("card.*", "card.position"))
+        self.assertTrue(motiond.glob_matches("*", "a.b.c"))
+        self.assertTrue(motiond.glob_matches("*.position", "card.position"))
+        self.assertTrue(motiond.glob_matches("card.?ize", "card.size"))
+        self.assertFalse(motiond.glob_matches("card.*", "cards.position"))
+        self.assertFalse(motiond.glob_matches("card.[ps]*", "card.position"))  # no brackets
+        self.assertFalse(motiond.glob_matches("card.position", "card.position2"))
+        self.assertFalse(motiond.glob_matches("?", ""))
+
+
+class BackOff(unittest.TestCase):
+    def test_doubles_up_to_the_cap_within_its_upper_half(self) -> None:
+        client = motiond.Client("/nonexistent", first_retry=0.25, max_retry=10)
+        for failures, ceiling in [(0, 0.25), (1, 0.5), (3, 2), (6, 10), (20, 10)]:
+            client._failures = failures
+            for _ in range(20):
+                self.assertTrue(ceiling / 2 <= client._retry_delay() <= ceiling)
+
+
+if __name__ == "__main__":
+    unittest.main()
