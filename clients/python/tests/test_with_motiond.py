@@ -13,6 +13,7 @@ import os
 import shutil
 import signal
 import subprocess
+import sys
 import tempfile
 import unittest
 from pathlib import Path
@@ -20,6 +21,7 @@ from pathlib import Path
 import motiond
 
 REPOSITORY = Path(__file__).resolve().parents[3]
+EXAMPLE = REPOSITORY / "examples/python/follow_card.py"
 RECORDING = REPOSITORY / "data/recordings/atmel-maxtouch-drag-up-down.evemu"
 CONFIGURATION = REPOSITORY / "config/motiond.toml"
 MOTIOND = os.environ.get("MOTIOND") or shutil.which("motiond")
@@ -171,6 +173,42 @@ class WithMotiond(unittest.IsolatedAsyncioTestCase):
                     if len(ahead) == 3:
                         break
         recording.cancel()
+
+    async def test_the_example_follows_the_card_through_a_restart(self) -> None:
+        daemon = self.start()
+        example = await asyncio.create_subprocess_exec(
+            sys.executable, str(EXAMPLE), "--socket", self.socket,
+            stdin=asyncio.subprocess.DEVNULL, stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE)
+        self.addAsyncCleanup(example.wait)
+        self.addCleanup(lambda: example.returncode is None and example.kill())
+        assert example.stdout is not None and example.stderr is not None
+        opened = asyncio.Queue[None]()
+
+        async def watch_states() -> None:  # the example says each state of its connection
+            while line := await example.stderr.readline():  # type: ignore[union-attr]
+                if line.startswith(b"motiond is open"):
+                    opened.put_nowait(None)
+        watching = asyncio.ensure_future(watch_states())
+        self.addCleanup(watching.cancel)
+
+        async def positions(count: int) -> list[str]:
+            said = []
+            async with asyncio.timeout(DEADLINE):
+                while len(said) < count:
+                    line = (await example.stdout.readline()).decode()  # type: ignore[union-attr]
+                    self.assertTrue(line.startswith("card x="), f"the example said {line!r}")
+                    said.append(line)
+            return said
+
+        await positions(5)
+        self.assertEqual(daemon.stop(), 0)
+        self.start()
+        async with asyncio.timeout(DEADLINE):
+            await opened.get()  # the first connection
+            await opened.get()  # the one after the restart
+        after = await positions(30)
+        self.assertIsNone(example.returncode)
+        self.assertGreater(len(set(after[-10:])), 2, f"the card did not move after the restart: {after}")
 
     async def test_every_read_op_answers(self) -> None:
         self.start()
