@@ -12,6 +12,14 @@ BASH_COMPLETION_DIR ?= $(PREFIX)/share/bash-completion/completions
 ZSH_COMPLETION_DIR ?= $(PREFIX)/share/zsh/vendor-completions
 FISH_COMPLETION_DIR ?= $(PREFIX)/share/fish/vendor_completions.d
 MAN_DIR ?= $(PREFIX)/share/man
+# The Python client (clients/python, standard library only), where Debian's python3 finds it:
+# /usr/lib/python3/dist-packages for any Python 3 (packages' place), and under /usr/local
+# the running version's dist-packages (the only one Debian's python3 reads there).
+ifeq ($(PREFIX),/usr)
+PYTHON_DIR ?= $(PREFIX)/lib/python3/dist-packages
+else
+PYTHON_DIR ?= $(PREFIX)/lib/python$(shell python3 -c 'import sys; print("%d.%d" % sys.version_info[:2])')/dist-packages
+endif
 # The manual pages, written in scdoc (man/*.scd) and rendered here.
 MAN_BUILD_DIR ?= .build/man
 MAN_PAGES = motiond.8 motionctl.1 motiond.toml.5 motiond-protocol.7
@@ -22,7 +30,7 @@ MAN_PAGES = motiond.8 motionctl.1 motiond.toml.5 motiond-protocol.7
 # for -export-dynamic): 15,800 dynamic symbols fewer, 1.4 MiB off the binary, 0.6 MiB off RSS.
 SWIFT_BUILD_FLAGS ?= -c release --static-swift-stdlib -Xlinker -z -Xlinker relro -Xlinker -z -Xlinker now -Xlinker --no-export-dynamic
 
-.PHONY: run test build binaries man install install-built install-completions install-man uninstall package
+.PHONY: run test build binaries man install install-built install-completions install-man install-python uninstall package
 
 run:
 	scripts/run
@@ -43,6 +51,13 @@ binaries:
 
 install: build
 	$(MAKE) install-built
+	$(MAKE) install-python
+
+# The Python client package `motiond`, plain files (nothing to compile). Not in install-built,
+# so the Debian package (debian/rules) stays the daemon's alone.
+install-python:
+	install -d $(DESTDIR)$(PYTHON_DIR)/motiond
+	install -m 0644 clients/python/motiond/*.py clients/python/motiond/py.typed $(DESTDIR)$(PYTHON_DIR)/motiond/
 
 # Installs what `binaries` built, building nothing: debian/rules installs with this.
 install-built:
@@ -96,7 +111,7 @@ uninstall:
 		$(DESTDIR)$(SYSTEMD_UNIT_DIR)/motiond.service $(DESTDIR)$(SYSTEMD_UNIT_DIR)/motiond.socket \
 		$(DESTDIR)$(SYSTEMD_UNIT_DIR)/motiond-web.socket \
 		$(DESTDIR)$(SYSUSERS_DIR)/motiond.conf $(DESTDIR)$(TMPFILES_DIR)/motiond.conf
-	rm -rf $(DESTDIR)$(PREFIX)/share/doc/motiond
+	rm -rf $(DESTDIR)$(PREFIX)/share/doc/motiond $(DESTDIR)$(PYTHON_DIR)/motiond
 	rm -f $(DESTDIR)$(BASH_COMPLETION_DIR)/motiond $(DESTDIR)$(BASH_COMPLETION_DIR)/motionctl \
 		$(DESTDIR)$(ZSH_COMPLETION_DIR)/_motiond $(DESTDIR)$(ZSH_COMPLETION_DIR)/_motionctl \
 		$(DESTDIR)$(FISH_COMPLETION_DIR)/motiond.fish $(DESTDIR)$(FISH_COMPLETION_DIR)/motionctl.fish
