@@ -1,0 +1,454 @@
+#include "motiondconnection.h"
+
+#include "glob.h"
+
+#include <QJSValue>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QRandomGenerator>
+#include <QtGlobal>
+
+namespace {
+
+/// Where motiond listens unless told otherwise: MOTIOND_SOCKET, as motionctl reads it.
+QString defaultSocketPath()
+{
+    const QString fromEnvironment = qEnvironmentVariable("MOTIOND_SOCKET");
+    return fromEnvironment.isEmpty() ? QStringLiteral("/run/motiond/motiond.sock") : fromEnvironment;
+}
+
+/// A QML value as JSON: JavaScript objects arrive as QJSValue, others as plain variants.
+QJsonValue jsonValue(const QVariant &value)
+{
+    if (value.metaType() == QMetaType::fromType<QJSValue>())
+        return QJsonValue::fromVariant(value.value<QJSValue>().toVariant());
+    return QJsonValue::fromVariant(value);
+}
+
+QJsonObject jsonObject(const QVariantMap &map)
+{
+    QJsonObject object;
+    for (auto it = map.cbegin(); it != map.cend(); ++it)
+        object.insert(it.key(), jsonValue(it.value()));
+    return object;
+}
+
+} // namespace
+
+MotiondConnection::MotiondConnection(QObject *parent)
+    : QObject(parent), m_socketPath(defaultSocketPath())
+{
+    m_retryTimer.setSingleShot(true);
+    connect(&m_retryTimer, &QTimer::timeout, this, &MotiondConnection::connectNow);
+}
+
+MotiondConnection::~MotiondConnection()
+{
+    if (m_socket) {
+        m_socket->disconnect(this);
+        m_socket->abort();
+    }
+}
+
+// Properties
+
+void MotiondConnection::setSocketPath(const QString &path)
+{
+    if (path == m_socketPath)
+        return;
+    m_socketPath = path;
+    emit socketPathChanged();
+    if (m_complete && m_active)
+        connectNow();
+}
+
+void MotiondConnection::setToken(const QString &token)
+{
+    if (token == m_token)
+        return;
+    m_token = token;
+    emit tokenChanged();
+    if (m_state == Connected && !m_token.isEmpty())
+        enqueue(QStringLiteral("auth"), {{QStringLiteral("token"), m_token}});
+}
+
+void MotiondConnection::setActive(bool active)
+{
+    if (active == m_active)
+        return;
+    m_active = active;
+    emit activeChanged();
+    if (!m_complete)
+        return;
+    if (active) {
+        m_failures = 0;
+        connectNow();
+    } else {
+        m_retryTimer.stop();
+        if (m_socket)
+            m_socket->abort();   // lost() follows, and schedules nothing while inactive
+    }
+}
+
+void MotiondConnection::setFirstRetry(int milliseconds)
+{
+    if (milliseconds == m_firstRetry)
+        return;
+    m_firstRetry = qMax(1, milliseconds);
+    emit retryChanged();
+}
+
+void MotiondConnection::setMaxRetry(int milliseconds)
+{
+    if (milliseconds == m_maxRetry)
+        return;
+    m_maxRetry = qMax(1, milliseconds);
+    emit retryChanged();
+}
+
+void MotiondConnection::setRequestTimeout(int milliseconds)
+{
+    if (milliseconds == m_requestTimeout)
+        return;
+    m_requestTimeout = milliseconds;
+    emit requestTimeoutChanged();
+}
+
+void MotiondConnection::componentComplete()
+{
+    m_complete = true;
+    if (m_active)
+        connectNow();
+}
+
+void MotiondConnection::setState(State state)
+{
+    if (state == m_state)
+        return;
+    m_state = state;
+    emit stateChanged();
+}
+
+void MotiondConnection::setControl(bool control)
+{
+    if (control == m_control)
+        return;
+    m_control = control;
+    emit controlChanged();
+}
+
+// The connection
+
+void MotiondConnection::connectNow()
+{
+    m_retryTimer.stop();
+    if (m_socket) {
+        QLocalSocket *old = m_socket;
+        m_socket = nullptr;
+        old->disconnect(this);
+        old->abort();
+        old->deleteLater();
+        lost(QStringLiteral("reconnecting"));
+        m_retryTimer.stop();
+    }
+    m_buffer.clear();
+    m_socket = new QLocalSocket(this);
+    QLocalSocket *socket = m_socket;
+    connect(socket, &QLocalSocket::readyRead, this, &MotiondConnection::readLines);
+    connect(socket, &QLocalSocket::disconnected, this, [this, socket] {
+        if (socket == m_socket)
+            lost(QStringLiteral("motiond closed the connection"));
+    });
+    connect(socket, &QLocalSocket::errorOccurred, this, [this, socket] {
+        if (socket == m_socket)
+            lost(socket->errorString());
+    });
+    setState(Connecting);
+    socket->connectToServer(m_socketPath);
+}
+
+/// The connection ended (or never opened): what was sent and not answered will never be,
+/// and the next attempt waits its turn.
+void MotiondConnection::lost(const QString &reason)
+{
+    if (m_socket) {
+        QLocalSocket *socket = m_socket;
+        m_socket = nullptr;
+        socket->disconnect(this);
+        socket->abort();
+        socket->deleteLater();
+    }
+    m_buffer.clear();
+    setControl(false);
+    if (!m_streams.isEmpty()) {
+        m_streams.clear();
+        emit streamsChanged();
+    }
+    const QList<int> ids = m_pending.keys();
+    for (const int id : ids) {
+        if (!m_pending.value(id).sent)
+            continue;   // queued: it goes out on the next connection
+        const QString op = m_pending.value(id).message.value(QStringLiteral("op")).toString();
+        finish(id);
+        emit error(QStringLiteral("disconnected"),
+                   QStringLiteral("the connection to motiond ended (%1) before it answered").arg(reason), op);
+    }
+    setState(Disconnected);
+    if (m_active)
+        scheduleRetry();
+}
+
+void MotiondConnection::scheduleRetry()
+{
+    const qint64 ceiling = qMin<qint64>(m_maxRetry, qint64(m_firstRetry) << qMin(m_failures, 20));
+    const qint64 delay = ceiling / 2 + qint64(QRandomGenerator::global()->bounded(1.0) * ceiling / 2);
+    m_failures += 1;
+    m_retryTimer.start(int(delay));
+}
+
+void MotiondConnection::readLines()
+{
+    if (!m_socket)
+        return;
+    QLocalSocket *socket = m_socket;
+    m_buffer += socket->readAll();
+    qsizetype start = 0;
+    for (;;) {
+        const qsizetype end = m_buffer.indexOf('\n', start);
+        if (end < 0)
+            break;
+        handleLine(m_buffer.mid(start, end - start));
+        if (socket != m_socket)
+            return;   // a handler lost the connection
+        start = end + 1;
+    }
+    m_buffer.remove(0, start);
+    emit linesRead();
+}
+
+void MotiondConnection::handleLine(const QByteArray &line)
+{
+    const QJsonObject message = QJsonDocument::fromJson(line).object();
+    if (message.contains(QStringLiteral("id")) && message.contains(QStringLiteral("ok")))
+        return answer(message);
+    const QString kind = message.value(QStringLiteral("event")).toString();
+    const QString stream = message.value(QStringLiteral("stream")).toString();
+    if (kind == QLatin1String("hello"))
+        return greeted(message);
+    if (kind == QLatin1String("value")) {
+        emit value(stream, message.value(QStringLiteral("value")).toVariant(),
+                   message.value(QStringLiteral("t")).toDouble());
+        return;
+    }
+    if (kind == QLatin1String("state") && stream == QLatin1String("screen.gesture")) {
+        emit screenGesture(message.value(QStringLiteral("name")).toString(),
+                           message.value(QStringLiteral("gesture")).toString(),
+                           message.value(QStringLiteral("state")).toString(), message.toVariantMap());
+        return;
+    }
+    if (kind == QLatin1String("state")) {
+        emit gesture(stream, message.value(QStringLiteral("state")).toString(), message.toVariantMap());
+        return;
+    }
+    emit event(message.toVariantMap());
+}
+
+/// A new connection is ready: authenticate, add back the elements, subscribe again, then
+/// send what waited. motiond answers in order, so an element exists before it is subscribed to.
+void MotiondConnection::greeted(const QJsonObject &hello)
+{
+    m_failures = 0;
+    m_streams.clear();
+    for (const QJsonValue stream : hello.value(QStringLiteral("streams")).toArray())
+        m_streams.append(stream.toString());
+    emit streamsChanged();
+    setControl(hello.value(QStringLiteral("control")).toBool());
+    if (!m_token.isEmpty())
+        enqueue(QStringLiteral("auth"), {{QStringLiteral("token"), m_token}});
+    for (const QJsonObject &element : std::as_const(m_elements))
+        enqueue(QStringLiteral("add_element"), {{QStringLiteral("element"), element}});
+    // What was held before this connection; a hold made while disconnected is sent now too.
+    for (const Held &held : std::as_const(m_held))
+        subscribeHeld(held);
+    setState(Connected);
+    for (Pending &pending : m_pending) {
+        if (!pending.sent)
+            transmit(pending);
+    }
+}
+
+void MotiondConnection::answer(const QJsonObject &reply)
+{
+    const int id = reply.value(QStringLiteral("id")).toInt(-1);
+    const QString op = m_pending.value(id).message.value(QStringLiteral("op")).toString();
+    const bool known = m_pending.contains(id);
+    if (known && reply.value(QStringLiteral("ok")).toBool()) {
+        const QJsonObject message = m_pending.value(id).message;
+        finish(id);
+        const QJsonValue result = reply.value(QStringLiteral("result"));
+        if (op == QLatin1String("add_element")) {
+            const QJsonObject element = message.value(QStringLiteral("element")).toObject();
+            m_elements.insert(element.value(QStringLiteral("id")).toString(), element);
+        } else if (op == QLatin1String("auth")) {
+            setControl(result.toObject().value(QStringLiteral("control")).toBool());
+        }
+        emit replied(id, op, result.toVariant());
+        return;
+    }
+    if (reply.value(QStringLiteral("ok")).toBool())
+        return;   // a reply to a request that timed out already
+    if (known)
+        finish(id);
+    // An error, even to a request that timed out or one motiond could not read the id of.
+    const QJsonObject problem = reply.value(QStringLiteral("error")).toObject();
+    emit error(problem.value(QStringLiteral("code")).toString(),
+               problem.value(QStringLiteral("message")).toString(), op);
+}
+
+// Requests
+
+int MotiondConnection::enqueue(const QString &op, const QJsonObject &arguments)
+{
+    const int id = m_nextID++;
+    Pending pending;
+    pending.message = arguments;
+    pending.message.insert(QStringLiteral("id"), id);
+    pending.message.insert(QStringLiteral("op"), op);
+    pending.timer = new QTimer(this);
+    pending.timer->setSingleShot(true);
+    connect(pending.timer, &QTimer::timeout, this, [this, id, op] {
+        if (!m_pending.contains(id))
+            return;
+        finish(id);
+        emit error(QStringLiteral("timeout"),
+                   QStringLiteral("motiond did not answer %1 within %2 ms").arg(op).arg(m_requestTimeout), op);
+    });
+    pending.timer->start(m_requestTimeout);
+    m_pending.insert(id, pending);
+    if (m_state == Connected)
+        transmit(m_pending[id]);
+    return id;
+}
+
+void MotiondConnection::transmit(Pending &pending)
+{
+    pending.sent = true;
+    m_socket->write(QJsonDocument(pending.message).toJson(QJsonDocument::Compact) + '\n');
+}
+
+void MotiondConnection::finish(int id)
+{
+    const Pending pending = m_pending.take(id);
+    if (pending.timer)
+        pending.timer->deleteLater();
+}
+
+int MotiondConnection::request(const QString &op, const QVariantMap &arguments)
+{
+    return enqueue(op, jsonObject(arguments));
+}
+
+int MotiondConnection::set(const QString &stream, const QVariant &value)
+{
+    return enqueue(QStringLiteral("set"), {{QStringLiteral("stream"), stream}, {QStringLiteral("value"), jsonValue(value)}});
+}
+
+int MotiondConnection::get(const QString &stream)
+{
+    return enqueue(QStringLiteral("get"), {{QStringLiteral("stream"), stream}});
+}
+
+int MotiondConnection::addElement(const QVariantMap &element)
+{
+    return enqueue(QStringLiteral("add_element"), {{QStringLiteral("element"), jsonObject(element)}});
+}
+
+int MotiondConnection::removeElement(const QString &id)
+{
+    m_elements.remove(id);
+    return enqueue(QStringLiteral("remove_element"), {{QStringLiteral("element"), id}});
+}
+
+// Subscriptions
+
+int MotiondConnection::subscribe(const QStringList &patterns)
+{
+    const int handle = hold(patterns, false);
+    m_qmlHolds.append(handle);
+    return handle;
+}
+
+void MotiondConnection::unsubscribe(const QStringList &patterns)
+{
+    const QList<int> holds = m_qmlHolds;
+    for (const int handle : holds) {
+        Held &held = m_held[handle];
+        QStringList released;
+        for (const QString &pattern : patterns) {
+            if (held.patterns.removeAll(pattern) && !heldElsewhere(pattern, handle))
+                released.append(pattern);
+        }
+        if (held.patterns.isEmpty()) {
+            m_held.remove(handle);
+            m_qmlHolds.removeAll(handle);
+        }
+        if (!released.isEmpty() && m_state == Connected)
+            enqueue(QStringLiteral("unsubscribe"), {{QStringLiteral("streams"), QJsonArray::fromStringList(released)}});
+    }
+}
+
+int MotiondConnection::hold(const QStringList &patterns, bool optional)
+{
+    const int handle = m_nextHandle++;
+    m_held.insert(handle, Held{patterns, optional});
+    if (m_state == Connected)
+        subscribeHeld(m_held.value(handle));
+    return handle;
+}
+
+void MotiondConnection::release(int handle)
+{
+    const Held held = m_held.take(handle);
+    QStringList released;
+    for (const QString &pattern : held.patterns) {
+        if (!heldElsewhere(pattern, handle))
+            released.append(pattern);
+    }
+    if (held.optional)
+        released = presentPatterns(Held{released, true});
+    if (!released.isEmpty() && m_state == Connected)
+        enqueue(QStringLiteral("unsubscribe"), {{QStringLiteral("streams"), QJsonArray::fromStringList(released)}});
+}
+
+/// One subscribe per holder, so a binding to an element that does not exist fails alone.
+void MotiondConnection::subscribeHeld(const Held &held)
+{
+    const QStringList patterns = held.optional ? presentPatterns(held) : held.patterns;
+    if (!patterns.isEmpty())
+        enqueue(QStringLiteral("subscribe"), {{QStringLiteral("streams"), QJsonArray::fromStringList(patterns)}});
+}
+
+/// The patterns of `held` that match a stream the hello listed.
+QStringList MotiondConnection::presentPatterns(const Held &held) const
+{
+    QStringList present;
+    for (const QString &pattern : held.patterns) {
+        const QRegularExpression expression = motiond::globExpression(pattern);
+        for (const QString &stream : m_streams) {
+            if (expression.match(stream).hasMatch()) {
+                present.append(pattern);
+                break;
+            }
+        }
+    }
+    return present;
+}
+
+bool MotiondConnection::heldElsewhere(const QString &pattern, int except) const
+{
+    for (auto it = m_held.cbegin(); it != m_held.cend(); ++it) {
+        if (it.key() != except && it.value().patterns.contains(pattern))
+            return true;
+    }
+    return false;
+}

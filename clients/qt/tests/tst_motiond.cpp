@@ -1,0 +1,330 @@
+// The Motiond QML module against a real motiond replaying the bundled recording
+// (one finger dragging the card up and down, looped) with config/motiond.toml's scene.
+// The module is loaded as an application loads it, by `import Motiond` from the build's
+// import path; the test reaches its objects through properties, signals and invokables.
+//
+// MOTIOND names the daemon (default: the repository's .build/debug/motiond). Every wait
+// has a deadline; run offscreen (QT_QPA_PLATFORM=offscreen), as clients/qt/test.sh does.
+#include <QFile>
+#include <QFileInfo>
+#include <QPointF>
+#include <QProcess>
+#include <QQmlComponent>
+#include <QQmlEngine>
+#include <QQuickItem>
+#include <QSignalSpy>
+#include <QTemporaryDir>
+#include <QtTest>
+
+namespace {
+
+const QString repository = QStringLiteral(MOTIOND_REPOSITORY);
+const int deadline = 10000;   // ms: any one wait below
+
+QString motiondPath()
+{
+    const QString fromEnvironment = qEnvironmentVariable("MOTIOND");
+    return fromEnvironment.isEmpty() ? repository + QStringLiteral("/.build/debug/motiond") : fromEnvironment;
+}
+
+/// The scene the test loads: a connection, an Item the size of the card, and its binding.
+QByteArray scene(const QString &socketPath, const QString &extraConnection = {})
+{
+    return QStringLiteral(R"(
+import QtQuick
+import Motiond
+Item {
+    width: 1920; height: 1080
+    MotiondConnection {
+        id: motiond
+        objectName: "connection"
+        socketPath: "%1"
+        firstRetry: 50
+        maxRetry: 400
+        %2
+    }
+    Item { id: card; objectName: "card"; width: 520; height: 360 }
+    MotiondBinding { objectName: "binding"; connection: motiond; element: "card"; target: card }
+}
+)").arg(socketPath, extraConnection).toUtf8();
+}
+
+QPointF point(const QVariant &value)
+{
+    const QVariantMap map = value.toMap();
+    return QPointF(map.value(QStringLiteral("x")).toDouble(), map.value(QStringLiteral("y")).toDouble());
+}
+
+} // namespace
+
+class MotiondModuleTest : public QObject
+{
+    Q_OBJECT
+
+private slots:
+    void initTestCase();
+    void init();
+    void cleanup();
+    void theBoundItemMovesAsCardPositionDoes();
+    void everyErrorReplyReachesTheErrorSignal();
+    void aWrongTokenIsAnError();
+    void getRepliesWithTheValue();
+    void theBindingResumesAfterMotiondRestarts();
+    void theBindingDrawsThePredictedPosition();
+
+private:
+    bool startMotiond(const QString &config);
+    void stopMotiond();
+    QObject *load(const QByteArray &qml);
+    /// Waits for the binding to move the card, then checks the card's top-left is the
+    /// latest card.position less half the card's size; returns that centre.
+    QPointF nextMove(const char *positionStream = "card.position");
+
+    QTemporaryDir m_directory;
+    QString m_socketPath;
+    QProcess m_motiond;
+    QQmlEngine *m_engine = nullptr;
+    QObject *m_root = nullptr;
+    QObject *m_connection = nullptr;
+    QObject *m_binding = nullptr;
+    QQuickItem *m_card = nullptr;
+    QScopedPointer<QSignalSpy> m_values;
+    /// The latest value the connection reported of `stream`.
+    QVariant latest(const QString &stream) const;
+};
+
+void MotiondModuleTest::initTestCase()
+{
+    QVERIFY2(QFileInfo(motiondPath()).isExecutable(),
+             qPrintable(QStringLiteral("no motiond at %1: build it, or set MOTIOND").arg(motiondPath())));
+    QVERIFY(m_directory.isValid());
+    m_socketPath = m_directory.filePath(QStringLiteral("motiond.sock"));
+}
+
+void MotiondModuleTest::init()
+{
+    QVERIFY(startMotiond(repository + QStringLiteral("/config/motiond.toml")));
+    m_engine = new QQmlEngine;
+    m_engine->addImportPath(QStringLiteral(MOTIOND_IMPORT_PATH));
+}
+
+void MotiondModuleTest::cleanup()
+{
+    m_values.reset();
+    delete m_root;
+    m_root = nullptr;
+    delete m_engine;
+    m_engine = nullptr;
+    m_values.reset();
+    stopMotiond();
+}
+
+bool MotiondModuleTest::startMotiond(const QString &config)
+{
+    m_motiond.setProgram(motiondPath());
+    m_motiond.setArguments({QStringLiteral("--replay"), repository + QStringLiteral("/data/recordings/atmel-maxtouch-drag-up-down.evemu"),
+                            QStringLiteral("--loop"), QStringLiteral("--config"), config,
+                            QStringLiteral("--socket"), m_socketPath});
+    m_motiond.setProcessChannelMode(QProcess::ForwardedErrorChannel);
+    m_motiond.start();
+    if (!m_motiond.waitForStarted(deadline))
+        return false;
+    QElapsedTimer waited;
+    waited.start();
+    while (!QFileInfo::exists(m_socketPath)) {
+        if (waited.elapsed() > deadline || m_motiond.state() != QProcess::Running) {
+            qWarning("motiond made no socket at %s within %d ms", qPrintable(m_socketPath), deadline);
+            return false;
+        }
+        QTest::qWait(10);
+    }
+    return true;
+}
+
+void MotiondModuleTest::stopMotiond()
+{
+    if (m_motiond.state() == QProcess::NotRunning)
+        return;
+    m_motiond.terminate();   // SIGTERM: motiond says bye to its clients and removes its socket
+    if (!m_motiond.waitForFinished(deadline)) {
+        m_motiond.kill();
+        m_motiond.waitForFinished(deadline);
+    }
+}
+
+QObject *MotiondModuleTest::load(const QByteArray &qml)
+{
+    QQmlComponent component(m_engine);
+    component.setData(qml, QUrl(QStringLiteral("file:///tst_motiond/scene.qml")));
+    m_root = component.create();
+    if (!m_root) {
+        qWarning("%s", qPrintable(component.errorString()));
+        return nullptr;
+    }
+    m_connection = m_root->findChild<QObject *>(QStringLiteral("connection"));
+    m_binding = m_root->findChild<QObject *>(QStringLiteral("binding"));
+    m_card = m_root->findChild<QQuickItem *>(QStringLiteral("card"));
+    // Every value the connection reports, in order: what the card must show.
+    m_values.reset(new QSignalSpy(m_connection, SIGNAL(value(QString,QVariant,double))));
+    return m_root;
+}
+
+QVariant MotiondModuleTest::latest(const QString &stream) const
+{
+    for (qsizetype index = m_values->size() - 1; index >= 0; --index) {
+        if (m_values->at(index).at(0).toString() == stream)
+            return m_values->at(index).at(1);
+    }
+    return {};
+}
+
+QPointF MotiondModuleTest::nextMove(const char *positionStream)
+{
+    QSignalSpy applied(m_binding, SIGNAL(applied()));
+    if (!applied.wait(deadline)) {
+        QTest::qFail("the binding moved nothing within the deadline", __FILE__, __LINE__);
+        return {};
+    }
+    const QPointF centre = point(latest(QLatin1String(positionStream)));
+    if (m_card->x() != centre.x() - m_card->width() / 2 || m_card->y() != centre.y() - m_card->height() / 2) {
+        QTest::qFail(qPrintable(QStringLiteral("the card is at (%1, %2), %3 says its centre is (%4, %5)")
+                                    .arg(m_card->x()).arg(m_card->y()).arg(QLatin1String(positionStream))
+                                    .arg(centre.x()).arg(centre.y())),
+                     __FILE__, __LINE__);
+    }
+    return centre;
+}
+
+
+void MotiondModuleTest::theBoundItemMovesAsCardPositionDoes()
+{
+    QVERIFY(load(scene(m_socketPath)));
+    QTRY_VERIFY_WITH_TIMEOUT(m_connection->property("connected").toBool(), deadline);
+    // The recording drags the card up and down: its y changes, its x stays.
+    QSet<int> heights;
+    for (int move = 0; move < 40; ++move) {
+        const QPointF centre = nextMove();
+        if (QTest::currentTestFailed())
+            return;
+        QVERIFY2(centre.x() > 0 && centre.x() < 1920 && centre.y() > 0 && centre.y() < 1080,
+                 "card.position is the centre in screen pixels");
+        heights.insert(qRound(centre.y()));
+    }
+    QVERIFY2(heights.size() >= 10, qPrintable(QStringLiteral("the card took %1 heights in 40 moves").arg(heights.size())));
+    QCOMPARE(m_card->rotation(), 0.0);
+    QCOMPARE(m_card->scale(), 1.0);
+}
+
+void MotiondModuleTest::everyErrorReplyReachesTheErrorSignal()
+{
+    QVERIFY(load(scene(m_socketPath)));
+    QTRY_VERIFY_WITH_TIMEOUT(m_connection->property("connected").toBool(), deadline);
+    QSignalSpy errors(m_connection, SIGNAL(error(QString,QString,QString)));
+    int id = 0;
+    const QVariantMap somewhere{{QStringLiteral("x"), 1}, {QStringLiteral("y"), 2}};
+    QVERIFY(QMetaObject::invokeMethod(m_connection, "set", Q_RETURN_ARG(int, id),
+                                      Q_ARG(QString, QStringLiteral("nothing.position")), Q_ARG(QVariant, somewhere)));
+    QVERIFY(QMetaObject::invokeMethod(m_connection, "set", Q_RETURN_ARG(int, id),
+                                      Q_ARG(QString, QStringLiteral("card.state")), Q_ARG(QVariant, QStringLiteral("active"))));
+    QVERIFY(QMetaObject::invokeMethod(m_connection, "request", Q_RETURN_ARG(int, id),
+                                      Q_ARG(QString, QStringLiteral("frobnicate")), Q_ARG(QVariantMap, {})));
+    QVERIFY(QMetaObject::invokeMethod(m_connection, "removeElement", Q_RETURN_ARG(int, id),
+                                      Q_ARG(QString, QStringLiteral("nothing"))));
+    QTRY_COMPARE_WITH_TIMEOUT(errors.size(), 4, deadline);
+    const QList<QStringList> expected = {
+        {QStringLiteral("unknown_stream"), QStringLiteral("set")},
+        {QStringLiteral("not_writable"), QStringLiteral("set")},
+        {QStringLiteral("unknown_op"), QStringLiteral("frobnicate")},
+        {QStringLiteral("unknown_element"), QStringLiteral("remove_element")},
+    };
+    for (int index = 0; index < 4; ++index) {
+        QCOMPARE(errors.at(index).at(0).toString(), expected[index][0]);
+        QVERIFY2(!errors.at(index).at(1).toString().isEmpty(), "the error carries motiond's message");
+        QCOMPARE(errors.at(index).at(2).toString(), expected[index][1]);
+    }
+    // A binding's own subscribe is a request too: one to an element that does not exist fails aloud.
+    QVERIFY(m_binding->setProperty("element", QStringLiteral("nothing")));
+    QTRY_COMPARE_WITH_TIMEOUT(errors.size(), 5, deadline);
+    QCOMPARE(errors.at(4).at(0).toString(), QStringLiteral("unknown_stream"));
+    QCOMPARE(errors.at(4).at(2).toString(), QStringLiteral("subscribe"));
+}
+
+void MotiondModuleTest::aWrongTokenIsAnError()
+{
+    // This motiond has no control token file: any token is refused, and the refusal told.
+    QVERIFY(load(scene(m_socketPath, QStringLiteral("token: \"not the token\""))));
+    QSignalSpy errors(m_connection, SIGNAL(error(QString,QString,QString)));
+    QVERIFY(errors.wait(deadline));
+    QCOMPARE(errors.at(0).at(0).toString(), QStringLiteral("forbidden"));
+    QCOMPARE(errors.at(0).at(2).toString(), QStringLiteral("auth"));
+}
+
+void MotiondModuleTest::getRepliesWithTheValue()
+{
+    QVERIFY(load(scene(m_socketPath)));
+    QTRY_VERIFY_WITH_TIMEOUT(m_connection->property("connected").toBool(), deadline);
+    QSignalSpy replies(m_connection, SIGNAL(replied(int,QString,QVariant)));
+    int id = 0;
+    QVERIFY(QMetaObject::invokeMethod(m_connection, "get", Q_RETURN_ARG(int, id), Q_ARG(QString, QStringLiteral("card.size"))));
+    QTRY_VERIFY_WITH_TIMEOUT(std::any_of(replies.cbegin(), replies.cend(), [id](const QList<QVariant> &reply) { return reply.at(0).toInt() == id; }), deadline);
+    for (const QList<QVariant> &reply : std::as_const(replies)) {
+        if (reply.at(0).toInt() != id)
+            continue;
+        QCOMPARE(reply.at(1).toString(), QStringLiteral("get"));
+        const QVariantMap size = reply.at(2).toMap().value(QStringLiteral("value")).toMap();
+        QCOMPARE(size.value(QStringLiteral("width")).toDouble(), 520.0);
+        QCOMPARE(size.value(QStringLiteral("height")).toDouble(), 360.0);
+    }
+}
+
+void MotiondModuleTest::theBindingResumesAfterMotiondRestarts()
+{
+    QVERIFY(load(scene(m_socketPath)));
+    QTRY_VERIFY_WITH_TIMEOUT(m_connection->property("connected").toBool(), deadline);
+    nextMove();
+    if (QTest::currentTestFailed())
+        return;
+    stopMotiond();
+    QTRY_VERIFY_WITH_TIMEOUT(!m_connection->property("connected").toBool(), deadline);
+    QVERIFY(startMotiond(repository + QStringLiteral("/config/motiond.toml")));
+    QTRY_VERIFY_WITH_TIMEOUT(m_connection->property("connected").toBool(), deadline);
+    m_values->clear();
+    QSet<int> heights;
+    for (int move = 0; move < 20; ++move) {
+        heights.insert(qRound(nextMove().y()));
+        if (QTest::currentTestFailed())
+            return;
+    }
+    QVERIFY2(heights.size() >= 5, "the card moves again after motiond restarted");
+}
+
+void MotiondModuleTest::theBindingDrawsThePredictedPosition()
+{
+    // The same scene, predicted 50 ms ahead: the card is drawn where motiond predicts it.
+    QFile original(repository + QStringLiteral("/config/motiond.toml"));
+    QVERIFY(original.open(QIODevice::ReadOnly));
+    QByteArray text = original.readAll();
+    QVERIFY(text.contains("# prediction = 0.016"));
+    text.replace("# prediction = 0.016", "prediction = 0.05");
+    QFile predicting(m_directory.filePath(QStringLiteral("predicting.toml")));
+    QVERIFY(predicting.open(QIODevice::WriteOnly));
+    predicting.write(text);
+    predicting.close();
+    stopMotiond();
+    QVERIFY(startMotiond(predicting.fileName()));
+
+    QVERIFY(load(scene(m_socketPath)));
+    QTRY_VERIFY_WITH_TIMEOUT(m_connection->property("connected").toBool(), deadline);
+    int ahead = 0;
+    for (int move = 0; move < 60; ++move) {
+        const QPointF predicted = nextMove("card.predicted_position");
+        if (QTest::currentTestFailed())
+            return;
+        if (predicted != point(latest(QStringLiteral("card.position"))))
+            ahead += 1;
+    }
+    QVERIFY2(ahead > 0, "some of 60 moves were drawn ahead of card.position");
+}
+
+QTEST_MAIN(MotiondModuleTest)
+#include "tst_motiond.moc"
