@@ -45,6 +45,8 @@ Item {
     }
     Item { id: card; objectName: "card"; width: 520; height: 360 }
     MotiondBinding { objectName: "binding"; connection: motiond; element: "card"; target: card }
+    Item { id: photo; objectName: "photo"; width: 640; height: 420 }
+    MotiondBinding { connection: motiond; element: "photo"; target: photo }
 }
 )").arg(socketPath, extraConnection).toUtf8();
 }
@@ -69,6 +71,7 @@ private slots:
     void everyErrorReplyReachesTheErrorSignal();
     void aWrongTokenIsAnError();
     void getRepliesWithTheValue();
+    void thePhotoIsTurnedInDegreesAndScaled();
     void theBindingResumesAfterMotiondRestarts();
     void theBindingDrawsThePredictedPosition();
 
@@ -275,6 +278,23 @@ void MotiondModuleTest::getRepliesWithTheValue()
         QCOMPARE(size.value(QStringLiteral("width")).toDouble(), 520.0);
         QCOMPARE(size.value(QStringLiteral("height")).toDouble(), 360.0);
     }
+}
+
+void MotiondModuleTest::thePhotoIsTurnedInDegreesAndScaled()
+{
+    // config/motiond.toml: the photo's centre (1400, 300), 640 by 420, turned 0.1 rad.
+    QVERIFY(load(scene(m_socketPath)));
+    auto *photo = m_root->findChild<QQuickItem *>(QStringLiteral("photo"));
+    QTRY_COMPARE_WITH_TIMEOUT(photo->x(), 1400.0 - 320, deadline);
+    QCOMPARE(photo->y(), 300.0 - 210);
+    QVERIFY2(qAbs(photo->rotation() - 0.1 * 180 / M_PI) < 1e-9, qPrintable(QString::number(photo->rotation())));
+    QCOMPARE(photo->scale(), 1.0);
+    // The test runs as root, whom motiond lets set values.
+    int id = 0;
+    QVERIFY(QMetaObject::invokeMethod(m_connection, "set", Q_RETURN_ARG(int, id),
+                                      Q_ARG(QString, QStringLiteral("photo.scale")), Q_ARG(QVariant, 1.5)));
+    QTRY_COMPARE_WITH_TIMEOUT(photo->scale(), 1.5, deadline);
+    QCOMPARE(photo->x(), 1400.0 - 320);   // x and y are the unscaled item's: it scales about its centre
 }
 
 void MotiondModuleTest::theBindingResumesAfterMotiondRestarts()
