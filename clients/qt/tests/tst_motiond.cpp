@@ -74,6 +74,7 @@ private slots:
     void thePhotoIsTurnedInDegreesAndScaled();
     void theBindingResumesAfterMotiondRestarts();
     void theBindingDrawsThePredictedPosition();
+    void theKioskExampleMovesItsCard();
 
 private:
     bool startMotiond(const QString &config);
@@ -344,6 +345,21 @@ void MotiondModuleTest::theBindingDrawsThePredictedPosition()
             ahead += 1;
     }
     QVERIFY2(ahead > 0, "some of 60 moves were drawn ahead of card.position");
+}
+
+void MotiondModuleTest::theKioskExampleMovesItsCard()
+{
+    // The example as written, on its default socket: MOTIOND_SOCKET.
+    qputenv("MOTIOND_SOCKET", m_socketPath.toUtf8());
+    QQmlComponent component(m_engine, QUrl::fromLocalFile(repository + QStringLiteral("/clients/qt/examples/kiosk.qml")));
+    m_root = component.create();
+    qunsetenv("MOTIOND_SOCKET");
+    QVERIFY2(m_root, qPrintable(component.errorString()));
+    auto *card = m_root->findChild<QQuickItem *>(QStringLiteral("card"));
+    QVERIFY(card);
+    QSignalSpy moves(card, SIGNAL(yChanged()));
+    QTRY_VERIFY_WITH_TIMEOUT(moves.size() >= 5, deadline);
+    QVERIFY(card->x() > 0 && card->x() + card->width() < 1920);
 }
 
 QTEST_MAIN(MotiondModuleTest)
