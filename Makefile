@@ -30,7 +30,7 @@ MAN_PAGES = motiond.8 motionctl.1 motiond.toml.5 motiond-protocol.7
 # for -export-dynamic): 15,800 dynamic symbols fewer, 1.4 MiB off the binary, 0.6 MiB off RSS.
 SWIFT_BUILD_FLAGS ?= -c release --static-swift-stdlib -Xlinker -z -Xlinker relro -Xlinker -z -Xlinker now -Xlinker --no-export-dynamic
 
-.PHONY: run test build binaries man install install-built install-completions install-man install-python uninstall package
+.PHONY: run test build binaries man install install-built install-completions install-man install-python install-qt uninstall package
 
 run:
 	scripts/run
@@ -101,6 +101,17 @@ install-completions:
 		$(BUILD_DIR)/$$tool --generate-completion-script zsh > $(DESTDIR)$(ZSH_COMPLETION_DIR)/_$$tool && \
 		$(BUILD_DIR)/$$tool --generate-completion-script fish > $(DESTDIR)$(FISH_COMPLETION_DIR)/$$tool.fish || exit 1; \
 	done
+
+# The QML module Motiond (clients/qt, docs/clients-qt.md), apart: it needs Qt 6, which motiond
+# does not. QML_DIR is where Qt looks for modules; Debian's Qt looks in the default below, and
+# another place needs QML_IMPORT_PATH.
+QML_DIR ?= /usr/lib/$(shell dpkg-architecture -qDEB_HOST_MULTIARCH 2>/dev/null || echo x86_64-linux-gnu)/qt6/qml
+QT_BUILD_DIR ?= .build/qt-release
+install-qt:
+	cmake -S clients/qt -B $(QT_BUILD_DIR) -DCMAKE_BUILD_TYPE=Release -DMOTIOND_QT_TESTS=OFF \
+		-DCMAKE_INSTALL_PREFIX=$(PREFIX) -DQML_INSTALL_DIR=$(QML_DIR)
+	cmake --build $(QT_BUILD_DIR)
+	DESTDIR=$(DESTDIR) cmake --install $(QT_BUILD_DIR)
 
 # The Debian package, motiond_VERSION_ARCH.deb, checked with lintian and in a scratch root.
 package:
