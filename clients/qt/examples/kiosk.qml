@@ -1,6 +1,5 @@
-// config/motiond.toml's scene in Qt Quick: the card and the photo follow motiond.
-// Run it against a motiond (MOTIOND_SOCKET, else /run/motiond/motiond.sock), with the module
-// installed or from the build tree:
+// config/motiond.toml's card and photo follow motiond (MOTIOND_SOCKET, else
+// /run/motiond/motiond.sock), with the module installed or from the build tree:
 //     QML_IMPORT_PATH=.build/qt/qml /usr/lib/qt6/bin/qml clients/qt/examples/kiosk.qml
 import QtQuick
 import Motiond
@@ -24,7 +23,6 @@ Window {
         Text { anchors.centerIn: parent; text: "card"; color: "white"; font.pixelSize: 40 }
     }
     MotiondBinding { connection: motiond; element: "card"; target: card }
-
     // The photo: moved, turned and zoomed under the fingers.
     Rectangle { id: photo; width: 640; height: 420; color: "#d97706" }
     MotiondBinding { connection: motiond; element: "photo"; target: photo }
