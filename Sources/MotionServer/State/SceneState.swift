@@ -1,0 +1,239 @@
+import MotionCore
+
+/// The scene as motiond keeps it across a restart: the elements clients added and where
+/// every element was at rest. It is what the state file holds; reading one back refuses
+/// anything a damaged or hostile file could hold (see ``SceneStateError``) rather than
+/// bringing a half-understood scene back.
+///
+/// The file is one JSON object, keys in a fixed order and one element per line, so that two
+/// files can be compared with `diff`:
+///
+///     {"version":1,"elements":[
+///     {"id":"card","added":{"id":"card","position":[300,200]},"position":[310.5,190],"rotation":0,"scale":1,"destination":null}
+///     ]}
+public struct SceneState: Equatable, Sendable {
+    /// The format this code writes and the only one it reads; a later format changes it.
+    public static let version = 1
+    /// The most elements a file may hold: far more than any scene, few enough that reading
+    /// one stays quick.
+    public static let maximumElements = 10_000
+    /// The largest file read, in bytes: a full scene of 10,000 elements with their
+    /// `add_element` objects fits many times over.
+    public static let maximumBytes = 16 << 20
+    /// The longest id, in UTF-8 bytes.
+    public static let maximumIDBytes = 256
+    /// The scales a file may give: wider than any gesture reaches, finite and positive.
+    public static let scales: ClosedRange<Double> = 1e-6...1e6
+    /// The rotations a file may give, in radians: many turns either way, and no more, so
+    /// that nothing derived from them loses its precision.
+    public static let rotations: ClosedRange<Double> = -1e6...1e6
+
+    /// One element at rest.
+    public struct Element: Equatable, Sendable {
+        /// The element's id, as in the configuration or the `add_element` request.
+        public var id: String
+        /// The element object of the `add_element` request that made it, as the client sent
+        /// it (object keys sorted once read back); nil for an element from the configuration.
+        public var added: JSONValue?
+        /// Where it rests, in screen pixels.
+        public var position: Point
+        /// Its rotation, in radians.
+        public var rotation: Double
+        /// Its scale, 1 being its configured size.
+        public var scale: Double
+        /// Where its tossable or attach interaction was taking it, when it has one.
+        public var destination: Point?
+
+        /// An element at rest.
+        public init(id: String, added: JSONValue? = nil, position: Point, rotation: Double = 0, scale: Double = 1, destination: Point? = nil) {
+            self.id = id
+            self.added = added
+            self.position = position
+            self.rotation = rotation
+            self.scale = scale
+            self.destination = destination
+        }
+    }
+
+    /// The elements, in the scene's order.
+    public var elements: [Element]
+
+    /// A state of these elements.
+    public init(elements: [Element]) {
+        self.elements = elements
+    }
+
+    // MARK: Writing
+
+    /// The file's bytes: one line opening the object, one line per element, one closing it.
+    public var encoded: [UInt8] {
+        var text = "{\"version\":\(Self.version),\"elements\":["
+        for (index, element) in elements.enumerated() {
+            text += index == 0 ? "\n" : ",\n"
+            Self.json(element).encode(into: &text)
+        }
+        text += "\n]}\n"
+        return Array(text.utf8)
+    }
+
+    private static func json(_ element: Element) -> JSONValue {
+        .object([
+            ("id", .string(element.id)),
+            ("added", element.added ?? .null),
+            ("position", json(element.position)),
+            ("rotation", .number(element.rotation)),
+            ("scale", .number(element.scale)),
+            ("destination", element.destination.map(json) ?? .null),
+        ])
+    }
+
+    private static func json(_ point: Point) -> JSONValue { .array([.number(point.x), .number(point.y)]) }
+
+    // MARK: Reading
+
+    /// The state in `bytes`, or why they are not one. Positions are checked against
+    /// `limits`, as a client's `set` is: a file cannot place an element where a client could
+    /// not.
+    public init(reading bytes: some Collection<UInt8>, limits: ValueLimits) throws(SceneStateError) {
+        guard bytes.count <= Self.maximumBytes else {
+            throw SceneStateError(.tooLarge, "the file is over \(Self.maximumBytes) bytes, the most a state file may have")
+        }
+        let input: JSONInput
+        do { input = try JSONInput(parsing: bytes) } catch {
+            throw SceneStateError(.notJSON, "not JSON at byte \(error.column): \(error.message)")
+        }
+        guard let top = input.object else { throw SceneStateError(.wrongType, "the file holds \(input.kind), not an object") }
+        try Self.refuseUnknownKeys(top, known: ["version", "elements"], element: nil)
+        guard let versionInput = top["version"] else { throw SceneStateError(.missingKey, "no version", key: "version") }
+        guard versionInput.integer == Self.version else {
+            throw SceneStateError(.wrongVersion, "version \(versionInput.number.map(compactNumber) ?? versionInput.kind); this motiond reads version \(Self.version)", key: "version")
+        }
+        guard let elementsInput = top["elements"] else { throw SceneStateError(.missingKey, "no elements", key: "elements") }
+        guard let list = elementsInput.array else { throw SceneStateError(.wrongType, "elements is \(elementsInput.kind), not an array", key: "elements") }
+        guard list.count <= Self.maximumElements else {
+            throw SceneStateError(.tooManyElements, "\(list.count) elements; a state file holds at most \(Self.maximumElements)", key: "elements")
+        }
+        var seen: Set<String> = []
+        var elements: [Element] = []
+        elements.reserveCapacity(list.count)
+        for (index, item) in list.enumerated() {
+            let element = try Self.element(item, index: index, limits: limits)
+            guard seen.insert(element.id).inserted else {
+                throw SceneStateError(.badID, "the id appears twice", element: index, id: element.id, key: "id")
+            }
+            elements.append(element)
+        }
+        self.elements = elements
+    }
+
+    private static let elementKeys: Set<String> = ["id", "added", "position", "rotation", "scale", "destination"]
+
+    private static func element(_ input: JSONInput, index: Int, limits: ValueLimits) throws(SceneStateError) -> Element {
+        guard let members = input.object else { throw SceneStateError(.wrongType, "the element is \(input.kind), not an object", element: index) }
+        guard let idInput = members["id"] else { throw SceneStateError(.missingKey, "no id", element: index, key: "id") }
+        guard let id = idInput.string else { throw SceneStateError(.wrongType, "id is \(idInput.kind), not a string", element: index, key: "id") }
+        if let problem = idProblem(id) { throw SceneStateError(.badID, problem, element: index, key: "id") }
+
+        func error(_ kind: SceneStateError.Kind, _ message: String, _ key: String) -> SceneStateError {
+            SceneStateError(kind, message, element: index, id: id, key: key)
+        }
+        func required(_ key: String) throws(SceneStateError) -> JSONInput {
+            guard let value = members[key] else { throw error(.missingKey, "no \(key)", key) }
+            return value
+        }
+        func number(_ key: String, within range: ClosedRange<Double>) throws(SceneStateError) -> Double {
+            let value = try required(key)
+            guard let number = value.number else { throw error(.wrongType, "\(key) is \(value.kind), not a number", key) }
+            guard range.contains(number) else { throw error(.outOfRange, "\(key) must be within \(compactNumber(range.lowerBound))…\(compactNumber(range.upperBound)), not \(compactNumber(number))", key) }
+            return number
+        }
+        func point(_ key: String, _ value: JSONInput) throws(SceneStateError) -> Point {
+            guard let pair = value.array, pair.count == 2, let x = pair[0].number, let y = pair[1].number else {
+                throw error(.wrongType, "\(key) is \(value.kind), not a point [x, y]", key)
+            }
+            let point = Point(x: x, y: y)
+            if let problem = limits.problem(position: point) { throw error(.outOfRange, "\(key): \(problem)", key) }
+            return point
+        }
+
+        guard let unknown = members.keys.filter({ !elementKeys.contains($0) }).min() else {
+            let added = try required("added")
+            guard added == .null || added.object != nil else { throw error(.wrongType, "added is \(added.kind), not an object or null", "added") }
+            let destination = try required("destination")
+            return Element(
+                id: id,
+                // .none, not nil: JSONValue is ExpressibleByNilLiteral, and nil here would
+                // be JSONValue.null, an `added` that is there.
+                added: added == .null ? .none : .some(JSONValue(added)),
+                position: try point("position", try required("position")),
+                rotation: try number("rotation", within: rotations),
+                scale: try number("scale", within: scales),
+                destination: destination == .null ? nil : try point("destination", destination))
+        }
+        throw error(.unknownKey, "an unknown key \"\(unknown)\"", unknown)
+    }
+
+    /// Why `id` cannot be an element's id, or nil: empty, too long, or holding a NUL, which
+    /// logs and C libraries would cut the id at.
+    private static func idProblem(_ id: String) -> String? {
+        if id.isEmpty { return "the id is empty" }
+        if id.utf8.count > maximumIDBytes { return "the id is \(id.utf8.count) bytes; an id has at most \(maximumIDBytes)" }
+        if id.unicodeScalars.contains("\u{0}") { return "the id contains a NUL character (\\u0000)" }
+        return nil
+    }
+
+    private static func refuseUnknownKeys(_ members: [String: JSONInput], known: Set<String>, element: Int?) throws(SceneStateError) {
+        if let unknown = members.keys.filter({ !known.contains($0) }).min() {
+            throw SceneStateError(.unknownKey, "an unknown key \"\(unknown)\"", element: element, key: unknown)
+        }
+    }
+}
+
+/// Why bytes are not a state file this motiond reads, and where: the element (its index,
+/// and its id once known) and the key.
+public struct SceneStateError: Error, Equatable, Sendable, CustomStringConvertible {
+    /// The kinds of refusal, for code that treats them apart (and for tests).
+    public enum Kind: String, Sendable {
+        case tooLarge, notJSON, wrongType, wrongVersion, missingKey, unknownKey, outOfRange, badID, tooManyElements
+    }
+
+    public var kind: Kind
+    /// What is wrong, in words.
+    public var message: String
+    /// The index of the element, from 0, when the problem is inside one.
+    public var element: Int?
+    /// The element's id, when it was read before the problem.
+    public var id: String?
+    /// The key the problem is at.
+    public var key: String?
+
+    public init(_ kind: Kind, _ message: String, element: Int? = nil, id: String? = nil, key: String? = nil) {
+        self.kind = kind
+        self.message = message
+        self.element = element
+        self.id = id
+        self.key = key
+    }
+
+    public var description: String {
+        var place: [String] = []
+        if let element { place.append("element \(element)" + (id.map { " (\"\($0)\")" } ?? "")) }
+        if let key { place.append("key \"\(key)\"") }
+        return place.isEmpty ? message : "\(place.joined(separator: ", ")): \(message)"
+    }
+}
+
+extension JSONValue {
+    /// A value as read, its object members sorted by key, so the same input always gives
+    /// the same value and the same bytes written back.
+    init(_ input: JSONInput) {
+        switch input {
+        case .null: self = .null
+        case .bool(let value): self = .bool(value)
+        case .number(let value): self = .number(value)
+        case .string(let value): self = .string(value)
+        case .array(let values): self = .array(values.map(JSONValue.init))
+        case .object(let members): self = .object(members.sorted { $0.key < $1.key }.map { ($0.key, JSONValue($0.value)) })
+        }
+    }
+}
