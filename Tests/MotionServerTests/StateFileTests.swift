@@ -138,7 +138,7 @@ struct StateFileTests {
         #expect(error.description == #"element 1 ("photo"), key "scale": scale must be within 1e-06…1000000, not 0"#)
     }
 
-    @Test("nesting, too many elements and too many bytes are refused")
+    @Test("nesting, too many elements, values or bytes are refused")
     func bounds() throws {
         let deep = String(repeating: "[", count: 100_000) + String(repeating: "]", count: 100_000)
         #expect(refusal(stateFile(stateElement(["added": #"{"a":"# + deep + "}"])))?.kind == .notJSON)
@@ -150,6 +150,12 @@ struct StateFileTests {
         #expect(try read(many(SceneState.maximumElements)).elements.count == SceneState.maximumElements)
         let tooMany = try #require(refusal(many(SceneState.maximumElements + 1)))
         #expect(tooMany.kind == .tooManyElements)
+
+        let values = stateFile(stateElement(["added": #"{"a":["# + Array(repeating: "0", count: SceneState.maximumValues).joined(separator: ",") + "]}"]))
+        #expect(refusal(values)?.kind == .tooLarge)
+        // Commas and brackets in strings are not values.
+        let text = "\"" + String(repeating: ",[{\\\"", count: 400_000) + "\""
+        #expect(try read(stateFile(stateElement(["added": #"{"a":"# + text + "}"]))).elements.count == 1)
 
         let padded = stateFile(element) + String(repeating: " ", count: SceneState.maximumBytes)
         #expect(refusal(padded)?.kind == .tooLarge)

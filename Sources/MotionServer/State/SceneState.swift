@@ -22,6 +22,9 @@ public struct SceneState: Equatable, Sendable {
     public static let maximumBytes = 16 << 20
     /// The longest id, in UTF-8 bytes.
     public static let maximumIDBytes = 256
+    /// The most JSON values (numbers, strings, arrays, objects…) a file may hold: 10,000
+    /// elements of a hundred values each.
+    public static let maximumValues = 1_000_000
     /// The scales a file may give: wider than any gesture reaches, finite and positive.
     public static let scales: ClosedRange<Double> = 1e-6...1e6
     /// The rotations a file may give, in radians: many turns either way, and no more, so
@@ -98,6 +101,12 @@ public struct SceneState: Equatable, Sendable {
         guard bytes.count <= Self.maximumBytes else {
             throw SceneStateError(.tooLarge, "the file is over \(Self.maximumBytes) bytes, the most a state file may have")
         }
+        // Counted before parsing: the parsed tree takes some forty bytes a value, so 16 MiB of
+        // "0,0,0,…" would take hundreds of megabytes and seconds before the element count
+        // could refuse it.
+        guard Self.valueBound(bytes) <= Self.maximumValues else {
+            throw SceneStateError(.tooLarge, "the file holds over \(Self.maximumValues) JSON values, the most a state file may have")
+        }
         let input: JSONInput
         do { input = try JSONInput(parsing: bytes) } catch {
             throw SceneStateError(.notJSON, "not JSON at byte \(error.column): \(error.message)")
@@ -124,6 +133,26 @@ public struct SceneState: Equatable, Sendable {
             elements.append(element)
         }
         self.elements = elements
+    }
+
+    /// At least the number of values in `bytes`, if they are JSON, counted without parsing:
+    /// one for the whole, one more for each comma and each opening bracket outside strings.
+    static func valueBound(_ bytes: some Collection<UInt8>) -> Int {
+        var count = 1
+        var inString = false
+        var escaped = false
+        for byte in bytes {
+            if inString {
+                if escaped { escaped = false } else if byte == UInt8(ascii: "\\") { escaped = true } else if byte == UInt8(ascii: "\"") { inString = false }
+                continue
+            }
+            switch byte {
+            case UInt8(ascii: "\""): inString = true
+            case UInt8(ascii: ","), UInt8(ascii: "["), UInt8(ascii: "{"): count += 1
+            default: break
+            }
+        }
+        return count
     }
 
     private static let elementKeys: Set<String> = ["id", "added", "position", "rotation", "scale", "destination"]
