@@ -226,6 +226,7 @@ public struct SceneStateError: Error, Equatable, Sendable, CustomStringConvertib
         case tooLarge, notJSON, wrongType, wrongVersion, missingKey, unknownKey, outOfRange, badID, tooManyElements
     }
 
+    /// What kind of refusal it is.
     public var kind: Kind
     /// What is wrong, in words.
     public var message: String
@@ -236,6 +237,7 @@ public struct SceneStateError: Error, Equatable, Sendable, CustomStringConvertib
     /// The key the problem is at.
     public var key: String?
 
+    /// A refusal of `kind`, said in `message`, at the element and key given.
     public init(_ kind: Kind, _ message: String, element: Int? = nil, id: String? = nil, key: String? = nil) {
         self.kind = kind
         self.message = message
@@ -244,6 +246,7 @@ public struct SceneStateError: Error, Equatable, Sendable, CustomStringConvertib
         self.key = key
     }
 
+    /// The place, then the reason, as a log line says it.
     public var description: String {
         var place: [String] = []
         if let element { place.append("element \(element)" + (id.map { " (\"\($0)\")" } ?? "")) }

@@ -131,6 +131,7 @@ public struct StateFileError: Error, Sendable, CustomStringConvertible {
         case refused = "use"
     }
 
+    /// The step that failed, or ``Cause/refused``.
     public var cause: Cause
     /// The file or directory the step was on.
     public var path: String
@@ -151,6 +152,7 @@ public struct StateFileError: Error, Sendable, CustomStringConvertible {
         self.refusal = refused
     }
 
+    /// What failed and why, in words, as a log line says it.
     public var description: String {
         if let refusal { return "the state file \(path) is refused: \(refusal)" }
         let reason = errno.map { String(cString: strerror($0)) } ?? "failed"
