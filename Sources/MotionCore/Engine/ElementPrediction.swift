@@ -85,6 +85,10 @@ final class ScenePrediction {
     /// sends nothing is where it was last seen, not where it was heading.
     private(set) var lapse: Double?
     private var lapsed = false
+    /// Each finger's move since the last frame, worked out once: the frame's report and the
+    /// elements the finger holds both ask for it, and spring frames ask again until the next
+    /// input frame. Emptied, not freed, by each frame.
+    private var known: [ContactKey: FingerMove?] = [:]
     /// One element's fingers' moves, by landing id; the arrays are kept between frames.
     private var movesByID: [(id: Int32, move: FingerMove)] = []
     private var moves: [FingerMove] = []
@@ -97,6 +101,7 @@ final class ScenePrediction {
     /// A frame: its fingers' samples; the predictions hold until 40 ms after it.
     func take(_ frame: TouchFrame, device: Int) {
         fingers.take(frame, device: device)
+        known.removeAll(keepingCapacity: true)
         lapsed = false
         lapse = fingers.isEmpty ? nil : frame.time + PredictorLimits.resetGap
     }
@@ -112,7 +117,11 @@ final class ScenePrediction {
 
     /// A finger's predicted move, unless the predictions lapsed.
     func move(_ key: ContactKey) -> FingerMove? {
-        lapsed ? nil : fingers.move(key, horizon: horizon, screen: screen)
+        guard !lapsed else { return nil }
+        if let move = known[key] { return move }
+        let move = fingers.move(key, horizon: horizon, screen: screen)
+        known[key] = move
+        return move
     }
 
     /// Sets `element`'s predicted values from the fingers that hold it (each by key and
