@@ -8,27 +8,6 @@ import Testing
 /// reading line by line never hears a gesture end before the element's last values.
 @Suite("A frame's lines, in order, in one write")
 struct FrameOrderTests {
-    /// A card to drag and an element to pinch, and the screen watching for a swipe.
-    static let configuration = """
-        [screen]
-        width = 1920
-        height = 1080
-
-        [[element]]
-        id = "card"
-        center = [500, 540]
-        size = [600, 600]
-
-        [element.draggable]
-
-        [[element]]
-        id = "photo"
-        center = [1400, 540]
-        size = [600, 600]
-
-        [element.directly_manipulable]
-        """
-
     /// What one frame wrote to the client: how many writes, and its lines as (event, stream, t).
     struct Written {
         var writes: Int
@@ -38,7 +17,9 @@ struct FrameOrderTests {
     /// Feeds `frames` to a daemon whose client follows everything; what each frame wrote.
     static func run(_ frames: [TouchFrame]) throws -> [Written] {
         let clock = ManualFrameClock(now: 0)
-        let daemon = Daemon(configuration: try Configuration.parse(configuration, file: "kiosk.toml"), clock: clock, controlPolicy: { _ in true })
+        // A card to drag on the left, a photo to pinch on the right.
+        let configuration = try ReloadGestureTests.configuration(ReloadGestureTests.elements)
+        let daemon = Daemon(configuration: configuration, clock: clock, controlPolicy: { _ in true })
         let output = RecordingOutput()
         let session = daemon.connect(output, credentials: nil)
         daemon.receive(#"{"id": 1, "op": "subscribe", "streams": ["*"]}"#, from: session)
@@ -54,10 +35,6 @@ struct FrameOrderTests {
         }
     }
 
-    static func contact(_ id: Int32, _ phase: TouchPhase, _ x: Double, _ y: Double) -> TouchContact {
-        TouchContact(slot: Int(id), trackingID: id, phase: phase, deviceX: 0, deviceY: 0, position: Point(x: x, y: y))
-    }
-
     @Test("a drag on the card and a pinch on the photo at once: each frame is one write, its values before its gesture events")
     func dragAndPinch() throws {
         // Finger 1 drags the card 300 px to the right; fingers 2 and 3 spread on the photo.
@@ -66,9 +43,9 @@ struct FrameOrderTests {
             let t = Double(step) / 100
             let phase: TouchPhase = step == 0 ? .began : step == 30 ? .ended : .moved
             frames.append(TouchFrame(time: t, contacts: [
-                Self.contact(1, phase, 500 + 10 * Double(step), 540),
-                Self.contact(2, phase, 1350 - 3 * Double(step), 540),
-                Self.contact(3, phase, 1450 + 3 * Double(step), 540),
+                ScreenGestureProtocolTests.contact(1, phase, 500 + 10 * Double(step), 540),
+                ScreenGestureProtocolTests.contact(2, phase, 1350 - 3 * Double(step), 540),
+                ScreenGestureProtocolTests.contact(3, phase, 1450 + 3 * Double(step), 540),
             ]))
         }
         let written = try Self.run(frames)
