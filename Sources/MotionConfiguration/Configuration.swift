@@ -73,6 +73,15 @@ public struct DaemonSettings: Sendable, Hashable {
     /// Groups whose members may also change things (`set`, `add_element`…), besides root and
     /// the daemon's user.
     public var controlGroups: [String] = []
+    /// The file the scene is kept in across restarts (docs/operations.md, The scene across
+    /// restarts); nil keeps nothing. `--state` overrides it.
+    public var state: String?
+    /// The longest a change waits before it is written to ``state``, in seconds: what a
+    /// crash may lose at most.
+    public var stateInterval = 5.0
+    /// The intervals `state_interval` may be: a write a tenth of a second apart at the
+    /// most, an hour at the least.
+    public static let stateIntervals: ClosedRange<Double> = 0.1...3600
 
     public init() {}
 }
@@ -123,6 +132,9 @@ public struct DeviceSettings: Sendable, Hashable {
 
 /// One `[[element]]` table.
 public struct ElementSettings: Sendable, Hashable {
+    /// The longest id, in bytes (UTF-8): far longer than a name needs, short enough for
+    /// every stream name and log line it goes into, and for the state file.
+    public static let maximumIDBytes = 256
     public var id: String
     public var center: Point
     public var size: Size

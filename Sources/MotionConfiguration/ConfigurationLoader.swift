@@ -63,6 +63,8 @@ extension Configuration {
             configuration.daemon.frameRate = try daemon.number("frame_rate", in: 1...1000) ?? configuration.daemon.frameRate
             configuration.daemon.socketGroup = try daemon.string("socket_group")
             configuration.daemon.controlGroups = try daemon.strings("control_groups") ?? []
+            configuration.daemon.state = try daemon.absolutePath("state")
+            configuration.daemon.stateInterval = try daemon.number("state_interval", in: DaemonSettings.stateIntervals) ?? configuration.daemon.stateInterval
             try daemon.finish()
         }
         if var screen = try root.table("screen") {
@@ -306,6 +308,9 @@ extension Configuration {
         guard let id = try table.string("id") else { throw table.error(nil, "an element needs an id") }
         guard !id.isEmpty, id.allSatisfy({ $0.isLetter || $0.isNumber || $0 == "_" || $0 == "-" }) else {
             throw table.error("id", "an element id is letters, digits, '_' and '-' (it names streams such as \(id).position), not '\(id)'")
+        }
+        guard id.utf8.count <= ElementSettings.maximumIDBytes else {
+            throw table.error("id", "an element id is at most \(ElementSettings.maximumIDBytes) bytes, not \(id.utf8.count)")
         }
         guard let center = try table.point("center") else { throw table.error(nil, "element '\(id)' needs a center, like center = [960, 540]") }
         guard let size = try table.size("size") else { throw table.error(nil, "element '\(id)' needs a size, like size = [400, 300]") }

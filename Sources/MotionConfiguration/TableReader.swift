@@ -112,6 +112,15 @@ struct TableReader {
         return string
     }
 
+    /// A string that must be an absolute path: a relative one would depend on the directory
+    /// motiond happens to be started from.
+    mutating func absolutePath(_ key: String) throws(ConfigurationError) -> String? {
+        guard let path = try string(key) else { return nil }
+        guard path.hasPrefix("/") else { throw error(key, "\(key) must be an absolute path, not \"\(path)\"") }
+        guard !path.hasSuffix("/") else { throw error(key, "\(key) must name a file, not the directory \"\(path)\"") }
+        return path
+    }
+
     mutating func bool(_ key: String) throws(ConfigurationError) -> Bool? {
         guard let value = value(key) else { return nil }
         guard let bool = value.bool else { throw wrongType(key, "true or false", value) }

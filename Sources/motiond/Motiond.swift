@@ -40,6 +40,8 @@ struct Motiond: ParsableCommand {
     @Option(help: ArgumentHelp("Play this recording (evemu, or libinput record YAML) as the touchscreen.", valueName: "file")) var replay: String?
     @Option(help: ArgumentHelp("With --replay of a libinput recording holding several devices: the one to play, from 0 (default: the first touchscreen).", valueName: "n"))
     var replayDevice: Int?
+    @Option(help: ArgumentHelp("Keep the scene in this file across restarts, instead of [daemon] state.", valueName: "file")) var state: String?
+    @Option(help: ArgumentHelp("Write the scene at most this often, instead of [daemon] state_interval.", valueName: "seconds")) var stateInterval: Double?
     @Flag(name: .customLong("loop"), help: "With --replay: play it again and again.") var loops = false
     @Option(help: "With --replay: play this many times faster.") var speed: Double = 1
 
@@ -47,6 +49,10 @@ struct Motiond: ParsableCommand {
         if replay == nil && (loops || speed != 1 || replayDevice != nil) { throw ValidationError("--loop, --speed and --replay-device go with --replay") }
         if let replayDevice, replayDevice < 0 { throw ValidationError("--replay-device counts from 0") }
         if !(speed > 0 && speed.isFinite) { throw ValidationError("--speed must be a positive number") }
+        if let state, state.isEmpty || state.hasSuffix("/") { throw ValidationError("--state names a file") }
+        if let stateInterval, !DaemonSettings.stateIntervals.contains(stateInterval) {
+            throw ValidationError("--state-interval must be between \(DaemonSettings.stateIntervals.lowerBound) and \(Int(DaemonSettings.stateIntervals.upperBound)) seconds")
+        }
         if let websocket, case .failure(let error) = ListenAddress.parse(websocket) { throw ValidationError("--websocket: \(error)") }
     }
 
@@ -55,6 +61,8 @@ struct Motiond: ParsableCommand {
         options.configFile = config
         options.socket = socket
         options.replay = replay
+        options.state = state.map { DaemonOptions.absolute($0, in: FileManager.default.currentDirectoryPath) }
+        options.stateInterval = stateInterval
         options.replayDevice = replayDevice
         options.loop = loops
         options.speed = speed

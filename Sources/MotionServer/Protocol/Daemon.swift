@@ -62,6 +62,9 @@ public final class Daemon {
 
     /// The engine's timer; nil without a scheduler: then only frames and commands move time.
     private var timer: EngineTimer?
+    /// Keeps the scene in its state file across restarts; nil keeps nothing
+    /// (``keepScene(in:interval:scheduler:writer:)``).
+    private(set) var keeper: SceneKeeper?
 
     /// Creates a daemon for `configuration`, its springs on `clock`. `controlPolicy` says
     /// which peers may change things; `idleScheduler`, on the clock's time, wakes the engine
@@ -80,6 +83,8 @@ public final class Daemon {
         dispatcher.tuioTargets = { [output] in output?.json ?? .array([]) }
         dispatcher.health = { [unowned self] in health() }
         dispatcher.metrics = { [unowned self] in metricsExposition() }
+        dispatcher.resetScene = { [unowned self] in resetScene() }
+        dispatcher.savedScene = { [unowned self] in savedSceneJSON }
         self.timer = idleScheduler.map { EngineTimer($0) { [unowned self] in tick(at: $0) } }
         engine.observer = self
         configureOutput()
@@ -150,6 +155,7 @@ public final class Daemon {
             if sent > 0 { metrics.published(values: sent, latency: inputTime.map { clock.now - $0 }) }
         }
         if !report.removedStreams.isEmpty { clients.streamsRemoved(report.removedStreams) }
+        if !report.values.isEmpty { keeper?.sceneChanged() }
     }
 
     /// The frame's `screen.contacts` line; the publisher copies it, so it is reused.
@@ -179,13 +185,33 @@ public final class Daemon {
     /// subscriptions are matched again against the new streams.
     /// The old engine is taken apart (``MotionEngine/disconnect()``): its springs stop, so
     /// nothing of the old scene stays in memory or keeps the clock running.
+    ///
+    /// When the daemon keeps its scene (``keepScene(in:interval:scheduler:writer:)``), the
+    /// scene carries over as it would across a restart: the elements clients added, and where
+    /// every element is.
     public func reload(_ configuration: Configuration) {
-        let (endings, oldCatalog) = scene.replace(with: configuration)
-        publish(endings)
-        engine.observer = self
+        replaceScene(with: configuration, carryingOver: keeper != nil)
         status.configurationLoadedAt = clock.now
         status.lastReloadError = nil
         metrics.reloaded(successfully: true)
+    }
+
+    /// Makes the scene anew from the configuration in force, without what clients added or
+    /// moved (`reset_scene`), and writes that to the state file at once. Returns how many
+    /// elements the scene now has.
+    func resetScene() -> Int {
+        replaceScene(with: configuration, carryingOver: false)
+        keeper?.writeSoon()
+        return engine.scene.elements.count
+    }
+
+    /// A new scene from `configuration`; the gestures in progress end under the old one.
+    private func replaceScene(with configuration: Configuration, carryingOver: Bool) {
+        let carried = carryingOver ? scene.savedState().state : nil
+        let (endings, oldCatalog) = scene.replace(with: configuration)
+        publish(endings)
+        if let carried { scene.restore(carried).forEach(onWarning) }
+        engine.observer = self
         clients.sceneReplaced(oldCatalog: oldCatalog)
         configureOutput()
         scheduleTimer()
@@ -245,6 +271,7 @@ public final class Daemon {
         }
         // What the command changed goes to every subscriber before the reply, as it happened.
         publishPending()
+        if case .success = outcome, decoded.operation?.changesScene == true { keeper?.sceneChanged() }
         reply(to: session, id: decoded.id, outcome.map(\.result))
         if case .success(let dispatched) = outcome, !dispatched.values.isEmpty { clients.sendValues(dispatched.values, to: session) }
         session.output.flush()
@@ -277,5 +304,72 @@ extension Daemon: MotionEngineObserver {
 
     public func engine(_ engine: MotionEngine, repaired element: String, streams: [String]) {
         onWarning("\(element) was put back to its last finite values: \(streams.joined(separator: ", ")) stopped being finite numbers")
+    }
+}
+
+// MARK: The scene across restarts
+
+extension Daemon {
+    /// What became of the state file at start.
+    enum Restoration {
+        /// There was no file: a first start, or one after `motionctl state clear` of a
+        /// stopped daemon.
+        case nothingSaved
+        /// The file was put back; `notes` say what of it no longer fits the configuration.
+        case restored(elements: Int, added: Int, notes: [String])
+        /// The file was refused (damaged, cut short, hostile); it was set aside for an
+        /// operator to look at, unless `setAside` says why not.
+        case refused(StateFileError, setAside: StateFileError?)
+        /// The file could not be read at all (its permissions, say).
+        case unreadable(StateFileError)
+    }
+
+    /// Restores the scene from `file`, then keeps it there: every change written at most
+    /// `interval` seconds of `scheduler`'s clock after the write before, through `writer`.
+    /// Called once, before the first client and the first frame. A file that cannot be used
+    /// leaves the scene as the configuration made it: it never stops the daemon starting.
+    func keepScene(in file: StateFile, interval: Double, scheduler: FrameScheduler, writer: StateWriter) -> Restoration {
+        let keeper = SceneKeeper(file: file, interval: interval, scheduler: scheduler, writer: writer) { [unowned self] in scene.savedState() }
+        self.keeper = keeper
+        let restoration: Restoration
+        do throws(StateFileError) {
+            guard let state = try file.read(limits: ValueLimits(screen: configuration.screen)) else { return .nothingSaved }
+            let notes = scene.restore(state)
+            keeper.restored(state)
+            restoration = .restored(elements: state.elements.count - notes.count, added: scene.added.count, notes: notes)
+        } catch where error.cause == .refused {
+            let refusal = error
+            do { try file.setAside() } catch { return .refused(refusal, setAside: error) }
+            return .refused(refusal, setAside: nil)
+        } catch {
+            return .unreadable(error)
+        }
+        // The restored values are the scene's from the start: nothing is published for them
+        // but as current values, and the engine starts from them.
+        _ = engine.tick(at: clock.now)
+        scheduleTimer()
+        return restoration
+    }
+
+    /// Writes the scene as it is now, and waits until it is on disk (SIGTERM); nil when it
+    /// was written or nothing is kept, else why not.
+    func keepSceneFinally() -> StateFileError? {
+        keeper?.writeFinally()
+    }
+
+    /// What `saved_scene` answers: the file, the last write, and the scene as the file holds it.
+    var savedSceneJSON: JSONValue {
+        guard let keeper else {
+            return .object([("file", .null), ("interval", .null), ("written", .null), ("error", .null), ("writes", 0), ("failed_writes", 0), ("elements", .null)])
+        }
+        return .object([
+            ("file", .string(keeper.file.path)),
+            ("interval", .number(keeper.interval)),
+            ("written", keeper.writtenAt.map { .number(((clock.now - $0) * 1000).rounded() / 1000) } ?? .null),
+            ("error", keeper.failure.map { .string($0.description) } ?? .null),
+            ("writes", .integer(Int64(keeper.writes))),
+            ("failed_writes", .integer(Int64(keeper.failedWrites))),
+            ("elements", keeper.saved.map { .array($0.elements.map(SceneState.json)) } ?? .null),
+        ])
     }
 }

@@ -19,6 +19,9 @@ public struct HealthReport: Sendable {
     public var loopLag: Double?
     public var clients: [ClientTransport: Int]
     public var uptime: Double
+    /// Why the scene cannot be kept in its state file (a full disk, say); nil when it is
+    /// kept or nothing is.
+    public var stateFailure: String?
 
     /// What is wrong; healthy when nothing is.
     public var problems: [String] {
@@ -29,6 +32,9 @@ public struct HealthReport: Sendable {
         }
         if let loopLag, loopLag > Self.loopLagLimit {
             problems.append("the event loop runs \(compactNumber(loopLag)) s late (more than \(compactNumber(Self.loopLagLimit)) s): the daemon is behind")
+        }
+        if let stateFailure {
+            problems.append("the scene is not being kept across restarts: \(stateFailure)")
         }
         return problems
     }
@@ -61,7 +67,8 @@ extension Daemon {
             devices: touchscreens.devices.devices.count,
             skipped: touchscreens.devices.skipped.map { ($0.node, $0.reason.description) },
             sinceInput: status.lastInput.map { max(0, now - $0) }, sinceTouch: status.lastTouch.map { max(0, now - $0) },
-            loopLag: status.loopLag, clients: clientsByTransport, uptime: now - status.startTime)
+            loopLag: status.loopLag, clients: clientsByTransport, uptime: now - status.startTime,
+            stateFailure: keeper?.failure?.description)
     }
 
     /// The metrics in Prometheus's text format, as `GET /metrics` serves them.

@@ -12,6 +12,9 @@ final class DaemonScene {
     private(set) var configuration: Configuration
     /// The interactions each element was configured with, for `elements`.
     var interactionNames: [String: [String]] = [:]
+    /// The `add_element` object of each element a client added, as it was sent: what the
+    /// state file keeps to add it again after a restart.
+    private(set) var added: [String: JSONValue] = [:]
     /// `screen.contacts`, which the daemon (not the engine) feeds.
     private(set) var contactsStream: StreamID
     private let clock: FrameClock
@@ -39,7 +42,40 @@ final class DaemonScene {
         engine = successor
         contactsStream = engine.registerExternalStream(ContactsStream.name)
         interactionNames = Self.interactionNames(configuration)
+        added = [:]
         return (endings, oldCatalog)
+    }
+
+    /// Adds the element `settings` describe, as `add_element` does; `object` is the request's
+    /// element, kept for the state file. Refuses an id in use, and references (an attach to
+    /// an element) that name no element.
+    @discardableResult
+    func add(_ settings: ElementSettings, object: JSONValue) throws(ProtocolError) -> Element {
+        // The state file keeps at most this many, and it must be able to keep them all.
+        guard engine.scene.elements.count < SceneState.maximumElements else {
+            throw ProtocolError(.badValue, "the scene holds \(engine.scene.elements.count) elements, the most it may: remove some first")
+        }
+        guard engine.scene.element(settings.id) == nil, settings.id != engine.scene.container.id else {
+            throw ProtocolError(.exists, "an element is already called '\(settings.id)'")
+        }
+        // The configuration file's own checks, against the elements there are now.
+        let ids = Set(engine.scene.elements.map(\.id) + [settings.id])
+        if let problem = settings.referenceProblem(among: ids) { throw ProtocolError(.badValue, problem.message) }
+        let element = settings.makeElement()
+        engine.add(element, interactions: settings.makeInteractions(for: element, in: engine) { [engine] in engine.scene.element($0)?.position })
+        interactionNames[settings.id] = settings.interactions.map(\.name)
+        added[settings.id] = object
+        return element
+    }
+
+    /// Removes an element, as `remove_element` does.
+    func remove(_ id: String) throws(ProtocolError) {
+        guard engine.scene.element(id) != nil, id != engine.scene.container.id else {
+            throw ProtocolError(.unknownElement, "no element is called '\(id)'")
+        }
+        engine.remove(id)
+        interactionNames[id] = nil
+        added[id] = nil
     }
 
     /// Every stream a client may subscribe to: the values, `screen.contacts`, the gestures.

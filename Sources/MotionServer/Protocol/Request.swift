@@ -7,10 +7,12 @@ enum Operation: String, CaseIterable {
     case removeElement = "remove_element"
     case devices, stats, health, metrics, auth
     case calibrate, calibration, reload
+    case resetScene = "reset_scene"
+    case savedScene = "saved_scene"
 
     /// Whether the op changes the scene or the daemon, and so needs control. Checked before
     /// the arguments: a client without control learns that first, whatever else is wrong.
-    var changesScene: Bool { [.set, .addElement, .removeElement, .calibrate, .reload].contains(self) }
+    var changesScene: Bool { [.set, .addElement, .removeElement, .calibrate, .reload, .resetScene].contains(self) }
 
     /// The ops, as the error for an unknown one lists them.
     static var names: String { allCases.map(\.rawValue).joined(separator: ", ") }
@@ -41,6 +43,10 @@ enum Request: Equatable {
     case calibrate(CalibrationRequest)
     case calibration
     case reload
+    /// Makes the scene anew from the configuration, forgetting what clients added and moved.
+    case resetScene
+    /// The state file and what it holds.
+    case savedScene
 
     /// What a line holds: the request's `id` when it has a usable one, and the request,
     /// or why it is not one (with the op when that much was readable).
@@ -103,6 +109,8 @@ enum Request: Equatable {
         case .calibrate: return .calibrate(try CalibrationRequest(input))
         case .calibration: return .calibration
         case .reload: return .reload
+        case .resetScene: return .resetScene
+        case .savedScene: return .savedScene
         }
     }
 

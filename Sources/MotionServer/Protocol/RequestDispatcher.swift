@@ -32,6 +32,10 @@ final class RequestDispatcher {
     /// Reloads the configuration as SIGHUP does (the `reload` op): nil when it was taken,
     /// else why not. Without it, `reload` is refused.
     var reloadConfiguration: (() -> String?)?
+    /// Makes the scene anew from the configuration (`reset_scene`), returning its element count.
+    var resetScene: () -> Int = { 0 }
+    /// The state file and what it holds (`saved_scene`).
+    var savedScene: () -> JSONValue = { .null }
 
     init(scene: DaemonScene, clients: ClientHub, touchscreens: TouchscreenState, status: DaemonStatus, clock: FrameClock) {
         self.scene = scene
@@ -72,6 +76,8 @@ final class RequestDispatcher {
         case .calibrate(let request): return try touchscreens.calibrate(request, for: session, configuration: configuration)
         case .calibration: return .object([("calibration", touchscreens.calibrationJSON)])
         case .reload: return try reload()
+        case .resetScene: return .object([("elements", .integer(Int64(resetScene())))])
+        case .savedScene: return savedScene()
         }
     }
 
@@ -156,16 +162,8 @@ final class RequestDispatcher {
 
     private func addElement(_ input: JSONInput) throws(ProtocolError) -> JSONValue {
         let settings = try ElementInput.settings(from: input, limits: ValueLimits(screen: configuration.screen))
-        guard engine.scene.element(settings.id) == nil, settings.id != engine.scene.container.id else {
-            throw ProtocolError(.exists, "an element is already called '\(settings.id)'")
-        }
-        // The configuration file's own checks, against the elements there are now.
-        let ids = Set(engine.scene.elements.map(\.id) + [settings.id])
-        if let problem = settings.referenceProblem(among: ids) { throw ProtocolError(.badValue, problem.message) }
-        let element = settings.makeElement()
         let existing = Set(scene.allStreams.map(\.id))
-        engine.add(element, interactions: settings.makeInteractions(for: element, in: engine) { [engine] in engine.scene.element($0)?.position })
-        scene.interactionNames[settings.id] = settings.interactions.map(\.name)
+        let element = try scene.add(settings, object: JSONValue(input))
         // Only the new element's streams can be new matches.
         let added = scene.allStreams.filter { !existing.contains($0.id) }
         for session in clients.sessions.values { clients.resubscribe(session, among: added) }
@@ -173,11 +171,7 @@ final class RequestDispatcher {
     }
 
     private func removeElement(_ id: String) throws(ProtocolError) -> JSONValue {
-        guard engine.scene.element(id) != nil, id != engine.scene.container.id else {
-            throw ProtocolError(.unknownElement, "no element is called '\(id)'")
-        }
-        engine.remove(id)
-        scene.interactionNames[id] = nil
+        try scene.remove(id)
         clients.contactsSubscriptionsChanged()
         return .object([("id", .string(id))])
     }

@@ -15,6 +15,10 @@ public struct DaemonOptions: Sendable {
     public var speed = 1.0
     /// Overrides `[websocket] listen`, turning the listener on ("127.0.0.1:8765").
     public var websocket: ListenAddress?
+    /// Overrides `[daemon] state`: the file the scene is kept in.
+    public var state: String?
+    /// Overrides `[daemon] state_interval`.
+    public var stateInterval: Double?
 
     public init() {}
 

@@ -151,6 +151,36 @@ public final class DaemonService {
         daemon.reloadConfiguration = { [unowned self] in reload() }
         connections = ClientConnections(daemon: daemon, loop: loop)
         connections.onLaggardsDropped = { [logger] in logger.warning("disconnected \($0) client(s) that stopped reading") }
+        if let path = options.state ?? configuration.daemon.state {
+            keepScene(in: StateFile(path: path), interval: options.stateInterval ?? configuration.daemon.stateInterval, scheduler: scheduler)
+        }
+    }
+
+    /// Restores the scene from its state file, before the first client and the first frame,
+    /// and keeps it there from now on; says in the log what became of the file.
+    private func keepScene(in file: StateFile, interval: Double, scheduler: FrameScheduler) {
+        switch daemon.keepScene(in: file, interval: interval, scheduler: scheduler, writer: ThreadedStateWriter(loop: loop)) {
+        case .nothingSaved:
+            logger.info("no scene saved in \(file.path) yet: starting from the configuration")
+        case let .restored(elements, added, notes):
+            logger.info("restored the scene from \(file.path): \(elements) element(s), \(added) of them added by clients")
+            for note in notes { logger.warning("\(note)") }
+        case let .refused(error, setAside):
+            if let setAside {
+                logger.error("\(error.description); starting from the configuration, and it could not be set aside: \(setAside.description)")
+            } else {
+                logger.error("\(error.description); starting from the configuration, the file kept as \(file.refusedPath)")
+            }
+        case .unreadable(let error):
+            logger.error("\(error.description); starting from the configuration")
+        }
+        daemon.keeper?.onFailureChanged = { [logger, file] failure in
+            if let failure {
+                logger.error("\(failure.description): the scene is not being kept; trying again every \(compactNumber(interval)) s")
+            } else {
+                logger.info("the scene is kept in \(file.path) again")
+            }
+        }
     }
 
     /// The connections, for the listeners started from outside the loop.
@@ -245,6 +275,9 @@ public final class DaemonService {
     }
 
     private func finishStopping(reason: String) {
+        // The scene as the stop left it, on disk before anyone is told goodbye: a client that
+        // reconnects at once to a new motiond finds it there.
+        if let failure = daemon.keepSceneFinally() { logger.error("\(failure.description): the scene of this stop is not kept") }
         daemon.closeAll(reason: reason)
         // Springs in flight stop, so no frame is scheduled on a loop that is going away.
         daemon.engine.disconnect()

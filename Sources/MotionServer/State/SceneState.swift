@@ -1,3 +1,4 @@
+import MotionConfiguration
 import MotionCore
 
 /// The scene as motiond keeps it across a restart: the elements clients added and where
@@ -20,8 +21,8 @@ public struct SceneState: Equatable, Sendable {
     /// The largest file read, in bytes: a full scene of 10,000 elements with their
     /// `add_element` objects fits many times over.
     public static let maximumBytes = 16 << 20
-    /// The longest id, in UTF-8 bytes.
-    public static let maximumIDBytes = 256
+    /// The longest id, in UTF-8 bytes: an element's (``ElementSettings/maximumIDBytes``).
+    public static let maximumIDBytes = ElementSettings.maximumIDBytes
     /// The most JSON values (numbers, strings, arrays, objects…) a file may hold: 10,000
     /// elements of a hundred values each.
     public static let maximumValues = 1_000_000
@@ -79,7 +80,8 @@ public struct SceneState: Equatable, Sendable {
         return Array(text.utf8)
     }
 
-    private static func json(_ element: Element) -> JSONValue {
+    /// An element as the file and `saved_scene` give it.
+    static func json(_ element: Element) -> JSONValue {
         .object([
             ("id", .string(element.id)),
             ("added", element.added ?? .null),

@@ -28,11 +28,19 @@ public struct StateFile: Sendable {
     /// Replaces the file with `state`, atomically: written whole to a new file beside it,
     /// synced, renamed over it, the directory synced. On any failure the temporary file is
     /// removed, the old file stays as it was, and the error names the cause.
-    public func write(_ state: SceneState) throws(StateFileError) {
+    ///
+    /// With `limits`, the bytes are first read back as ``read(limits:)`` would, and nothing
+    /// is written if they would be refused (``StateFileError/Cause/unreadable``): the file
+    /// never holds a scene the next start would throw away.
+    public func write(_ state: SceneState, checkedAgainst limits: ValueLimits? = nil) throws(StateFileError) {
+        let bytes = state.encoded
+        if let limits {
+            do { _ = try SceneState(reading: bytes, limits: limits) } catch { throw StateFileError(refused: error, path: path, cause: .unreadable) }
+        }
         let (temporary, fd) = try createTemporary()
         var isOpen = true
         do throws(StateFileError) {
-            try writeAll(state.encoded, to: fd, named: temporary)
+            try writeAll(bytes, to: fd, named: temporary)
             guard fsync(fd) == 0 else { throw StateFileError(.sync, temporary, errno: errno) }
             // Closed once whatever close says: after a failed close the descriptor is gone
             // too, and closing it again could close another thread's new file.
@@ -127,6 +135,9 @@ public struct StateFileError: Error, Sendable, CustomStringConvertible {
     public enum Cause: String, Sendable {
         case create = "create", write = "write", sync = "sync", rename = "rename over the state file"
         case syncDirectory = "sync the directory", read = "read", setAside = "set aside"
+        /// The scene would make a file this motiond could not read back (too large, say), so
+        /// it was not written; see ``StateFileError/refusal``.
+        case unreadable = "keep the scene in"
         /// The file was read but its contents are refused; see ``StateFileError/refusal``.
         case refused = "use"
     }
@@ -146,14 +157,15 @@ public struct StateFileError: Error, Sendable, CustomStringConvertible {
         self.errno = errno
     }
 
-    init(refused: SceneStateError, path: String) {
-        self.cause = .refused
+    init(refused: SceneStateError, path: String, cause: Cause = .refused) {
+        self.cause = cause
         self.path = path
         self.refusal = refused
     }
 
     /// What failed and why, in words, as a log line says it.
     public var description: String {
+        if let refusal, cause == .unreadable { return "cannot keep the scene in \(path): it would not be read back: \(refusal)" }
         if let refusal { return "the state file \(path) is refused: \(refusal)" }
         let reason = errno.map { String(cString: strerror($0)) } ?? "failed"
         return "cannot \(cause.rawValue) \(path): \(reason)"
