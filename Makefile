@@ -6,6 +6,8 @@ DESTDIR ?=
 SYSTEMD_UNIT_DIR ?= $(PREFIX)/lib/systemd/system
 SYSUSERS_DIR ?= $(PREFIX)/lib/sysusers.d
 TMPFILES_DIR ?= $(PREFIX)/lib/tmpfiles.d
+# Where the unit keeps the scene across restarts (StateDirectory=motiond).
+STATE_DIR ?= /var/lib/motiond
 CONFIG_DIR ?= /etc/motiond
 BUILD_DIR ?= .build/release
 BASH_COMPLETION_DIR ?= $(PREFIX)/share/bash-completion/completions
@@ -63,6 +65,7 @@ install-python:
 install-built:
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(SYSTEMD_UNIT_DIR) $(DESTDIR)$(SYSUSERS_DIR) $(DESTDIR)$(TMPFILES_DIR) \
 		$(DESTDIR)$(CONFIG_DIR) $(DESTDIR)$(CONFIG_DIR)/conf.d $(DESTDIR)$(PREFIX)/share/doc/motiond/examples
+	install -d -m 0750 $(DESTDIR)$(STATE_DIR)
 	install -m 0755 $(BUILD_DIR)/motiond $(DESTDIR)$(PREFIX)/bin/
 	ln -sf motiond $(DESTDIR)$(PREFIX)/bin/motionctl
 	sed 's|/usr/local/bin/|$(PREFIX)/bin/|; s|/usr/local/share/|$(PREFIX)/share/|' systemd/motiond.service > $(DESTDIR)$(SYSTEMD_UNIT_DIR)/motiond.service
