@@ -559,6 +559,16 @@ class Client:
         """Reads the configuration again (control): `{"file", "elements"}`."""
         return dict(await self.request("reload"))
 
+    async def saved_scene(self) -> dict[str, Any]:
+        """The scene motiond keeps across restarts: `{"file", "interval", "written", "error",
+        "writes", "failed_writes", "elements"}` (`file` is None when it keeps none)."""
+        return dict(await self.request("saved_scene"))
+
+    async def reset_scene(self) -> int:
+        """Makes the scene anew from the configuration, forgetting what clients added and
+        moved (control); the number of elements it now has."""
+        return int((await self.request("reset_scene"))["elements"])
+
 
 def _unique(items: Iterable[str]) -> list[str]:
     return list(dict.fromkeys(items))

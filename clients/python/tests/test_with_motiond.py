@@ -33,11 +33,12 @@ DEADLINE = 20.0
 class Daemon:
     """A motiond replaying the drag on a socket path, started and stopped by the test."""
 
-    def __init__(self, socket: str, configuration: Path = CONFIGURATION) -> None:
+    def __init__(self, socket: str, configuration: Path = CONFIGURATION, state: str | None = None) -> None:
         assert MOTIOND is not None
         self.socket = socket
         self.process = subprocess.Popen(
-            [MOTIOND, "--replay", str(RECORDING), "--loop", "--config", str(configuration), "--socket", socket],
+            [MOTIOND, "--replay", str(RECORDING), "--loop", "--config", str(configuration), "--socket", socket]
+            + (["--state", state] if state else []),
             stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
 
     def stop(self) -> int:
@@ -66,8 +67,8 @@ class WithMotiond(unittest.IsolatedAsyncioTestCase):
             daemon.stop()
         self.directory.cleanup()
 
-    def start(self, configuration: Path = CONFIGURATION) -> Daemon:
-        daemon = Daemon(self.socket, configuration)
+    def start(self, configuration: Path = CONFIGURATION, state: str | None = None) -> Daemon:
+        daemon = Daemon(self.socket, configuration, state)
         self.daemons.append(daemon)
         return daemon
 
@@ -140,6 +141,24 @@ class WithMotiond(unittest.IsolatedAsyncioTestCase):
             seen = await self.positions(subscription, 10)
         self.assertGreater(len(set(seen)), 2, f"the card did not move after the restart: {seen}")
         self.assertEqual(await client.get("card.size"), {"width": 520, "height": 360})
+
+    async def test_what_a_client_added_and_moved_is_back_at_once_after_a_restart(self) -> None:
+        state = os.path.join(self.directory.name, "scene.json")
+        daemon = self.start(state=state)
+        client = await self.client()
+        await client.add_element({"id": "note", "center": [100, 100], "size": [50, 50], "draggable": {}})
+        await client.set("note.position", {"x": 222, "y": 333})
+        self.assertEqual(daemon.stop(), 0)  # SIGTERM: the scene is written as it is
+        self.start(state=state)
+        async with asyncio.timeout(DEADLINE):
+            while client.connections < 2 or client.state != "open":
+                await asyncio.sleep(0.02)
+            async for pose in client.follow("note"):  # the first pose is the restored one
+                break
+        self.assertEqual(pose.position, {"x": 222, "y": 333})
+        self.assertEqual((await client.saved_scene())["file"], state)
+        self.assertEqual(await client.reset_scene(), 4)
+        self.assertNotIn("note", [element["id"] for element in await client.elements()])
 
     async def test_follow_gives_the_cards_pose(self) -> None:
         self.start()
