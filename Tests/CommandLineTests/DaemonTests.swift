@@ -302,6 +302,50 @@ extension Daemons {
             #expect(daemon.stop().status == 0)
         }
 
+        @Test("the example clients carry on through a restart, and follow an element a client added to where it was", arguments: [
+            ["/usr/bin/python3", "examples/python/subscribe.py"], ["node", "examples/node/subscribe.js"],
+        ])
+        func examplesAcrossARestart(command: [String]) throws {
+            let scratch = try EndToEnd.scratch()
+            let state = scratch.appendingPathComponent("scene.json").path
+            let first = try RunningDaemon(["--replay", Self.bundled, "--loop", "--config", Self.example, "--state", state])
+            let control = try TestClient(first.socket)
+            _ = try control.next()  // the hello
+            _ = try control.request(#"{"id": 1, "op": "add_element", "element": {"id": "note", "center": [100, 100], "size": [50, 50], "draggable": {}}}"#)
+            let example = Process()
+            example.executableURL = command[0].hasPrefix("/") ? URL(fileURLWithPath: command[0]) : try Run.onPath(command[0])
+            example.arguments = [EndToEnd.repository.appendingPathComponent(command[1]).path, "note", "--socket", first.socket]
+            let output = Pipe()
+            example.standardOutput = output
+            example.standardError = FileHandle.nullDevice
+            let exit = ExitWatch()
+            exit.watch(example)
+            try example.run()
+            defer {
+                if !exit.hasExited { example.terminate() }
+                _ = exit.wait(seconds: 10)
+            }
+            let reader = ThreadedReader(output.fileHandleForReading)
+            func lines(_ data: Data) -> [String] { String(decoding: data, as: UTF8.self).split(separator: "\n").map(String.init) }
+            func positions(_ lines: some Sequence<String>) -> [String] { lines.filter { $0.contains(" note.position x=") } }
+
+            // The example follows the note; a client moves it; SIGTERM keeps where it is.
+            _ = lines(reader.waitUntil(seconds: 30) { positions(lines($0)).count >= 1 })
+            _ = try control.request(#"{"id": 2, "op": "set", "stream": "note.position", "value": {"x": 222, "y": 333}}"#)
+            let before = lines(reader.waitUntil(seconds: 30) { positions(lines($0)).last?.hasSuffix("x=222.0 y=333.0") == true })
+            try #require(positions(before).last?.hasSuffix("x=222.0 y=333.0") == true, "\(before)")
+            #expect(first.stop().status == 0)
+            let second = try RunningDaemon(["--config", Self.example, "--state", state], socket: first.socket)
+            func after(_ all: [String]) -> [String]? {
+                guard let reconnect = all.indices.filter({ all[$0].hasPrefix("connected to motiond") }).dropFirst().first else { return nil }
+                return Array(all[(reconnect + 1)...])
+            }
+            let all = lines(reader.waitUntil(seconds: 30) { after(lines($0)).map { !positions($0).isEmpty } ?? false })
+            let next = try #require(after(all).flatMap { positions($0).first }, "the example did not follow the note after the restart: \(all)")
+            #expect(next.hasSuffix(" note.position x=222.0 y=333.0"), "\(all)")
+            #expect(second.stop().status == 0)
+        }
+
         @Test("motionctl says how to start the daemon when it is not there, with exit code 3")
         func noDaemon() throws {
             let run = try Run("motionctl", ["status", "--socket", "/nonexistent/motiond.sock"])

@@ -4,8 +4,10 @@
 //     node subscribe.js [ELEMENT] [--socket PATH] [--count N]
 //
 // Connects to motiond's socket, subscribes to ELEMENT.position (default: surface, the
-// element of motiond's built-in scene) and prints each position as it changes. See
-// docs/protocol.md for everything else a client can ask.
+// element of motiond's built-in scene) and prints each position as it changes. When motiond
+// restarts, it connects again (waiting longer after each failed try, up to 10 s) and
+// subscribes again: a new motiond sends a new hello, and the position it keeps across the
+// restart comes first. See docs/protocol.md for everything else a client can ask.
 'use strict';
 const net = require('net');
 const readline = require('readline');
@@ -19,28 +21,34 @@ const socketPath = option('--socket', process.env.MOTIOND_SOCKET || '/run/motion
 const count = Number(option('--count', '0'));
 const element = args[0] || 'surface';
 const stream = `${element}.position`;
-
-const connection = net.createConnection(socketPath);
-const lines = readline.createInterface({ input: connection });
 let seen = 0;
+let delay = 250;
 
-lines.on('line', (line) => {
-  const message = JSON.parse(line);
-  if (message.event === 'hello') {
-    console.log(`connected to motiond ${message.version}`);
-    connection.write(JSON.stringify({ id: 1, op: 'subscribe', streams: [stream] }) + '\n');
-  } else if (message.id === 1 && !message.ok) {
-    console.error(`motiond refused: ${message.error.message}`);
-    process.exit(1);
-  } else if (message.event === 'value' && message.stream === stream) {
-    const { x, y } = message.value;
-    console.log(`${message.t.toFixed(3)} ${stream} x=${x.toFixed(1)} y=${y.toFixed(1)}`);
-    seen += 1;
-    if (count && seen >= count) connection.end();
-  }
-});
-connection.on('error', (error) => {
-  console.error(`cannot talk to motiond at ${socketPath}: ${error.message}`);
-  process.exit(1);
-});
-connection.on('close', () => process.exit(0));
+function connect() {
+  const connection = net.createConnection(socketPath);
+  const lines = readline.createInterface({ input: connection });
+  lines.on('line', (line) => {
+    const message = JSON.parse(line);
+    if (message.event === 'hello') {
+      delay = 250; // it was there: the next try comes soon
+      console.log(`connected to motiond ${message.version}`);
+      connection.write(JSON.stringify({ id: 1, op: 'subscribe', streams: [stream] }) + '\n');
+    } else if (message.id === 1 && !message.ok) {
+      console.error(`motiond refused: ${message.error.message}`);
+      process.exit(1);
+    } else if (message.event === 'value' && message.stream === stream) {
+      const { x, y } = message.value;
+      console.log(`${message.t.toFixed(3)} ${stream} x=${x.toFixed(1)} y=${y.toFixed(1)}`);
+      seen += 1;
+      if (count && seen >= count) process.exit(0);
+    }
+  });
+  connection.on('error', (error) => console.log(`cannot talk to motiond at ${socketPath}: ${error.message}; trying again`));
+  connection.on('close', () => {
+    // Jittered, so that a restarted motiond is not met by every kiosk at once.
+    setTimeout(connect, delay / 2 + Math.random() * delay / 2);
+    delay = Math.min(delay * 2, 10000);
+  });
+}
+
+connect();
