@@ -1,5 +1,6 @@
 import ArgumentParser
 import FoundationEssentials
+import Glibc
 import MotionConfiguration
 import MotionControl
 import MotionServer
@@ -21,7 +22,7 @@ struct Motiond: ParsableCommand {
         version: MotiondVersion.string
     )
 
-    /// Blocks the signals before anything else, so that none is lost or handled
+    /// Ignores SIGXFSZ and blocks the signals before anything else, so that none is lost or handled
     /// asynchronously (see `DaemonSignal.blockInThisThread`), then parses and runs; or, called
     /// as `motionctl` (the installed motionctl is a link to this binary), runs motionctl.
     static func main() {
@@ -29,6 +30,11 @@ struct Motiond: ParsableCommand {
             motionctlMain()
             return
         }
+        // A file-size limit (`ulimit -f`, systemd's LimitFSIZE) reached by a write of the
+        // state file must fail that write with EFBIG, which the daemon reports in /healthz
+        // and tries again, not end the process: SIGXFSZ's default action kills it. The
+        // final write at SIGTERM runs on the event loop's thread, where nothing blocks it.
+        signal(SIGXFSZ, SIG_IGN)
         DaemonSignal.blockInThisThread()
         main(nil)
     }
