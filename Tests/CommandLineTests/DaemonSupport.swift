@@ -21,7 +21,11 @@ final class RunningDaemon {
     var logReader: ThreadedReader? { errorText }
     private let exit = ExitWatch()
 
-    init(_ arguments: [String], socket path: String? = nil, configuration: String? = nil, environment: [String: String] = [:]) throws {
+    /// Starts motiond with `arguments`. With a `launcher`, that command runs instead, with
+    /// motiond's path and its arguments after its own: a wrapper that ends by exec'ing them,
+    /// such as `sh -c 'ulimit -f 8; exec "$0" "$@"'`, so that the process is still motiond.
+    init(_ arguments: [String], socket path: String? = nil, configuration: String? = nil, environment: [String: String] = [:],
+         launcher: [String] = []) throws {
         directory = try EndToEnd.scratch()
         chmod(directory.path, 0o755)
         socket = path ?? directory.appendingPathComponent("motiond.sock").path
@@ -42,8 +46,14 @@ final class RunningDaemon {
             try configuration.write(toFile: file, atomically: true, encoding: .utf8)
             all += ["--config", file]
         }
-        process.executableURL = Run.productsDirectory.appendingPathComponent("motiond")
-        process.arguments = all
+        let motiond = Run.productsDirectory.appendingPathComponent("motiond")
+        if let command = launcher.first {
+            process.executableURL = URL(fileURLWithPath: command)
+            process.arguments = launcher.dropFirst() + [motiond.path] + all
+        } else {
+            process.executableURL = motiond
+            process.arguments = all
+        }
         process.environment = ProcessInfo.processInfo.environment.merging(environment.merging(["NOTIFY_SOCKET": notifyPath]) { $1 }) { $1 }
         process.standardError = errorPipe
         process.standardOutput = FileHandle.nullDevice
@@ -231,5 +241,34 @@ extension RunningDaemon {
         }
         let address = log[range].dropFirst("websocket on ".count).dropLast(2)
         return "ws://\(address)/ws"
+    }
+}
+
+extension EndToEnd {
+    /// The whole response to `GET path` on loopback, each read bounded by 30 s.
+    static func httpGet(port: Int, path: String) throws -> String {
+        let fd = Glibc.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        defer { Glibc.close(fd) }
+        var timeout = timeval(tv_sec: 30, tv_usec: 0)
+        setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = UInt16(port).bigEndian
+        address.sin_addr.s_addr = UInt32(0x7f00_0001).bigEndian
+        let connected = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) == 0 }
+        }
+        try #require(connected, "cannot connect to 127.0.0.1:\(port): \(String(cString: strerror(errno)))")
+        let request = "GET \(path) HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n"
+        _ = request.withCString { send(fd, $0, strlen($0), 0) }
+        var response: [UInt8] = []
+        var buffer = [UInt8](repeating: 0, count: 65536)
+        while true {
+            let count = recv(fd, &buffer, buffer.count, 0)
+            if count < 0 && errno == EINTR { continue }
+            guard count > 0 else { break }  // the end, or the 30 s without a byte
+            response += buffer[..<count]
+        }
+        return String(decoding: response, as: UTF8.self)
     }
 }

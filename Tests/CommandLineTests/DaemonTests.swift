@@ -251,7 +251,7 @@ extension Daemons {
             // The first connection starts motiond; the page comes over the passed TCP socket.
             // (Read with a plain socket: a Foundation Process started while the activator runs
             // was seen never to be reaped, hanging the test past its deadline.)
-            let response = try httpGet(port: port, path: "/motiond.js")
+            let response = try EndToEnd.httpGet(port: port, path: "/motiond.js")
             let module = try String(contentsOf: EndToEnd.repository.appendingPathComponent("clients/js/motiond.js"), encoding: .utf8)
             #expect(response.hasPrefix("HTTP/1.1 200 OK") && response.hasSuffix("\r\n\r\n" + module), "\(response.prefix(500))")
             let log = String(decoding: stderr.waitUntil(seconds: 30) { String(decoding: $0, as: UTF8.self).contains("websocket on") }, as: UTF8.self)
@@ -259,33 +259,6 @@ extension Daemons {
             // And the Unix socket is still the control socket.
             let client = try TestClient(socket)
             #expect(try client.next()?["event"] as? String == "hello")
-        }
-
-        /// The whole response to `GET path` on loopback, each read bounded by 30 s.
-        private func httpGet(port: Int, path: String) throws -> String {
-            let fd = Glibc.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-            defer { Glibc.close(fd) }
-            var timeout = timeval(tv_sec: 30, tv_usec: 0)
-            setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
-            var address = sockaddr_in()
-            address.sin_family = sa_family_t(AF_INET)
-            address.sin_port = UInt16(port).bigEndian
-            address.sin_addr.s_addr = UInt32(0x7f00_0001).bigEndian
-            let connected = withUnsafePointer(to: &address) {
-                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) == 0 }
-            }
-            try #require(connected, "cannot connect to 127.0.0.1:\(port): \(String(cString: strerror(errno)))")
-            let request = "GET \(path) HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n"
-            _ = request.withCString { send(fd, $0, strlen($0), 0) }
-            var response: [UInt8] = []
-            var buffer = [UInt8](repeating: 0, count: 65536)
-            while true {
-                let count = recv(fd, &buffer, buffer.count, 0)
-                if count < 0 && errno == EINTR { continue }
-                guard count > 0 else { break }  // the end, or the 30 s without a byte
-                response += buffer[..<count]
-            }
-            return String(decoding: response, as: UTF8.self)
         }
 
         @Test("the example clients in Python and Node.js follow an element", arguments: [
