@@ -102,6 +102,11 @@ extension Daemons {
             let again = try RunningDaemon(["--state", state], socket: daemon.socket, configuration: Self.configuration)
             let after = try Self.controlClient(again)
             try Self.waitForRest(after, "card", at: destination)
+            // It got there by moving after the start, from where the file put it: the stream's
+            // seq counts the values published since it appeared (0: the card has not moved).
+            let reconnected = try Self.subscriber(again, ["card.position"])
+            let first = try #require(try Self.readUntil(reconnected, "card.position") { Self.point($0, "card.position") != nil }.last)
+            #expect(first["seq"] as? Int ?? 0 > 0, "the card did not move after the restart: \(first)")
             #expect(again.stop().status == 0)
         }
 
