@@ -58,12 +58,32 @@ struct StateFileTests {
 
     @Test("every prefix of a file is refused but the whole one, never a crash")
     func everyPrefix() throws {
-        let bytes = Self.scene.encoded
+        try expectEveryPrefixRefused(Self.scene)
+    }
+
+    @Test("every prefix of the file a daemon writes (the example scene, a client's tossable element, a turned photo) is refused but the whole one")
+    func everyPrefixOfADaemonsScene() throws {
+        let (daemon, _) = try makeDaemon()
+        let session = daemon.connect(RecordingOutput(), credentials: nil)
+        daemon.receive(#"{"id": 1, "op": "add_element", "element": {"id": "note", "center": [300, 200], "size": [200, 120], "interactions": {"tossable": {"destination": [300, 200]}}}}"#, from: session)
+        daemon.receive(#"{"id": 2, "op": "set", "stream": "note.position", "value": {"x": 1650.5, "y": 140.25}}"#, from: session)
+        daemon.receive(#"{"id": 3, "op": "set", "stream": "photo.rotation", "value": 0.7}"#, from: session)
+        let (state, limits) = daemon.scene.savedState()
+        try #require(state.elements.count == 5 && state.elements.last?.added != nil && state.elements.last?.destination != nil, "\(state)")
+        try expectEveryPrefixRefused(state, limits: limits)
+    }
+
+    /// Cuts `state`'s bytes at every offset: each prefix short of the whole object is refused
+    /// (a torn write is never half read), and the whole one reads back as `state`.
+    private func expectEveryPrefixRefused(_ state: SceneState, limits: ValueLimits? = nil) throws {
+        let limits = limits ?? self.limits
+        let bytes = state.encoded
         // The last byte is the newline after the closing brace; without it the file is whole.
         for count in 0..<bytes.count - 1 {
             #expect(throws: SceneStateError.self, "\(count) of \(bytes.count) bytes") { try SceneState(reading: bytes.prefix(count), limits: limits) }
         }
-        #expect(try SceneState(reading: bytes.prefix(bytes.count - 1), limits: limits) == Self.scene)
+        #expect(try SceneState(reading: bytes.prefix(bytes.count - 1), limits: limits) == state)
+        #expect(try SceneState(reading: bytes, limits: limits) == state)
     }
 
     @Test("garbage is refused, never a crash")
