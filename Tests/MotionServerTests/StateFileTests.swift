@@ -292,3 +292,18 @@ private struct SplitMix: RandomNumberGenerator {
         return z ^ (z >> 31)
     }
 }
+
+extension StateFileTests {
+    @Test("the temporary files of writes cut short are removed at start, and nothing else")
+    func leftovers() throws {
+        let directory = try temporaryDirectory()
+        let file = StateFile(path: directory + "/scene.json")
+        try file.write(Self.scene)
+        let litter = [".scene.json.8f21e7b87af789b7.tmp", ".scene.json.0.tmp"]
+        let kept = ["scene.json", ".scene.json.notes.tmp", ".other.json.1a.tmp", "scene.json.refused"]
+        for name in litter + kept.dropFirst() { FileManager.default.createFile(atPath: directory + "/" + name, contents: Data("x".utf8)) }
+        #expect(file.removeLeftovers() == litter.count)
+        #expect(try contents(directory) == kept.sorted())
+        #expect(try file.read(limits: limits) == Self.scene)
+    }
+}

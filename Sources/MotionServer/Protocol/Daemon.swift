@@ -331,6 +331,7 @@ extension Daemon {
     func keepScene(in file: StateFile, interval: Double, scheduler: FrameScheduler, writer: StateWriter) -> Restoration {
         let keeper = SceneKeeper(file: file, interval: interval, scheduler: scheduler, writer: writer) { [unowned self] in scene.savedState() }
         self.keeper = keeper
+        file.removeLeftovers()
         let restoration: Restoration
         do throws(StateFileError) {
             guard let state = try file.read(limits: ValueLimits(screen: configuration.screen)) else { return .nothingSaved }

@@ -120,6 +120,24 @@ public struct StateFile: Sendable {
         }
     }
 
+    /// Removes the temporary files of writes a crash or a power cut cut short (the old file
+    /// stayed whole; these are only litter, and would pile up over crashes). Called at start,
+    /// before this motiond writes any. Returns how many were removed.
+    @discardableResult
+    public func removeLeftovers() -> Int {
+        guard let entries = opendir(directory) else { return 0 }
+        defer { closedir(entries) }
+        let prefix = "." + (path.split(separator: "/").last.map(String.init) ?? path) + "."
+        var removed = 0
+        while let entry = readdir(entries) {
+            let name = withUnsafeBytes(of: entry.pointee.d_name) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
+            guard name.hasPrefix(prefix), name.hasSuffix(".tmp"),
+                  name.dropFirst(prefix.count).dropLast(4).allSatisfy(\.isHexDigit) else { continue }
+            if unlink(directory + "/" + name) == 0 { removed += 1 }
+        }
+        return removed
+    }
+
     /// Moves a refused file to ``refusedPath`` (replacing one put aside before), so that the
     /// daemon can start afresh and an operator can still see what was refused.
     public func setAside() throws(StateFileError) {
