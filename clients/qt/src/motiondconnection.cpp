@@ -266,7 +266,7 @@ void MotiondConnection::greeted(const QJsonObject &hello)
     if (!m_token.isEmpty())
         enqueue(QStringLiteral("auth"), {{QStringLiteral("token"), m_token}});
     for (const QJsonObject &element : std::as_const(m_elements))
-        enqueue(QStringLiteral("add_element"), {{QStringLiteral("element"), element}});
+        m_restoring.insert(enqueue(QStringLiteral("add_element"), {{QStringLiteral("element"), element}}));
     // What was held before this connection; a hold made while disconnected is sent now too.
     for (const Held &held : std::as_const(m_held))
         subscribeHeld(held);
@@ -282,6 +282,13 @@ void MotiondConnection::answer(const QJsonObject &reply)
     const int id = reply.value(QStringLiteral("id")).toInt(-1);
     const QString op = m_pending.value(id).message.value(QStringLiteral("op")).toString();
     const bool known = m_pending.contains(id);
+    const bool restoring = m_restoring.remove(id);
+    if (restoring && !reply.value(QStringLiteral("ok")).toBool()
+        && reply.value(QStringLiteral("error")).toObject().value(QStringLiteral("code")).toString() == QLatin1String("exists")) {
+        if (known)
+            finish(id);
+        return;   // motiond kept the element across its restart
+    }
     if (known && reply.value(QStringLiteral("ok")).toBool()) {
         const QJsonObject message = m_pending.value(id).message;
         finish(id);

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <QHash>
+#include <QSet>
 #include <QJsonObject>
 #include <QList>
 #include <QLocalSocket>
@@ -185,4 +186,7 @@ private:
     QList<int> m_qmlHolds;                  // what subscribe() holds, for unsubscribe()
     int m_nextHandle = 1;
     QHash<QString, QJsonObject> m_elements; // id → add_element's element, for reconnects
+    /// The requests adding those again after a reconnect: `exists` to one is no error, the
+    /// element outlived the connection (motiond keeps its scene across restarts).
+    QSet<int> m_restoring;
 };

@@ -73,11 +73,12 @@ private slots:
     void getRepliesWithTheValue();
     void thePhotoIsTurnedInDegreesAndScaled();
     void theBindingResumesAfterMotiondRestarts();
+    void anElementMotiondKeptIsNoErrorAfterARestart();
     void theBindingDrawsThePredictedPosition();
     void theKioskExampleMovesItsCard();
 
 private:
-    bool startMotiond(const QString &config);
+    bool startMotiond(const QString &config, const QStringList &extra = {});
     void stopMotiond();
     QObject *load(const QByteArray &qml);
     /// Waits for the binding to move the card, then checks the card's top-left is the
@@ -123,12 +124,12 @@ void MotiondModuleTest::cleanup()
     stopMotiond();
 }
 
-bool MotiondModuleTest::startMotiond(const QString &config)
+bool MotiondModuleTest::startMotiond(const QString &config, const QStringList &extra)
 {
     m_motiond.setProgram(motiondPath());
-    m_motiond.setArguments({QStringLiteral("--replay"), repository + QStringLiteral("/data/recordings/atmel-maxtouch-drag-up-down.evemu"),
-                            QStringLiteral("--loop"), QStringLiteral("--config"), config,
-                            QStringLiteral("--socket"), m_socketPath});
+    m_motiond.setArguments(QStringList{QStringLiteral("--replay"), repository + QStringLiteral("/data/recordings/atmel-maxtouch-drag-up-down.evemu"),
+                                       QStringLiteral("--loop"), QStringLiteral("--config"), config,
+                                       QStringLiteral("--socket"), m_socketPath} + extra);
     m_motiond.setProcessChannelMode(QProcess::ForwardedErrorChannel);
     m_motiond.start();
     if (!m_motiond.waitForStarted(deadline))
@@ -317,6 +318,33 @@ void MotiondModuleTest::theBindingResumesAfterMotiondRestarts()
             return;
     }
     QVERIFY2(heights.size() >= 5, "the card moves again after motiond restarted");
+}
+
+void MotiondModuleTest::anElementMotiondKeptIsNoErrorAfterARestart()
+{
+    stopMotiond();
+    const QStringList state{QStringLiteral("--state"), m_directory.filePath(QStringLiteral("scene.json"))};
+    QVERIFY(startMotiond(repository + QStringLiteral("/config/motiond.toml"), state));
+    QVERIFY(load(scene(m_socketPath)));
+    QTRY_VERIFY_WITH_TIMEOUT(m_connection->property("connected").toBool(), deadline);
+    QSignalSpy errors(m_connection, SIGNAL(error(QString,QString,QString)));
+    QSignalSpy replies(m_connection, SIGNAL(replied(int,QString,QVariant)));
+    int id = 0;
+    const QVariantMap note{{QStringLiteral("id"), QStringLiteral("note")}, {QStringLiteral("center"), QVariantList{100, 100}},
+                           {QStringLiteral("size"), QVariantList{50, 50}}};
+    QVERIFY(QMetaObject::invokeMethod(m_connection, "addElement", Q_RETURN_ARG(int, id), Q_ARG(QVariantMap, note)));
+    QTRY_COMPARE_WITH_TIMEOUT(replies.size(), 1, deadline);
+    stopMotiond();
+    QTRY_VERIFY_WITH_TIMEOUT(!m_connection->property("connected").toBool(), deadline);
+    QVERIFY(startMotiond(repository + QStringLiteral("/config/motiond.toml"), state));
+    QTRY_VERIFY_WITH_TIMEOUT(m_connection->property("connected").toBool(), deadline);
+    // The binding's values come after the re-add's reply: motiond answers in order.
+    m_values->clear();
+    nextMove();
+    QVERIFY2(errors.isEmpty(), qPrintable(errors.isEmpty() ? QString() : errors.first().at(0).toString() + QStringLiteral(": ") + errors.first().at(1).toString()));
+    QVERIFY(QMetaObject::invokeMethod(m_connection, "get", Q_RETURN_ARG(int, id), Q_ARG(QString, QStringLiteral("note.position"))));
+    QTRY_VERIFY_WITH_TIMEOUT(replies.size() >= 2 && replies.last().at(0).toInt() == id, deadline);
+    QCOMPARE(replies.last().at(2).toMap().value(QStringLiteral("value")).toMap().value(QStringLiteral("x")).toDouble(), 100.0);
 }
 
 void MotiondModuleTest::theBindingDrawsThePredictedPosition()
