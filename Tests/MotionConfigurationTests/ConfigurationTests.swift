@@ -107,6 +107,19 @@ struct ConfigurationTests {
         refused("[[element]]\nid = \"a\"\ncenter = [1, 2]\nsize = [0, 10]\n", line: 4, "size must be positive")
         refused(Self.element + "\n[element.tossable]\ndestination = [1, 2]\nspring = { tension = 342, friction = 0 }\n", line: 7, "never comes to rest")
         refused(Self.element + "\n[element.scalable]\nminimum = 3\nmaximum = 2\n", line: 7, "maximum (2) is below minimum (3)")
+        refused("[daemon]\nstate = \"scene.json\"\n", line: 2, "state must be an absolute path, not \"scene.json\"")
+        refused("[daemon]\nstate = \"/var/lib/motiond/\"\n", line: 2, "state must name a file")
+        refused("[daemon]\nstate_interval = 0.01\n", line: 2, "state_interval must be between 0.1 and 3600, not 0.01")
+    }
+
+    @Test("[daemon] state and state_interval are read; without them nothing is kept")
+    func state() throws {
+        let kept = try Configuration.parse("[daemon]\nstate = \"/var/lib/motiond/scene.json\"\nstate_interval = 2.5\n", file: "kiosk.toml")
+        #expect(kept.daemon.state == "/var/lib/motiond/scene.json")
+        #expect(kept.daemon.stateInterval == 2.5)
+        let plain = try Configuration.parse("[daemon]\nframe_rate = 60\n", file: "kiosk.toml")
+        #expect(plain.daemon.state == nil)
+        #expect(plain.daemon.stateInterval == 5)
     }
 
     @Test("what an element needs, and what it cannot combine, is checked")
@@ -114,6 +127,7 @@ struct ConfigurationTests {
         refused("[[element]]\ncenter = [1, 2]\nsize = [1, 1]\n", line: 1, "an element needs an id")
         refused("[[element]]\nid = \"a\"\nsize = [1, 1]\n", line: 1, "needs a center")
         refused("[[element]]\nid = \"a b\"\ncenter = [1, 2]\nsize = [1, 1]\n", line: 2, "an element id is letters")
+        refused("[[element]]\nid = \"\(String(repeating: "a", count: 257))\"\ncenter = [1, 2]\nsize = [1, 1]\n", line: 2, "an element id is at most 256 bytes, not 257")
         refused(Self.element + "\n" + Self.element + "\n", line: 6, "element 'card' is defined twice: first at kiosk.toml:2, again here")
         refused(Self.element + "\n[element.tossable]\n", line: 5, "a tossable needs a destination")
         refused(Self.element + "\n[element.attach]\ndestination = \"nowhere\"\n", line: 6, "no element is called 'nowhere'")

@@ -27,6 +27,9 @@ struct ElementInputTests {
          #"{"id": "a", "center": [1, 2], "size": [3, 4], "interactions": {"tossable": {"spring": {"tension": -1, "friction": 30}}}}"#),
         ("id = \"a\"\ncenter = [1, 2]\nsize = [3, 4]\n[element.draggable]\n[element.directly_manipulable]",
          #"{"id": "a", "center": [1, 2], "size": [3, 4], "interactions": {"draggable": {}, "directly_manipulable": {}}}"#),
+        // An id the state file could not keep is no element's id.
+        ("id = \"\(String(repeating: "é", count: 129))\"\ncenter = [1, 2]\nsize = [3, 4]",
+         #"{"id": "\#(String(repeating: "é", count: 129))", "center": [1, 2], "size": [3, 4]}"#),
     ]
 
     @Test("the same element is accepted or refused alike, for the same reason", arguments: cases.indices)
