@@ -276,7 +276,7 @@ struct MetricsTests {
         #expect(ended.counter.map(Int.init) == ended.received && ended.received > afterReload.received, "\(ended)")
     }
 
-    @Test("the text names only the catalog's metrics, each with its type and help, and with a device and a TUIO target it has all of them")
+    @Test("the text names only the catalog's metrics, each with its type and help, and with a device, a TUIO target and a state file it has all of them")
     func catalog() throws {
         let clock = ManualFrameClock(now: 100)
         let configuration = try Configuration.parse("""
@@ -291,6 +291,12 @@ struct MetricsTests {
             elements = "*"
             """, file: "metrics.toml")
         let daemon = Daemon(configuration: configuration, clock: clock, output: TUIOTargets(), controlPolicy: { _ in true })
+        // And a state file, whose writes are counted only where one is kept.
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("motiond-metrics-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: false)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        _ = daemon.keepScene(in: StateFile(path: directory.appendingPathComponent("scene.json").path), interval: 1,
+                             scheduler: ScreenGestureProtocolTests.HandScheduler(now: 100), writer: ImmediateStateWriter())
         CalibrationProtocolTests.addPanel(to: daemon, node: node)
         touch(daemon, clock, at: 200)
         let text = String(decoding: daemon.metricsExposition(), as: UTF8.self)

@@ -193,6 +193,9 @@ struct SceneKeeperTests {
         #expect(saved["error"] == .null)
         #expect(saved["writes"]?.integer == 1)
         #expect(saved["failed_writes"]?.integer == 2)
+        let metrics = String(decoding: kiosk.daemon.metricsExposition(), as: UTF8.self)
+        #expect(metrics.contains("\nmotiond_state_writes_total 1\n"), "\(metrics)")
+        #expect(metrics.contains("\nmotiond_state_write_failures_total 2\n"), "\(metrics)")
     }
 
     @Test("a reload carries the scene over; reset_scene starts afresh and is written at once")

@@ -148,6 +148,8 @@ final class DaemonMetrics {
         var loopLag: Double?
         var tuio: [SceneOutputStatistics]
         var process: ProcessStatistics?
+        /// The state file's writes that succeeded and failed; nil when none is kept.
+        var stateWrites: (written: Int, failed: Int)? = nil
     }
 
     func collect(_ snapshot: Snapshot) {
@@ -170,6 +172,10 @@ final class DaemonMetrics {
         lastInput.record(snapshot.lastInput ?? 0)
         lastTouch.record(snapshot.lastTouch ?? 0)
         loopLag.record(snapshot.loopLag ?? 0)
+        if let writes = snapshot.stateWrites {
+            totals.update(MetricCatalog.stateWrites, [], to: writes.written, factory)
+            totals.update(MetricCatalog.stateWriteFailures, [], to: writes.failed, factory)
+        }
         for target in snapshot.tuio {
             totals.update(MetricCatalog.tuioDatagrams, [("target", target.target)], to: target.datagrams, factory)
             totals.update(MetricCatalog.tuioErrors, [("target", target.target)], to: target.failures, factory)

@@ -62,6 +62,10 @@ public enum MetricCatalog {
         help: "Configuration reloads refused; the previous configuration stayed.")
     static let lastReloadSuccessful = MetricDefinition(name: "motiond_config_last_reload_successful", kind: .gauge, labels: [],
         help: "1 if the last configuration load was taken, 0 if it was refused.")
+    static let stateWrites = MetricDefinition(name: "motiond_state_writes_total", kind: .counter, labels: [],
+        help: "Writes of the state file that kept the scene; absent when no state file is kept.")
+    static let stateWriteFailures = MetricDefinition(name: "motiond_state_write_failures_total", kind: .counter, labels: [],
+        help: "Writes of the state file that failed (a full disk, say); the file kept the last scene written.")
     static let loopLag = MetricDefinition(name: "motiond_event_loop_lag_seconds", kind: .gauge, labels: [],
         help: "How late the event loop ran its last timer check: how far behind the daemon is.")
     static let tuioDatagrams = MetricDefinition(name: "motiond_tuio_datagrams_total", kind: .counter, labels: ["target"],
@@ -90,7 +94,7 @@ public enum MetricCatalog {
         inputFrames, inputFramesCoalesced, touches, inputEventsDropped, contactsFiltered, contactsRepaired, positionsHeld, devices, devicesSkipped,
         lastInput, lastTouch,
         clients, connections, clientsDropped, publishedFrames, publishedValues, valuesCoalesced, publishLatency,
-        reloads, reloadFailures, lastReloadSuccessful, loopLag, tuioDatagrams, tuioErrors, buildInfo,
+        reloads, reloadFailures, lastReloadSuccessful, stateWrites, stateWriteFailures, loopLag, tuioDatagrams, tuioErrors, buildInfo,
         cpu, residentMemory, virtualMemory, startTime, openFDs, maxFDs,
     ]
 
