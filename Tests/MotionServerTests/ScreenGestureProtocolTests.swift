@@ -21,8 +21,16 @@ struct ScreenGestureProtocolTests {
             pending.append((id, deadline, work))
             return { [weak self] in self?.pending.removeAll { $0.id == id } }
         }
-        func advance(to time: Double) {
+        /// Runs what is due by `time`, in order. A task that keeps scheduling another at
+        /// once would loop for ever: after 10,000 tasks it is recorded as an issue instead.
+        func advance(to time: Double, sourceLocation: SourceLocation = #_sourceLocation) {
+            var ran = 0
             while let next = pending.min(by: { $0.at < $1.at }), next.at <= time {
+                guard ran < 10_000 else {
+                    Issue.record("10,000 tasks ran on the way to \(time): something schedules itself again at once", sourceLocation: sourceLocation)
+                    break
+                }
+                ran += 1
                 pending.removeAll { $0.id == next.id }
                 now = next.at
                 next.work()
