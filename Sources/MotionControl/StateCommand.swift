@@ -45,14 +45,10 @@ struct ShowStateCommand: ParsableCommand {
     }
 
     private func show(file path: String) throws {
-        let screen: Size
-        do {
-            let configuration = try config.map { try Configuration.load(file: $0) }
-                ?? (FileManager.default.fileExists(atPath: DaemonOptions.defaultConfigFile) ? Configuration.load(file: DaemonOptions.defaultConfigFile) : .builtInDefault)
-            screen = configuration.screen
-        } catch {
-            fail("motionctl: \(error)")
-        }
+        // The configuration motiond would read: --config, else the default file if there is one.
+        var options = DaemonOptions()
+        options.configFile = config
+        let screen = try (options.configurationFile.map(loadConfiguration) ?? .builtInDefault).screen
         let state: SceneState?
         do { state = try StateFile(path: path).read(limits: ValueLimits(screen: screen)) } catch {
             fail("motionctl: \(error)")
