@@ -251,3 +251,15 @@ struct SceneKeeperTests {
         #expect(try FileManager.default.contentsOfDirectory(atPath: directory) == ["scene.json"], "no temporary file left")
     }
 }
+
+/// Writes at once, on the caller's thread: the daemon's own writer reports on its event
+/// loop, and in these tests the loop is the test.
+final class ImmediateStateWriter: StateWriter {
+    func write(_ state: SceneState, checkedAgainst limits: ValueLimits, to file: StateFile, done: @escaping (StateFileError?) -> Void) {
+        done(writeAndWait(state, checkedAgainst: limits, to: file))
+    }
+
+    func writeAndWait(_ state: SceneState, checkedAgainst limits: ValueLimits, to file: StateFile) -> StateFileError? {
+        ThreadedStateWriter.write(state, limits, to: file)
+    }
+}

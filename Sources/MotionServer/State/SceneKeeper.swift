@@ -165,14 +165,3 @@ final class ThreadedStateWriter: StateWriter {
         return nil
     }
 }
-
-/// Writes at once, on the caller's thread: for tests, where the loop is the test.
-final class ImmediateStateWriter: StateWriter {
-    func write(_ state: SceneState, checkedAgainst limits: ValueLimits, to file: StateFile, done: @escaping (StateFileError?) -> Void) {
-        done(writeAndWait(state, checkedAgainst: limits, to: file))
-    }
-
-    func writeAndWait(_ state: SceneState, checkedAgainst limits: ValueLimits, to file: StateFile) -> StateFileError? {
-        ThreadedStateWriter.write(state, limits, to: file)
-    }
-}
