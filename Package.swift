@@ -20,7 +20,8 @@
 //
 // Each module's tests are a target named after it (MotionControl's commands are tested
 // through the executables, in CommandLineTests); OSCTestSupport reads OSC back for the two
-// targets that check TUIO, MotionTUIOTests and MotionServerTests.
+// targets that check TUIO, MotionTUIOTests and MotionServerTests, and SeededRandom gives the
+// tests that draw their cases at random one seeded generator.
 import PackageDescription
 
 /// Extensions are visible only where their module is imported: without it, TOMLKit's
@@ -144,8 +145,10 @@ let package = Package(
         ),
         .executableTarget(name: "motionctl", dependencies: ["MotionControl"], swiftSettings: onlyImportedMembers),
         .testTarget(name: "TouchModelTests", dependencies: ["TouchModel"]),
-        .testTarget(name: "MotionCoreTests", dependencies: ["MotionCore"]),
-        .testTarget(name: "TouchInputTests", dependencies: ["TouchInput", "MotionCore"]),
+        // A seeded generator for the tests that draw their cases at random.
+        .target(name: "SeededRandom", path: "Tests/SeededRandom"),
+        .testTarget(name: "MotionCoreTests", dependencies: ["MotionCore", "SeededRandom"]),
+        .testTarget(name: "TouchInputTests", dependencies: ["TouchInput", "MotionCore", "SeededRandom"]),
         .testTarget(name: "MotionConfigurationTests", dependencies: ["MotionConfiguration", "MotionCore", "TouchInput"]),
         // An independent reading of OSC bundles, for the tests that check what TUIO sends.
         .target(name: "OSCTestSupport", path: "Tests/OSCTestSupport"),
@@ -157,6 +160,7 @@ let package = Package(
                 "MotionConfiguration",
                 "MotionTUIO",
                 "OSCTestSupport",
+                "SeededRandom",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 // The listener's connections, driven without sockets and on a manual clock.
@@ -164,6 +168,6 @@ let package = Package(
             ]
         ),
         .testTarget(name: "MotionControlTests", dependencies: ["MotionControl"]),
-        .testTarget(name: "CommandLineTests", dependencies: ["MotionCore"]),
+        .testTarget(name: "CommandLineTests", dependencies: ["MotionCore", "SeededRandom"]),
     ]
 )

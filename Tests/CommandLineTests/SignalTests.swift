@@ -1,5 +1,6 @@
 import Foundation
 import Glibc
+import SeededRandom
 import Testing
 
 /// SIGTERM must stop motiond at whatever moment it comes: during start-up, before READY=1,
@@ -185,19 +186,6 @@ private final class PlanQueue: @unchecked Sendable {
             defer { next += 1 }
             return plans[next]
         }
-    }
-}
-
-/// A small seeded generator, so that a failing sequence of moments can be replayed.
-private struct SplitMix64: RandomNumberGenerator {
-    private var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
     }
 }
 

@@ -1,3 +1,4 @@
+import SeededRandom
 import Testing
 @testable import MotionCore
 
@@ -63,7 +64,7 @@ struct SpringReferenceTests {
 
     @Test("irregular frame times give the same curve")
     func irregularFrames() throws {
-        var random = SeededRandom(state: 42)
+        var random = SplitMix64(seed: 42)
         var times: [Double] = []
         var t = 0.0
         while t < 0.6 {

@@ -1,5 +1,6 @@
 import Foundation
 import MotionCore
+import SeededRandom
 import Testing
 @testable import MotionServer
 
@@ -88,7 +89,7 @@ struct StateFileTests {
 
     @Test("garbage is refused, never a crash")
     func garbage() {
-        var generator = SplitMix(seed: 42)
+        var generator = SplitMix64(seed: 42)
         for round in 0..<2000 {
             var bytes = (0..<Int.random(in: 0...200, using: &generator)).map { _ in UInt8.random(in: 0...255, using: &generator) }
             // Half of them start like a state file, to get past the first byte.
@@ -279,19 +280,6 @@ fileprivate func stateElement(_ changes: [String: String] = [:]) -> String {
 }
 
 fileprivate func stateFile(_ elements: String...) -> String { #"{"version":1,"elements":["# + elements.joined(separator: ",") + "]}" }
-
-/// A seeded generator, so that the garbage is the same on every run.
-private struct SplitMix: RandomNumberGenerator {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE5_E9B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}
 
 extension StateFileTests {
     @Test("the temporary files of writes cut short are removed at start, and nothing else")

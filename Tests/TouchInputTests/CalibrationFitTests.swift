@@ -1,5 +1,6 @@
 import Foundation
 import MotionCore
+import SeededRandom
 import Testing
 @testable import TouchInput
 

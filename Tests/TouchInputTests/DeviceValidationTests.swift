@@ -1,4 +1,5 @@
 import MotionCore
+import SeededRandom
 import Testing
 @testable import TouchInput
 
@@ -161,20 +162,6 @@ struct DeviceValidationTests {
         // accepted every damage, would pass the loop above without checking anything.
         #expect(refused >= 100 && parsed >= 100 && replayed >= 100, "refused \(refused), parsed \(parsed), replayed \(replayed) of 600")
     }
-}
-
-/// A small seeded generator (SplitMix64), so a failing sequence can be replayed.
-struct SplitMix64: RandomNumberGenerator {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9e37_79b9_7f4a_7c15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xbf58_476d_1ce4_e5b9
-        z = (z ^ (z >> 27)) &* 0x94d0_49bb_1331_11eb
-        return z ^ (z >> 31)
-    }
-    mutating func below(_ bound: Int) -> Int { Int(next() % UInt64(bound)) }
 }
 
 @Suite("Frame assembly under any event stream")
