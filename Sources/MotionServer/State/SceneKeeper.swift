@@ -20,7 +20,7 @@ final class SceneKeeper {
     private(set) var writtenAt: Double?
     /// The state the last successful write held, or the state restored at start.
     private(set) var saved: SceneState?
-    /// Writes that succeeded and failed, for `stats`.
+    /// Writes that succeeded and failed, for `saved_scene` and the metrics.
     private(set) var writes = 0
     private(set) var failedWrites = 0
     /// Told when a write fails after one that did not, and when one succeeds after a
