@@ -154,20 +154,27 @@ class Subscription:
 class Client:
     """A connection to motiond that reconnects by itself; see the module's documentation.
 
-    `path` is the socket (default: $MOTIOND_SOCKET, else /run/motiond/motiond.sock).
-    `timeout` bounds every request, in seconds, from the call to the reply (a request made
-    while disconnected waits for the next connection within it). The back-off waits
-    `first_retry` seconds after a failure, doubling up to `max_retry`, each time a random
-    point in its upper half so that restarted kiosks do not all knock at once.
-    `token` is sent with `auth` on each connection, for control over the WebSocket's rules
-    (the Unix socket grants control by the peer's user). `on_state(state, detail)` hears
-    each change of `state`; `on_event(line)` every line that is neither a reply nor a
-    stream's event (`device`, `bye`, `calibration`); `on_error(error)` what failed with no
-    caller to tell (a subscription refused after a reconnect), by default a log warning."""
+    `path` is the socket (default: $MOTIOND_SOCKET, else /run/motiond/motiond.sock). The
+    rest are keywords:
+
+    - `timeout` (5 s) bounds every request, from the call to the reply (a request made while
+      disconnected waits for the next connection within it), and `connect()`'s wait.
+    - `first_retry` (0.25 s), `max_retry` (10 s): the back-off waits `first_retry` seconds
+      after a failure, doubling up to `max_retry`, each time a random point in its upper half
+      so that restarted kiosks do not all knock at once.
+    - `token` is sent with `auth` on each connection, for control over the WebSocket's rules
+      (the Unix socket grants control by the peer's user).
+    - `on_state(state, detail)` hears each change of `state`; `on_event(line)` every line
+      that is neither a reply nor a stream's event (`device`, `bye`, `calibration`);
+      `on_error(error)` what failed with no caller to tell, by default a log warning: a
+      subscription refused after a reconnect, a callback that raised, and each line from the
+      server that the client cannot understand (`MotiondError` `bad_line`; the line is
+      skipped and the connection goes on). All three run on the event loop, between lines."""
 
     def __init__(self, path: Optional[str] = None, *, timeout: float = 5.0,
-                 first_retry: float = 0.25, max_retry: float = 10.0, token: Optional[str] = None,
-                 on_state: Optional[StateCallback] = None, on_event: Optional[EventCallback] = None,
+                 first_retry: float = 0.25, max_retry: float = 10.0,
+                 token: Optional[str] = None, on_state: Optional[StateCallback] = None,
+                 on_event: Optional[EventCallback] = None,
                  on_error: Optional[ErrorCallback] = None) -> None:
         #: The socket's path.
         self.path = path or default_socket()
@@ -187,6 +194,8 @@ class Client:
         self.control = False
         #: How many connections said hello: a program can tell a reconnect by it.
         self.connections = 0
+        #: How many lines from the server were skipped as not understood (each told to on_error).
+        self.lines_skipped = 0
         self._next_id = 1
         self._pending: dict[int, _Request] = {}
         self._subscriptions: list[Subscription] = []
@@ -244,7 +253,17 @@ class Client:
             return
         self.state = state
         if self.on_state is not None:
-            self.on_state(state, {"control": self.control, **detail})
+            try:
+                self.on_state(state, {"control": self.control, **detail})
+            except Exception as error:  # noqa: BLE001 — the program's, and no reason to stop reconnecting
+                self._report(error)
+
+    def _report(self, error: Exception) -> None:
+        """Tells on_error; one that raises itself is logged, never the end of the connection."""
+        try:
+            self.on_error(error)
+        except Exception:  # noqa: BLE001
+            logger.exception("motiond: on_error raised when told %s", error)
 
     def _retry_delay(self) -> float:
         """Doubling from first_retry up to max_retry, then a random point in its upper half."""
@@ -271,7 +290,12 @@ class Client:
             await asyncio.sleep(delay)
 
     async def _read(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> Optional[str]:
-        """Reads one connection's lines until it ends; says why it ended."""
+        """Reads one connection's lines until it ends; says why it ended.
+
+        Whatever a line holds, the reading goes on: a line the client cannot understand is
+        counted in `lines_skipped` and told to on_error as `bad_line`, and a callback that
+        raises is told to on_error too. A reader that died on one line would leave the client
+        `open` and deaf, its requests timing out, with nobody told why."""
         self._writer = writer
         reason: Optional[str] = None
         try:
@@ -280,14 +304,15 @@ class Client:
                 if not line:
                     return reason or "motiond closed the connection"
                 try:
-                    message = json.loads(line)
-                except ValueError:
-                    continue  # never from motiond; nothing to do with it
-                if not isinstance(message, dict):
-                    continue
-                if message.get("event") == "bye":
-                    reason = str(message.get("reason", "bye"))
-                self._receive(message)
+                    message = _parse(line)
+                    if message.get("event") == "bye":
+                        reason = str(message.get("reason", "bye"))
+                    self._receive(message)
+                except _BadLine as bad:
+                    self.lines_skipped += 1
+                    self._report(MotiondError("bad_line", f"{bad}; skipped {_excerpt(line)}"))
+                except Exception as error:  # noqa: BLE001 — a callback's own error
+                    self._report(error)
         except (OSError, ValueError) as error:  # ValueError: a line over LINE_LIMIT
             return str(error)
         finally:
@@ -312,17 +337,28 @@ class Client:
                 request.future.set_exception(MotiondError("disconnected", f"{why} before answering {op}"))
 
     def _receive(self, message: dict[str, Any]) -> None:
+        """Hands a line to whom it is for; raises `_BadLine` for one that is nobody's."""
+        kind = message.get("event")
         if "id" in message and "ok" in message:
             self._answer(message)
-        elif message.get("event") == "hello":
+        elif kind == "hello":
+            if self.hello is not None:
+                raise _BadLine("a second hello on one connection")
             self._greeted(message)
-        elif message.get("event") in ("value", "state") and isinstance(message.get("stream"), str):
-            event = Event.from_line(message)
+        elif kind in ("value", "state"):
+            try:
+                event = Event.from_line(message)
+            except ValueError as error:
+                raise _BadLine(str(error)) from None
             for subscription in list(self._subscriptions):
                 if subscription.matches(event.stream):
                     subscription._deliver(event)
-        elif self.on_event is not None:
-            self.on_event(message)
+        elif isinstance(kind, str):
+            # `device`, `bye`, `calibration`, and events of later versions of the protocol.
+            if self.on_event is not None:
+                self.on_event(message)
+        else:
+            raise _BadLine("neither a reply (id and ok) nor an event")
 
     def _greeted(self, hello: dict[str, Any]) -> None:
         """A connection is ready: authenticate, subscribe again to what the subscriptions
@@ -359,7 +395,7 @@ class Client:
                     self.control = result["control"] is True
             except Exception as error:  # noqa: BLE001 — told to on_error, no caller waits
                 if not expected(error):
-                    self.on_error(error)
+                    self._report(error)
         if self.hello is hello:
             self._set_state("open")
             if self._opened is not None:
@@ -386,15 +422,22 @@ class Client:
         self._writer.write(line.encode("utf-8"))
 
     def _answer(self, reply: dict[str, Any]) -> None:
-        request = self._pending.pop(reply["id"], None) if isinstance(reply["id"], int) else None
+        identifier = reply["id"]
+        # Only an integer names a request: to Python, true is 1 and 1.0 equals 1.
+        request = self._pending.pop(identifier, None) if _is_integer(identifier) else None
         if request is None or request.future.done():
             return  # timed out already, or an error about a line without an id
-        if reply["ok"]:
-            request.future.set_result(reply.get("result"))
-        else:
-            error = reply.get("error") or {}
-            request.future.set_exception(MotiondError(str(error.get("code", "error")),
+        ok, result, error = reply["ok"], reply.get("result"), reply.get("error")
+        if ok is True and "result" in reply:
+            request.future.set_result(result)
+        elif ok is False and isinstance(error, dict) and isinstance(error.get("code"), str):
+            request.future.set_exception(MotiondError(error["code"],
                                                       str(error.get("message", "motiond refused the request"))))
+        else:
+            # Its caller is the one to tell: the request failed, in a way no code of the
+            # protocol says.
+            op = request.message.get("op")
+            request.future.set_exception(MotiondError("bad_reply", f"the reply to {op} is not the protocol's: {_excerpt(reply)}"))
 
     async def request(self, op: str, **arguments: Any) -> Any:
         """Sends `{"id", "op", **arguments}` and returns the reply's `result`; raises
@@ -572,3 +615,34 @@ class Client:
 
 def _unique(items: Iterable[str]) -> list[str]:
     return list(dict.fromkeys(items))
+
+
+class _BadLine(Exception):
+    """A line from the server that the client cannot understand, saying why."""
+
+
+def _parse(line: bytes) -> dict[str, Any]:
+    """A line as the JSON object it must be, or `_BadLine`."""
+    try:
+        message = json.loads(line)
+    except ValueError as error:  # not JSON, not UTF-8, a number too long to convert
+        raise _BadLine(f"not JSON ({error})") from None
+    except RecursionError:
+        raise _BadLine("JSON nested too deep for Python's decoder") from None
+    if not isinstance(message, dict):
+        raise _BadLine(f"JSON but not an object ({type(message).__name__})")
+    return message
+
+
+def _excerpt(line: object, limit: int = 120) -> str:
+    """The start of a line, for a message that must stay readable whatever the line."""
+    try:
+        text = line.decode("utf-8", "replace") if isinstance(line, bytes) else json.dumps(line, default=str)
+    except (ValueError, RecursionError):
+        text = "(a value too deep to show)"
+    text = text.rstrip("\n")
+    return repr(text if len(text) <= limit else text[:limit] + "…")
+
+
+def _is_integer(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)

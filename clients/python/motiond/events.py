@@ -44,11 +44,30 @@ class Event:
 
     @staticmethod
     def from_line(line: dict[str, Any]) -> "Event":
-        """The event a parsed `value` or `state` line says."""
-        kind = line["event"]
-        return Event(kind=kind, stream=line["stream"],
-                     value=line["value"] if kind == "value" else line.get("state"),
-                     t=line.get("t", 0.0), seq=line.get("seq"), line=line)
+        """The event a parsed `value` or `state` line says; `ValueError` saying what is
+        wrong when the line is not one the protocol describes (no `value`, a `t` that is not a
+        number…), so that a program never meets a half-made event."""
+        kind = line.get("event")
+        if kind not in ("value", "state"):
+            raise ValueError(f"an event of kind {kind!r} is neither a value nor a state")
+        stream = line.get("stream")
+        if not isinstance(stream, str):
+            raise ValueError(f"a {kind} event whose stream is {stream!r}, not a name")
+        if kind == "value":
+            if "value" not in line:
+                raise ValueError(f"a value event of {stream} without its value")
+            value = line["value"]
+        else:
+            value = line.get("state")
+            if not isinstance(value, str):
+                raise ValueError(f"a state event of {stream} whose state is {value!r}, not a word")
+        t = line.get("t", 0.0)
+        if not _is_number(t):
+            raise ValueError(f"a {kind} event of {stream} whose t is {t!r}, not a number")
+        seq = line.get("seq")
+        if seq is not None and not _is_integer(seq):
+            raise ValueError(f"a {kind} event of {stream} whose seq is {seq!r}, not an integer")
+        return Event(kind=kind, stream=stream, value=value, t=t, seq=seq, line=line)
 
 
 @dataclass(frozen=True)
@@ -69,3 +88,12 @@ class Pose:
     t: float
     #: Whether any of position, rotation and scale is a predicted value.
     predicted: bool
+
+
+def _is_number(value: Any) -> bool:
+    # bool is an int to Python, but `true` is no time.
+    return isinstance(value, (int, float)) and not isinstance(value, bool)
+
+
+def _is_integer(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)

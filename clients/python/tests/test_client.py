@@ -6,10 +6,15 @@ from __future__ import annotations
 import asyncio
 import json
 import os
+import sys
 import tempfile
 import unittest
+from pathlib import Path
 
-import motiond
+# The package of this checkout, however unittest was started (-s/-t or not), never an installed one.
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+import motiond  # noqa: E402
 
 
 class StandIn:

@@ -18,7 +18,10 @@ import tempfile
 import unittest
 from pathlib import Path
 
-import motiond
+# The package of this checkout, however unittest was started (-s/-t or not), never an installed one.
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+import motiond  # noqa: E402
 
 REPOSITORY = Path(__file__).resolve().parents[3]
 EXAMPLE = REPOSITORY / "examples/python/follow_card.py"
