@@ -162,6 +162,10 @@ class Client:
     - `first_retry` (0.25 s), `max_retry` (10 s): the back-off waits `first_retry` seconds
       after a failure, doubling up to `max_retry`, each time a random point in its upper half
       so that restarted kiosks do not all knock at once.
+    - `stable_after` (10 s): a connection counts as a success, and the back-off starts again
+      from `first_retry`, only once it has lived this long after its hello; one that ends
+      sooner is a failure, so a server that says hello and drops at once is retried ever more
+      slowly, not every `first_retry` seconds for ever.
     - `token` is sent with `auth` on each connection, for control over the WebSocket's rules
       (the Unix socket grants control by the peer's user).
     - `on_state(state, detail)` hears each change of `state`; `on_event(line)` every line
@@ -172,7 +176,7 @@ class Client:
       skipped and the connection goes on). All three run on the event loop, between lines."""
 
     def __init__(self, path: Optional[str] = None, *, timeout: float = 5.0,
-                 first_retry: float = 0.25, max_retry: float = 10.0,
+                 first_retry: float = 0.25, max_retry: float = 10.0, stable_after: float = 10.0,
                  token: Optional[str] = None, on_state: Optional[StateCallback] = None,
                  on_event: Optional[EventCallback] = None,
                  on_error: Optional[ErrorCallback] = None) -> None:
@@ -181,6 +185,7 @@ class Client:
         self.timeout = timeout
         self.first_retry = first_retry
         self.max_retry = max_retry
+        self.stable_after = stable_after
         self.token = token
         self.on_state = on_state
         self.on_event = on_event
@@ -202,6 +207,8 @@ class Client:
         self._writer: Optional[asyncio.StreamWriter] = None
         self._task: Optional[asyncio.Task[None]] = None
         self._failures = 0
+        #: When the current connection said hello (the loop's clock), for `stable_after`.
+        self._hello_at: Optional[float] = None
         self._opened: Optional[asyncio.Event] = None
         self._last_reason: Optional[str] = None
 
@@ -217,14 +224,17 @@ class Client:
         assert self._opened is not None
         try:
             async with asyncio.timeout(self.timeout):
-                await self._opened.wait()
+                while True:
+                    await self._opened.wait()
+                    if self.hello is not None:
+                        return self.hello
+                    # That connection went between its opening and now: wait for the next.
+                    self._opened.clear()
         except TimeoutError:
             reason = self._last_reason
             await self.close()
             raise MotiondError("disconnected", f"cannot connect to motiond at {self.path}"
                                + (f": {reason}" if reason else "")) from None
-        assert self.hello is not None
-        return self.hello
 
     async def close(self) -> None:
         """Closes the connection for good: no reconnect; waiting requests fail `disconnected`
@@ -281,6 +291,12 @@ class Client:
                 reason = error.strerror or str(error)
             else:
                 reason = await self._read(reader, writer)
+            # Only a connection that lived a while makes the next wait short again: resetting
+            # at the hello would let a server that greets and drops at once have a reconnect
+            # every first_retry seconds for ever.
+            if self._hello_at is not None and asyncio.get_running_loop().time() - self._hello_at >= self.stable_after:
+                self._failures = 0
+            self._hello_at = None
             self._lost(reason)
             if self.state == "closed":
                 return
@@ -366,7 +382,7 @@ class Client:
         later request's reply."""
         self.hello = hello
         self.control = hello.get("control") is True
-        self._failures = 0
+        self._hello_at = asyncio.get_running_loop().time()
         self.connections += 1
         restoring: list[tuple[asyncio.Future[Any], Callable[[Exception], bool]]] = []
         if self.token is not None:

@@ -292,5 +292,65 @@ class Fuzz(ServerTestCase):
         await client.close()
 
 
+class BackOff(ServerTestCase):
+    async def test_a_server_that_says_hello_and_drops_is_retried_ever_more_slowly(self) -> None:
+        first, most = 0.05, 0.4
+        server = await self.serve(drop_after_hello=1_000_000)
+        waits: list[float] = []
+        client = motiond.Client(self.path, timeout=DEADLINE, first_retry=first, max_retry=most,
+                                on_state=lambda state, detail: waits.append(detail["retry_in"]) if state == "waiting" else None)
+        connecting = asyncio.ensure_future(client.connect())  # never open: each connection goes at once
+        self.addAsyncCleanup(client.close)
+        self.addCleanup(connecting.cancel)
+        window = 1.5
+        await asyncio.sleep(window)  # the time to count in, not a wait for something to happen
+        # Each wait is at least half its doubling ceiling, never first_retry's again.
+        for failures, wait in enumerate(waits):
+            self.assertGreaterEqual(wait, min(most, first * 2 ** failures) / 2, f"waits: {waits}")
+        # So within the window, at most as many connections as those shortest waits allow
+        # (a loaded machine makes fewer, never more): 10 in 1.5 s, where resetting at each
+        # hello makes about 40.
+        allowed, elapsed = 1, 0.0
+        while (elapsed := elapsed + min(most, first * 2 ** (allowed - 1)) / 2) <= window:
+            allowed += 1
+        self.assertLessEqual(server.connections, allowed, f"waits: {waits}")
+        self.assertGreaterEqual(server.connections, 2)
+
+    async def test_a_connection_that_lived_stable_after_makes_the_next_wait_short_again(self) -> None:
+        first, stable = 0.05, 0.3
+        server = await self.serve(drop_after_hello=3)
+        waits: list[float] = []
+        fourth_open = asyncio.Event()
+
+        def on_state(state: str, detail: dict[str, Any]) -> None:
+            if state == "waiting":
+                waits.append(detail["retry_in"])
+            elif state == "open" and client.connections == 4:
+                fourth_open.set()
+
+        client = motiond.Client(self.path, timeout=DEADLINE, first_retry=first, max_retry=5.0,
+                                stable_after=stable, on_state=on_state)
+        self.addAsyncCleanup(client.close)
+        await client.connect()
+        async with asyncio.timeout(DEADLINE):
+            await fourth_open.wait()  # three were dropped at their hello; the fourth stays
+        self.assertEqual(len(waits), 3)
+        self.assertGreaterEqual(waits[-1], first * 2 ** 2 / 2)
+        await asyncio.sleep(2 * stable)  # counted from the client's own hello, so no race
+        server.drop_all()
+        async with asyncio.timeout(DEADLINE):
+            while len(waits) < 4:
+                await asyncio.sleep(0.01)
+        self.assertLessEqual(waits[3], first, f"waits: {waits}")
+
+    async def test_connect_returns_a_hello_whatever_connections_went_meanwhile(self) -> None:
+        await self.serve(drop_after_hello=3)
+        client = motiond.Client(self.path, timeout=DEADLINE, first_retry=0.01, max_retry=0.02)
+        self.addAsyncCleanup(client.close)
+        # A connection can open and go before connect() resumes: it waits for the next.
+        hello = await client.connect()
+        self.assertEqual(hello["streams"], ["a.b"])
+
+
 if __name__ == "__main__":
     unittest.main()
