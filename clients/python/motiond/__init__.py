@@ -18,10 +18,10 @@ Refusals raise `MotiondError` with the protocol's code. docs/clients-python.md h
 from .client import DEFAULT_SOCKET, Client, Subscription, default_socket, glob_matches
 from .errors import CLIENT_CODES, PROTOCOL_CODES, MotiondError
 from .events import Event, Pose
-from .sync import SyncClient
+from .sync import EventQueue, SyncClient
 
 __all__ = [
-    "CLIENT_CODES", "DEFAULT_SOCKET", "PROTOCOL_CODES", "Client", "Event", "MotiondError", "Pose",
+    "CLIENT_CODES", "DEFAULT_SOCKET", "PROTOCOL_CODES", "Client", "Event", "EventQueue", "MotiondError", "Pose",
     "Subscription", "SyncClient", "default_socket", "glob_matches",
 ]
 __version__ = "0.1.0"

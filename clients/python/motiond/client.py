@@ -89,6 +89,9 @@ class Subscription:
         #: Whether motiond has accepted the subscription once: only then is it restored after
         #: a reconnect and unsubscribed at the end.
         self._subscribed = False
+        #: Where events go instead of the buffer: `SyncClient` hands them straight to its own
+        #: bounded queue, so that they wait in one place, under one limit.
+        self._sink: Optional[Callable[[Event], None]] = None
 
     def matches(self, stream: str) -> bool:
         """Whether an event of `stream` is this subscription's."""
@@ -103,6 +106,9 @@ class Subscription:
 
     def _deliver(self, event: Event) -> None:
         if self._closed:
+            return
+        if self._sink is not None:
+            self._sink(event)
             return
         if len(self._buffer) >= self._limit:
             self._buffer.popleft()

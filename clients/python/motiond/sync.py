@@ -77,22 +77,22 @@ class SyncClient:
         return self.run(self.client.request(op, **arguments))
 
     def subscribe(self, *patterns: str, callback: Optional[Callable[[Event], None]] = None,
-                  optional: bool = False) -> "queue.Queue[Event]":
+                  optional: bool = False, buffer: int = 1024) -> "EventQueue":
         """Subscribes (raising `MotiondError` if refused) and delivers each event to
-        `callback`, on the client's thread, or else to the returned queue. The subscription
-        lasts, through reconnects, until `close()`."""
-        events: queue.Queue[Event] = queue.Queue()
+        `callback`, on the client's thread as the line is read, or else to the returned
+        `EventQueue`, which holds at most `buffer` events: a program that falls further
+        behind loses the oldest, counted in its `dropped`, as `Client.subscribe` does. The
+        subscription lasts, through reconnects, until `close()`. A callback that raises is
+        told to `on_error`, and the events go on."""
+        events = EventQueue(buffer)
         deliver = callback or events.put
 
         async def start() -> None:
-            subscription = self.client.subscribe(*patterns, optional=optional)
+            subscription = self.client.subscribe(*patterns, optional=optional, buffer=buffer)
+            # Straight from the reader into the queue: a second buffer between them would be
+            # a second place for a flood to pile up.
+            subscription._sink = deliver
             await subscription.ready()
-
-            async def pump() -> None:
-                async for event in subscription:
-                    deliver(event)
-
-            asyncio.ensure_future(pump())
 
         self.run(start())
         return events
@@ -124,6 +124,27 @@ class SyncClient:
         if not callable(method) or name.startswith("_"):
             raise AttributeError(name)
         return lambda *arguments, **keywords: self.run(method(*arguments, **keywords))
+
+
+class EventQueue(queue.Queue[Event]):
+    """The queue `SyncClient.subscribe` returns: a `queue.Queue` of at most `limit` events.
+    A put never blocks (it is the client's reader that puts); when the queue is full, the
+    oldest event makes room and is counted in `dropped`, so that a program that falls behind
+    reads current values, as motiond keeps slow clients current rather than complete."""
+
+    def __init__(self, limit: int = 1024) -> None:
+        super().__init__()  # no maxsize: Queue would make the put wait, and the reader with it
+        self.limit = max(1, limit)
+        #: Events pushed out unread because `limit` were waiting.
+        self.dropped = 0
+
+    def _put(self, item: Event) -> None:
+        # Called by put() holding the queue's lock.
+        if len(self.queue) >= self.limit:
+            self.queue.popleft()
+            self.dropped += 1
+            self.unfinished_tasks -= 1  # put() counts the new one; the one pushed out is done
+        self.queue.append(item)
 
 
 async def _awaited(awaitable: Awaitable[T]) -> T:

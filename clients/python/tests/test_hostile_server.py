@@ -352,5 +352,31 @@ class BackOff(ServerTestCase):
         self.assertEqual(hello["streams"], ["a.b"])
 
 
+class BlockingQueue(ServerTestCase):
+    async def test_a_flood_keeps_the_newest_values_and_counts_the_rest(self) -> None:
+        flood, limit = 20_000, 100
+
+        def answer(request: dict[str, Any]) -> list[bytes]:
+            lines = answer_plainly(request)
+            if request["op"] == "subscribe":
+                lines += [(json.dumps({"event": "value", "stream": "a.b", "value": seq, "t": 1.0, "seq": seq}) + "\n").encode()
+                          for seq in range(flood)]
+            return lines
+
+        await self.serve(answer)
+
+        def unread_flood() -> tuple[int, int, list[int]]:
+            with motiond.SyncClient(self.path, timeout=DEADLINE, on_error=self.reported.append) as client:
+                values = client.subscribe("a.b", buffer=limit)
+                client.request("poke")  # its reply follows the flood: every value was read by then
+                return values.qsize(), values.dropped, [event.seq for event in list(values.queue)]
+
+        async with asyncio.timeout(DEADLINE):
+            size, dropped, seqs = await asyncio.to_thread(unread_flood)
+        self.assertEqual((size, dropped), (limit, flood - limit))
+        self.assertEqual(seqs, list(range(flood - limit, flood)))
+        self.assertEqual(self.reported, [])
+
+
 if __name__ == "__main__":
     unittest.main()
