@@ -217,13 +217,22 @@ class Client:
         self._hello_at: Optional[float] = None
         self._opened: Optional[asyncio.Event] = None
         self._last_reason: Optional[str] = None
+        #: Why the last attempt to connect failed, for connect()'s error to carry its errno.
+        self._last_error: Optional[OSError] = None
 
     # The connection
 
     async def connect(self) -> dict[str, Any]:
-        """Starts the connection and waits, within `timeout`, for the first hello; raises
-        `MotiondError("disconnected")` if motiond could not be reached by then (and stops
-        trying). Returns the hello."""
+        """Starts the connection and waits, within `timeout`, for the first hello. Returns
+        the hello.
+
+        If motiond could not be reached by then, it stops trying and raises `MotiondError`
+        with code `disconnected`, whose message ends with the last failure's words and whose
+        `__cause__` is that failure's `OSError` when there was one: `FileNotFoundError`
+        (errno ENOENT) when there is no socket at the path, `ConnectionRefusedError`
+        (ECONNREFUSED) when the socket is there but nothing listens on it, `PermissionError`
+        (EACCES) when this user may not open it. A server that accepted but never said hello
+        leaves `__cause__` None."""
         if self._task is None:
             self._opened = asyncio.Event()
             self._task = asyncio.create_task(self._run())
@@ -237,10 +246,10 @@ class Client:
                     # That connection went between its opening and now: wait for the next.
                     self._opened.clear()
         except TimeoutError:
-            reason = self._last_reason
+            reason, cause = self._last_reason, self._last_error
             await self.close()
             raise MotiondError("disconnected", f"cannot connect to motiond at {self.path}"
-                               + (f": {reason}" if reason else "")) from None
+                               + (f": {reason}" if reason else "")) from cause
 
     async def close(self) -> None:
         """Closes the connection for good: no reconnect; waiting requests fail `disconnected`
@@ -294,8 +303,10 @@ class Client:
             try:
                 reader, writer = await asyncio.open_unix_connection(self.path, limit=LINE_LIMIT)
             except OSError as error:
+                self._last_error = error
                 reason = error.strerror or str(error)
             else:
+                self._last_error = None
                 reason = await self._read(reader, writer)
             # Only a connection that lived a while makes the next wait short again: resetting
             # at the hello would let a server that greets and drops at once have a reconnect

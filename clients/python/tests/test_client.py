@@ -4,8 +4,10 @@ daemon will not do on cue (stay silent, drop the connection mid-request)."""
 from __future__ import annotations
 
 import asyncio
+import errno
 import json
 import os
+import socket
 import sys
 import tempfile
 import unittest
@@ -92,7 +94,22 @@ class Requests(unittest.IsolatedAsyncioTestCase):
             await client.connect()
         self.assertEqual(raised.exception.code, "disconnected")
         self.assertIn("No such file or directory", raised.exception.message)
+        self.assertIsInstance(raised.exception.__cause__, FileNotFoundError)
+        self.assertEqual(raised.exception.__cause__.errno, errno.ENOENT)  # type: ignore[union-attr]
         self.assertEqual(client.state, "closed")
+
+    async def test_a_socket_nobody_listens_on_is_disconnected_with_econnrefused(self) -> None:
+        # Bound and never listening: what a motiond that died leaves behind.
+        left = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        self.addCleanup(left.close)
+        left.bind(self.path)
+        client = motiond.Client(self.path, timeout=0.3, first_retry=0.05)
+        with self.assertRaises(motiond.MotiondError) as raised:
+            await client.connect()
+        self.assertEqual(raised.exception.code, "disconnected")
+        self.assertIn("Connection refused", raised.exception.message)
+        self.assertIsInstance(raised.exception.__cause__, ConnectionRefusedError)
+        self.assertEqual(raised.exception.__cause__.errno, errno.ECONNREFUSED)  # type: ignore[union-attr]
 
 
 class Globs(unittest.TestCase):
