@@ -71,7 +71,12 @@ class Subscription:
     matching no stream is `unknown_stream`). Leaving the loop, `close()` or the end of an
     `async with` unsubscribes. Events wait in a buffer of `buffer` events; a consumer that
     falls further behind loses the oldest (counted in `dropped`), as motiond itself keeps
-    slow clients current rather than complete."""
+    slow clients current rather than complete.
+
+    Cancelling a step of the loop ends the subscription too: the cancellation goes through
+    the iterator, which closes, so `asyncio.wait_for(anext(iterator), 1)` that times out
+    unsubscribes. To wait with a timeout and stay subscribed, use `get()`, which is
+    cancel-safe: `await asyncio.wait_for(subscription.get(), 1)`."""
 
     def __init__(self, client: "Client", patterns: list[str], optional: bool, buffer: int) -> None:
         self._client = client
@@ -117,7 +122,8 @@ class Subscription:
         self._arrived.set()
 
     async def get(self) -> Event:
-        """The next event; raises `StopAsyncIteration` once closed."""
+        """The next event; raises `StopAsyncIteration` once closed. Cancel-safe: cancelled
+        (by a timeout), it takes no event and leaves the subscription as it was."""
         await self.ready()
         while not self._buffer:
             if self._closed:
@@ -573,11 +579,14 @@ class Client:
     # The protocol's other operations, one method each
 
     async def get(self, stream: str) -> Any:
-        """A stream's current value (`get`); `get_event` has its time too."""
+        """A stream's current value (`get`), alone, as JSON decodes it: a dict `{"x", "y"}`
+        for a position, a float or int for a rotation or scale, a str for a state, a list for
+        `screen.contacts`; `get_event` has the rest of the reply."""
         return (await self.request("get", stream=stream))["value"]
 
     async def get_event(self, stream: str) -> dict[str, Any]:
-        """`get`'s whole result: `{"stream", "value", "t"}`."""
+        """`get`'s whole result: `{"stream", "value", "t", "seq"}`, `t` motiond's clock when
+        it answered and `seq` the stream's count of values so far."""
         return dict(await self.request("get", stream=stream))
 
     async def set(self, stream: str, value: Any) -> Any:

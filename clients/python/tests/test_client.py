@@ -47,7 +47,7 @@ class StandIn:
         await self.server.wait_closed()
 
 
-class Requests(unittest.IsolatedAsyncioTestCase):
+class StandInCase(unittest.IsolatedAsyncioTestCase):
     async def asyncSetUp(self) -> None:
         self.directory = tempfile.TemporaryDirectory()
         self.addCleanup(self.directory.cleanup)
@@ -62,6 +62,8 @@ class Requests(unittest.IsolatedAsyncioTestCase):
         self.addAsyncCleanup(client.close)
         return client
 
+
+class Requests(StandInCase):
     async def test_replies_are_matched_by_id_whatever_their_order(self) -> None:
         held: list[dict] = []
 
@@ -110,6 +112,56 @@ class Requests(unittest.IsolatedAsyncioTestCase):
         self.assertIn("Connection refused", raised.exception.message)
         self.assertIsInstance(raised.exception.__cause__, ConnectionRefusedError)
         self.assertEqual(raised.exception.__cause__.errno, errno.ECONNREFUSED)  # type: ignore[union-attr]
+
+
+class Cancelling(StandInCase):
+    """What docs/clients-python.md says of timeouts around a subscription."""
+
+    async def test_a_step_cancelled_by_wait_for_ends_the_subscription(self) -> None:
+        ops: list[str] = []
+
+        def answer(request, writer):  # type: ignore[no-untyped-def]
+            ops.append(request["op"])
+            return {"id": request["id"], "ok": True, "result": {"streams": request.get("streams", [])}}
+
+        client = await self.connected(answer)
+        client.timeout = 20.0  # the stand-in answers at once; only the test's own timeout may run out
+        subscription = client.subscribe("a.b")
+        await subscription.ready()
+        steps = aiter(subscription)
+        with self.assertRaises(TimeoutError):
+            await asyncio.wait_for(anext(steps), 0.05)  # nothing comes: the step is cancelled
+        with self.assertRaises(StopAsyncIteration):
+            await anext(steps)
+        await client.stats()  # replies come in order: whatever was sent before it is answered
+        self.assertEqual(ops, ["subscribe", "unsubscribe", "stats"])
+
+    async def test_get_with_a_timeout_keeps_the_subscription_while_subscribing_and_after(self) -> None:
+        held: list[dict] = []
+
+        def answer(request, writer):  # type: ignore[no-untyped-def]
+            if request["op"] == "subscribe":
+                held.append(request)  # answered only at "release"
+                return None
+            if request["op"] == "release":
+                for waiting in held:
+                    writer.write((json.dumps({"id": waiting["id"], "ok": True, "result": {"streams": ["a.b"]}}) + "\n").encode())
+            if request["op"] == "push":
+                writer.write(b'{"event":"value","stream":"a.b","value":1,"t":1.0,"seq":1}\n')
+            return {"id": request["id"], "ok": True, "result": {}}
+
+        client = await self.connected(answer)
+        client.timeout = 20.0  # the stand-in answers at once; only the test's own timeouts may run out
+        subscription = client.subscribe("a.b")
+        with self.assertRaises(TimeoutError):
+            await asyncio.wait_for(subscription.get(), 0.05)  # cancelled while subscribing
+        await client.request("release")
+        with self.assertRaises(TimeoutError):
+            await asyncio.wait_for(subscription.get(), 0.05)  # cancelled while waiting for an event
+        await client.request("push")
+        async with asyncio.timeout(20.0):
+            event = await subscription.get()
+        self.assertEqual((event.stream, event.value, event.seq), ("a.b", 1, 1))
 
 
 class Globs(unittest.TestCase):
