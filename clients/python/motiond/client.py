@@ -242,6 +242,7 @@ class Client:
         if self._task is None:
             self._opened = asyncio.Event()
             self._task = asyncio.create_task(self._run())
+            self._task.add_done_callback(self._ended)
         assert self._opened is not None
         try:
             async with asyncio.timeout(self.timeout):
@@ -296,9 +297,24 @@ class Client:
         except Exception:  # noqa: BLE001
             logger.exception("motiond: on_error raised when told %s", error)
 
+    def _ended(self, task: asyncio.Task[None]) -> None:
+        """The connection's task ended. Only close() ends it; should a bug end it otherwise,
+        the program is told and the client closes, rather than stay `open` and deaf."""
+        if task.cancelled() or task.exception() is None:
+            return
+        error = task.exception()
+        assert error is not None
+        self._report(error)
+        self._set_state("closed", reason=f"the client failed: {error!r}")
+        self._fail_pending(f"the client failed ({error!r})", every=True)
+        for subscription in list(self._subscriptions):
+            subscription.close()
+
     def _retry_delay(self) -> float:
         """Doubling from first_retry up to max_retry, then a random point in its upper half."""
-        ceiling = min(self.max_retry, self.first_retry * 2 ** self._failures)
+        # The exponent is capped: after 1024 failures (three hours at 10 s), 2 ** failures
+        # would no longer convert to a float, and the OverflowError would end the reconnecting.
+        ceiling = min(self.max_retry, self.first_retry * 2 ** min(self._failures, 64))
         return ceiling / 2 + random.random() * ceiling / 2
 
     async def _run(self) -> None:

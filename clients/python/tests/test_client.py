@@ -164,6 +164,27 @@ class Cancelling(StandInCase):
         self.assertEqual((event.stream, event.value, event.seq), ("a.b", 1, 1))
 
 
+class Failing(StandInCase):
+    async def test_a_bug_that_ends_the_connections_task_is_told_and_closes_the_client(self) -> None:
+        told: list[Exception] = []
+        client = await self.connected(lambda request, writer: writer.close())
+        client.on_error = told.append
+
+        def broken() -> float:
+            raise ZeroDivisionError("a bug in the back-off")
+
+        client._retry_delay = broken  # type: ignore[method-assign]
+        with self.assertRaises(motiond.MotiondError):
+            await client.stats()  # the stand-in drops the connection: the back-off runs
+        async with asyncio.timeout(20.0):
+            while client.state != "closed":
+                await asyncio.sleep(0.01)
+        self.assertEqual([str(error) for error in told], ["a bug in the back-off"])
+        with self.assertRaises(motiond.MotiondError) as raised:
+            await client.stats()
+        self.assertEqual(raised.exception.code, "disconnected")
+
+
 class Globs(unittest.TestCase):
     def test_star_and_question_mark_as_the_protocol_has_them(self) -> None:
         self.assertTrue(motiond.glob_matches("card.*", "card.position"))
@@ -179,7 +200,7 @@ class Globs(unittest.TestCase):
 class BackOff(unittest.TestCase):
     def test_doubles_up_to_the_cap_within_its_upper_half(self) -> None:
         client = motiond.Client("/nonexistent", first_retry=0.25, max_retry=10)
-        for failures, ceiling in [(0, 0.25), (1, 0.5), (3, 2), (6, 10), (20, 10)]:
+        for failures, ceiling in [(0, 0.25), (1, 0.5), (3, 2), (6, 10), (20, 10), (1100, 10), (10**6, 10)]:
             client._failures = failures
             for _ in range(20):
                 self.assertTrue(ceiling / 2 <= client._retry_delay() <= ceiling)
