@@ -152,6 +152,7 @@ void MotiondConnection::connectNow()
         m_retryTimer.stop();
     }
     m_buffer.clear();
+    m_scanned = 0;
     m_socket = new QLocalSocket(this);
     QLocalSocket *socket = m_socket;
     connect(socket, &QLocalSocket::readyRead, this, &MotiondConnection::readLines);
@@ -179,6 +180,7 @@ void MotiondConnection::lost(const QString &reason)
         socket->deleteLater();
     }
     m_buffer.clear();
+    m_scanned = 0;
     setControl(false);
     if (!m_streams.isEmpty()) {
         m_streams.clear();
@@ -214,21 +216,46 @@ void MotiondConnection::readLines()
     m_buffer += socket->readAll();
     qsizetype start = 0;
     for (;;) {
-        const qsizetype end = m_buffer.indexOf('\n', start);
+        // What an earlier read searched holds no newline: each byte is searched once, so a
+        // long line arriving in many reads costs its length, not its length squared.
+        const qsizetype end = m_buffer.indexOf('\n', qMax(start, m_scanned));
         if (end < 0)
             break;
+        if (end - start > lineLimit)
+            return refuseLongLine();
         handleLine(m_buffer.mid(start, end - start));
         if (socket != m_socket)
             return;   // a handler lost the connection
         start = end + 1;
     }
     m_buffer.remove(0, start);
+    m_scanned = m_buffer.size();
+    if (m_buffer.size() > lineLimit)
+        return refuseLongLine();
     emit linesRead();
+}
+
+/// A line over lineLimit: no motiond sends one, and what follows it cannot be trusted to
+/// be in step, so the connection is dropped (freeing the buffer) for a fresh one.
+void MotiondConnection::refuseLongLine()
+{
+    const QString reason = QStringLiteral("motiond sent a line longer than %1 bytes").arg(lineLimit);
+    lost(reason);
+    emit error(QStringLiteral("line_too_long"), reason, QString());
 }
 
 void MotiondConnection::handleLine(const QByteArray &line)
 {
-    const QJsonObject message = QJsonDocument::fromJson(line).object();
+    QJsonParseError problem;
+    const QJsonDocument document = QJsonDocument::fromJson(line, &problem);
+    if (!document.isObject()) {
+        const QString what = problem.error != QJsonParseError::NoError
+            ? QStringLiteral("is not JSON (%1 at byte %2)").arg(problem.errorString()).arg(problem.offset + 1)
+            : QStringLiteral("is not a JSON object");
+        emit error(QStringLiteral("bad_json"), QStringLiteral("motiond sent a line that %1; it was skipped").arg(what), QString());
+        return;
+    }
+    const QJsonObject message = document.object();
     if (message.contains(QStringLiteral("id")) && message.contains(QStringLiteral("ok")))
         return answer(message);
     const QString kind = message.value(QStringLiteral("event")).toString();

@@ -62,6 +62,11 @@ public:
     enum State { Connecting, Connected, Disconnected };
     Q_ENUM(State)
 
+    /// The longest line read from motiond, in bytes (16 MiB, as the Python client's
+    /// LINE_LIMIT): far above what motiond sends, which drops a client whose unsent output
+    /// passes 4 MiB. A longer line is no motiond's, and reading on would only grow the buffer.
+    static constexpr qsizetype lineLimit = 16 * 1024 * 1024;
+
     explicit MotiondConnection(QObject *parent = nullptr);
     ~MotiondConnection() override;
 
@@ -131,6 +136,9 @@ signals:
     void event(const QVariantMap &event);
     /// An error reply to any request (code as docs/protocol.md's Errors), or `timeout` when
     /// none came in time, or `disconnected` when the connection ended before the reply.
+    /// What motiond sent that the client could not read has an empty op: `bad_json` for a
+    /// line that is not a JSON object (skipped), `line_too_long` for a line over lineLimit
+    /// bytes (the connection is dropped for a new one).
     void error(const QString &code, const QString &message, const QString &op);
     /// A successful reply to request `id`.
     void replied(int id, const QString &op, const QVariant &result);
@@ -155,6 +163,7 @@ private:
     void lost(const QString &reason);
     void scheduleRetry();
     void readLines();
+    void refuseLongLine();
     void handleLine(const QByteArray &line);
     void greeted(const QJsonObject &hello);
     void answer(const QJsonObject &reply);
@@ -178,6 +187,8 @@ private:
 
     QLocalSocket *m_socket = nullptr;
     QByteArray m_buffer;
+    /// How much of m_buffer (its unfinished line) was searched for a newline already.
+    qsizetype m_scanned = 0;
     QTimer m_retryTimer;
     int m_failures = 0;
     int m_nextID = 1;

@@ -1,12 +1,20 @@
 // The Motiond QML module against a real motiond replaying the bundled recording
-// (one finger dragging the card up and down, looped) with config/motiond.toml's scene.
+// (one finger dragging the card up and down, looped) with config/motiond.toml's scene,
+// and against fake ones (FakeMotiondTest) for what a real motiond never does: lines too
+// long or not JSON.
 // The module is loaded as an application loads it, by `import Motiond` from the build's
 // import path; the test reaches its objects through properties, signals and invokables.
 //
 // MOTIOND names the daemon (default: the repository's .build/debug/motiond). Every wait
 // has a deadline; run offscreen (QT_QPA_PLATFORM=offscreen), as clients/qt/test.sh does.
+#include <QElapsedTimer>
 #include <QFile>
 #include <QFileInfo>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QLocalServer>
+#include <QLocalSocket>
 #include <QPointF>
 #include <QProcess>
 #include <QQmlComponent>
@@ -15,6 +23,8 @@
 #include <QSignalSpy>
 #include <QTemporaryDir>
 #include <QtTest>
+
+#include <functional>
 
 namespace {
 
@@ -396,5 +406,238 @@ void MotiondModuleTest::theKioskExampleMovesItsCard()
     QTRY_VERIFY_WITH_TIMEOUT(moves.size() >= 5, deadline);
 }
 
-QTEST_MAIN(MotiondModuleTest)
+namespace {
+
+QByteArray jsonLine(const QJsonObject &object)
+{
+    return QJsonDocument(object).toJson(QJsonDocument::Compact) + '\n';
+}
+
+/// A stand-in for motiond on a socket of its own: it greets each connection with a hello
+/// listing `streams`, then hands the connection to `greeted` and each line it reads to
+/// `request`. Connections it made are counted.
+class FakeMotiond : public QObject
+{
+public:
+    using Greeted = std::function<void(QLocalSocket *)>;
+    using Request = std::function<void(QLocalSocket *, const QJsonObject &)>;
+
+    FakeMotiond(const QString &path, const QStringList &streams = {}, Greeted greeted = {}, Request request = {})
+        : m_streams(streams), m_greeted(std::move(greeted)), m_request(std::move(request))
+    {
+        QLocalServer::removeServer(path);
+        m_server.listen(path);
+        connect(&m_server, &QLocalServer::newConnection, this, [this] {
+            while (QLocalSocket *socket = m_server.nextPendingConnection()) {
+                connections += 1;
+                connect(socket, &QLocalSocket::disconnected, socket, &QObject::deleteLater);
+                connect(socket, &QLocalSocket::readyRead, this, [this, socket] {
+                    while (socket->canReadLine()) {
+                        const QJsonObject line = QJsonDocument::fromJson(socket->readLine()).object();
+                        if (m_request)
+                            m_request(socket, line);
+                    }
+                });
+                socket->write(jsonLine({{QStringLiteral("event"), QStringLiteral("hello")}, {QStringLiteral("protocol"), 1},
+                                        {QStringLiteral("streams"), QJsonArray::fromStringList(m_streams)},
+                                        {QStringLiteral("control"), true}}));
+                if (m_greeted)
+                    m_greeted(socket);
+            }
+        });
+    }
+    bool listening() const { return m_server.isListening(); }
+
+    int connections = 0;
+
+private:
+    QLocalServer m_server;
+    QStringList m_streams;
+    Greeted m_greeted;
+    Request m_request;
+};
+
+} // namespace
+
+class FakeMotiondTest : public QObject
+{
+    Q_OBJECT
+
+private slots:
+    void initTestCase();
+    void init();
+    void cleanup();
+    void aLineThatIsNotJSONIsAnErrorAndSkipped();
+    void aLineOverTheLimitIsAnErrorAndReconnects();
+    void aLongLineIsSearchedOnce();
+
+private:
+    /// A MotiondConnection on the fake's socket, with the back-off of scene()'s.
+    QObject *load();
+
+    QTemporaryDir m_directory;
+    QString m_socketPath;
+    QQmlEngine *m_engine = nullptr;
+    QObject *m_root = nullptr;
+    QObject *m_connection = nullptr;
+};
+
+void FakeMotiondTest::initTestCase()
+{
+    QVERIFY(m_directory.isValid());
+    m_socketPath = m_directory.filePath(QStringLiteral("fake.sock"));
+}
+
+void FakeMotiondTest::init()
+{
+    m_engine = new QQmlEngine;
+    m_engine->addImportPath(QStringLiteral(MOTIOND_IMPORT_PATH));
+}
+
+void FakeMotiondTest::cleanup()
+{
+    delete m_root;
+    m_root = nullptr;
+    delete m_engine;
+    m_engine = nullptr;
+}
+
+QObject *FakeMotiondTest::load()
+{
+    const QString qml = QStringLiteral(R"(
+import QtQuick
+import Motiond
+Item {
+    MotiondConnection { objectName: "connection"; id: motiond; socketPath: "%1"; firstRetry: 50; maxRetry: 400 }
+}
+)").arg(m_socketPath);
+    QQmlComponent component(m_engine);
+    component.setData(qml.toUtf8(), QUrl(QStringLiteral("file:///tst_motiond/fake.qml")));
+    m_root = component.create();
+    if (!m_root) {
+        qWarning("%s", qPrintable(component.errorString()));
+        return nullptr;
+    }
+    m_connection = m_root->findChild<QObject *>(QStringLiteral("connection"));
+    return m_root;
+}
+
+void FakeMotiondTest::aLineThatIsNotJSONIsAnErrorAndSkipped()
+{
+    FakeMotiond fake(m_socketPath, {}, [](QLocalSocket *socket) {
+        socket->write("this is not JSON\n[1, 2]\n");
+        socket->write(jsonLine({{QStringLiteral("event"), QStringLiteral("value")}, {QStringLiteral("stream"), QStringLiteral("screen.idle")},
+                                {QStringLiteral("value"), true}, {QStringLiteral("t"), 1.5}}));
+    });
+    QVERIFY(fake.listening());
+    QVERIFY(load());
+    QSignalSpy errors(m_connection, SIGNAL(error(QString,QString,QString)));
+    QSignalSpy events(m_connection, SIGNAL(event(QVariantMap)));
+    QSignalSpy values(m_connection, SIGNAL(value(QString,QVariant,double)));
+    QTRY_COMPARE_WITH_TIMEOUT(values.size(), 1, deadline);
+    QCOMPARE(values.at(0).at(0).toString(), QStringLiteral("screen.idle"));
+    QCOMPARE(events.size(), 0);   // not an empty event per line it could not read
+    QCOMPARE(errors.size(), 2);
+    for (const QList<QVariant> &error : std::as_const(errors)) {
+        QCOMPARE(error.at(0).toString(), QStringLiteral("bad_json"));
+        QCOMPARE(error.at(2).toString(), QString());
+    }
+    QVERIFY2(errors.at(0).at(1).toString().contains(QLatin1String("not JSON")), qPrintable(errors.at(0).at(1).toString()));
+    QVERIFY2(errors.at(1).at(1).toString().contains(QLatin1String("not a JSON object")), qPrintable(errors.at(1).at(1).toString()));
+    QVERIFY(m_connection->property("connected").toBool());
+    QCOMPARE(fake.connections, 1);
+}
+
+void FakeMotiondTest::aLineOverTheLimitIsAnErrorAndReconnects()
+{
+    // The first connection gets one byte more than the limit, and no newline; the next one
+    // is left in peace.
+    const qsizetype limit = 16 * 1024 * 1024;
+    FakeMotiond fake(m_socketPath, {}, [&fake, limit](QLocalSocket *socket) {
+        if (fake.connections == 1)
+            socket->write(QByteArray(limit + 1, 'x'));
+    });
+    QVERIFY(fake.listening());
+    QVERIFY(load());
+    QSignalSpy errors(m_connection, SIGNAL(error(QString,QString,QString)));
+    QTRY_VERIFY_WITH_TIMEOUT(errors.size() >= 1, deadline);
+    QCOMPARE(errors.at(0).at(0).toString(), QStringLiteral("line_too_long"));
+    QCOMPARE(errors.at(0).at(2).toString(), QString());
+    QTRY_COMPARE_WITH_TIMEOUT(fake.connections, 2, deadline);
+    QTRY_VERIFY_WITH_TIMEOUT(m_connection->property("connected").toBool(), deadline);
+    QCOMPARE(errors.size(), 1);
+}
+
+void FakeMotiondTest::aLongLineIsSearchedOnce()
+{
+    // A line just under the limit, in 1 KiB writes, each read by the client before the next
+    // is written: searching the whole buffer on each read is some 15,000 searches of 7 MiB
+    // on average (over 100 GB), seconds at memchr's speed; searching each byte once takes
+    // a fraction of a second here.
+    const QByteArray line = jsonLine({{QStringLiteral("event"), QStringLiteral("device")},
+                                      {QStringLiteral("pad"), QString(15 * 1024 * 1024, QLatin1Char('x'))}});
+    QLocalSocket *peer = nullptr;
+    FakeMotiond fake(m_socketPath, {}, [&peer](QLocalSocket *socket) { peer = socket; });
+    QVERIFY(fake.listening());
+    QVERIFY(load());
+    QTRY_VERIFY_WITH_TIMEOUT(m_connection->property("connected").toBool(), deadline);
+    QSignalSpy events(m_connection, SIGNAL(event(QVariantMap)));
+    QElapsedTimer sending;
+    sending.start();
+    const qsizetype piece = 1024;
+    for (qsizetype offset = 0; offset < line.size(); offset += piece) {
+        peer->write(line.mid(offset, piece));
+        peer->flush();
+        QCoreApplication::processEvents();   // the client reads what came
+        QVERIFY2(sending.elapsed() < 2 * deadline, "the client took too long to read the line's pieces");
+    }
+    QTRY_COMPARE_WITH_TIMEOUT(events.size(), 1, deadline);
+    const qint64 took = sending.elapsed();
+    qInfo("a %lld-byte line in %lld-byte writes was read in %lld ms", qlonglong(line.size()), qlonglong(piece), took);
+    QCOMPARE(events.at(0).at(0).toMap().value(QStringLiteral("pad")).toString().size(), 15 * 1024 * 1024);
+    QVERIFY2(took < 3000, qPrintable(QStringLiteral("reading the line took %1 ms").arg(took)));
+}
+
+namespace {
+
+bool isTestFunction(const QObject &test, const char *argument)
+{
+    const QByteArray name = QByteArray(argument).split(':').first();   // function:tag
+    return test.metaObject()->indexOfSlot(name + "()") >= 0;
+}
+
+/// Runs `test` with the arguments less the test functions only `other` has, so that
+/// `tst_motiond aHelloAndAHangUpBacksOff` runs that function alone; runs nothing when the
+/// arguments name only the other's functions.
+int run(QObject &test, const QObject &other, int argc, char **argv)
+{
+    std::vector<char *> arguments{argv[0]};
+    bool namedMine = false;
+    bool namedOthers = false;
+    for (int index = 1; index < argc; ++index) {
+        if (isTestFunction(test, argv[index])) {
+            namedMine = true;
+        } else if (isTestFunction(other, argv[index])) {
+            namedOthers = true;
+            continue;
+        }
+        arguments.push_back(argv[index]);
+    }
+    if (namedOthers && !namedMine)
+        return 0;
+    return QTest::qExec(&test, int(arguments.size()), arguments.data());
+}
+
+} // namespace
+
+/// Both classes' tests; the exit status is how many failed, as QTEST_MAIN's is.
+int main(int argc, char **argv)
+{
+    QGuiApplication application(argc, argv);
+    FakeMotiondTest fake;
+    MotiondModuleTest real;
+    const int failed = run(fake, real, argc, argv) + run(real, fake, argc, argv);
+    return qMin(failed, 127);
+}
+
 #include "tst_motiond.moc"
