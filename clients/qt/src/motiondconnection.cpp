@@ -181,6 +181,11 @@ void MotiondConnection::lost(const QString &reason)
     }
     m_buffer.clear();
     m_scanned = 0;
+    // Only a connection that lasted counts as a success: one dropped soon after its hello
+    // (a daemon crashing at each start, a peer that is not motiond) backs off like a refusal.
+    if (m_greetedAt.isValid() && m_greetedAt.elapsed() >= stableAfter)
+        m_failures = 0;
+    m_greetedAt.invalidate();
     setControl(false);
     if (!m_streams.isEmpty()) {
         m_streams.clear();
@@ -284,7 +289,7 @@ void MotiondConnection::handleLine(const QByteArray &line)
 /// send what waited. motiond answers in order, so an element exists before it is subscribed to.
 void MotiondConnection::greeted(const QJsonObject &hello)
 {
-    m_failures = 0;
+    m_greetedAt.start();
     m_streams.clear();
     for (const QJsonValue stream : hello.value(QStringLiteral("streams")).toArray())
         m_streams.append(stream.toString());

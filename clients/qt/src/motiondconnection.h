@@ -3,6 +3,7 @@
 // again the elements it added and subscribes again, as clients/js/motiond.js does for pages.
 #pragma once
 
+#include <QElapsedTimer>
 #include <QHash>
 #include <QSet>
 #include <QJsonObject>
@@ -52,6 +53,8 @@ class MotiondConnection : public QObject, public QQmlParserStatus
     /// Milliseconds before the first reconnect attempt; each failure doubles it, up to
     /// maxRetry, and the wait is a random point in the upper half of that (so a restarted
     /// daemon is not met by every kiosk at once). 250 and 10000 by default, as motiond.js.
+    /// A connection counts as a success, starting the back-off afresh, only once it has
+    /// lived stableAfter ms past its hello: a peer that says hello and drops is a failure.
     Q_PROPERTY(int firstRetry READ firstRetry WRITE setFirstRetry NOTIFY retryChanged)
     Q_PROPERTY(int maxRetry READ maxRetry WRITE setMaxRetry NOTIFY retryChanged)
     /// Milliseconds a request may wait for its reply (also while queued until a connection
@@ -66,6 +69,8 @@ public:
     /// LINE_LIMIT): far above what motiond sends, which drops a client whose unsent output
     /// passes 4 MiB. A longer line is no motiond's, and reading on would only grow the buffer.
     static constexpr qsizetype lineLimit = 16 * 1024 * 1024;
+    /// Milliseconds a connection must live past its hello for the back-off to start afresh.
+    static constexpr int stableAfter = 10000;
 
     explicit MotiondConnection(QObject *parent = nullptr);
     ~MotiondConnection() override;
@@ -191,6 +196,7 @@ private:
     qsizetype m_scanned = 0;
     QTimer m_retryTimer;
     int m_failures = 0;
+    QElapsedTimer m_greetedAt;              // valid while a greeted connection lasts
     int m_nextID = 1;
     QHash<int, Pending> m_pending;
     QHash<int, Held> m_held;

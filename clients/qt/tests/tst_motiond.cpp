@@ -1,7 +1,7 @@
 // The Motiond QML module against a real motiond replaying the bundled recording
 // (one finger dragging the card up and down, looped) with config/motiond.toml's scene,
 // and against fake ones (FakeMotiondTest) for what a real motiond never does: lines too
-// long or not JSON.
+// long or not JSON, a hello and a hang-up.
 // The module is loaded as an application loads it, by `import Motiond` from the build's
 // import path; the test reaches its objects through properties, signals and invokables.
 //
@@ -470,6 +470,7 @@ private slots:
     void aLineThatIsNotJSONIsAnErrorAndSkipped();
     void aLineOverTheLimitIsAnErrorAndReconnects();
     void aLongLineIsSearchedOnce();
+    void aHelloAndAHangUpBacksOff();
 
 private:
     /// A MotiondConnection on the fake's socket, with the back-off of scene()'s.
@@ -596,6 +597,22 @@ void FakeMotiondTest::aLongLineIsSearchedOnce()
     qInfo("a %lld-byte line in %lld-byte writes was read in %lld ms", qlonglong(line.size()), qlonglong(piece), took);
     QCOMPARE(events.at(0).at(0).toMap().value(QStringLiteral("pad")).toString().size(), 15 * 1024 * 1024);
     QVERIFY2(took < 3000, qPrintable(QStringLiteral("reading the line took %1 ms").arg(took)));
+}
+
+void FakeMotiondTest::aHelloAndAHangUpBacksOff()
+{
+    // A peer that says hello and hangs up at once: each such connection is a failure, so
+    // the waits double (50, 100, 200, then 400 ms at most, a random point in their upper
+    // halves): at most 1 + 4 + 2000/200 = 15 connections in two seconds, about 9 on average,
+    // where a back-off started afresh at each hello would make 40 or more.
+    FakeMotiond fake(m_socketPath, {}, [](QLocalSocket *socket) { socket->disconnectFromServer(); });
+    QVERIFY(fake.listening());
+    QVERIFY(load());
+    QTRY_VERIFY_WITH_TIMEOUT(fake.connections >= 1, deadline);
+    QTest::qWait(2000);
+    qInfo("%d connections in two seconds", fake.connections);
+    QVERIFY2(fake.connections <= 15, qPrintable(QStringLiteral("%1 connections in two seconds").arg(fake.connections)));
+    QVERIFY2(fake.connections >= 3, qPrintable(QStringLiteral("%1 connections in two seconds").arg(fake.connections)));
 }
 
 namespace {
