@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import os
+import re
 import shutil
 import signal
 import subprocess
@@ -27,6 +28,7 @@ REPOSITORY = Path(__file__).resolve().parents[3]
 EXAMPLE = REPOSITORY / "examples/python/follow_card.py"
 RECORDING = REPOSITORY / "data/recordings/atmel-maxtouch-drag-up-down.evemu"
 CONFIGURATION = REPOSITORY / "config/motiond.toml"
+PROTOCOL = REPOSITORY / "docs/protocol.md"
 MOTIOND = os.environ.get("MOTIOND") or shutil.which("motiond")
 
 #: Seconds any one wait may take on a loaded machine before the test fails.
@@ -231,6 +233,17 @@ class WithMotiond(unittest.IsolatedAsyncioTestCase):
         after = await positions(30)
         self.assertIsNone(example.returncode)
         self.assertGreater(len(set(after[-10:])), 2, f"the card did not move after the restart: {after}")
+
+    async def test_get_answers_what_the_protocol_page_says(self) -> None:
+        row = next(line for line in PROTOCOL.read_text().splitlines() if line.startswith("| `get` |"))
+        documented = set(re.findall(r'"(\w+)"', row.split("|")[3]))
+        self.start()
+        client = await self.client()
+        result = await client.get_event("card.position")
+        self.assertEqual(set(result), documented, f"docs/protocol.md's get row: {row}")
+        self.assertEqual(result["stream"], "card.position")
+        self.assertIsInstance(result["seq"], int)
+        self.assertEqual(set(await client.get("card.position")), {"x", "y"})
 
     async def test_every_read_op_answers(self) -> None:
         self.start()
