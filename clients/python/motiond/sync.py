@@ -2,10 +2,10 @@
 
 `SyncClient` runs an asyncio `Client` on a thread of its own; its methods block until the
 reply, and subscriptions hand events to a callback (called on that thread) or to a
-`queue.Queue` the program drains once per frame:
+bounded `queue.Queue` (an `EventQueue`) the program drains once per frame:
 
     with SyncClient() as motiond:
-        positions = motiond.subscribe("card.position")      # a queue.Queue of Events
+        positions = motiond.subscribe("card.position")      # the newest 1024 Events at most
         while running:
             while not positions.empty():
                 card = positions.get_nowait().value
