@@ -189,6 +189,40 @@ struct ProtocolTests {
         #expect(ids == ["card", "photo", "drawer", "marker"])
     }
 
+    @Test("an optional subscription waits for an element that does not exist yet, follows it once added, and can be let go")
+    func optionalSubscription() throws {
+        let (daemon, _) = try makeDaemon()
+        let output = RecordingOutput()
+        let session = daemon.connect(output, credentials: nil)
+        daemon.receive(#"{"id": 1, "op": "subscribe", "streams": ["note.position", "card.position"], "optional": true}"#, from: session)
+        let first = try output.take()
+        let reply = try #require(first.first { $0["id"]?.integer == 1 })
+        #expect(reply["ok"]?.bool == true)
+        #expect(reply["result"]?["streams"] == .array([.string("card.position")]))
+        #expect(reply["result"]?["waiting"] == .array([.string("note.position")]))
+        #expect(first.contains { $0["stream"]?.string == "card.position" && $0["event"]?.string == "value" })
+
+        // Another client adds the element: the waiting pattern picks up its stream.
+        let other = daemon.connect(RecordingOutput(), credentials: nil)
+        daemon.receive(#"{"id": 1, "op": "add_element", "element": {"id": "note", "center": [300, 200], "size": [20, 20]}}"#, from: other)
+        let values = try output.take().filter { $0["stream"]?.string == "note.position" }
+        #expect(values.first?["value"] == .object(["x": .number(300), "y": .number(200)]), "the new element's value reaches the waiting subscriber")
+        daemon.receive(#"{"id": 2, "op": "set", "stream": "note.position", "value": {"x": 310, "y": 200}}"#, from: other)
+        #expect(try output.take().contains { $0["stream"]?.string == "note.position" && $0["value"]?["x"]?.number == 310 })
+
+        // A pattern still waiting is let go like any other; a pattern never held stays an error.
+        daemon.receive(#"{"id": 3, "op": "subscribe", "streams": ["later.*"], "optional": true}"#, from: session)
+        _ = try output.take()
+        daemon.receive(#"{"id": 4, "op": "unsubscribe", "streams": ["later.*"]}"#, from: session)
+        #expect(try output.take().first?["ok"]?.bool == true)
+        daemon.receive(#"{"id": 5, "op": "add_element", "element": {"id": "later", "center": [1, 1], "size": [1, 1]}}"#, from: other)
+        #expect(try output.take().allSatisfy { $0["stream"]?.string?.hasPrefix("later.") != true }, "no longer followed")
+        daemon.receive(#"{"id": 6, "op": "unsubscribe", "streams": ["never.*"]}"#, from: session)
+        #expect(try output.take().first?["error"]?["code"]?.string == "unknown_stream")
+        daemon.receive(#"{"id": 7, "op": "subscribe", "streams": ["x.*"], "optional": "yes"}"#, from: session)
+        #expect(try output.take().first?["error"]?["code"]?.string == "bad_request")
+    }
+
     @Test("a gesture's state events carry its release velocity at the end")
     func gestureStates() throws {
         let (daemon, clock) = try makeDaemon()

@@ -22,7 +22,9 @@ enum Operation: String, CaseIterable {
 /// Every argument error (a missing key, a wrong type, a list too long) is found here, in
 /// one place, before anything is looked up.
 enum Request: Equatable {
-    case subscribe([String])
+    /// `optional`: patterns that match no stream yet are held rather than refused, for a
+    /// client that follows an element before it exists.
+    case subscribe([String], optional: Bool)
     case unsubscribe([String])
     case list
     case get(stream: String)
@@ -86,7 +88,7 @@ enum Request: Equatable {
 
     private static func arguments(of operation: Operation, in input: JSONInput) throws(ProtocolError) -> Request {
         switch operation {
-        case .subscribe: return .subscribe(try patterns(input))
+        case .subscribe: return .subscribe(try patterns(input), optional: try flag(input, "optional"))
         case .unsubscribe: return .unsubscribe(try patterns(input))
         case .list: return .list
         case .get: return .get(stream: try string(input, "stream"))
@@ -132,6 +134,13 @@ enum Request: Equatable {
             if !patterns.contains(pattern) { patterns.append(pattern) }
         }
         return patterns
+    }
+
+    /// An optional boolean argument, false when absent.
+    private static func flag(_ input: JSONInput, _ key: String) throws(ProtocolError) -> Bool {
+        guard let value = input[key] else { return false }
+        guard let flag = value.bool else { throw ProtocolError(.badRequest, "\"\(key)\" must be true or false, not \(value.kind)") }
+        return flag
     }
 
     private static func string(_ input: JSONInput, _ key: String) throws(ProtocolError) -> String {

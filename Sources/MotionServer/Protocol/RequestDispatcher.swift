@@ -52,7 +52,7 @@ final class RequestDispatcher {
     /// follow it.
     func dispatch(_ request: Request, for session: ClientSession) throws(ProtocolError) -> Dispatched {
         switch request {
-        case .subscribe(let patterns): return try subscribe(session, patterns)
+        case .subscribe(let patterns, let optional): return try subscribe(session, patterns, optional: optional)
         default: return Dispatched(try answer(request, for: session))
         }
     }
@@ -60,7 +60,7 @@ final class RequestDispatcher {
     /// Every op's reply (``dispatch(_:for:)`` adds the values that follow a `subscribe`'s).
     private func answer(_ request: Request, for session: ClientSession) throws(ProtocolError) -> JSONValue {
         switch request {
-        case .subscribe(let patterns): return try subscribe(session, patterns).result
+        case .subscribe(let patterns, let optional): return try subscribe(session, patterns, optional: optional).result
         case .unsubscribe(let patterns): return try unsubscribe(session, patterns)
         case .list: return list()
         case .get(let stream): return try get(stream)
@@ -83,23 +83,31 @@ final class RequestDispatcher {
 
     // MARK: Subscriptions
 
-    private func subscribe(_ session: ClientSession, _ patterns: [String]) throws(ProtocolError) -> Dispatched {
+    /// With `optional`, a pattern that matches nothing now is held all the same (listed under
+    /// `waiting`): like every held pattern, it is matched again when streams appear.
+    private func subscribe(_ session: ClientSession, _ patterns: [String], optional: Bool) throws(ProtocolError) -> Dispatched {
         let added = patterns.filter { !session.patterns.contains($0) }
         guard session.patterns.count + added.count <= SubscriptionLimits.patternsPerSession else {
             throw ProtocolError(.badRequest, "a client may hold at most \(SubscriptionLimits.patternsPerSession) patterns; this one holds \(session.patterns.count), and the request adds \(added.count): unsubscribe some first")
         }
         let all = scene.allStreams
         var found: [(name: String, id: StreamID)] = []
+        var waiting: [String] = []
         for pattern in patterns {
             let matches = all.filter { globMatches(Substring(pattern), Substring($0.name)) }
-            guard !matches.isEmpty else { throw unknownStream(pattern) }
+            if matches.isEmpty {
+                guard optional else { throw unknownStream(pattern) }
+                waiting.append(pattern)
+            }
             found += matches
         }
         session.patterns += added
         // Each new stream's current value follows the reply.
         let new = found.filter { clients.subscriptions.subscribe(session, to: $0.id) }.map(\.id)
         clients.contactsSubscriptionsChanged()
-        return Dispatched(.object([("streams", .array(found.map { .string($0.name) }))]), values: new)
+        var result: [(String, JSONValue)] = [("streams", .array(found.map { .string($0.name) }))]
+        if optional { result.append(("waiting", .array(waiting.map { .string($0) }))) }
+        return Dispatched(.object(result), values: new)
     }
 
     private func unsubscribe(_ session: ClientSession, _ patterns: [String]) throws(ProtocolError) -> JSONValue {
@@ -107,7 +115,9 @@ final class RequestDispatcher {
         var names: [String] = []
         for pattern in patterns {
             let matches = all.filter { globMatches(Substring(pattern), Substring($0.name)) }
-            guard !matches.isEmpty else { throw unknownStream(pattern) }
+            // A held pattern that matches nothing (an optional subscription still waiting)
+            // is let go as any other.
+            guard !matches.isEmpty || session.patterns.contains(pattern) else { throw unknownStream(pattern) }
             let mine = matches.filter { session.subscriptions[$0.id] != nil }.sorted { $0.name < $1.name }
             for stream in mine { clients.subscriptions.unsubscribe(session, from: stream.id) }
             names += mine.map(\.name)
