@@ -97,8 +97,11 @@ void MotiondBinding::rebind()
         if (!m_connection->connected())
             forgetPredictions();
     }));
-    m_plainHold = m_connection->hold(patterns, false);
-    // The predicted streams exist only where motiond predicts: held apart, and optional.
+    // Optional: the element may not exist yet (a client adds it later), and the binding
+    // follows it whenever it does.
+    m_plainHold = m_connection->hold(patterns, true);
+    // The predicted streams exist only where motiond predicts: held apart, so the plain
+    // streams' values come whether or not motiond predicts.
     if (m_predicted)
         m_predictedHold = m_connection->hold({m_element + QStringLiteral(".predicted_*")}, true);
 }

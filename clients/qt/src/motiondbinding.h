@@ -24,6 +24,9 @@
 /// and the item turns and scales about its centre (Item's default transformOrigin), as
 /// motiond turns the element about its centre. With `size`, width and height follow ID.size.
 ///
+/// The element need not exist yet: the binding follows it from whenever a client adds it
+/// (its subscription is optional, docs/clients-qt.md), and until then leaves the target alone.
+///
 /// Where motiond predicts touches ([screen] prediction), the item is drawn where the element
 /// will be (ID.predicted_position, _rotation, _scale) unless `predicted` is false.
 class MotiondBinding : public QObject, public QQmlParserStatus

@@ -1,7 +1,5 @@
 #include "motiondconnection.h"
 
-#include "glob.h"
-
 #include <QJSValue>
 #include <QJsonArray>
 #include <QJsonDocument>
@@ -40,6 +38,8 @@ MotiondConnection::MotiondConnection(QObject *parent)
 {
     m_retryTimer.setSingleShot(true);
     connect(&m_retryTimer, &QTimer::timeout, this, &MotiondConnection::connectNow);
+    m_fallbackTimer.setInterval(fallbackRetry);
+    connect(&m_fallbackTimer, &QTimer::timeout, this, &MotiondConnection::retryWaiting);
 }
 
 MotiondConnection::~MotiondConnection()
@@ -186,6 +186,10 @@ void MotiondConnection::lost(const QString &reason)
     if (m_greetedAt.isValid() && m_greetedAt.elapsed() >= stableAfter)
         m_failures = 0;
     m_greetedAt.invalidate();
+    m_optionalRefused = false;
+    m_fallbackTimer.stop();
+    for (Held &held : m_held)
+        held.waiting.clear();
     setControl(false);
     if (!m_streams.isEmpty()) {
         m_streams.clear();
@@ -300,8 +304,9 @@ void MotiondConnection::greeted(const QJsonObject &hello)
     for (const QJsonObject &element : std::as_const(m_elements))
         m_restoring.insert(enqueue(QStringLiteral("add_element"), {{QStringLiteral("element"), element}}));
     // What was held before this connection; a hold made while disconnected is sent now too.
-    for (const Held &held : std::as_const(m_held))
-        subscribeHeld(held);
+    const QList<int> handles = m_held.keys();
+    for (const int handle : handles)
+        subscribeHeld(handle);
     setState(Connected);
     for (Pending &pending : m_pending) {
         if (!pending.sent)
@@ -315,11 +320,36 @@ void MotiondConnection::answer(const QJsonObject &reply)
     const QString op = m_pending.value(id).message.value(QStringLiteral("op")).toString();
     const bool known = m_pending.contains(id);
     const bool restoring = m_restoring.remove(id);
-    if (restoring && !reply.value(QStringLiteral("ok")).toBool()
-        && reply.value(QStringLiteral("error")).toObject().value(QStringLiteral("code")).toString() == QLatin1String("exists")) {
+    const bool ok = reply.value(QStringLiteral("ok")).toBool();
+    const QString code = reply.value(QStringLiteral("error")).toObject().value(QStringLiteral("code")).toString();
+    if (restoring && !ok && code == QLatin1String("exists")) {
         if (known)
             finish(id);
         return;   // motiond kept the element across its restart
+    }
+    const bool optional = m_optionalRequests.contains(id);
+    const int optionalHandle = m_optionalRequests.value(id);
+    const bool fallback = m_fallbackRequests.contains(id);
+    const QPair<int, QString> fallbackPattern = m_fallbackRequests.value(id);
+    const bool quiet = m_quiet.contains(id);
+    if (!ok && code == QLatin1String("unknown_stream") && (optional || fallback || quiet)) {
+        if (known)
+            finish(id);
+        if (optional) {
+            // A motiond older than optional subscriptions: it subscribed none of them.
+            m_optionalRefused = true;
+            if (m_held.contains(optionalHandle)) {
+                m_held[optionalHandle].waiting = m_held.value(optionalHandle).patterns;
+                subscribeEachWaiting(optionalHandle);
+            }
+        }
+        return;   // a fallback pattern still matching nothing stays waiting
+    }
+    if (fallback && ok) {
+        finish(id);
+        if (m_held.contains(fallbackPattern.first))
+            m_held[fallbackPattern.first].waiting.removeAll(fallbackPattern.second);
+        return;
     }
     if (known && reply.value(QStringLiteral("ok")).toBool()) {
         const QJsonObject message = m_pending.value(id).message;
@@ -377,6 +407,9 @@ void MotiondConnection::transmit(Pending &pending)
 
 void MotiondConnection::finish(int id)
 {
+    m_optionalRequests.remove(id);
+    m_fallbackRequests.remove(id);
+    m_quiet.remove(id);
     const Pending pending = m_pending.take(id);
     if (pending.timer)
         pending.timer->deleteLater();
@@ -431,17 +464,17 @@ void MotiondConnection::unsubscribe(const QStringList &patterns)
             m_held.remove(handle);
             m_qmlHolds.removeAll(handle);
         }
-        if (!released.isEmpty() && m_state == Connected)
-            enqueue(QStringLiteral("unsubscribe"), {{QStringLiteral("streams"), QJsonArray::fromStringList(released)}});
+        if (m_state == Connected)
+            sendUnsubscribe(released, false);
     }
 }
 
 int MotiondConnection::hold(const QStringList &patterns, bool optional)
 {
     const int handle = m_nextHandle++;
-    m_held.insert(handle, Held{patterns, optional});
+    m_held.insert(handle, Held{patterns, optional, {}});
     if (m_state == Connected)
-        subscribeHeld(m_held.value(handle));
+        subscribeHeld(handle);
     return handle;
 }
 
@@ -450,37 +483,77 @@ void MotiondConnection::release(int handle)
     const Held held = m_held.take(handle);
     QStringList released;
     for (const QString &pattern : held.patterns) {
-        if (!heldElsewhere(pattern, handle))
+        if (!heldElsewhere(pattern, handle) && !held.waiting.contains(pattern))
             released.append(pattern);
     }
-    if (held.optional)
-        released = presentPatterns(Held{released, true});
-    if (!released.isEmpty() && m_state == Connected)
-        enqueue(QStringLiteral("unsubscribe"), {{QStringLiteral("streams"), QJsonArray::fromStringList(released)}});
+    if (m_state == Connected)
+        sendUnsubscribe(released, held.optional);
 }
 
-/// One subscribe per holder, so a binding to an element that does not exist fails alone.
-void MotiondConnection::subscribeHeld(const Held &held)
+/// One subscribe per holder, so a pattern motiond refuses costs its holder alone.
+void MotiondConnection::subscribeHeld(int handle)
 {
-    const QStringList patterns = held.optional ? presentPatterns(held) : held.patterns;
-    if (!patterns.isEmpty())
-        enqueue(QStringLiteral("subscribe"), {{QStringLiteral("streams"), QJsonArray::fromStringList(patterns)}});
+    Held &held = m_held[handle];
+    if (!held.optional) {
+        enqueue(QStringLiteral("subscribe"), {{QStringLiteral("streams"), QJsonArray::fromStringList(held.patterns)}});
+    } else if (m_optionalRefused) {
+        held.waiting = held.patterns;
+        subscribeEachWaiting(handle);
+    } else {
+        const int id = enqueue(QStringLiteral("subscribe"), {{QStringLiteral("streams"), QJsonArray::fromStringList(held.patterns)},
+                                                              {QStringLiteral("optional"), true}});
+        m_optionalRequests.insert(id, handle);
+    }
 }
 
-/// The patterns of `held` that match a stream the hello listed.
-QStringList MotiondConnection::presentPatterns(const Held &held) const
+/// The fallback for a motiond without optional subscriptions, which refuses a whole
+/// subscribe for one pattern matching nothing: each waiting pattern is asked for alone,
+/// so those that match are subscribed now and the others are tried again later.
+void MotiondConnection::subscribeEachWaiting(int handle)
 {
-    QStringList present;
-    for (const QString &pattern : held.patterns) {
-        const QRegularExpression expression = motiond::globExpression(pattern);
-        for (const QString &stream : m_streams) {
-            if (expression.match(stream).hasMatch()) {
-                present.append(pattern);
-                break;
-            }
+    const QStringList waiting = m_held.value(handle).waiting;
+    for (const QString &pattern : waiting) {
+        const int id = enqueue(QStringLiteral("subscribe"), {{QStringLiteral("streams"), QJsonArray{pattern}}});
+        m_fallbackRequests.insert(id, {handle, pattern});
+    }
+    m_fallbackTimer.start();
+}
+
+void MotiondConnection::retryWaiting()
+{
+    if (m_state != Connected || !m_fallbackRequests.isEmpty())
+        return;   // the last attempts are still unanswered: no pile of requests
+    bool waiting = false;
+    const QList<int> handles = m_held.keys();
+    for (const int handle : handles) {
+        if (!m_held.value(handle).waiting.isEmpty()) {
+            waiting = true;
+            subscribeEachWaiting(handle);
         }
     }
-    return present;
+    if (!waiting)
+        m_fallbackTimer.stop();
+}
+
+/// Unsubscribes `patterns`. An `optional` one may match nothing now (its element gone):
+/// motiond answers that with `unknown_stream` unless it holds the pattern, which is no
+/// error here; and one older than optional subscriptions refuses the whole request for it,
+/// so there each pattern goes alone.
+void MotiondConnection::sendUnsubscribe(const QStringList &patterns, bool optional)
+{
+    if (patterns.isEmpty())
+        return;
+    QList<QStringList> requests{patterns};
+    if (optional && m_optionalRefused) {
+        requests.clear();
+        for (const QString &pattern : patterns)
+            requests.append({pattern});
+    }
+    for (const QStringList &streams : std::as_const(requests)) {
+        const int id = enqueue(QStringLiteral("unsubscribe"), {{QStringLiteral("streams"), QJsonArray::fromStringList(streams)}});
+        if (optional)
+            m_quiet.insert(id);
+    }
 }
 
 bool MotiondConnection::heldElsewhere(const QString &pattern, int except) const

@@ -71,6 +71,9 @@ public:
     static constexpr qsizetype lineLimit = 16 * 1024 * 1024;
     /// Milliseconds a connection must live past its hello for the back-off to start afresh.
     static constexpr int stableAfter = 10000;
+    /// Milliseconds between attempts to subscribe an optional pattern on a motiond that
+    /// refuses patterns matching nothing (one older than optional subscriptions).
+    static constexpr int fallbackRetry = 2000;
 
     explicit MotiondConnection(QObject *parent = nullptr);
     ~MotiondConnection() override;
@@ -111,8 +114,11 @@ public:
     Q_INVOKABLE void unsubscribe(const QStringList &patterns);
 
     /// For bindings: holds `patterns` across reconnects until release(handle). With
-    /// `optional`, only the patterns that match a stream in the hello are subscribed, so a
-    /// stream that exists only with some configuration (ID.predicted_*) is no error.
+    /// `optional`, a pattern that matches no stream yet is no error: motiond holds it and
+    /// sends the values of the streams it matches once they appear (an element added later,
+    /// ID.predicted_* where motiond predicts). A motiond without optional subscriptions
+    /// refuses such a pattern with `unknown_stream`; the connection then subscribes each
+    /// pattern alone and tries the refused ones again every fallbackRetry ms.
     int hold(const QStringList &patterns, bool optional);
     void release(int handle);
 
@@ -160,6 +166,8 @@ private:
     struct Held {
         QStringList patterns;
         bool optional = false;
+        /// On a motiond without optional subscriptions: the patterns it refused, tried again.
+        QStringList waiting;
     };
 
     void connectNow();
@@ -175,8 +183,10 @@ private:
     int enqueue(const QString &op, const QJsonObject &arguments);
     void transmit(Pending &pending);
     void finish(int id);
-    void subscribeHeld(const Held &held);
-    QStringList presentPatterns(const Held &held) const;
+    void subscribeHeld(int handle);
+    void subscribeEachWaiting(int handle);
+    void retryWaiting();
+    void sendUnsubscribe(const QStringList &patterns, bool optional);
     bool heldElsewhere(const QString &pattern, int except) const;
 
     QString m_socketPath;
@@ -206,4 +216,15 @@ private:
     /// The requests adding those again after a reconnect: `exists` to one is no error, the
     /// element outlived the connection (motiond keeps its scene across restarts).
     QSet<int> m_restoring;
+
+    /// Optional subscribes in flight, id → the hold they subscribe.
+    QHash<int, int> m_optionalRequests;
+    /// Whether this connection's motiond refused an optional subscribe (it is older).
+    bool m_optionalRefused = false;
+    /// The fallback's one-pattern subscribes in flight, id → (hold, pattern).
+    QHash<int, QPair<int, QString>> m_fallbackRequests;
+    QTimer m_fallbackTimer;
+    /// Requests whose `unknown_stream` is no error: unsubscribes of optional patterns,
+    /// which may match nothing.
+    QSet<int> m_quiet;
 };
