@@ -339,7 +339,8 @@ void MotiondModuleTest::anElementMotiondKeptIsNoErrorAfterARestart()
     const QVariantMap note{{QStringLiteral("id"), QStringLiteral("note")}, {QStringLiteral("center"), QVariantList{100, 100}},
                            {QStringLiteral("size"), QVariantList{50, 50}}};
     QVERIFY(QMetaObject::invokeMethod(m_connection, "addElement", Q_RETURN_ARG(int, id), Q_ARG(QVariantMap, note)));
-    QTRY_COMPARE_WITH_TIMEOUT(replies.size(), 1, deadline);
+    // By id: the bindings' subscribes may be answered after the hello, in this spy too.
+    QTRY_VERIFY_WITH_TIMEOUT(std::any_of(replies.cbegin(), replies.cend(), [id](const QList<QVariant> &reply) { return reply.at(0).toInt() == id; }), deadline);
     stopMotiond();
     QTRY_VERIFY_WITH_TIMEOUT(!m_connection->property("connected").toBool(), deadline);
     QVERIFY(startMotiond(repository + QStringLiteral("/config/motiond.toml"), state));
@@ -614,8 +615,8 @@ void FakeMotiondTest::aLongLineIsSearchedOnce()
 {
     // A line just under the limit, in 1 KiB writes, each read by the client before the next
     // is written: searching the whole buffer on each read is some 15,000 searches of 7 MiB
-    // on average (over 100 GB), seconds at memchr's speed; searching each byte once takes
-    // a fraction of a second here.
+    // on average (over 100 GB), tens of seconds; searching each byte once takes a fraction
+    // of a second here.
     const QByteArray line = jsonLine({{QStringLiteral("event"), QStringLiteral("device")},
                                       {QStringLiteral("pad"), QString(15 * 1024 * 1024, QLatin1Char('x'))}});
     QLocalSocket *peer = nullptr;
@@ -637,7 +638,9 @@ void FakeMotiondTest::aLongLineIsSearchedOnce()
     const qint64 took = sending.elapsed();
     qInfo("a %lld-byte line in %lld-byte writes was read in %lld ms", qlonglong(line.size()), qlonglong(piece), took);
     QCOMPARE(events.at(0).at(0).toMap().value(QStringLiteral("pad")).toString().size(), 15 * 1024 * 1024);
-    QVERIFY2(took < 3000, qPrintable(QStringLiteral("reading the line took %1 ms").arg(took)));
+    // Under a second here, over 20 s when each read searched the whole buffer: the bound
+    // leaves room for a loaded machine.
+    QVERIFY2(took < 8000, qPrintable(QStringLiteral("reading the line took %1 ms").arg(took)));
 }
 
 void FakeMotiondTest::aHelloAndAHangUpBacksOff()
