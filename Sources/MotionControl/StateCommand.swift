@@ -49,15 +49,19 @@ struct ShowStateCommand: ParsableCommand {
         var options = DaemonOptions()
         options.configFile = config
         let screen = try (options.configurationFile.map(loadConfiguration) ?? .builtInDefault).screen
-        let state: SceneState?
-        do { state = try StateFile(path: path).read(limits: ValueLimits(screen: screen)) } catch {
+        let reading: StateFileReading?
+        do { reading = try StateFile(path: path).read(limits: ValueLimits(screen: screen)) } catch {
             fail("motionctl: \(error)")
         }
-        guard let state else { fail("motionctl: there is no file \(path)") }
+        guard let reading else { fail("motionctl: there is no file \(path)") }
+        let state = reading.contents?.state ?? SceneState(elements: [])
         if Voice.json(asked: json) {
-            return writeStandardOutput(String(decoding: state.encoded, as: UTF8.self))
+            return emit(JSONValue.object([("elements", .array(state.elements.map(SceneState.json)))]).encoded)
         }
         emit("\(path): \(state.elements.count) element(s), \(state.elements.count { $0.added != nil }) added by clients")
+        if let cutShort = reading.contents?.cutShortBytes, cutShort > 0 {
+            emit("  the last write was cut short (\(cutShort) bytes): motiond ignores it, and this is the scene the write before left")
+        }
         for element in state.elements {
             emit("  " + Self.words(id: element.id, position: element.position, rotation: element.rotation, scale: element.scale,
                                    destination: element.destination, added: element.added != nil))
@@ -96,7 +100,15 @@ struct ClearStateCommand: ParsableCommand {
 
     func run() throws {
         if let file {
-            guard unlink(file) == 0 || errno == ENOENT else { fail("motionctl: cannot remove \(file): \(String(cString: strerror(errno)))") }
+            let stateFile = StateFile(path: file)
+            do {
+                // While a motiond keeps its scene there, it would write it again: ask it instead.
+                let lock = try stateFile.lock()
+                defer { withExtendedLifetime(lock) {} }
+                guard try stateFile.removeIfStateFile() else { return emit("there is no file \(file): motiond starts from the configuration") }
+            } catch {
+                fail("motionctl: not removed: \(error)")
+            }
             return emit("removed \(file): motiond starts from the configuration")
         }
         try talking {

@@ -37,6 +37,8 @@ final class RunningDaemon {
             for (index, byte) in notifyPath.utf8.enumerated() { raw[index] = byte }
         }
         _ = withUnsafePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(notify, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) } }
+        // A motiond started as another user (a launcher that drops root) notifies too.
+        chmod(notifyPath, 0o666)
         var timeout = timeval(tv_sec: 60, tv_usec: 0)
         setsockopt(notify, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
 

@@ -106,7 +106,7 @@ extension Daemons {
             // seq counts the values published since it appeared (0: the card has not moved).
             let reconnected = try Self.subscriber(again, ["card.position"])
             let first = try #require(try Self.readUntil(reconnected, "card.position") { Self.point($0, "card.position") != nil }.last)
-            #expect(first["seq"] as? Int ?? 0 > 0, "the card did not move after the restart: \(first)")
+            #expect(first["seq"] as? Int ?? 0 > 0, "the card did not move after the restart: \(first); \(card.position); \(again.log(containing: "restored"))")
             #expect(again.stop().status == 0)
         }
 
@@ -152,26 +152,31 @@ extension Daemons {
 
         // MARK: Bad files
 
-        /// The files a start must survive, each with what its refusal says, made from a file
-        /// a real motiond wrote (`real`).
-        static func badFiles(_ real: [UInt8]) -> [(name: String, bytes: [UInt8], reason: String)] {
+        /// The damaged state files a start must survive, each with what its refusal says, made
+        /// from a file a real motiond wrote (`real`): cut within the scene it wrote whole, or
+        /// changed where a damaged or hostile file would be.
+        static func badFiles(_ real: [UInt8]) throws -> [(name: String, bytes: [UInt8], reason: String)] {
             let text = String(decoding: real, as: UTF8.self)
-            var files: [(String, [UInt8], String)] = [1, real.count / 3, real.count / 2, real.count - 3].map { cut in
-                ("cut at \(cut) of \(real.count) bytes", Array(real.prefix(cut)), "not JSON at byte")
+            // The end of the first write, the scene whole: a cut before it is damage, not a
+            // write cut short.
+            let whole = try #require(text.range(of: #"\n\{"elements":[0-9]+\}\n"#, options: .regularExpression)).upperBound.utf16Offset(in: text)
+            var files: [(String, [UInt8], String)] = [("cut at 1 of \(real.count) bytes", Array(real.prefix(1)), "the file ends within its first line")]
+            files += [whole / 3, whole / 2, whole - 3].map { cut in
+                ("cut at \(cut) of \(real.count) bytes", Array(real.prefix(cut)), "the file ends before its first write is complete")
             }
             files += [
-                ("garbage", [0x00, 0xFF, 0x13, 0x37, 0xC0, 0xAF, 0x7B, 0x0A], "not JSON"),
-                ("{}", Array("{}".utf8), "key \"version\": no version"),
-                ("version 2", Array(text.replacingOccurrences(of: #"{"version":1,"#, with: #"{"version":2,"#).utf8), "version 2; this motiond reads version 1"),
+                ("format 3", Array(text.replacingOccurrences(of: #"{"motiond_state":2}"#, with: #"{"motiond_state":3}"#).utf8), "format 3; this motiond reads formats 1 and 2"),
                 ("a huge id", Array(text.replacingOccurrences(of: #""id":"photo""#, with: "\"id\":\"\(String(repeating: "p", count: 100_000))\"").utf8), "the id is 100000 bytes"),
                 ("an id with a NUL", Array(text.replacingOccurrences(of: #""id":"photo""#, with: #""id":"pho\u0000to""#).utf8), "the id contains a NUL character"),
-                ("20 MB of spaces", [UInt8](repeating: 0x20, count: 20_000_000), "the file is over 16777216 bytes"),
                 ("a position of 1e300", Array(text.replacingOccurrences(of: #""position":[1400,300]"#, with: #""position":[1e300,300]"#).utf8), "key \"position\": position: x must be within"),
+                ("an added element under another id", Array(text.replacingOccurrences(of: #""id":"note","interactions""#, with: #""id":"other","interactions""#).utf8), "added.id is \"other\", not the element's id"),
+                ("a count that does not add up", Array(text.replacingOccurrences(of: #"{"elements":5}"#, with: #"{"elements":4}"#).utf8), "the write says it leaves 4 elements, but there are 5"),
+                ("16 MiB and more", Array(#"{"motiond_state":2}"#.utf8) + [UInt8](repeating: 0x20, count: 17_000_000), "the file is over 16777216 bytes"),
             ]
             return files
         }
 
-        @Test("a bad state file never stops a start: motiond starts from the configuration, says why, and keeps the file as FILE.refused, byte for byte")
+        @Test("a damaged state file never stops a start: motiond starts from the configuration, says why, and keeps the file as FILE.refused, byte for byte")
         func badFilesAreSetAside() throws {
             let files = try EndToEnd.scratch()
             defer { try? FileManager.default.removeItem(at: files) }
@@ -183,7 +188,8 @@ extension Daemons {
             let real = try [UInt8](Data(contentsOf: URL(fileURLWithPath: state)))
             #expect(try Self.readState(state)["note"] != nil)
 
-            for (name, bytes, reason) in Self.badFiles(real) {
+            for (name, bytes, reason) in try Self.badFiles(real) {
+                #expect(bytes != real, "\(name): the damage was not made")
                 try Data(bytes).write(to: URL(fileURLWithPath: state))
                 let daemon = try RunningDaemon(["--state", state], configuration: Self.configuration)
                 let client = try TestClient(daemon.socket)
@@ -201,28 +207,101 @@ extension Daemons {
             }
         }
 
-        /// A path motiond cannot read as a file (a directory here; a file without read
-        /// permission to motiond's user fails the same way) is not refused: nothing is known
-        /// to be wrong with what it holds, so it is not set aside. motiond starts from the
-        /// configuration, says why, and says in `health` that the scene is not being kept
-        /// while its writes fail.
-        @Test("a state path that cannot be read (a directory) is not refused: motiond starts from the configuration, sets nothing aside and says the scene is not kept")
-        func unreadablePath() throws {
+        /// What is not motiond's to replace: a file that is not a state file (a configuration
+        /// given as the state path by mistake, garbage), a FIFO, a directory. motiond starts
+        /// (it neither blocks on a FIFO nor refuses to run), from the configuration, says why
+        /// in the log and in `health`, writes nothing, and leaves the thing as it was.
+        @Test("what is not a state file is left alone: a configuration, garbage, a large text, a FIFO, a directory; motiond starts, says why, and writes nothing", arguments: [
+            "the configuration", "garbage", "{}", "20 MB of spaces", "a FIFO", "a directory",
+        ])
+        func notAStateFile(kind: String) throws {
             let files = try EndToEnd.scratch()
             defer { try? FileManager.default.removeItem(at: files) }
             let state = files.appendingPathComponent("scene.json").path
-            try FileManager.default.createDirectory(atPath: state, withIntermediateDirectories: false)
+            var bytes: Data?
+            switch kind {
+            case "the configuration": bytes = Data(Self.configuration.utf8)
+            case "garbage": bytes = Data([0x00, 0xFF, 0x13, 0x37, 0xC0, 0xAF, 0x7B, 0x0A])
+            case "{}": bytes = Data("{}".utf8)
+            case "20 MB of spaces": bytes = Data(repeating: 0x20, count: 20_000_000)
+            case "a FIFO": try #require(mkfifo(state, 0o600) == 0)
+            default: try FileManager.default.createDirectory(atPath: state, withIntermediateDirectories: false)
+            }
+            if let bytes { try bytes.write(to: URL(fileURLWithPath: state)) }
+            let expected = kind == "a FIFO" ? "is a FIFO, not a regular file: motiond leaves it alone"
+                : kind == "a directory" ? "is a directory, not a regular file: motiond leaves it alone"
+                : "is not a state file (it does not begin as a state file does"
             let daemon = try RunningDaemon(["--state", state, "--state-interval", "0.2"], configuration: Self.configuration)
             let client = try Self.controlClient(daemon)
             #expect(try client.elementIDs() == Self.configured)
+            let problem = try Self.waitForProblem(client) { $0.hasPrefix("the scene is not being kept across restarts: \(state) ") }
+            #expect(problem.contains(expected), "\(problem)")
             try Self.addNote(client)
-            _ = try Self.waitForProblem(client) { $0 == "the scene is not being kept across restarts: cannot rename over the state file \(state): Is a directory" }
             let (status, log) = daemon.stop()
-            #expect(status == 0)
-            #expect(log.contains("<3>cannot read \(state): Is a directory; starting from the configuration\n"), "\(log)")
+            #expect(status == 0, "\(log)")
+            #expect(log.contains("<3>\(state) \(expected)"), "\(log)")
+            #expect(log.contains("; starting from the configuration\n"), "\(log)")
             #expect(!FileManager.default.fileExists(atPath: state + ".refused"))
-            var isDirectory: ObjCBool = false
-            #expect(FileManager.default.fileExists(atPath: state, isDirectory: &isDirectory) && isDirectory.boolValue)
+            var status2 = stat()
+            #expect(lstat(state, &status2) == 0)
+            switch kind {
+            case "a FIFO": #expect(status2.st_mode & S_IFMT == S_IFIFO)
+            case "a directory": #expect(status2.st_mode & S_IFMT == S_IFDIR)
+            default: #expect(FileManager.default.contents(atPath: state) == bytes, "\(kind) was changed")
+            }
+        }
+
+        @Test("a state file motiond may not read (root's, mode 0600, motiond running as another user) is never replaced: health says why until a reload can read it")
+        func unreadableFile() throws {
+            let files = try EndToEnd.scratch()
+            defer { try? FileManager.default.removeItem(at: files) }
+            // A directory motiond's user (nobody) owns, holding root's file.
+            let home = files.appendingPathComponent("home").path
+            try FileManager.default.createDirectory(atPath: home, withIntermediateDirectories: false)
+            try #require(chown(home, 65534, 65534) == 0 && chmod(files.path, 0o755) == 0)
+            let state = home + "/scene.json"
+            let kept = "{\"motiond_state\":2}\n{\"id\":\"photo\",\"added\":null,\"position\":[222,333],\"rotation\":0,\"scale\":1,\"destination\":null}\n{\"elements\":1}\n"
+            try kept.write(toFile: state, atomically: false, encoding: .utf8)
+            try #require(chmod(state, 0o600) == 0)
+            let daemon = try RunningDaemon(["--state", state, "--state-interval", "0.2"], socket: home + "/motiond.sock", configuration: Self.configuration,
+                                           launcher: ["/usr/bin/setpriv", "--reuid=65534", "--regid=65534", "--clear-groups"])
+            let client = try TestClient(daemon.socket)
+            _ = try client.next()
+            let problem = try Self.waitForProblem(client) { $0.hasPrefix("the scene is not being kept across restarts: cannot read \(state): Permission denied") }
+            #expect(problem.hasSuffix("motiond leaves it alone"), "\(problem)")
+            #expect(try Self.position(client, "photo.position") != (222, 333))
+            // A reload reads it again, and still may not.
+            daemon.signal(SIGHUP)
+            try daemon.waitFor("READY=1")
+            #expect(try !Self.stateProblems(client).isEmpty, "still unreadable after the reload")
+            // Readable now: the next reload takes it up, with its scene.
+            try #require(chmod(state, 0o644) == 0)
+            daemon.signal(SIGHUP)
+            try daemon.waitFor("READY=1")
+            try Self.waitForNoProblem(client)
+            let after = try TestClient(daemon.socket)
+            _ = try after.next()
+            #expect(try Self.position(after, "photo.position") == (222, 333))
+            let (status, log) = daemon.stop()
+            #expect(status == 0, "\(log)")
+            #expect(try Self.readState(state)["photo"].map { $0.position == (222, 333) } == true, "the file's scene was taken up and kept")
+            #expect(log.contains("<3>cannot read \(state): Permission denied: motiond leaves it alone; starting from the configuration\n"), "\(log)")
+            #expect(log.contains("restored the scene from \(state): 1 element(s)"), "\(log)")
+        }
+
+        @Test("a second motiond on the same state file is refused at start, naming the first; the first keeps its scene")
+        func twoDaemonsOneFile() throws {
+            let files = try EndToEnd.scratch()
+            defer { try? FileManager.default.removeItem(at: files) }
+            let state = files.appendingPathComponent("scene.json").path
+            let first = try RunningDaemon(["--state", state], configuration: Self.configuration)
+            try Self.addNote(try Self.controlClient(first))
+            let second = try Run("motiond", ["--state", state, "--socket", files.appendingPathComponent("second.sock").path, "--config", DaemonTests.example], deadline: 30)
+            #expect(second.status == 1)
+            #expect(second.error.contains("the state file \(state) is in use by another motiond (pid \(first.process.processIdentifier)): two daemons cannot keep one scene"), "\(second.error)")
+            #expect(!FileManager.default.fileExists(atPath: files.appendingPathComponent("second.sock").path), "refused before it bound its socket")
+            #expect(first.stop().status == 0)
+            #expect(try Self.readState(state)["note"] != nil, "the first's scene is kept")
         }
 
         // MARK: A full disk
@@ -253,7 +332,7 @@ extension Daemons {
             let lastWritten = (try Self.savedScene(client)["elements"] as? [[String: Any]] ?? []).compactMap { $0["id"] as? String }
             #expect(try Self.readState(state).keys.sorted() == lastWritten.sorted(), "the file keeps the last scene written whole")
             #expect(Set(lastWritten).isSuperset(of: Self.configured + ["note"]) && lastWritten.count < 150, "\(lastWritten)")
-            #expect(try FileManager.default.contentsOfDirectory(atPath: files.path) == ["scene.json"], "no temporary file is left")
+            #expect(try FileManager.default.contentsOfDirectory(atPath: files.path).sorted() == ["scene.json", "scene.json.lock"], "no temporary file is left")
 
             // The scene fits again: the next retry writes it and the problem goes.
             for index in 0..<150 {
@@ -268,7 +347,7 @@ extension Daemons {
             let (status, log) = daemon.stop()
             #expect(status == 0, "motiond did not survive the file-size limit (128 + 25 is SIGXFSZ): \(log)")
             #expect(log.contains("File too large: the scene of this stop is not kept"), "\(log)")
-            #expect(try FileManager.default.contentsOfDirectory(atPath: files.path) == ["scene.json"], "no temporary file is left")
+            #expect(try FileManager.default.contentsOfDirectory(atPath: files.path).sorted() == ["scene.json", "scene.json.lock"], "no temporary file is left")
         }
 
         /// Whether this process can make a mount namespace and mount a tmpfs in it: root on
@@ -306,13 +385,17 @@ extension Daemons {
             try #require(full == ENOSPC, "filling the tmpfs stopped with \(String(cString: strerror(full))) after \(filled) bytes")
 
             _ = try client.request(#"{"id": 5, "op": "set", "stream": "note.position", "value": {"x": 500, "y": 500}}"#)
+            // A few lines appended may still fit in the file's last page; sixty elements do not.
+            for index in 0..<60 {
+                _ = try client.request(#"{"id": 6, "op": "add_element", "element": {"id": "filler-\#(index)", "center": [100, 100], "size": [50, 50]}}"#)
+            }
             _ = try Self.waitForProblem(client) { $0.hasPrefix("the scene is not being kept across restarts: cannot ") && $0.hasSuffix(": No space left on device") }
             #expect(try Self.readState(inside + "/scene.json")["note"].map { $0.position == Self.notePosition } == true, "the file keeps the last scene written whole")
             #expect(unlink(filler) == 0)
             try Self.waitForNoProblem(client)
             try Self.waitUntilSaved(client, "note", at: (500, 500))
             #expect(try Self.readState(inside + "/scene.json")["note"].map { $0.position == (500, 500) } == true)
-            #expect(try FileManager.default.contentsOfDirectory(atPath: inside) == ["scene.json"], "no temporary file is left")
+            #expect(try FileManager.default.contentsOfDirectory(atPath: inside).sorted() == ["scene.json", "scene.json.lock"], "no temporary file is left")
             #expect(daemon.stop().status == 0)
         }
 
@@ -325,19 +408,28 @@ extension Daemons {
             var added: Bool
         }
 
-        /// The state file's elements by id, read as any JSON reader would.
+        /// The state file's elements by id, read as any JSON reader would: line by line, each
+        /// write's lines applied once its `{"elements":N}` line closes it.
         static func readState(_ path: String) throws -> [String: Saved] {
-            let object = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: path))) as? [String: Any])
-            let elements = try #require(object["elements"] as? [[String: Any]])
+            let text = try String(contentsOfFile: path, encoding: .utf8)
             func pair(_ value: Any?) -> (x: Double, y: Double)? {
                 guard let array = value as? [Double], array.count == 2 else { return nil }
                 return (array[0], array[1])
             }
             var result: [String: Saved] = [:]
-            for element in elements {
-                let id = try #require(element["id"] as? String)
-                result[id] = Saved(position: try #require(pair(element["position"])), destination: pair(element["destination"]),
-                                   added: !(element["added"] is NSNull))
+            var pending: [(String, Saved?)] = []
+            for line in text.split(separator: "\n").dropFirst() {
+                let object = try #require(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any], "\(line)")
+                if object["elements"] != nil {
+                    for (id, saved) in pending { result[id] = saved }
+                    pending = []
+                } else if let removed = object["removed"] as? String {
+                    pending.append((removed, nil))
+                } else {
+                    let id = try #require(object["id"] as? String)
+                    pending.append((id, Saved(position: try #require(pair(object["position"])), destination: pair(object["destination"]),
+                                              added: !(object["added"] is NSNull))))
+                }
             }
             return result
         }

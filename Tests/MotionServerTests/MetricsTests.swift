@@ -295,7 +295,7 @@ struct MetricsTests {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("motiond-metrics-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: false)
         defer { try? FileManager.default.removeItem(at: directory) }
-        _ = daemon.keepScene(in: StateFile(path: directory.appendingPathComponent("scene.json").path), interval: 1,
+        _ = try daemon.keepScene(in: StateFile(path: directory.appendingPathComponent("scene.json").path), interval: 1,
                              scheduler: ScreenGestureProtocolTests.HandScheduler(now: 100), writer: ImmediateStateWriter())
         CalibrationProtocolTests.addPanel(to: daemon, node: node)
         touch(daemon, clock, at: 200)

@@ -44,10 +44,10 @@ struct SceneKeeperTests {
 
         init(directory: String, interval: Double = 2, state: SceneState? = nil, file name: String = "scene.json") throws {
             file = StateFile(path: directory + "/" + name)
-            if let state { try file.write(state) }
+            if let state { try file.replace(with: state, over: nil) }
             daemon = Daemon(configuration: try Configuration.parse(SceneKeeperTests.configuration, file: "kiosk.toml"),
                             clock: clock, idleScheduler: scheduler, controlPolicy: { _ in true })
-            restoration = daemon.keepScene(in: file, interval: interval, scheduler: scheduler, writer: ImmediateStateWriter())
+            restoration = try daemon.keepScene(in: file, interval: interval, scheduler: scheduler, writer: ImmediateStateWriter())
             session = daemon.connect(output, credentials: nil)
         }
 
@@ -73,10 +73,15 @@ struct SceneKeeperTests {
 
         /// The file as it is now; nil when there is none.
         func saved() throws -> SceneState? {
-            try file.read(limits: ValueLimits(screen: Size(width: 1920, height: 1080)))
+            try file.read(limits: ValueLimits(screen: Size(width: 1920, height: 1080)))?.contents?.state
         }
 
         func position(_ id: String) -> Point? { daemon.engine.scene.element(id)?.position.value }
+
+        /// Stops keeping the scene, as a stop does, letting go of the file for another.
+        func release() {
+            _ = daemon.keepSceneFinally()
+        }
     }
 
     private func temporaryDirectory() throws -> String {
@@ -121,7 +126,7 @@ struct SceneKeeperTests {
             .init(id: "follower", added: follower, position: Point(x: 10, y: 10)),
         ])
         let kiosk = try Kiosk(directory: try temporaryDirectory(), state: state)
-        guard case let .restored(elements, added, notes) = kiosk.restoration else { Issue.record("\(String(describing: kiosk.restoration))"); return }
+        guard case let .restored(elements, added, notes, _) = kiosk.restoration else { Issue.record("\(String(describing: kiosk.restoration))"); return }
         #expect(elements == 2)
         #expect(added == 1)
         #expect(notes.count == 3, "\(notes)")
@@ -173,7 +178,7 @@ struct SceneKeeperTests {
         #expect(kiosk.position("card") == Point(x: 500, y: 540))
     }
 
-    @Test("a write that fails shows in the health, is tried again an interval later, and the problem goes when one succeeds")
+    @Test("a write that fails shows in the health, is tried again after twice the interval, then twice as long each time, and the problem goes when one succeeds")
     func failingWrite() throws {
         let directory = try temporaryDirectory()
         let kiosk = try Kiosk(directory: directory + "/not-yet", interval: 1)
@@ -182,20 +187,45 @@ struct SceneKeeperTests {
         let problem = try #require(kiosk.daemon.health().problems.first { $0.hasPrefix("the scene is not being kept across restarts:") })
         #expect(problem.contains("No such file or directory"), "\(problem)")
         #expect(kiosk.daemon.keeper?.failedWrites == 1)
-        // Nothing changes, yet it is tried again.
-        kiosk.wait(until: 11)
-        #expect(kiosk.daemon.keeper?.failedWrites == 2)
-        try FileManager.default.createDirectory(atPath: directory + "/not-yet", withIntermediateDirectories: false)
+        // Nothing changes, yet it is tried again: 2 s later, then 4 s after that.
+        kiosk.wait(until: 11.99)
+        #expect(kiosk.daemon.keeper?.failedWrites == 1, "not before twice the interval")
         kiosk.wait(until: 12)
+        #expect(kiosk.daemon.keeper?.failedWrites == 2)
+        // Changes meanwhile do not hurry it.
+        try kiosk.request(#"{"op": "set", "stream": "photo.position", "value": {"x": 1250, "y": 500}}"#)
+        kiosk.wait(until: 15.99)
+        #expect(kiosk.daemon.keeper?.failedWrites == 2, "the second retry waits 4 s")
+        kiosk.wait(until: 16)
+        #expect(kiosk.daemon.keeper?.failedWrites == 3)
+        try FileManager.default.createDirectory(atPath: directory + "/not-yet", withIntermediateDirectories: false)
+        kiosk.wait(until: 23.99)
+        #expect(kiosk.daemon.keeper?.failedWrites == 3 && kiosk.daemon.keeper?.writes == 0, "the third retry waits 8 s")
+        kiosk.wait(until: 24)
         #expect(!kiosk.daemon.health().problems.contains { $0.contains("kept across restarts") })
-        #expect(try kiosk.saved()?.elements.first { $0.id == "photo" }?.position == Point(x: 1300, y: 500))
+        #expect(try kiosk.saved()?.elements.first { $0.id == "photo" }?.position == Point(x: 1250, y: 500))
         let saved = try kiosk.request(#"{"op": "saved_scene"}"#)
         #expect(saved["error"] == .null)
         #expect(saved["writes"]?.integer == 1)
-        #expect(saved["failed_writes"]?.integer == 2)
+        #expect(saved["failed_writes"]?.integer == 3)
         let metrics = String(decoding: kiosk.daemon.metricsExposition(), as: UTF8.self)
         #expect(metrics.contains("\nmotiond_state_writes_total 1\n"), "\(metrics)")
-        #expect(metrics.contains("\nmotiond_state_write_failures_total 2\n"), "\(metrics)")
+        #expect(metrics.contains("\nmotiond_state_write_failures_total 3\n"), "\(metrics)")
+        // Once one succeeds, the next change waits the interval again.
+        try kiosk.request(#"{"op": "set", "stream": "photo.position", "value": {"x": 1200, "y": 500}}"#)
+        kiosk.wait(until: 25)
+        #expect(try kiosk.saved()?.elements.first { $0.id == "photo" }?.position == Point(x: 1200, y: 500))
+    }
+
+    @Test("retries back off up to five minutes, and no further")
+    func retriesBackOffToALimit() throws {
+        let kiosk = try Kiosk(directory: try temporaryDirectory() + "/never", interval: 0.5)
+        try kiosk.request(#"{"op": "set", "stream": "photo.position", "value": {"x": 1300, "y": 500}}"#)
+        // Fifteen minutes of a write that cannot succeed: 0.5 s, then 1, 2, … 256, 300, 300.
+        kiosk.wait(until: 10 + 15 * 60)
+        let failures = try #require(kiosk.daemon.keeper?.failedWrites)
+        #expect((10...14).contains(failures), "\(failures) tries in 15 minutes")
+        #expect(kiosk.daemon.keeper?.retryDelay == SceneKeeper.longestRetryDelay)
     }
 
     @Test("a reload carries the scene over; reset_scene starts afresh and is written at once")
@@ -242,24 +272,32 @@ struct SceneKeeperTests {
         let (state, limits) = kiosk.daemon.scene.savedState()
         #expect(state.elements.first { $0.id == "photo" }?.position == Point(x: 11 * 1920, y: 0))
         #expect(state.elements.first { $0.id == "photo" }?.rotation == 0)
-        try kiosk.file.write(state, checkedAgainst: limits)
+        try kiosk.file.replace(with: state, checkedAgainst: limits, over: nil)
         #expect(try kiosk.saved() == state)
 
         let tooMany = SceneState(elements: (0...SceneState.maximumElements).map { SceneState.Element(id: "e\($0)", position: .zero) })
-        #expect { try kiosk.file.write(tooMany, checkedAgainst: limits) } throws: { ($0 as? StateFileError)?.cause == .unreadable }
+        #expect { try kiosk.file.replace(with: tooMany, checkedAgainst: limits, over: nil) } throws: { ($0 as? StateFileError)?.cause == .unreadable }
         #expect(try kiosk.saved() == state, "the file is as it was")
-        #expect(try FileManager.default.contentsOfDirectory(atPath: directory) == ["scene.json"], "no temporary file left")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: directory).sorted() == ["scene.json", "scene.json.lock"], "no temporary file left")
     }
 }
 
 /// Writes at once, on the caller's thread: the daemon's own writer reports on its event
 /// loop, and in these tests the loop is the test.
 final class ImmediateStateWriter: StateWriter {
-    func write(_ state: SceneState, checkedAgainst limits: ValueLimits, to file: StateFile, done: @escaping (StateFileError?) -> Void) {
-        done(writeAndWait(state, checkedAgainst: limits, to: file))
+    private var file: KeptFile?
+
+    func keep(_ file: KeptFile) {
+        self.file = file
     }
 
-    func writeAndWait(_ state: SceneState, checkedAgainst limits: ValueLimits, to file: StateFile) -> StateFileError? {
-        ThreadedStateWriter.write(state, limits, to: file)
+    func write(_ state: SceneState, checkedAgainst limits: ValueLimits, done: @escaping (Result<StateWritten?, StateFileError>) -> Void) {
+        done(writeAndWait(state, checkedAgainst: limits))
+    }
+
+    func writeAndWait(_ state: SceneState, checkedAgainst limits: ValueLimits) -> Result<StateWritten?, StateFileError> {
+        guard var file else { return .success(nil) }
+        defer { self.file = file }
+        return file.write(state, checkedAgainst: limits)
     }
 }

@@ -16,7 +16,7 @@ struct StateFileTests {
     static let scene = SceneState(elements: [
         .init(id: "card", added: .object([("id", "card"), ("position", [300, 200]), ("tossable", .object([("destination", [300, 200])]))]),
               position: Point(x: 310.25, y: -190.5), rotation: 0.1, scale: 1.5, destination: Point(x: 300, y: 200)),
-        .init(id: "photo \"ü\"\n", added: .object([("id", "photo"), ("size", [100, 80])]), position: Point(x: 0, y: 0)),
+        .init(id: "photo \"ü\"", added: .object([("id", "photo \"ü\""), ("size", [100, 80])]), position: Point(x: 0, y: 0)),
         .init(id: "background", position: Point(x: 960, y: 540), rotation: -3.14159, scale: 1e-6),
     ])
 
@@ -49,9 +49,10 @@ struct StateFileTests {
         #expect(again.elements.map(\.added).last == .some(nil), "a configured element's added is nil, not JSON null")
         let lines = String(decoding: bytes, as: UTF8.self).split(separator: "\n")
         #expect(lines.count == Self.scene.elements.count + 2)
-        #expect(lines.first == #"{"version":1,"elements":["#)
+        #expect(lines.first == #"{"motiond_state":2}"#)
         #expect(lines[1].hasPrefix(#"{"id":"card","added":{"#))
-        #expect(lines[1].hasSuffix(#""position":[310.25,-190.5],"rotation":0.1,"scale":1.5,"destination":[300,200]},"#))
+        #expect(lines[1].hasSuffix(#""position":[310.25,-190.5],"rotation":0.1,"scale":1.5,"destination":[300,200]}"#))
+        #expect(lines.last == #"{"elements":3}"#)
         // Written again, the same bytes.
         #expect(try SceneState(reading: bytes, limits: limits).encoded == bytes)
         #expect(try read(#"{"version":1,"elements":[]}"#) == SceneState(elements: []))
@@ -74,16 +75,15 @@ struct StateFileTests {
         try expectEveryPrefixRefused(state, limits: limits)
     }
 
-    /// Cuts `state`'s bytes at every offset: each prefix short of the whole object is refused
-    /// (a torn write is never half read), and the whole one reads back as `state`.
+    /// Cuts `state`'s bytes at every offset: each prefix short of the whole file, its last
+    /// newline included, is refused (a scene written whole is never half read), and the whole
+    /// one reads back as `state`.
     private func expectEveryPrefixRefused(_ state: SceneState, limits: ValueLimits? = nil) throws {
         let limits = limits ?? self.limits
         let bytes = state.encoded
-        // The last byte is the newline after the closing brace; without it the file is whole.
-        for count in 0..<bytes.count - 1 {
+        for count in 0..<bytes.count {
             #expect(throws: SceneStateError.self, "\(count) of \(bytes.count) bytes") { try SceneState(reading: bytes.prefix(count), limits: limits) }
         }
-        #expect(try SceneState(reading: bytes.prefix(bytes.count - 1), limits: limits) == state)
         #expect(try SceneState(reading: bytes, limits: limits) == state)
     }
 
@@ -93,7 +93,8 @@ struct StateFileTests {
         for round in 0..<2000 {
             var bytes = (0..<Int.random(in: 0...200, using: &generator)).map { _ in UInt8.random(in: 0...255, using: &generator) }
             // Half of them start like a state file, to get past the first byte.
-            if round % 2 == 0 { bytes = Array(#"{"version":1,"elements":[{"id":"#.utf8) + bytes }
+            if round % 3 == 0 { bytes = Array(#"{"version":1,"elements":[{"id":"#.utf8) + bytes }
+            if round % 3 == 1 { bytes = Array("{\"motiond_state\":2}\n{\"id\":".utf8) + bytes }
             #expect(throws: SceneStateError.self) { try SceneState(reading: bytes, limits: limits) }
         }
         for text in ["", "null", "[]", "\u{FEFF}{}", "{\"version\":1,\"elements\":[]}x", "{} {}"] {
@@ -140,7 +141,7 @@ struct StateFileTests {
             (#"{"version":2,"elements":[]}"#, SceneStateError.Kind.wrongVersion, "version"),
             (#"{"version":"1","elements":[]}"#, .wrongVersion, "version"),
             (#"{"version":1.5,"elements":[]}"#, .wrongVersion, "version"),
-            (#"{"elements":[]}"#, .missingKey, "version"),
+            (#"{"elements":[]}"#, .notAStateFile, nil),
             (#"{"version":1}"#, .missingKey, "elements"),
             (#"{"version":1,"elements":{}}"#, .wrongType, "elements"),
             (#"{"version":1,"elements":[],"extra":0}"#, .unknownKey, "extra"),
@@ -162,7 +163,7 @@ struct StateFileTests {
     @Test("nesting, too many elements, values or bytes are refused")
     func bounds() throws {
         let deep = String(repeating: "[", count: 100_000) + String(repeating: "]", count: 100_000)
-        #expect(refusal(stateFile(stateElement(["added": #"{"a":"# + deep + "}"])))?.kind == .notJSON)
+        #expect(refusal(stateFile(stateElement(["added": #"{"id":"card","a":"# + deep + "}"])))?.kind == .notJSON)
 
         let element = stateElement(["id": #""e""#])
         func many(_ count: Int) -> String {
@@ -172,11 +173,11 @@ struct StateFileTests {
         let tooMany = try #require(refusal(many(SceneState.maximumElements + 1)))
         #expect(tooMany.kind == .tooManyElements)
 
-        let values = stateFile(stateElement(["added": #"{"a":["# + Array(repeating: "0", count: SceneState.maximumValues).joined(separator: ",") + "]}"]))
+        let values = stateFile(stateElement(["added": #"{"id":"card","a":["# + Array(repeating: "0", count: SceneState.maximumValues).joined(separator: ",") + "]}"]))
         #expect(refusal(values)?.kind == .tooLarge)
         // Commas and brackets in strings are not values.
         let text = "\"" + String(repeating: ",[{\\\"", count: 400_000) + "\""
-        #expect(try read(stateFile(stateElement(["added": #"{"a":"# + text + "}"]))).elements.count == 1)
+        #expect(try read(stateFile(stateElement(["added": #"{"id":"card","a":"# + text + "}"]))).elements.count == 1)
 
         let padded = stateFile(element) + String(repeating: " ", count: SceneState.maximumBytes)
         #expect(refusal(padded)?.kind == .tooLarge)
@@ -191,12 +192,12 @@ struct StateFileTests {
         let file = StateFile(path: directory + "/scene.json")
         #expect(try file.read(limits: limits) == nil)
 
-        try file.write(SceneState(elements: [Self.scene.elements[2]]))
+        let first = try file.replace(with: SceneState(elements: [Self.scene.elements[2]]), over: nil)
         let old = try FileHandle(forReadingFrom: URL(fileURLWithPath: file.path))
         defer { try? old.close() }
-        try file.write(Self.scene)
+        try file.replace(with: Self.scene, over: first.identity)
 
-        #expect(try file.read(limits: limits) == Self.scene)
+        #expect(try file.read(limits: limits)?.contents?.state == Self.scene)
         #expect(try contents(directory) == ["scene.json"])
         let attributes = try FileManager.default.attributesOfItem(atPath: file.path)
         #expect((attributes[.posixPermissions] as? Int) == 0o600)
@@ -209,11 +210,12 @@ struct StateFileTests {
     func writeFails() throws {
         let directory = try temporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: directory) }
-        // A directory that is not empty where the file should be: the rename over it fails.
+        // A directory where the file should be: it is not replaced.
         try FileManager.default.createDirectory(atPath: directory + "/scene.json/inside", withIntermediateDirectories: true)
         let file = StateFile(path: directory + "/scene.json")
-        let error = try #require(throws: StateFileError.self) { try file.write(Self.scene) }
-        #expect(error.cause == .rename)
+        let error = try #require(throws: StateFileError.self) { try file.replace(with: Self.scene, over: nil) }
+        #expect(error.cause == .replaced)
+        #expect(error.leavesFileAlone)
         #expect(try contents(directory) == ["scene.json"])
         #expect(try contents(directory + "/scene.json") == ["inside"])
     }
@@ -223,7 +225,7 @@ struct StateFileTests {
         let directory = try temporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: directory) }
         let file = StateFile(path: directory + "/missing/scene.json")
-        let error = try #require(throws: StateFileError.self) { try file.write(Self.scene) }
+        let error = try #require(throws: StateFileError.self) { try file.replace(with: Self.scene, over: nil) }
         #expect(error.cause == .create)
         #expect(error.errno == ENOENT)
         #expect(try contents(directory) == [])
@@ -260,13 +262,13 @@ struct StateFileTests {
         let directory = try temporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: directory) }
         let file = StateFile(path: directory + "/scene.json")
-        #expect(FileManager.default.createFile(atPath: file.path, contents: nil))
+        #expect(FileManager.default.createFile(atPath: file.path, contents: Data("{\"motiond_state\":2}\n".utf8)))
         let handle = try #require(FileHandle(forWritingAtPath: file.path))
-        // A sparse gigabyte: read whole, it would take a gigabyte.
+        // A sparse gigabyte after a state file's header: read whole, it would take a gigabyte.
         try handle.truncate(atOffset: 1 << 30)
         try handle.close()
         let error = try #require(throws: StateFileError.self) { try file.read(limits: limits) }
-        #expect(error.refusal?.kind == .tooLarge)
+        #expect(error.refusal?.kind == .tooLarge && error.cause == .refused)
     }
 }
 
@@ -286,12 +288,12 @@ extension StateFileTests {
     func leftovers() throws {
         let directory = try temporaryDirectory()
         let file = StateFile(path: directory + "/scene.json")
-        try file.write(Self.scene)
+        try file.replace(with: Self.scene, over: nil)
         let litter = [".scene.json.8f21e7b87af789b7.tmp", ".scene.json.0.tmp"]
         let kept = ["scene.json", ".scene.json.notes.tmp", ".other.json.1a.tmp", "scene.json.refused"]
         for name in litter + kept.dropFirst() { FileManager.default.createFile(atPath: directory + "/" + name, contents: Data("x".utf8)) }
         #expect(file.removeLeftovers() == litter.count)
         #expect(try contents(directory) == kept.sorted())
-        #expect(try file.read(limits: limits) == Self.scene)
+        #expect(try file.read(limits: limits)?.contents?.state == Self.scene)
     }
 }

@@ -65,6 +65,10 @@ public final class Daemon {
     /// Keeps the scene in its state file across restarts; nil keeps nothing
     /// (``keepScene(in:interval:scheduler:writer:)``).
     private(set) var keeper: SceneKeeper?
+    /// Keeps a second motiond off the state file while this one keeps its scene there.
+    private var stateLock: StateFileLock?
+    /// Told what became of the state file when a reload read it again.
+    public var onStateFile: (Restoration) -> Void = { _ in }
 
     /// Creates a daemon for `configuration`, its springs on `clock`. `controlPolicy` says
     /// which peers may change things; `idleScheduler`, on the clock's time, wakes the engine
@@ -189,8 +193,19 @@ public final class Daemon {
     /// When the daemon keeps its scene (``keepScene(in:interval:scheduler:writer:)``), the
     /// scene carries over as it would across a restart: the elements clients added, and where
     /// every element is.
+    ///
+    /// When the state file was left alone (it could not be read, or was not a state file),
+    /// a reload reads it again: if it now reads, the scene is the new configuration's with
+    /// the file's put back, as at a start, and it is kept from then on.
     public func reload(_ configuration: Configuration) {
-        replaceScene(with: configuration, carryingOver: keeper != nil)
+        if keeper?.leftAlone != nil {
+            let reading = readStateFile()
+            let readable = (try? reading.get()) != nil
+            replaceScene(with: configuration, carryingOver: !readable)
+            onStateFile(takeUpStateFile(reading))
+        } else {
+            replaceScene(with: configuration, carryingOver: keeper != nil)
+        }
         status.configurationLoadedAt = clock.now
         status.lastReloadError = nil
         metrics.reloaded(successfully: true)
@@ -310,41 +325,35 @@ extension Daemon: MotionEngineObserver {
 // MARK: The scene across restarts
 
 extension Daemon {
-    /// What became of the state file at start.
-    enum Restoration {
-        /// There was no file: a first start, or one after `motionctl state clear` of a
-        /// stopped daemon.
+    /// What became of the state file at start, or at a reload that read it again.
+    public enum Restoration {
+        /// There was no file, or an empty one: a first start, or one after `motionctl state
+        /// clear` of a stopped daemon.
         case nothingSaved
-        /// The file was put back; `notes` say what of it no longer fits the configuration.
-        case restored(elements: Int, added: Int, notes: [String])
-        /// The file was refused (damaged, cut short, hostile); it was set aside for an
-        /// operator to look at, unless `setAside` says why not.
+        /// The file was put back; `notes` say what of it no longer fits the configuration;
+        /// `cutShort` counts the bytes of a last write a crash cut short, which were ignored.
+        case restored(elements: Int, added: Int, notes: [String], cutShort: Int)
+        /// The file was refused (damaged, hostile); it was set aside for an operator to look
+        /// at. When it could not be set aside (`setAside` says why), it is left alone and the
+        /// scene is not kept.
         case refused(StateFileError, setAside: StateFileError?)
-        /// The file could not be read at all (its permissions, say).
-        case unreadable(StateFileError)
+        /// The file is not motiond's to read or replace (not readable, not a regular file, not
+        /// a state file): it is left alone, and the scene is not kept, until a reload finds it
+        /// readable.
+        case leftAlone(StateFileError)
     }
 
     /// Restores the scene from `file`, then keeps it there: every change written at most
     /// `interval` seconds of `scheduler`'s clock after the write before, through `writer`.
     /// Called once, before the first client and the first frame. A file that cannot be used
     /// leaves the scene as the configuration made it: it never stops the daemon starting.
-    func keepScene(in file: StateFile, interval: Double, scheduler: FrameScheduler, writer: StateWriter) -> Restoration {
-        let keeper = SceneKeeper(file: file, interval: interval, scheduler: scheduler, writer: writer) { [unowned self] in scene.savedState() }
-        self.keeper = keeper
+    /// Another motiond keeping its scene in the same file does: it throws
+    /// ``StateFileError/Cause/inUse``, naming it.
+    func keepScene(in file: StateFile, interval: Double, scheduler: FrameScheduler, writer: StateWriter) throws(StateFileError) -> Restoration {
+        stateLock = try file.lock()
+        keeper = SceneKeeper(file: file, interval: interval, scheduler: scheduler, writer: writer) { [unowned self] in scene.savedState() }
         file.removeLeftovers()
-        let restoration: Restoration
-        do throws(StateFileError) {
-            guard let state = try file.read(limits: ValueLimits(screen: configuration.screen)) else { return .nothingSaved }
-            let notes = scene.restore(state)
-            keeper.restored(state)
-            restoration = .restored(elements: state.elements.count - notes.count, added: scene.added.count, notes: notes)
-        } catch where error.cause == .refused {
-            let refusal = error
-            do { try file.setAside() } catch { return .refused(refusal, setAside: error) }
-            return .refused(refusal, setAside: nil)
-        } catch {
-            return .unreadable(error)
-        }
+        let restoration = takeUpStateFile(readStateFile())
         // The restored values are the scene's from the start: nothing is published for them
         // but as current values, and the engine starts from them.
         _ = engine.tick(at: clock.now)
@@ -352,10 +361,39 @@ extension Daemon {
         return restoration
     }
 
-    /// Writes the scene as it is now, and waits until it is on disk (SIGTERM); nil when it
-    /// was written or nothing is kept, else why not.
+    private func readStateFile() -> Result<StateFileReading?, StateFileError> {
+        guard let keeper else { return .success(nil) }
+        return Result { () throws(StateFileError) in try keeper.file.read(limits: ValueLimits(screen: configuration.screen)) }
+    }
+
+    /// Puts what the state path held into the scene and tells the keeper what the file is.
+    private func takeUpStateFile(_ reading: Result<StateFileReading?, StateFileError>) -> Restoration {
+        guard let keeper else { return .nothingSaved }
+        switch reading {
+        case .success(let found):
+            keeper.found(found)
+            guard let contents = found?.contents else { return .nothingSaved }
+            let notes = scene.restore(contents.state)
+            return .restored(elements: contents.state.elements.count - notes.count, added: scene.added.count, notes: notes,
+                             cutShort: contents.cutShortBytes)
+        case .failure(let refusal) where refusal.cause == .refused:
+            do { try keeper.file.setAside() } catch {
+                keeper.leaveAlone(error)
+                return .refused(refusal, setAside: error)
+            }
+            keeper.found(nil)
+            return .refused(refusal, setAside: nil)
+        case .failure(let error):
+            keeper.leaveAlone(error)
+            return .leftAlone(error)
+        }
+    }
+
+    /// Writes the scene as it is now, and waits until it is on disk (SIGTERM), then lets go of
+    /// the file for another motiond; nil when it was written or nothing is kept, else why not.
     func keepSceneFinally() -> StateFileError? {
-        keeper?.writeFinally()
+        defer { stateLock = nil }
+        return keeper?.writeFinally()
     }
 
     /// What `saved_scene` answers: the file, the last write, and the scene as the file holds it.
@@ -367,7 +405,7 @@ extension Daemon {
             ("file", .string(keeper.file.path)),
             ("interval", .number(keeper.interval)),
             ("written", keeper.writtenAt.map { .number(((clock.now - $0) * 1000).rounded() / 1000) } ?? .null),
-            ("error", keeper.failure.map { .string($0.description) } ?? .null),
+            ("error", keeper.problem.map { .string($0.description) } ?? .null),
             ("writes", .integer(Int64(keeper.writes))),
             ("failed_writes", .integer(Int64(keeper.failedWrites))),
             ("elements", keeper.saved.map { .array($0.elements.map(SceneState.json)) } ?? .null),

@@ -68,7 +68,7 @@ extension Daemon {
             skipped: touchscreens.devices.skipped.map { ($0.node, $0.reason.description) },
             sinceInput: status.lastInput.map { max(0, now - $0) }, sinceTouch: status.lastTouch.map { max(0, now - $0) },
             loopLag: status.loopLag, clients: clientsByTransport, uptime: now - status.startTime,
-            stateFailure: keeper?.failure?.description)
+            stateFailure: keeper?.problem?.description)
     }
 
     /// The metrics in Prometheus's text format, as `GET /metrics` serves them.

@@ -15,6 +15,9 @@ final class DaemonScene {
     /// The `add_element` object of each element a client added, as it was sent: what the
     /// state file keeps to add it again after a restart.
     private(set) var added: [String: JSONValue] = [:]
+    /// What the elements take of a state file's limits, at most: kept up to date as they come
+    /// and go, so that `add_element` can refuse an element the file could not hold.
+    private(set) var stateCost = SceneState.Cost()
     /// `screen.contacts`, which the daemon (not the engine) feeds.
     private(set) var contactsStream: StreamID
     private let clock: FrameClock
@@ -25,6 +28,7 @@ final class DaemonScene {
         self.engine = configuration.makeEngine(clock: clock)
         self.contactsStream = engine.registerExternalStream(ContactsStream.name)
         interactionNames = Self.interactionNames(configuration)
+        stateCost = Self.stateCost(configuration)
     }
 
     /// Makes the new engine, hands it the touches in progress (``MotionEngine/handOver(to:)``:
@@ -42,6 +46,7 @@ final class DaemonScene {
         engine = successor
         contactsStream = engine.registerExternalStream(ContactsStream.name)
         interactionNames = Self.interactionNames(configuration)
+        stateCost = Self.stateCost(configuration)
         added = [:]
         return (endings, oldCatalog)
     }
@@ -51,9 +56,10 @@ final class DaemonScene {
     /// an element) that name no element.
     @discardableResult
     func add(_ settings: ElementSettings, object: JSONValue) throws(ProtocolError) -> Element {
-        // The state file keeps at most this many, and it must be able to keep them all.
-        guard engine.scene.elements.count < SceneState.maximumElements else {
-            throw ProtocolError(.badValue, "the scene holds \(engine.scene.elements.count) elements, the most it may: remove some first")
+        // Every scene a client can make can also be kept in the state file and read back.
+        let cost = SceneState.Cost(id: settings.id, added: object)
+        if let problem = SceneState.problem(elements: engine.scene.elements.count + 1, cost: stateCost + cost, largestLine: cost.bytes) {
+            throw ProtocolError(.badValue, "'\(settings.id)' is not added, so that the scene can still be saved: \(problem)")
         }
         guard engine.scene.element(settings.id) == nil, settings.id != engine.scene.container.id else {
             throw ProtocolError(.exists, "an element is already called '\(settings.id)'")
@@ -65,6 +71,7 @@ final class DaemonScene {
         engine.add(element, interactions: settings.makeInteractions(for: element, in: engine) { [engine] in engine.scene.element($0)?.position })
         interactionNames[settings.id] = settings.interactions.map(\.name)
         added[settings.id] = object
+        stateCost += cost
         return element
     }
 
@@ -75,6 +82,7 @@ final class DaemonScene {
         }
         engine.remove(id)
         interactionNames[id] = nil
+        stateCost -= SceneState.Cost(id: id, added: added[id])
         added[id] = nil
     }
 
@@ -93,6 +101,10 @@ final class DaemonScene {
             ("state", .string(element.state.value.rawValue)), ("enabled", .bool(element.enabled.value)),
             ("interactions", .array((interactionNames[element.id] ?? []).map { .string($0) })),
         ])
+    }
+
+    private static func stateCost(_ configuration: Configuration) -> SceneState.Cost {
+        configuration.elements.reduce(SceneState.Cost()) { $0 + SceneState.Cost(id: $1.id, added: nil) }
     }
 
     private static func interactionNames(_ configuration: Configuration) -> [String: [String]] {

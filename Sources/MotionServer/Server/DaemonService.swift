@@ -62,7 +62,11 @@ public final class DaemonService {
         // here (both wait, which the loop must never do); then everything starts on the loop.
         let service = try onLoop(loop) {
             let service = DaemonService(options: options, loop: loop, logger: logger)
-            service.prepare(configuration)
+            do { try service.prepare(configuration) } catch {
+                // Nothing started: the promise a stop would keep is kept now.
+                service.stopped.succeed()
+                throw error
+            }
             return NIOLoopBound(service, eventLoop: loop)
         }
         var input: InputThread?
@@ -142,7 +146,7 @@ public final class DaemonService {
         return .builtInDefault
     }
 
-    private func prepare(_ configuration: Configuration) {
+    private func prepare(_ configuration: Configuration) throws(StartupFailure) {
         let scheduler = EventLoopFrameScheduler(eventLoop: loop)
         let clock = TimedFrameClock(rate: configuration.daemon.frameRate, scheduler: scheduler)
         daemon = Daemon(configuration: configuration, clock: clock, idleScheduler: scheduler, output: TUIOTargets(),
@@ -152,34 +156,46 @@ public final class DaemonService {
         connections = ClientConnections(daemon: daemon, loop: loop)
         connections.onLaggardsDropped = { [logger] in logger.warning("disconnected \($0) client(s) that stopped reading") }
         if let path = options.state ?? configuration.daemon.state {
-            keepScene(in: StateFile(path: path), interval: options.stateInterval ?? configuration.daemon.stateInterval, scheduler: scheduler)
+            try keepScene(in: StateFile(path: path), interval: options.stateInterval ?? configuration.daemon.stateInterval, scheduler: scheduler)
         }
     }
 
     /// Restores the scene from its state file, before the first client and the first frame,
-    /// and keeps it there from now on; says in the log what became of the file.
-    private func keepScene(in file: StateFile, interval: Double, scheduler: FrameScheduler) {
-        switch daemon.keepScene(in: file, interval: interval, scheduler: scheduler, writer: ThreadedStateWriter(loop: loop)) {
-        case .nothingSaved:
-            logger.info("no scene saved in \(file.path) yet: starting from the configuration")
-        case let .restored(elements, added, notes):
-            logger.info("restored the scene from \(file.path): \(elements) element(s), \(added) of them added by clients")
-            for note in notes { logger.warning("\(note)") }
-        case let .refused(error, setAside):
-            if let setAside {
-                logger.error("\(error.description); starting from the configuration, and it could not be set aside: \(setAside.description)")
-            } else {
-                logger.error("\(error.description); starting from the configuration, the file kept as \(file.refusedPath)")
-            }
-        case .unreadable(let error):
-            logger.error("\(error.description); starting from the configuration")
+    /// and keeps it there from now on; says in the log what became of the file. Another
+    /// motiond keeping its scene in the same file stops this one starting.
+    private func keepScene(in file: StateFile, interval: Double, scheduler: FrameScheduler) throws(StartupFailure) {
+        let restoration: Daemon.Restoration
+        do { restoration = try daemon.keepScene(in: file, interval: interval, scheduler: scheduler, writer: ThreadedStateWriter(loop: loop)) } catch {
+            throw .stateFileUnusable(error)
         }
+        log(restoration, of: file, when: "starting")
+        daemon.onStateFile = { [unowned self] in log($0, of: file, when: "after the reload") }
         daemon.keeper?.onFailureChanged = { [logger, file] failure in
             if let failure {
-                logger.error("\(failure.description): the scene is not being kept; trying again every \(compactNumber(interval)) s")
+                logger.error("\(failure.description): the scene is not being kept; trying again, less often while it keeps failing")
             } else {
                 logger.info("the scene is kept in \(file.path) again")
             }
+        }
+    }
+
+    /// Says in the log what became of the state file.
+    private func log(_ restoration: Daemon.Restoration, of file: StateFile, when: String) {
+        switch restoration {
+        case .nothingSaved:
+            logger.info("no scene saved in \(file.path) yet: \(when) from the configuration")
+        case let .restored(elements, added, notes, cutShort):
+            logger.info("restored the scene from \(file.path): \(elements) element(s), \(added) of them added by clients")
+            if cutShort > 0 { logger.warning("the last write to \(file.path) was cut short (\(cutShort) bytes, ignored): the scene is as the write before left it") }
+            for note in notes { logger.warning("\(note)") }
+        case let .refused(error, setAside):
+            if let setAside {
+                logger.error("\(error.description); \(when) from the configuration, and it could not be set aside (\(setAside.description)): the scene is not kept")
+            } else {
+                logger.error("\(error.description); \(when) from the configuration, the file kept as \(file.refusedPath)")
+            }
+        case .leftAlone(let error):
+            logger.error("\(error.description); \(when) from the configuration")
         }
     }
 

@@ -54,6 +54,12 @@ public enum StartupFailure: Error, CustomStringConvertible {
     /// The listener could not be bound for another reason (an address not on this machine…).
     case webListenerNotBound(ListenAddress, any Error)
 
+    // MARK: The state file
+
+    /// Another motiond keeps its scene in the state file (or the lock beside it is not a
+    /// regular file).
+    case stateFileUnusable(StateFileError)
+
     // MARK: The replay (`--replay`)
 
     /// The recording cannot be read, with the system's reason.
@@ -107,6 +113,7 @@ public enum StartupFailure: Error, CustomStringConvertible {
             return "cannot listen on \(address) ([websocket] listen): \(error)"
         case .webListenerForbidden(let address):
             return "cannot listen on \(address) ([websocket] listen): this service may not open TCP sockets itself; enable the socket unit that passes one: systemctl enable --now motiond-web.socket (its ListenStream says where)"
+        case .stateFileUnusable(let error): return error.description
         case let .recordingUnreadable(path, reason): return "cannot read \(path): \(reason)"
         case let .recordingRefused(path, error): return "\(path):\(error.line): \(error.message)"
         case .recordingWithoutDevice(let path): return "\(path): \(ReplayError.noDeviceHeader)"

@@ -6,25 +6,37 @@ import MotionCore
 /// anything a damaged or hostile file could hold (see ``SceneStateError``) rather than
 /// bringing a half-understood scene back.
 ///
-/// The file is one JSON object, keys in a fixed order and one element per line, so that two
-/// files can be compared with `diff`:
+/// The file (format 2) is JSON Lines, so that a change is written by appending a few lines
+/// instead of the whole scene (see ``StateContents``): a header, one line per element, and a
+/// line that closes each write with the number of elements it leaves:
 ///
-///     {"version":1,"elements":[
-///     {"id":"card","added":{"id":"card","position":[300,200]},"position":[310.5,190],"rotation":0,"scale":1,"destination":null}
-///     ]}
+///     {"motiond_state":2}
+///     {"id":"card","added":null,"position":[310.5,190],"rotation":0,"scale":1,"destination":null}
+///     {"elements":1}
+///     {"id":"card","added":null,"position":[400,190],"rotation":0,"scale":1,"destination":null}
+///     {"elements":1}
+///
+/// Format 1, one JSON object `{"version":1,"elements":[…]}`, is still read.
 public struct SceneState: Equatable, Sendable {
-    /// The format this code writes and the only one it reads; a later format changes it.
-    public static let version = 1
-    /// The most elements a file may hold: far more than any scene, few enough that reading
-    /// one stays quick.
+    /// The format this code writes; it reads this one and format 1.
+    public static let version = 2
+    /// The most elements a scene may hold: far more than any scene, few enough that reading
+    /// one stays quick. `add_element` refuses one more.
     public static let maximumElements = 10_000
-    /// The largest file read, in bytes: a full scene of 10,000 elements with their
-    /// `add_element` objects fits many times over.
+    /// The largest file read, in bytes.
     public static let maximumBytes = 16 << 20
+    /// The largest scene, as the file writes it whole: half of ``maximumBytes``, so that as
+    /// many bytes again of changes fit after it before it is rewritten. `add_element` refuses
+    /// an element that would take the scene past it.
+    public static let maximumSceneBytes = maximumBytes / 2
+    /// The longest line of a format 2 file: an element whose `add_element` object filled a
+    /// request line (64 KiB), even with every character escaped, fits.
+    public static let maximumLineBytes = 256 << 10
     /// The longest id, in UTF-8 bytes: an element's (``ElementSettings/maximumIDBytes``).
     public static let maximumIDBytes = ElementSettings.maximumIDBytes
-    /// The most JSON values (numbers, strings, arrays, objects…) a file may hold: 10,000
-    /// elements of a hundred values each.
+    /// The most JSON values (numbers, strings, arrays, objects…) the scene's elements may
+    /// hold together: 10,000 elements of a hundred values each. Counted before parsing, so
+    /// that a file of "0,0,0,…" is refused before it takes hundreds of megabytes.
     public static let maximumValues = 1_000_000
     /// The scales a file may give: wider than any gesture reaches, finite and positive.
     public static let scales: ClosedRange<Double> = 1e-6...1e6
@@ -57,6 +69,13 @@ public struct SceneState: Equatable, Sendable {
             self.scale = scale
             self.destination = destination
         }
+
+        /// Ids are compared as the bytes they are, not by Unicode's canonical equivalence
+        /// (which Swift's `==` on strings uses).
+        public static func == (a: Element, b: Element) -> Bool {
+            a.id.utf8.elementsEqual(b.id.utf8) && a.added == b.added && a.position == b.position && a.rotation == b.rotation
+                && a.scale == b.scale && a.destination == b.destination
+        }
     }
 
     /// The elements, in the scene's order.
@@ -69,19 +88,63 @@ public struct SceneState: Equatable, Sendable {
 
     // MARK: Writing
 
-    /// The file's bytes: one line opening the object, one line per element, one closing it.
+    /// The file's bytes, whole: the header, one line per element, the closing line.
     public var encoded: [UInt8] {
-        var text = "{\"version\":\(Self.version),\"elements\":["
-        for (index, element) in elements.enumerated() {
-            text += index == 0 ? "\n" : ",\n"
+        var text = "{\"motiond_state\":\(Self.version)}\n"
+        for element in elements {
             Self.json(element).encode(into: &text)
+            text += "\n"
         }
-        text += "\n]}\n"
+        text += "{\"elements\":\(elements.count)}\n"
+        return Array(text.utf8)
+    }
+
+    /// One change between two states, as a line appended to the file says it.
+    public enum Change: Equatable, Sendable {
+        /// The element is now this: added, moved or changed (the whole element, its place in
+        /// the order kept, a new one last).
+        case put(Element)
+        /// The element is gone.
+        case remove(String)
+    }
+
+    /// What turns `old` into `new`, line by line; nil when the elements' order changed in a
+    /// way appending cannot say (a reload, an element removed and added again), which a
+    /// whole write does.
+    public static func changes(from old: SceneState, to new: SceneState) -> [Change]? {
+        var oldByID: [[UInt8]: Element] = [:]
+        oldByID.reserveCapacity(old.elements.count)
+        for element in old.elements { oldByID[Array(element.id.utf8)] = element }
+        var newIDs = Set<[UInt8]>()
+        newIDs.reserveCapacity(new.elements.count)
+        for element in new.elements { newIDs.insert(Array(element.id.utf8)) }
+        let kept = old.elements.filter { newIDs.contains(Array($0.id.utf8)) }
+        // The elements kept must lead the new order, in their old order; the new ones follow.
+        guard kept.count <= new.elements.count,
+              zip(kept, new.elements).allSatisfy({ $0.id.utf8.elementsEqual($1.id.utf8) }) else { return nil }
+        var changes: [Change] = old.elements.filter { !newIDs.contains(Array($0.id.utf8)) }.map { .remove($0.id) }
+        for element in new.elements where oldByID[Array(element.id.utf8)] != element {
+            changes.append(.put(element))
+        }
+        return changes
+    }
+
+    /// The lines that append `changes` to a file, closed by the number of elements they leave.
+    public static func encode(_ changes: [Change], leaving count: Int) -> [UInt8] {
+        var text = ""
+        for change in changes {
+            switch change {
+            case .put(let element): json(element).encode(into: &text)
+            case .remove(let id): JSONValue.object([("removed", .string(id))]).encode(into: &text)
+            }
+            text += "\n"
+        }
+        text += "{\"elements\":\(count)}\n"
         return Array(text.utf8)
     }
 
     /// An element as the file and `saved_scene` give it.
-    static func json(_ element: Element) -> JSONValue {
+    public static func json(_ element: Element) -> JSONValue {
         .object([
             ("id", .string(element.id)),
             ("added", element.added ?? .null),
@@ -94,15 +157,64 @@ public struct SceneState: Equatable, Sendable {
 
     private static func json(_ point: Point) -> JSONValue { .array([.number(point.x), .number(point.y)]) }
 
+    // MARK: What a scene may hold
+
+    /// What one element takes of the file's limits, at most: its line's bytes however its
+    /// numbers are written, and its JSON values.
+    public struct Cost: Equatable, Sendable {
+        public var bytes: Int
+        public var values: Int
+
+        public init(bytes: Int = 0, values: Int = 0) {
+            self.bytes = bytes
+            self.values = values
+        }
+
+        /// The most an element of this id, added with this object (nil: from the
+        /// configuration), can take: its line with every number at its longest.
+        public init(id: String, added: JSONValue?) {
+            var idText = ""
+            JSONValue.string(id).encode(into: &idText)
+            let addedText = added?.encoded ?? "null"
+            // The keys and punctuation, and six numbers of at most 24 characters each.
+            bytes = idText.utf8.count + addedText.utf8.count + 80 + 6 * 24 + 1
+            values = 12 + SceneState.valueBound(addedText.utf8)
+        }
+
+        public static func + (a: Cost, b: Cost) -> Cost { Cost(bytes: a.bytes + b.bytes, values: a.values + b.values) }
+        public static func - (a: Cost, b: Cost) -> Cost { Cost(bytes: a.bytes - b.bytes, values: a.values - b.values) }
+        public static func += (a: inout Cost, b: Cost) { a = a + b }
+        public static func -= (a: inout Cost, b: Cost) { a = a - b }
+    }
+
+    /// Why a scene of `count` elements costing `cost` in all could not be kept in a file, or
+    /// nil when it can: what `add_element` checks before it adds, so that every scene a
+    /// client can make can also be saved and read back.
+    public static func problem(elements count: Int, cost: Cost, largestLine: Int = 0) -> String? {
+        if count > maximumElements { return "the scene would hold \(count) elements; it may hold at most \(maximumElements)" }
+        if largestLine > maximumLineBytes {
+            return "the element would take \(largestLine) bytes in the state file; an element may take at most \(maximumLineBytes)"
+        }
+        if cost.bytes > maximumSceneBytes {
+            return "the scene would take up to \(cost.bytes) bytes in the state file; it may take at most \(maximumSceneBytes): remove some elements first"
+        }
+        if cost.values > maximumValues {
+            return "the scene would hold \(cost.values) JSON values in the state file; it may hold at most \(maximumValues): remove some elements first"
+        }
+        return nil
+    }
+
     // MARK: Reading
 
-    /// The state in `bytes`, or why they are not one. Positions are checked against
-    /// `limits`, as a client's `set` is: a file cannot place an element where a client could
-    /// not.
+    /// The state in `bytes` (the last complete write of a format 2 file, or a format 1
+    /// file), or why they are not one. Positions are checked against `limits`, as a client's
+    /// `set` is: a file cannot place an element where a client could not.
     public init(reading bytes: some Collection<UInt8>, limits: ValueLimits) throws(SceneStateError) {
-        guard bytes.count <= Self.maximumBytes else {
-            throw SceneStateError(.tooLarge, "the file is over \(Self.maximumBytes) bytes, the most a state file may have")
-        }
+        self = try StateContents(reading: Array(bytes), limits: limits).state
+    }
+
+    /// Format 1: one JSON object, `{"version":1,"elements":[…]}`.
+    init(readingVersion1 bytes: [UInt8], limits: ValueLimits) throws(SceneStateError) {
         // Counted before parsing: the parsed tree takes some forty bytes a value, so 16 MiB of
         // "0,0,0,…" would take hundreds of megabytes and seconds before the element count
         // could refuse it.
@@ -116,20 +228,20 @@ public struct SceneState: Equatable, Sendable {
         guard let top = input.object else { throw SceneStateError(.wrongType, "the file holds \(input.kind), not an object") }
         try Self.refuseUnknownKeys(top, known: ["version", "elements"], element: nil)
         guard let versionInput = top["version"] else { throw SceneStateError(.missingKey, "no version", key: "version") }
-        guard versionInput.integer == Self.version else {
-            throw SceneStateError(.wrongVersion, "version \(versionInput.number.map(compactNumber) ?? versionInput.kind); this motiond reads version \(Self.version)", key: "version")
+        guard versionInput.integer == 1 else {
+            throw SceneStateError(.wrongVersion, "version \(versionInput.number.map(compactNumber) ?? versionInput.kind); this motiond reads versions 1 and \(Self.version)", key: "version")
         }
         guard let elementsInput = top["elements"] else { throw SceneStateError(.missingKey, "no elements", key: "elements") }
         guard let list = elementsInput.array else { throw SceneStateError(.wrongType, "elements is \(elementsInput.kind), not an array", key: "elements") }
         guard list.count <= Self.maximumElements else {
             throw SceneStateError(.tooManyElements, "\(list.count) elements; a state file holds at most \(Self.maximumElements)", key: "elements")
         }
-        var seen: Set<String> = []
+        var seen: Set<[UInt8]> = []
         var elements: [Element] = []
         elements.reserveCapacity(list.count)
         for (index, item) in list.enumerated() {
             let element = try Self.element(item, index: index, limits: limits)
-            guard seen.insert(element.id).inserted else {
+            guard seen.insert(Array(element.id.utf8)).inserted else {
                 throw SceneStateError(.badID, "the id appears twice", element: index, id: element.id, key: "id")
             }
             elements.append(element)
@@ -159,7 +271,7 @@ public struct SceneState: Equatable, Sendable {
 
     private static let elementKeys: Set<String> = ["id", "added", "position", "rotation", "scale", "destination"]
 
-    private static func element(_ input: JSONInput, index: Int, limits: ValueLimits) throws(SceneStateError) -> Element {
+    static func element(_ input: JSONInput, index: Int, limits: ValueLimits) throws(SceneStateError) -> Element {
         guard let members = input.object else { throw SceneStateError(.wrongType, "the element is \(input.kind), not an object", element: index) }
         guard let idInput = members["id"] else { throw SceneStateError(.missingKey, "no id", element: index, key: "id") }
         guard let id = idInput.string else { throw SceneStateError(.wrongType, "id is \(idInput.kind), not a string", element: index, key: "id") }
@@ -190,6 +302,14 @@ public struct SceneState: Equatable, Sendable {
         guard let unknown = members.keys.filter({ !elementKeys.contains($0) }).min() else {
             let added = try required("added")
             guard added == .null || added.object != nil else { throw error(.wrongType, "added is \(added.kind), not an object or null", "added") }
+            // An element is added again under its added object's id: one that says another
+            // id than the element's would bring back something else than what was saved.
+            if added != .null {
+                guard let addedID = added["id"] else { throw error(.badID, "added has no id; it must be the element's", "added") }
+                guard let text = addedID.string, text.utf8.elementsEqual(id.utf8) else {
+                    throw error(.badID, "added.id is \(addedID.string.map { "\"\($0)\"" } ?? addedID.kind), not the element's id", "added")
+                }
+            }
             let destination = try required("destination")
             return Element(
                 id: id,
@@ -213,7 +333,7 @@ public struct SceneState: Equatable, Sendable {
         return nil
     }
 
-    private static func refuseUnknownKeys(_ members: [String: JSONInput], known: Set<String>, element: Int?) throws(SceneStateError) {
+    static func refuseUnknownKeys(_ members: [String: JSONInput], known: Set<String>, element: Int?) throws(SceneStateError) {
         if let unknown = members.keys.filter({ !known.contains($0) }).min() {
             throw SceneStateError(.unknownKey, "an unknown key \"\(unknown)\"", element: element, key: unknown)
         }
@@ -226,6 +346,12 @@ public struct SceneStateError: Error, Equatable, Sendable, CustomStringConvertib
     /// The kinds of refusal, for code that treats them apart (and for tests).
     public enum Kind: String, Sendable {
         case tooLarge, notJSON, wrongType, wrongVersion, missingKey, unknownKey, outOfRange, badID, tooManyElements
+        /// Not a state file at all (a configuration given as the state path, say): motiond
+        /// leaves such a file alone instead of setting it aside and replacing it.
+        case notAStateFile
+        /// The lines contradict each other: a count that is not the number of elements, an
+        /// element removed that is not there.
+        case inconsistent
     }
 
     /// What kind of refusal it is.
@@ -238,6 +364,8 @@ public struct SceneStateError: Error, Equatable, Sendable, CustomStringConvertib
     public var id: String?
     /// The key the problem is at.
     public var key: String?
+    /// The line of a format 2 file the problem is on, from 1.
+    public var line: Int?
 
     /// A refusal of `kind`, said in `message`, at the element and key given.
     public init(_ kind: Kind, _ message: String, element: Int? = nil, id: String? = nil, key: String? = nil) {
@@ -251,6 +379,7 @@ public struct SceneStateError: Error, Equatable, Sendable, CustomStringConvertib
     /// The place, then the reason, as a log line says it.
     public var description: String {
         var place: [String] = []
+        if let line { place.append("line \(line)") }
         if let element { place.append("element \(element)" + (id.map { " (\"\($0)\")" } ?? "")) }
         if let key { place.append("key \"\(key)\"") }
         return place.isEmpty ? message : "\(place.joined(separator: ", ")): \(message)"

@@ -25,34 +25,109 @@ public struct StateFile: Sendable {
 
     // MARK: Writing
 
-    /// Replaces the file with `state`, atomically: written whole to a new file beside it,
-    /// synced, renamed over it, the directory synced. On any failure the temporary file is
+    /// Replaces the file with `state`, whole and atomically: written to a new file beside
+    /// it, synced, renamed over it, the directory synced. On any failure the temporary file is
     /// removed, the old file stays as it was, and the error names the cause.
+    ///
+    /// Only the file this motiond read or wrote is replaced: `expected` is its identity, or
+    /// nil when there was none. Anything else found at the path (a file put there since, a
+    /// FIFO, a device) is left alone and refused (``StateFileError/Cause/replaced``).
     ///
     /// With `limits`, the bytes are first read back as ``read(limits:)`` would, and nothing
     /// is written if they would be refused (``StateFileError/Cause/unreadable``): the file
     /// never holds a scene the next start would throw away.
-    public func write(_ state: SceneState, checkedAgainst limits: ValueLimits? = nil) throws(StateFileError) {
+    @discardableResult
+    public func replace(with state: SceneState, checkedAgainst limits: ValueLimits? = nil, over expected: FileIdentity?) throws(StateFileError) -> StateFileShape {
         let bytes = state.encoded
         if let limits {
-            do { _ = try SceneState(reading: bytes, limits: limits) } catch { throw StateFileError(refused: error, path: path, cause: .unreadable) }
+            do { _ = try StateContents(reading: bytes, limits: limits) } catch {
+                throw StateFileError(refused: error, path: path, cause: .unreadable)
+            }
         }
         let (temporary, fd) = try createTemporary()
         var isOpen = true
+        let identity: FileIdentity
         do throws(StateFileError) {
             try writeAll(bytes, to: fd, named: temporary)
             guard fsync(fd) == 0 else { throw StateFileError(.sync, temporary, errno: errno) }
+            var status = stat()
+            guard fstat(fd, &status) == 0 else { throw StateFileError(.write, temporary, errno: errno) }
+            identity = FileIdentity(status)
             // Closed once whatever close says: after a failed close the descriptor is gone
             // too, and closing it again could close another thread's new file.
             isOpen = false
             guard close(fd) == 0 else { throw StateFileError(.write, temporary, errno: errno) }
-            guard rename(temporary, path) == 0 else { throw StateFileError(.rename, path, errno: errno) }
+            try moveIntoPlace(temporary, over: expected)
         } catch {
             if isOpen { close(fd) }
             unlink(temporary)
             throw error
         }
         try syncDirectory()
+        return StateFileShape(identity: identity, wholeBytes: bytes.count, appendedBytes: 0)
+    }
+
+    /// Renames `temporary` to the state path, over the file `expected` only.
+    private func moveIntoPlace(_ temporary: String, over expected: FileIdentity?) throws(StateFileError) {
+        var status = stat()
+        if lstat(path, &status) != 0 {
+            guard errno == ENOENT else { throw StateFileError(.rename, path, errno: errno) }
+            // Nothing there: link(2), unlike rename(2), fails if something appears meanwhile.
+            guard link(temporary, path) == 0 else {
+                if errno == EEXIST { throw StateFileError(replaced: path, "something was put there while motiond wrote") }
+                throw StateFileError(.rename, path, errno: errno)
+            }
+            unlink(temporary)
+            return
+        }
+        guard let expected else {
+            throw StateFileError(replaced: path, "\(FileIdentity.kind(of: status)) was put there, which motiond did not write")
+        }
+        guard status.st_mode & S_IFMT == S_IFREG, FileIdentity(status) == expected else {
+            throw StateFileError(replaced: path, "\(FileIdentity.kind(of: status)) was put in place of the file motiond wrote")
+        }
+        guard rename(temporary, path) == 0 else { throw StateFileError(.rename, path, errno: errno) }
+    }
+
+    /// Appends `changes`, which turn `old` (the scene the file holds) into `new`, to the file
+    /// `shape` describes, and syncs it: a few lines instead of the whole scene. If the append
+    /// fails midway, the file is cut back to where it was; a start would ignore the partial
+    /// lines anyway (``StateContents``). A file that is no longer the one `shape` describes
+    /// is refused (another) or written whole (the same file, changed by someone).
+    public func append(_ changes: [SceneState.Change], from old: SceneState, to new: SceneState, checkedAgainst limits: ValueLimits? = nil,
+                       onto shape: StateFileShape) throws(StateFileError) -> StateFileShape {
+        let bytes = SceneState.encode(changes, leaving: new.elements.count)
+        if let limits {
+            do { try StateContents.check(appending: bytes, to: old, gives: new, limits: limits) } catch {
+                throw StateFileError(refused: error, path: path, cause: .unreadable)
+            }
+        }
+        let fd = open(path, O_WRONLY | O_APPEND | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC)
+        if fd < 0 {
+            if errno == ENOENT { return try replace(with: new, checkedAgainst: limits, over: nil) }
+            if errno == ELOOP { throw StateFileError(replaced: path, "a symbolic link was put in place of the file motiond wrote") }
+            throw StateFileError(.write, path, errno: errno)
+        }
+        defer { close(fd) }
+        var status = stat()
+        guard fstat(fd, &status) == 0 else { throw StateFileError(.write, path, errno: errno) }
+        guard status.st_mode & S_IFMT == S_IFREG, FileIdentity(status) == shape.identity else {
+            throw StateFileError(replaced: path, "\(FileIdentity.kind(of: status)) was put in place of the file motiond wrote")
+        }
+        let size = Int(status.st_size)
+        guard size == shape.wholeBytes + shape.appendedBytes, size + bytes.count <= SceneState.maximumBytes else {
+            return try replace(with: new, checkedAgainst: limits, over: shape.identity)
+        }
+        do throws(StateFileError) {
+            try writeAll(bytes, to: fd, named: path)
+            guard fsync(fd) == 0 else { throw StateFileError(.sync, path, errno: errno) }
+        } catch {
+            // Cut back what got written; should even that fail, the next start ignores a
+            // write without its closing line.
+            if ftruncate(fd, off_t(size)) == 0 { fsync(fd) }
+            throw error
+        }
+        return StateFileShape(identity: shape.identity, wholeBytes: shape.wholeBytes, appendedBytes: shape.appendedBytes + bytes.count)
     }
 
     /// A new file beside the state file, created so that nothing else can have made it
@@ -91,32 +166,46 @@ public struct StateFile: Sendable {
 
     // MARK: Reading
 
-    /// The state in the file; nil when there is no file (a first start); or the reason the
-    /// file is refused (``StateFileError/Cause/refused``) or could not be read. At most
+    /// What the state path holds: nil when there is nothing (a first start); a file with no
+    /// scene yet when it is empty; else its contents. Only a regular file is read, and no
+    /// open blocks (a FIFO at the path is refused, not waited on). At most
     /// ``SceneState/maximumBytes`` are read, whatever the file's size.
-    public func read(limits: ValueLimits) throws(StateFileError) -> SceneState? {
-        let fd = open(path, O_RDONLY | O_CLOEXEC)
+    ///
+    /// Throws why the file cannot be used: ``StateFileError/Cause/refused`` for a state file
+    /// that is damaged (which may be set aside), and for anything that is not motiond's to
+    /// replace (not a regular file, not a state file, not readable) an error whose
+    /// ``StateFileError/leavesFileAlone`` is true.
+    public func read(limits: ValueLimits) throws(StateFileError) -> StateFileReading? {
+        let fd = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC)
         if fd < 0 {
             if errno == ENOENT { return nil }
+            if errno == ELOOP { throw StateFileError(notRegular: path, "a symbolic link") }
             throw StateFileError(.read, path, errno: errno)
         }
         defer { close(fd) }
+        var status = stat()
+        guard fstat(fd, &status) == 0 else { throw StateFileError(.read, path, errno: errno) }
+        guard status.st_mode & S_IFMT == S_IFREG else { throw StateFileError(notRegular: path, FileIdentity.kind(of: status)) }
+        let identity = FileIdentity(status)
         // One byte more than the limit, to know that the file is over it.
         let capacity = SceneState.maximumBytes + 1
-        var bytes = [UInt8](repeating: 0, count: capacity)
+        var bytes = [UInt8](repeating: 0, count: Swift.min(capacity, Int(status.st_size) + 1))
         var count = 0
-        while count < capacity {
-            let got = bytes.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress! + count, capacity - count) }
+        while count < bytes.count {
+            let got = bytes.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress! + count, $0.count - count) }
             if got < 0 {
                 if errno == EINTR { continue }
                 throw StateFileError(.read, path, errno: errno)
             }
             if got == 0 { break }
             count += got
+            // A file that grew since fstat: read on, up to the limit.
+            if count == bytes.count, bytes.count < capacity { bytes += [UInt8](repeating: 0, count: Swift.min(capacity - bytes.count, 1 << 20)) }
         }
         bytes.removeSubrange(count...)
-        do { return try SceneState(reading: bytes, limits: limits) } catch {
-            throw StateFileError(refused: error, path: path)
+        if bytes.isEmpty { return StateFileReading(contents: nil, identity: identity) }
+        do { return StateFileReading(contents: try StateContents(reading: bytes, limits: limits), identity: identity) } catch {
+            throw StateFileError(refused: error, path: path, cause: error.kind == .notAStateFile ? .foreign : .refused)
         }
     }
 
@@ -138,11 +227,143 @@ public struct StateFile: Sendable {
         return removed
     }
 
-    /// Moves a refused file to ``refusedPath`` (replacing one put aside before), so that the
-    /// daemon can start afresh and an operator can still see what was refused.
+    /// Moves a refused file to ``refusedPath`` (replacing a file put aside before), so that
+    /// the daemon can start afresh and an operator can still see what was refused. Something
+    /// other than a regular file at ``refusedPath`` is left alone, and so the file stays.
     public func setAside() throws(StateFileError) {
+        var status = stat()
+        if lstat(refusedPath, &status) == 0, status.st_mode & S_IFMT != S_IFREG {
+            throw StateFileError(notRegular: refusedPath, FileIdentity.kind(of: status))
+        }
         guard rename(path, refusedPath) == 0 else { throw StateFileError(.setAside, path, errno: errno) }
         try syncDirectory()
+    }
+
+    /// Removes the file, only if it is a regular file that holds a state file or nothing (a
+    /// configuration, a link, a FIFO is refused and left alone); false when there is none.
+    public func removeIfStateFile() throws(StateFileError) -> Bool {
+        let fd = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC)
+        if fd < 0 {
+            if errno == ENOENT { return false }
+            if errno == ELOOP { throw StateFileError(notRegular: path, "a symbolic link") }
+            throw StateFileError(.read, path, errno: errno)
+        }
+        defer { close(fd) }
+        var status = stat()
+        guard fstat(fd, &status) == 0 else { throw StateFileError(.read, path, errno: errno) }
+        guard status.st_mode & S_IFMT == S_IFREG else { throw StateFileError(notRegular: path, FileIdentity.kind(of: status)) }
+        var start = [UInt8](repeating: 0, count: 32)
+        let got = start.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress, $0.count) }
+        guard got >= 0 else { throw StateFileError(.read, path, errno: errno) }
+        start.removeSubrange(got...)
+        guard start.isEmpty || StateContents.looksLikeStateFile(start) else {
+            throw StateFileError(refused: SceneStateError(.notAStateFile, "it does not begin as a state file does"), path: path, cause: .foreign)
+        }
+        // The path must still lead to the file checked.
+        var now = stat()
+        guard lstat(path, &now) == 0, FileIdentity(now) == FileIdentity(status) else {
+            throw StateFileError(replaced: path, "another file was put there meanwhile")
+        }
+        guard unlink(path) == 0 else { throw StateFileError(.setAside, path, errno: errno) }
+        return true
+    }
+
+    // MARK: One motiond a file
+
+    /// Where the lock that keeps a second motiond off this file is held.
+    public var lockPath: String { path + ".lock" }
+
+    /// Takes the lock that says this motiond keeps its scene in the file, for as long as the
+    /// returned lock lives (the kernel lets go of it when the process ends, however it ends).
+    /// Throws ``StateFileError/Cause/inUse``, naming the other's process, when another holds
+    /// it. Returns nil when no lock can be made beside the file (no such directory, a
+    /// read-only one): then no other motiond can hold one either, and writes there fail and
+    /// say so.
+    public func lock() throws(StateFileError) -> StateFileLock? {
+        let fd = open(lockPath, O_RDWR | O_CREAT | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC, 0o600)
+        if fd < 0 {
+            if errno == ELOOP { throw StateFileError(notRegular: lockPath, "a symbolic link") }
+            return nil
+        }
+        var status = stat()
+        guard fstat(fd, &status) == 0, status.st_mode & S_IFMT == S_IFREG else {
+            close(fd)
+            throw StateFileError(notRegular: lockPath, FileIdentity.kind(of: status))
+        }
+        // flock(2), not fcntl's record locks: those belong to the process, so a second lock
+        // taken in the same process would succeed, and closing any descriptor of the file
+        // would drop them.
+        if flock(fd, LOCK_EX | LOCK_NB) != 0 {
+            let reason = errno
+            var text = [UInt8](repeating: 0, count: 16)
+            let got = text.withUnsafeMutableBytes { pread(fd, $0.baseAddress, $0.count, 0) }
+            close(fd)
+            guard reason == EWOULDBLOCK else { return nil }
+            let holder = got > 0 ? Int32(String(decoding: text.prefix(got).prefix { $0 != UInt8(ascii: "\n") }, as: UTF8.self)) : nil
+            throw StateFileError(inUse: path, by: holder)
+        }
+        // The holder's pid in the file, for the next one to name it.
+        let text = Array("\(getpid())\n".utf8)
+        if ftruncate(fd, 0) == 0 { _ = text.withUnsafeBytes { pwrite(fd, $0.baseAddress, $0.count, 0) } }
+        return StateFileLock(fd)
+    }
+}
+
+/// The lock of ``StateFile/lock()``: held until this is released.
+public final class StateFileLock: @unchecked Sendable {
+    private let fd: CInt
+
+    init(_ fd: CInt) {
+        self.fd = fd
+    }
+
+    deinit { close(fd) }
+}
+
+/// Which file a path led to (its device and inode), to tell the file motiond wrote from one
+/// put in its place.
+public struct FileIdentity: Equatable, Sendable {
+    var device: UInt64
+    var inode: UInt64
+
+    init(_ status: stat) {
+        device = UInt64(status.st_dev)
+        inode = UInt64(status.st_ino)
+    }
+
+    /// What kind of file `status` describes, in words.
+    static func kind(of status: stat) -> String {
+        switch status.st_mode & S_IFMT {
+        case S_IFREG: return "another file"
+        case S_IFDIR: return "a directory"
+        case S_IFIFO: return "a FIFO"
+        case S_IFCHR: return "a character device"
+        case S_IFBLK: return "a block device"
+        case S_IFSOCK: return "a socket"
+        case S_IFLNK: return "a symbolic link"
+        default: return "something that is not a regular file"
+        }
+    }
+}
+
+/// The state file as this motiond last read or wrote it: which file, and how its bytes
+/// divide between the scene written whole and the changes appended since.
+public struct StateFileShape: Equatable, Sendable {
+    public var identity: FileIdentity
+    public var wholeBytes: Int
+    public var appendedBytes: Int
+}
+
+/// What ``StateFile/read(limits:)`` found at the state path.
+public struct StateFileReading: Sendable {
+    /// The file's contents; nil for an empty file (one an operator made, holding no scene).
+    public var contents: StateContents?
+    /// Which file it was.
+    public var identity: FileIdentity
+
+    /// The shape of the file, for the writes that follow.
+    public var shape: StateFileShape {
+        StateFileShape(identity: identity, wholeBytes: contents?.wholeBytes ?? 0, appendedBytes: contents.map { $0.appendedBytes + $0.cutShortBytes } ?? 0)
     }
 }
 
@@ -158,6 +379,14 @@ public struct StateFileError: Error, Sendable, CustomStringConvertible {
         case unreadable = "keep the scene in"
         /// The file was read but its contents are refused; see ``StateFileError/refusal``.
         case refused = "use"
+        /// The file is not a state file at all (it does not begin as one): left alone.
+        case foreign = "use a file that is not a state file"
+        /// The path is not a regular file (a FIFO, a device, a directory, a link): left alone.
+        case notRegular = "use something that is not a regular file"
+        /// Something other than the file motiond wrote is at the path now: left alone.
+        case replaced = "replace"
+        /// Another motiond keeps its scene in the file.
+        case inUse = "share"
     }
 
     /// The step that failed, or ``Cause/refused``.
@@ -166,8 +395,13 @@ public struct StateFileError: Error, Sendable, CustomStringConvertible {
     public var path: String
     /// The system's error number, for a failed system call.
     public var errno: CInt?
-    /// Why the contents were refused, for ``Cause/refused``.
+    /// Why the contents were refused, for ``Cause/refused``, ``Cause/unreadable`` and
+    /// ``Cause/foreign``.
     public var refusal: SceneStateError?
+    /// What was found, in words, for ``Cause/notRegular`` and ``Cause/replaced``.
+    public var found: String?
+    /// The other motiond's process, for ``Cause/inUse``, when the kernel says.
+    public var holder: Int32?
 
     init(_ cause: Cause, _ path: String, errno: CInt) {
         self.cause = cause
@@ -181,11 +415,50 @@ public struct StateFileError: Error, Sendable, CustomStringConvertible {
         self.refusal = refused
     }
 
+    init(notRegular path: String, _ found: String) {
+        self.cause = .notRegular
+        self.path = path
+        self.found = found
+    }
+
+    init(replaced path: String, _ found: String) {
+        self.cause = .replaced
+        self.path = path
+        self.found = found
+    }
+
+    init(inUse path: String, by holder: Int32?) {
+        self.cause = .inUse
+        self.path = path
+        self.holder = holder
+    }
+
+    /// Whether the file is not motiond's to replace: not a regular file, not a state file,
+    /// not readable, or not the file motiond wrote. The scene is then not kept at all, so
+    /// that what the file holds is never lost to a scene that did not come from it.
+    public var leavesFileAlone: Bool {
+        switch cause {
+        case .foreign, .notRegular, .replaced, .read: return true
+        default: return false
+        }
+    }
+
     /// What failed and why, in words, as a log line says it.
     public var description: String {
-        if let refusal, cause == .unreadable { return "cannot keep the scene in \(path): it would not be read back: \(refusal)" }
-        if let refusal { return "the state file \(path) is refused: \(refusal)" }
-        let reason = errno.map { String(cString: strerror($0)) } ?? "failed"
-        return "cannot \(cause.rawValue) \(path): \(reason)"
+        switch cause {
+        case .unreadable: return "cannot keep the scene in \(path): it would not be read back: \(refusal.map(\.description) ?? "")"
+        case .refused: return "the state file \(path) is refused: \(refusal.map(\.description) ?? "")"
+        case .foreign: return "\(path) is not a state file (\(refusal?.message ?? "")): motiond leaves it alone"
+        case .notRegular: return "\(path) is \(found ?? "not a regular file"), not a regular file: motiond leaves it alone"
+        case .replaced: return "\(path): \(found ?? "another file is there"): motiond leaves it alone"
+        case .inUse:
+            return "the state file \(path) is in use by another motiond" + (holder.map { " (pid \($0))" } ?? "") + ": two daemons cannot keep one scene"
+        case .read:
+            let reason = errno.map { String(cString: strerror($0)) } ?? "failed"
+            return "cannot read \(path): \(reason): motiond leaves it alone"
+        default:
+            let reason = errno.map { String(cString: strerror($0)) } ?? "failed"
+            return "cannot \(cause.rawValue) \(path): \(reason)"
+        }
     }
 }
