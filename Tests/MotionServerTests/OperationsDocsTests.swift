@@ -19,9 +19,10 @@ struct OperationsDocsTests {
     }
 
     /// The metric names a PromQL expression or a text mentions, a histogram's series
-    /// (`_bucket`, `_sum`, `_count`) taken as the histogram.
+    /// (`_bucket`, `_sum`, `_count`) taken as the histogram. A name in double quotes is a JSON
+    /// key (the state file's `"motiond_state"`), not a metric.
     static func metricNames(in text: String) -> Set<String> {
-        let pattern = try! NSRegularExpression(pattern: #"\b(?:motiond|process)_[a-z_]+"#)
+        let pattern = try! NSRegularExpression(pattern: #"(?<!")\b(?:motiond|process)_[a-z_]+"#)
         let range = NSRange(text.startIndex..., in: text)
         return Set(pattern.matches(in: text, range: range).map { match in
             var name = String(text[Range(match.range, in: text)!])
