@@ -155,7 +155,10 @@ struct EngineTests {
         #expect(dragStates.last == .changed && element.position.value.x > chosen.x + 50, "\(dragStates) \(element.position.value)")
     }
 
-    @Test("the same frames and ticks give the same updates, bit for bit")
+    /// Within one process: Swift's hash seed is fixed per process, so this cannot see output
+    /// that follows a Set's or a Dictionary's order; HashSeedTests (CommandLineTests) compares
+    /// processes with different seeds.
+    @Test("the same frames and ticks give the same updates, bit for bit, run after run in one process")
     func determinism() throws {
         func run() -> [PublishedUpdate] {
             let (engine, clock) = makeEngine()
