@@ -22,6 +22,9 @@ extension ElementSettings {
     public static func idProblem(_ id: String) -> String? {
         if id.isEmpty { return "an element id cannot be empty" }
         if id.utf8.count > maximumIDBytes { return "an element id is at most \(maximumIDBytes) bytes, not \(id.utf8.count)" }
+        if id.unicodeScalars.contains("\u{0}") {
+            return "an element id cannot contain a NUL character (\\u0000): logs and C libraries would cut it there, into another id"
+        }
         for scalar in id.unicodeScalars {
             if let kind = unseen(scalar) {
                 return "an element id cannot contain \(codePoint(scalar)), \(kind): it would look like another id"
@@ -41,7 +44,7 @@ extension ElementSettings {
     /// What kind of character that does not show `scalar` is, or nil when it shows.
     private static func unseen(_ scalar: Unicode.Scalar) -> String? {
         switch scalar.properties.generalCategory {
-        case .control: return scalar == "\u{0}" ? "a NUL character, which logs and C libraries cut the id at" : "a control character"
+        case .control: return "a control character"
         case .format: return "an invisible formatting character"
         case .unassigned: return "a code point Unicode has not assigned"
         case .privateUse: return "a private-use character"

@@ -163,8 +163,8 @@ extension Daemons {
                 ("garbage", [0x00, 0xFF, 0x13, 0x37, 0xC0, 0xAF, 0x7B, 0x0A], "not JSON"),
                 ("{}", Array("{}".utf8), "key \"version\": no version"),
                 ("version 2", Array(text.replacingOccurrences(of: #"{"version":1,"#, with: #"{"version":2,"#).utf8), "version 2; this motiond reads version 1"),
-                ("a huge id", Array(text.replacingOccurrences(of: #""id":"photo""#, with: "\"id\":\"\(String(repeating: "p", count: 100_000))\"").utf8), "the id is 100000 bytes"),
-                ("an id with a NUL", Array(text.replacingOccurrences(of: #""id":"photo""#, with: #""id":"pho\u0000to""#).utf8), "the id contains a NUL character"),
+                ("a huge id", Array(text.replacingOccurrences(of: #""id":"photo""#, with: "\"id\":\"\(String(repeating: "p", count: 100_000))\"").utf8), "an element id is at most 256 bytes, not 100000"),
+                ("an id with a NUL", Array(text.replacingOccurrences(of: #""id":"photo""#, with: #""id":"pho\u0000to""#).utf8), "an element id cannot contain a NUL character"),
                 ("20 MB of spaces", [UInt8](repeating: 0x20, count: 20_000_000), "the file is over 16777216 bytes"),
                 ("a position of 1e300", Array(text.replacingOccurrences(of: #""position":[1400,300]"#, with: #""position":[1e300,300]"#).utf8), "key \"position\": position: x must be within"),
             ]
