@@ -306,12 +306,7 @@ extension Configuration {
 
     static func readElement(_ table: inout TableReader) throws(ConfigurationError) -> ElementSettings {
         guard let id = try table.string("id") else { throw table.error(nil, "an element needs an id") }
-        guard !id.isEmpty, id.allSatisfy({ $0.isLetter || $0.isNumber || $0 == "_" || $0 == "-" }) else {
-            throw table.error("id", "an element id is letters, digits, '_' and '-' (it names streams such as \(id).position), not '\(id)'")
-        }
-        guard id.utf8.count <= ElementSettings.maximumIDBytes else {
-            throw table.error("id", "an element id is at most \(ElementSettings.maximumIDBytes) bytes, not \(id.utf8.count)")
-        }
+        if let problem = ElementSettings.idProblem(id) { throw table.error("id", problem) }
         guard let center = try table.point("center") else { throw table.error(nil, "element '\(id)' needs a center, like center = [960, 540]") }
         guard let size = try table.size("size") else { throw table.error(nil, "element '\(id)' needs a size, like size = [400, 300]") }
         var element = ElementSettings(id: id, center: center, size: size)

@@ -15,16 +15,22 @@ enum ParsedTOML {
     private static let remembered = 16
 
     /// The settings in `text`, or TOMLKit's error.
+    ///
+    /// A text is the same as one read before only byte for byte: `==` on strings is canonical
+    /// equivalence, under which a file that spells an id `cafe` and U+0301 equals one that
+    /// spells it with é, and the settings of the one read first would come back for the other.
     static func table(_ text: String) throws -> [String: SettingsValue] {
-        if let known = recent.withLock({ $0.first { $0.text == text }?.table }) { return known }
+        if let known = recent.withLock({ $0.first { Self.same($0.text, text) }?.table }) { return known }
         let document = try TOMLTable(string: text)
         let table = SettingsValue.table(document)
         document.clear()  // frees the nodes; the table itself TOMLKit keeps
         recent.withLock { recent in
-            recent.removeAll { $0.text == text }
+            recent.removeAll { Self.same($0.text, text) }
             recent.append((text, table))
             if recent.count > remembered { recent.removeFirst() }
         }
         return table
     }
+
+    private static func same(_ a: String, _ b: String) -> Bool { a.utf8.elementsEqual(b.utf8) }
 }

@@ -86,7 +86,7 @@ struct FramesCommand: ParsableCommand {
             switch event {
             case let .added(device, _, _):
                 self.showDevice("added", node: device.node, name: device.name)
-            case .removed(let device):
+            case .removed(let device, _):
                 self.showDevice("removed", node: device.node, name: nil)
             case let .skipped(node, reason):
                 self.showDevice("skipped", node: node, name: nil, reason: reason.description)

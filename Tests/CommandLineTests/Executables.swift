@@ -16,9 +16,9 @@ struct Run {
     /// Runs one of the package's products, or with `absolute`, a program found on the PATH
     /// (or at the absolute path given). A program still running after `deadline` seconds is
     /// killed, and the test fails with what it had said, instead of hanging the run. Its
-    /// standard input is `input`, or empty.
+    /// standard input is `input`, or empty; its environment `environment`, or the test's.
     init(_ executable: String, _ arguments: [String], absolute: Bool = false, deadline: Double = 120,
-         input: FileHandle = .nullDevice) throws {
+         input: FileHandle = .nullDevice, environment: [String: String]? = nil) throws {
         let url = executable.hasPrefix("/") ? URL(fileURLWithPath: executable)
             : absolute ? try Self.onPath(executable) : Self.productsDirectory.appendingPathComponent(executable)
         guard FileManager.default.isExecutableFile(atPath: url.path) else {
@@ -27,6 +27,7 @@ struct Run {
         let process = Process()
         process.executableURL = url
         process.arguments = arguments
+        if let environment { process.environment = environment }
         let out = Pipe(), err = Pipe()
         process.standardOutput = out
         process.standardError = err

@@ -166,8 +166,8 @@ extension Daemons {
             }
             files += [
                 ("format 3", Array(text.replacingOccurrences(of: #"{"motiond_state":2}"#, with: #"{"motiond_state":3}"#).utf8), "format 3; this motiond reads formats 1 and 2"),
-                ("a huge id", Array(text.replacingOccurrences(of: #""id":"photo""#, with: "\"id\":\"\(String(repeating: "p", count: 100_000))\"").utf8), "the id is 100000 bytes"),
-                ("an id with a NUL", Array(text.replacingOccurrences(of: #""id":"photo""#, with: #""id":"pho\u0000to""#).utf8), "the id contains a NUL character"),
+                ("a huge id", Array(text.replacingOccurrences(of: #""id":"photo""#, with: "\"id\":\"\(String(repeating: "p", count: 100_000))\"").utf8), "an element id is at most 256 bytes, not 100000"),
+                ("an id with a NUL", Array(text.replacingOccurrences(of: #""id":"photo""#, with: #""id":"pho\u0000to""#).utf8), "an element id cannot contain a NUL character"),
                 ("a position of 1e300", Array(text.replacingOccurrences(of: #""position":[1400,300]"#, with: #""position":[1e300,300]"#).utf8), "key \"position\": position: x must be within"),
                 ("an added element under another id", Array(text.replacingOccurrences(of: #""id":"note","interactions""#, with: #""id":"other","interactions""#).utf8), "added.id is \"other\", not the element's id"),
                 ("a count that does not add up", Array(text.replacingOccurrences(of: #"{"elements":5}"#, with: #"{"elements":4}"#).utf8), "the write says it leaves 4 elements, but there are 5"),

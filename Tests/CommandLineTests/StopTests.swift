@@ -38,6 +38,10 @@ extension Daemons {
                     "no device removed before the bye:\n\(run.output)")
             let stopped = try #require(lines.last)
             #expect(stopped["step"] as? String == "stopped" && stopped["code"] as? Int == 0 && stopped["socket_left"] as? Bool == false, "\(run.output)\n\(run.error)")
+            // The log: the panel was let go of, at info level; it did not go away.
+            let log = run.error.split(separator: "\n")
+            #expect(log.contains { $0.hasPrefix("<6>stopped reading /dev/input/event") && $0.hasSuffix(": motiond is stopping") }, "\(run.error)")
+            #expect(!log.contains { $0.contains("went away") }, "\(run.error)")
         }
     }
 }

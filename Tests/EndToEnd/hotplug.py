@@ -14,13 +14,45 @@ device back (AGAIN.*: the same device, as a new event node, as after a real repl
 libumockdev cannot recreate a node it removed) with an "add" uevent and waits for the
 reader to open it again. It passes the
 reader's lines through, with its own steps as {"step": ...} lines, so the test can check
-the whole sequence. Every wait is on the reader's output, never on a timer; the reader's
-own --timeout ends a run that hangs.
+the whole sequence. Every wait is on the reader's output, and each has a deadline of
+WAIT_SECONDS: a reader that hangs, or never says what is awaited, ends the script with a
+{"step": "timeout", "waiting_for": ...} line and exit status 1, whether or not the reader's
+own --timeout would have ended it.
 """
 import json
 import os
+import select
 import subprocess
 import sys
+import time
+
+# Longer than any step takes on a loaded build machine; shorter than the test's own
+# deadline for the whole run, so that the script, not the test runner, says what it awaited.
+WAIT_SECONDS = 45
+
+
+class Lines:
+    """The reader's output, a line at a time, each read bounded by a deadline."""
+
+    def __init__(self, stream):
+        self.fd = stream.fileno()
+        self.pending = b""
+
+    def next(self, deadline):
+        """The next line, None at the end of the output, or TimeoutError at `deadline`."""
+        while b"\n" not in self.pending:
+            left = deadline - time.monotonic()
+            if left <= 0:
+                raise TimeoutError
+            ready, _, _ = select.select([self.fd], [], [], left)
+            if not ready:
+                continue
+            chunk = os.read(self.fd, 65536)
+            if not chunk:
+                return None
+            self.pending += chunk
+        line, _, self.pending = self.pending.partition(b"\n")
+        return line.decode("utf-8") + "\n"
 
 import gi
 
@@ -53,15 +85,24 @@ def main():
 
     syspath, node = plug(device_file, ioctl_file)
     testbed.load_evemu_events(node, events_file)
-    child = subprocess.Popen(reader, stdout=subprocess.PIPE, text=True)
+    child = subprocess.Popen(reader, stdout=subprocess.PIPE)
+    lines = Lines(child.stdout)
 
-    def read_until(predicate):
-        for line in child.stdout:
+    def read_until(what, predicate):
+        deadline = time.monotonic() + WAIT_SECONDS
+        while True:
+            try:
+                line = lines.next(deadline)
+            except TimeoutError:
+                print(json.dumps({"step": "timeout", "waiting_for": what, "seconds": WAIT_SECONDS}), flush=True)
+                child.kill()
+                child.wait()
+                raise SystemExit(f"hotplug.py: the reader did not report {what} within {WAIT_SECONDS} s")
+            if line is None:
+                raise SystemExit(f"hotplug.py: the reader stopped before it reported {what}")
             print(line, end="", flush=True)
-            message = json.loads(line)
-            if predicate(message):
+            if predicate(json.loads(line)):
                 return
-        raise SystemExit("the reader stopped before it reported what was expected")
 
     seen = 0
 
@@ -71,16 +112,16 @@ def main():
             seen += 1
         return seen >= frames
 
-    read_until(enough_frames)
+    read_until(f"{frames} frames", enough_frames)
     step("unplug")
     testbed.uevent(syspath, "remove")
     testbed.remove_device(syspath)
-    read_until(lambda m: m.get("event") == "device" and m.get("action") == "removed")
+    read_until("the device removed", lambda m: m.get("event") == "device" and m.get("action") == "removed")
 
     step("replug")
     syspath, node = plug(again_device, again_ioctl)
     testbed.uevent(syspath, "add")
-    read_until(lambda m: m.get("event") == "device" and m.get("action") == "added")
+    read_until("the device added again", lambda m: m.get("event") == "device" and m.get("action") == "added")
 
     step("done")
     # SIGKILL: a reader started from a test runner may inherit SIGTERM blocked. Its lines

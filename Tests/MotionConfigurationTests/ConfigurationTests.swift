@@ -135,6 +135,37 @@ struct ConfigurationTests {
         refused(Self.element + "\n[element.set_position_on_tap]\ntarget = \"attach\"\n", line: 6, "needs the element to have attach too")
     }
 
+    @Test("an element id is NFC and has no invisible characters: one name, one byte form, and no id that looks like another")
+    func elementIDForms() throws {
+        func element(_ id: String) -> String { "[[element]]\nid = \"\(id)\"\ncenter = [1, 2]\nsize = [1, 1]\n" }
+        // Decomposed (e and a combining accent) is canonically equivalent to café: refused, saying how to send it.
+        refused(element("cafe\u{301}"), line: 2, "is not: it holds a character in decomposed form")
+        refused(element("cafe\u{301}"), line: 2, "send it precomposed")
+        refused(element("\u{212B}ngstr\u{F6}m"), line: 2, "Normalization Form C")  // the ångström sign, whose NFC is Å
+        // Invisible: each would make an id that prints like another.
+        for (id, code) in [("card\u{200D}", "U+200D"), ("ca\u{200B}rd", "U+200B"), ("card\u{200E}", "U+200E"), ("card\u{2060}", "U+2060"),
+                           ("\u{FEFF}card", "U+FEFF"), ("ca\u{AD}rd", "U+00AD"), ("card\u{FE0F}", "U+FE0F"), ("\u{3164}card", "U+3164")] {
+            refused(element(id), line: 2, "an element id cannot contain \(code)")
+        }
+        refused(element("card\u{E000}"), line: 2, "cannot contain U+E000, a private-use character")
+        refused(element("card\\u0007"), line: 2, "cannot contain U+0007, a control character")
+        refused(element("card\u{1F3FB}"), line: 2, "an element id is letters")  // an emoji modifier, one character with the d
+        // What stays accepted: precomposed letters, marks with no precomposed form, scripts whose marks are letters' parts.
+        for id in ["caf\u{E9}", "x\u{301}", "\u{939}\u{93F}\u{928}\u{94D}\u{926}\u{940}", "\u{D55C}\u{AE00}", "photo_2-b"] {
+            let configuration = try Configuration.parse(element(id), file: "kiosk.toml")
+            #expect(configuration.elements.map { Array($0.id.utf8) } == [Array(id.utf8)], "\(id)")
+        }
+    }
+
+    @Test("a text read before is reused only when the same bytes come again, not a canonically equivalent text")
+    func parsedTextsCompareBytes() throws {
+        func element(_ id: String) -> String { "[[element]]\nid = \"\(id)\"\ncenter = [7, 11]\nsize = [13, 17]\n" }
+        let precomposed = try Configuration.parse(element("na\u{EF}ve"), file: "kiosk.toml")
+        #expect(precomposed.elements.map { Array($0.id.utf8) } == [Array("na\u{EF}ve".utf8)])
+        // Equal to the text above under ==, but not the same bytes: read, and refused.
+        refused(element("nai\u{308}ve"), line: 2, "Normalization Form C")
+    }
+
     @Test("a file that cannot be read says so, with its name")
     func unreadable() {
         #expect {

@@ -54,13 +54,50 @@ struct ContactRouterTests {
             (.screen, .land(on: card, id: 7), "screen", "nothing"),
             (.nowhere, .move, "nowhere", "nothing"),
             (.screen, .elementGone, "screen", "nothing"),
+            // The pairs the table leaves to "any other pair": the route stays, nothing is heard.
+            // A lift or an element going of a contact the router never saw leaves no record.
+            (nil, .lift, "none", "nothing"),
+            (nil, .elementGone, "none", "nothing"),
+            // A second screen gesture taking a finger already taken: its element still hears it
+            // cancelled at its next frame, once.
+            (.takenFromElement(card, id: 4), .takenByScreen, "taken from card 4", "nothing"),
+            (.screen, .takenByScreen, "screen", "nothing"),
+            // A finger on no element is not the gone element's.
+            (.nowhere, .elementGone, "nowhere", "nothing"),
         ]
         for (route, event, next, delivery) in rows {
             let outcome = ContactRoute.transition(route, event)
             #expect(Self.name(outcome.next) == next, "\(Self.name(route)) on \(event)")
             #expect(Self.name(outcome.delivery) == delivery, "\(Self.name(route)) on \(event)")
         }
+        // Every route meets every event: 5 × 5 pairs.
+        let pairs = Set(rows.map { "\(Self.kind($0.0)) \(Self.kind($0.1))" })
+        #expect(pairs.count == 25, "missing: \(Self.allPairs.subtracting(pairs).sorted())")
     }
+
+    static func kind(_ route: ContactRoute?) -> String {
+        switch route {
+        case nil: return "none"
+        case .element?: return "element"
+        case .takenFromElement?: return "taken from"
+        case .nowhere?: return "nowhere"
+        case .screen?: return "screen"
+        }
+    }
+
+    static func kind(_ event: ContactRoute.Event) -> String {
+        switch event {
+        case .land: return "land"
+        case .move: return "move"
+        case .lift: return "lift"
+        case .takenByScreen: return "takenByScreen"
+        case .elementGone: return "elementGone"
+        }
+    }
+
+    static let allPairs = Set(["none", "element", "taken from", "nowhere", "screen"].flatMap { route in
+        ["land", "move", "lift", "takenByScreen", "elementGone"].map { "\(route) \($0)" }
+    })
 
     @Test("the router: ids in landing order, a contact on another device is another contact, the screen takes every finger down")
     func router() {

@@ -135,6 +135,30 @@ struct ElementIDTests {
     }
 }
 
+extension ElementIDTests {
+    @Test("an id not in NFC, or with an invisible character, is refused as the configuration file refuses it; an NFC id comes back in the bytes sent")
+    func unicodeForms() throws {
+        let (daemon, _) = try makeDaemon()
+        let output = RecordingOutput()
+        let session = daemon.connect(output, credentials: nil)
+        let before = daemon.engine.scene.elements.map(\.id)
+        for (number, id) in [(1, #"cafe\u0301"#), (2, #"card\u200d"#), (3, #"card\ufeff"#), (4, #"\u00adcard"#)] {
+            daemon.receive(#"{"id": \#(number), "op": "add_element", "element": {"id": "\#(id)", "center": [10, 20], "size": [30, 40]}}"#, from: session)
+            let reply = try #require(try output.take().first { $0["id"]?.integer == number })
+            #expect(reply["error"]?["code"]?.string == "bad_value", "\(id): \(reply)")
+            #expect(daemon.engine.scene.elements.map(\.id) == before, "\(id) was added")
+        }
+        daemon.receive(#"{"id": 5, "op": "add_element", "element": {"id": "cafe\u0301", "center": [10, 20], "size": [30, 40]}}"#, from: session)
+        let message = try #require(try output.take().first { $0["id"]?.integer == 5 }?["error"]?["message"]?.string)
+        #expect(message.contains("Normalization Form C") && message.contains("precomposed"), "\(message)")
+        // Precomposed, it is accepted, and its streams are named in the very bytes sent.
+        daemon.receive(#"{"id": 6, "op": "add_element", "element": {"id": "caf\u00e9", "center": [10, 20], "size": [30, 40]}}"#, from: session)
+        #expect(try output.take().first { $0["id"]?.integer == 6 }?["ok"]?.bool == true)
+        let names = daemon.engine.streams.map(\.stream).filter { $0.hasSuffix(".position") }
+        #expect(names.contains { Array($0.utf8) == Array("caf\u{E9}.position".utf8) }, "\(names)")
+    }
+}
+
 /// A NIO channel on one end of a socket pair, on a loop of its own, and the other end for
 /// the test to read, each read giving up after 10 s.
 private struct ChannelPair {

@@ -57,12 +57,13 @@ struct ReloadGestureTests {
         let scheduler = ScreenGestureProtocolTests.HandScheduler(now: 10)
         let daemon: Daemon
         private let output = RecordingOutput()
+        private let session: ClientSession
         /// Every line the client heard after subscribing, in order.
         private(set) var heard: [JSONInput] = []
 
         init(_ configuration: Configuration) throws {
             daemon = Daemon(configuration: configuration, clock: clock, idleScheduler: scheduler, controlPolicy: { _ in true })
-            let session = daemon.connect(output, credentials: nil)
+            session = daemon.connect(output, credentials: nil)
             daemon.receive(#"{"id": 1, "op": "subscribe", "streams": ["screen.gesture", "*.drag", "*.pinch", "card.position"]}"#, from: session)
             let reply = try #require(try output.take().first { $0["id"]?.integer == 1 })
             #expect(reply["ok"]?.bool == true, "\(reply)")
@@ -87,6 +88,15 @@ struct ReloadGestureTests {
         func wait(until time: Double) throws -> [JSONInput] {
             clock.now = time
             scheduler.advance(to: time)
+            return try take()
+        }
+
+        /// The client sends `line` (a request) at `time`.
+        @discardableResult
+        func request(_ line: String, at time: Double) throws -> [JSONInput] {
+            clock.now = time
+            scheduler.advance(to: time)
+            daemon.receive(Substring(line), from: session)
             return try take()
         }
 
@@ -229,6 +239,24 @@ struct ReloadGestureTests {
         let cancelled = try kiosk.frame(stuck)
         #expect(Self.states(cancelled, "screen.gesture", name: "admin") == ["cancelled"], "\(cancelled)")
         #expect(cancelled.first { $0["name"]?.string == "admin" }?["t"]?.number == 12)
+        #expect(kiosk.dangling.isEmpty, "\(kiosk.dangling)")
+    }
+
+    @Test("set card.enabled false during its drag: subscribers hear the drag cancelled, and the rest of the touch moves nothing")
+    func disabledDuringDrag() throws {
+        let kiosk = try Kiosk(try Self.configuration(Self.elements, Self.admin))
+        try kiosk.frame(10, [(1, .began, 500, 540)])
+        let moving = try kiosk.frame(10.1, [(1, .moved, 560, 540)])
+        #expect(Self.states(moving, "card.drag") == ["began"] && Self.hasValue(moving, "card.position"), "\(moving)")
+
+        let disabled = try kiosk.request(#"{"id": 2, "op": "set", "stream": "card.enabled", "value": false}"#, at: 10.15)
+        #expect(disabled.contains { $0["id"]?.integer == 2 && $0["ok"]?.bool == true }, "\(disabled)")
+        #expect(Self.states(disabled, "card.drag") == ["cancelled"], "\(disabled)")
+
+        var rest: [JSONInput] = []
+        rest += try kiosk.frame(10.2, [(1, .moved, 700, 540)])
+        rest += try kiosk.frame(10.3, [(1, .ended, 700, 540)])
+        #expect(!Self.hasValue(rest, "card.position") && Self.states(rest, "card.drag").isEmpty, "\(rest)")
         #expect(kiosk.dangling.isEmpty, "\(kiosk.dangling)")
     }
 

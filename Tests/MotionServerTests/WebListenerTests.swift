@@ -336,10 +336,13 @@ struct HTTPListenerTests {
         #expect(!connection.channel.isActive)
     }
 
-    @Test("a connection that never sends a byte is closed after 10 s")
+    @Test("a connection that never sends a byte is closed after 10 s, and not before")
     func silentConnection() throws {
         let connection = try WebConnection()
-        connection.loop.advanceTime(by: .seconds(10))
+        #expect(connection.channel.isActive, "closed before its time began")
+        connection.loop.advanceTime(by: .milliseconds(9_900))
+        #expect(connection.channel.isActive, "closed before its 10 s")
+        connection.loop.advanceTime(by: .milliseconds(100))
         #expect(!connection.channel.isActive)
     }
 

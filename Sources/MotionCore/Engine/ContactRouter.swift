@@ -30,7 +30,8 @@ enum ContactRoute {
         case lift
         /// A screen gesture that takes the fingers (`takesFingers`) took it.
         case takenByScreen
-        /// Its element was removed, or the engine hands its fingers to a successor.
+        /// Its element was removed or turned off (`enabled` false), or the engine hands its
+        /// fingers to a successor.
         case elementGone
     }
 
@@ -129,8 +130,8 @@ struct ContactRouter {
         for key in keys { routes[key] = ContactRoute.transition(routes[key], .takenByScreen).next }
     }
 
-    /// `element` went: its contacts go nowhere until they lift. Their ids, for the element
-    /// to hear them `cancelled`.
+    /// `element` went, or was turned off: its contacts go nowhere until they lift. Their ids,
+    /// for the element to hear them `cancelled`.
     mutating func elementGone(_ element: EngineElement, into cancelled: inout [Int32]) {
         for (key, route) in routes {
             switch route {

@@ -134,6 +134,18 @@ extension MotionEngine {
             element.recognizers.contains(kind) ? published.register("\(element.id).\(kind.rawValue)", kind: .gesture) : nil
         }
         entry.activityLink = activity.tracked(element.state.stream.asStateStream()).subscribe(next: { _ in })
+        entry.links.append(element.enabled.subscribe { [weak self, unowned entry] enabled in
+            if !enabled { self?.disabled(entry) }
+        })
+    }
+
+    /// An element turned off lets go of the fingers holding it, as UIKit cancels a disabled
+    /// recognizer's gesture: its gestures in progress end `cancelled`, so a drag does not
+    /// carry on, nor a toss at the lift override a destination set meanwhile; the fingers
+    /// move nothing until they lift. The cancellations are in the next report.
+    private func disabled(_ element: EngineElement) {
+        startReport(at: clock.now)
+        cancelTouches(of: element, at: clock.now)
     }
 
     /// Every stream the engine publishes values on, with its current value, in publication

@@ -24,6 +24,9 @@ public struct SwipeRecognizer: Sendable {
     private var tracker = ContactTracker()
     /// Each finger's landing and last place (`physical`: millimetres where known), and in pixels.
     private var ways: [Int32: (from: Point, to: Point, fromPixels: Point, toPixels: Point)] = [:]
+    /// The fingers in the order they landed: the ways are summed in it, as a Dictionary's
+    /// order would change the sum's last bits with the process's hash seed.
+    private var landed: [Int32] = []
     private var landedAt = 0.0
     private var mostTouches = 0
     private var cancelled = false
@@ -42,6 +45,7 @@ public struct SwipeRecognizer: Sendable {
         tracker.update(frame)
         if wasIdle && !tracker.active.isEmpty {
             ways = [:]
+            landed = []
             landedAt = frame.time
             mostTouches = 0
             cancelled = false
@@ -52,6 +56,7 @@ public struct SwipeRecognizer: Sendable {
                 ways[contact.id] = (way.from, contact.physical, way.fromPixels, contact.position)
             } else {
                 ways[contact.id] = (contact.physical, contact.physical, contact.position, contact.position)
+                landed.append(contact.id)
             }
         }
         for pair in tracker.persistent {
@@ -69,7 +74,8 @@ public struct SwipeRecognizer: Sendable {
         let physical = tracker.isPhysical
         let count = Double(ways.count)
         var way = Point.zero, wayPixels = Point.zero
-        for finger in ways.values {
+        for id in landed {
+            guard let finger = ways[id] else { continue }
             way = way + (finger.to - finger.from)
             wayPixels = wayPixels + (finger.toPixels - finger.fromPixels)
         }
@@ -82,7 +88,7 @@ public struct SwipeRecognizer: Sendable {
               let direction = SwipeDirection(of: wayPixels, within: thresholds.swipeAngle) else { return nil }
         // Every finger that moved goes the same way.
         let slop = thresholds.distance(thresholds.dragSlop, thresholds.dragSlopPixels, physical: physical)
-        for finger in ways.values where (finger.to - finger.from).distance(to: .zero) > slop / 2 {
+        for finger in landed.compactMap({ ways[$0] }) where (finger.to - finger.from).distance(to: .zero) > slop / 2 {
             if SwipeDirection(of: finger.toPixels - finger.fromPixels, within: thresholds.swipeAngle) != direction { return nil }
         }
         return SwipeEvent(time: time, touches: mostTouches, direction: direction,

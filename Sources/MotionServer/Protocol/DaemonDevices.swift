@@ -22,7 +22,7 @@ extension Daemon {
             touchscreens.devices.filtered(node: device.node, counts: counts)
         case let .eventsDropped(device, total):
             touchscreens.devices.dropped(node: device.node, total: total)
-        case .removed(let device):
+        case .removed(let device, _):
             // Its touches went with it, and so does its calibration, if any.
             touchscreens.deviceRemoved(node: device.node)
             touchscreens.devices.remove(node: device.node)

@@ -17,8 +17,12 @@ enum InputLog {
             for line in setup.filters.geometry.explanation + setup.filters.notes { logger.info("\(device.node): \(line)") }
         case let .filtered(device, notice):
             logger.notice("\(device.node): \(notice.text)")
-        case .removed(let device):
+        case .removed(let device, why: .unplugged):
             logger.warning("\(device.node) went away; its touches were cancelled")
+        case .removed(let device, why: .deselected):
+            logger.info("stopped reading \(device.node), which the configuration no longer selects; its touches were cancelled")
+        case .removed(let device, why: .stopped):
+            logger.info("stopped reading \(device.node): motiond is stopping")
         case let .skipped(node, reason):
             logger.info("not using \(node): \(reason.description)")
         case let .eventsDropped(device, total):

@@ -324,13 +324,11 @@ public struct SceneState: Equatable, Sendable {
         throw error(.unknownKey, "an unknown key \"\(unknown)\"", unknown)
     }
 
-    /// Why `id` cannot be an element's id, or nil: empty, too long, or holding a NUL, which
-    /// logs and C libraries would cut the id at.
+    /// Why `id` cannot be an element's id, or nil: the rule of the configuration file and
+    /// `add_element` (``ElementSettings/idProblem(_:)``), so that a file cannot bring back an id
+    /// they would refuse.
     private static func idProblem(_ id: String) -> String? {
-        if id.isEmpty { return "the id is empty" }
-        if id.utf8.count > maximumIDBytes { return "the id is \(id.utf8.count) bytes; an id has at most \(maximumIDBytes)" }
-        if id.unicodeScalars.contains("\u{0}") { return "the id contains a NUL character (\\u0000)" }
-        return nil
+        ElementSettings.idProblem(id)
     }
 
     static func refuseUnknownKeys(_ members: [String: JSONInput], known: Set<String>, element: Int?) throws(SceneStateError) {

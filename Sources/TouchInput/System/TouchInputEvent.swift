@@ -20,12 +20,24 @@ public enum TouchInputEvent: Sendable {
     /// The kernel dropped a device's events (`SYN_DROPPED`) and it was resynced; `total`
     /// counts the drops since the device was opened.
     case eventsDropped(DeviceIdentity, total: Int)
-    /// A touchscreen went away (or a reload deselected it); its contacts were cancelled
-    /// first, in a last frame.
-    case removed(DeviceIdentity)
+    /// A touchscreen is no longer read, for `why`; its contacts were cancelled first, in a
+    /// last frame.
+    case removed(DeviceIdentity, why: Removal = .unplugged)
     /// A device was found but is not read: not selected, not a touchscreen, not openable,
     /// or its description is invalid.
     case skipped(node: String, reason: TouchInputHub.SkipReason)
     /// A device that was skipped went away.
     case skippedRemoved(node: String)
+
+    /// Why a touchscreen is no longer read: its clients and its state forget it alike, but
+    /// an operator reading the log wants to tell a panel that was unplugged (or failed) from
+    /// one that motiond let go of.
+    public enum Removal: Sendable {
+        /// It went away: unplugged, or it failed to read.
+        case unplugged
+        /// A reload's configuration no longer selects it.
+        case deselected
+        /// motiond is stopping.
+        case stopped
+    }
 }

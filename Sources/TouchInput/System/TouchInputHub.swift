@@ -108,7 +108,7 @@ public final class TouchInputHub {
             case .failure(let reason):
                 devices[node] = nil
                 device.remove { handle(.frame($0, from: device.identity)) }
-                handle(.removed(device.identity))
+                handle(.removed(device.identity, why: .deselected))
                 skip(node, reason, handle)
             }
         }
@@ -166,7 +166,7 @@ public final class TouchInputHub {
     public func stop(_ handle: (TouchInputEvent) -> Void) {
         for device in devices.values {
             device.remove { handle(.frame($0, from: device.identity)) }
-            handle(.removed(device.identity))
+            handle(.removed(device.identity, why: .stopped))
         }
         devices = [:]
         monitor = nil
