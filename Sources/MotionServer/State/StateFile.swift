@@ -176,16 +176,8 @@ public struct StateFile: Sendable {
     /// replace (not a regular file, not a state file, not readable) an error whose
     /// ``StateFileError/leavesFileAlone`` is true.
     public func read(limits: ValueLimits) throws(StateFileError) -> StateFileReading? {
-        let fd = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC)
-        if fd < 0 {
-            if errno == ENOENT { return nil }
-            if errno == ELOOP { throw StateFileError(notRegular: path, "a symbolic link") }
-            throw StateFileError(.read, path, errno: errno)
-        }
+        guard let (fd, status) = try openRegularFile() else { return nil }
         defer { close(fd) }
-        var status = stat()
-        guard fstat(fd, &status) == 0 else { throw StateFileError(.read, path, errno: errno) }
-        guard status.st_mode & S_IFMT == S_IFREG else { throw StateFileError(notRegular: path, FileIdentity.kind(of: status)) }
         let identity = FileIdentity(status)
         // One byte more than the limit, to know that the file is over it.
         let capacity = SceneState.maximumBytes + 1
@@ -239,19 +231,33 @@ public struct StateFile: Sendable {
         try syncDirectory()
     }
 
-    /// Removes the file, only if it is a regular file that holds a state file or nothing (a
-    /// configuration, a link, a FIFO is refused and left alone); false when there is none.
-    public func removeIfStateFile() throws(StateFileError) -> Bool {
+    /// The file opened for reading with its status, nil when there is none; refused unless
+    /// it is a regular file. Neither a link is followed nor a FIFO waited on.
+    private func openRegularFile() throws(StateFileError) -> (CInt, stat)? {
         let fd = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC)
         if fd < 0 {
-            if errno == ENOENT { return false }
+            if errno == ENOENT { return nil }
             if errno == ELOOP { throw StateFileError(notRegular: path, "a symbolic link") }
             throw StateFileError(.read, path, errno: errno)
         }
-        defer { close(fd) }
         var status = stat()
-        guard fstat(fd, &status) == 0 else { throw StateFileError(.read, path, errno: errno) }
-        guard status.st_mode & S_IFMT == S_IFREG else { throw StateFileError(notRegular: path, FileIdentity.kind(of: status)) }
+        guard fstat(fd, &status) == 0 else {
+            let reason = errno
+            close(fd)
+            throw StateFileError(.read, path, errno: reason)
+        }
+        guard status.st_mode & S_IFMT == S_IFREG else {
+            close(fd)
+            throw StateFileError(notRegular: path, FileIdentity.kind(of: status))
+        }
+        return (fd, status)
+    }
+
+    /// Removes the file, only if it is a regular file that holds a state file or nothing (a
+    /// configuration, a link, a FIFO is refused and left alone); false when there is none.
+    public func removeIfStateFile() throws(StateFileError) -> Bool {
+        guard let (fd, status) = try openRegularFile() else { return false }
+        defer { close(fd) }
         var start = [UInt8](repeating: 0, count: 32)
         let got = start.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress, $0.count) }
         guard got >= 0 else { throw StateFileError(.read, path, errno: errno) }
