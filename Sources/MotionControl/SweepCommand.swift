@@ -13,8 +13,9 @@ struct SweepCommand: ParsableCommand {
         commandName: "sweep",
         abstract: "Run every recording in a folder through the contact filters and say which devices would lose contacts.",
         discussion: """
-            Reads the evemu (.evemu, .desc) and libinput record (.yml, .yaml) files in the \
-            folder and its subfolders, each device mapped and filtered as motiond would: with \
+            Reads the evemu (.evemu, .desc, and .events with the .desc its name names) and \
+            libinput record (.yml, .yaml) files in the folder and its subfolders, regular \
+            files of at most 64 MiB only, each device mapped and filtered as motiond would: with \
             the defaults, or as the configuration's [[device]] entry says. For each, whether \
             motiond accepts it and else the reason; the filters as they apply to it and why \
             any is off; contacts begun as the device sent them and after the filters, those \

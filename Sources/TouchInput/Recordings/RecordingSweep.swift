@@ -75,9 +75,10 @@ public enum RecordingSweep {
 
     /// The largest file a sweep reads: 64 MiB. The largest real recording in the repository
     /// (ten fingers on a Wacom DTH-2242) is 1.2 MB, and a bug report's recording is seconds
-    /// long; 64 MiB is over two million evemu event lines, minutes of ten fingers moving at
-    /// 120 Hz. Past it a file is a mistake in the folder (a disk image, a log named `.events`),
-    /// and replaying it twice through the filters, as a sweep does, would take gigabytes.
+    /// long; 64 MiB is over two million evemu event lines, some ten minutes of ten fingers
+    /// moving at 120 Hz. Past it a file is a mistake in the folder (a disk image, a log named
+    /// `.events`). The cap also bounds memory: replaying a recording twice through the
+    /// filters, as a sweep does, takes about 7 times its size (464 MB for 61 MiB).
     public static let maximumFileSize = 64 << 20
 
     /// Where a sweep is, for a progress line: the file being read, how many were read before
