@@ -120,6 +120,8 @@ public struct PanelGeometry: Hashable, Sendable {
     public var unitsPerMillimetre: GeometryHints.AxisPair?
     /// Units per millimetre of `ABS_MT_TOUCH_MAJOR`; 0 when its millimetres are not believed.
     public var touchResolution: Double
+    /// Where a size not believed came from: a hint's source, or nil for the device's own.
+    private var refusedHint: String?
 
     /// Decides for a device's position axes and, when it reports one, its touch-size axis,
     /// mapped by `mapping` (whose output size and rotation give the shape it should have).
@@ -140,7 +142,8 @@ public struct PanelGeometry: Hashable, Sendable {
                 unitsPerMillimetre = hinted
                 positions = .hinted(hints.source)
             } else {
-                positions = .implausible("the resolution from \(hints.source) makes it \(Self.dimensions(width, height, places: 2)), not a touchscreen's size")
+                positions = .implausible("the resolution from \(hints.source) makes it \(Self.smallDimensions(width, height)), not a touchscreen's size")
+                refusedHint = hints.source
             }
         } else {
             positions = Self.judge(xAxis, yAxis, mapping: mapping)
@@ -204,7 +207,8 @@ public struct PanelGeometry: Hashable, Sendable {
         case .hinted(let source):
             if let size { lines.append("size \(compactNumber((size.width * 10).rounded() / 10)) × \(compactNumber((size.height * 10).rounded() / 10)) mm from \(source)") }
         case .implausible(let reason):
-            lines.append("the size the device declares is not believed: \(reason); distances are measured in screen pixels")
+            let whose = refusedHint.map { "the size from \($0)" } ?? "the size the device declares"
+            lines.append("\(whose) is not believed: \(reason); distances are measured in screen pixels")
         case .unknown(let reason):
             lines.append("size unknown: \(reason); distances are measured in screen pixels")
         }
@@ -244,10 +248,19 @@ public struct PanelGeometry: Hashable, Sendable {
         return .declared
     }
 
-    /// "W × H mm", to `places` decimals (whole millimetres unless a panel is that small).
-    static func dimensions(_ width: Double, _ height: Double, places: Int = 0) -> String {
-        let scale = (0..<places).reduce(1.0) { product, _ in product * 10 }
-        return "\(compactNumber((width * scale).rounded() / scale)) × \(compactNumber((height * scale).rounded() / scale)) mm"
+    private static func dimensions(_ width: Double, _ height: Double) -> String {
+        "\(compactNumber(width.rounded())) × \(compactNumber(height.rounded())) mm"
+    }
+
+    /// "W × H mm" to three significant digits, so that a panel a hint makes a fraction of
+    /// a millimetre wide does not read as 0 mm.
+    private static func smallDimensions(_ width: Double, _ height: Double) -> String {
+        func significant(_ value: Double) -> String {
+            var scale = 1.0
+            while value > 0, value * scale < 100, scale < 1e6 { scale *= 10 }
+            return compactNumber((value * scale).rounded() / scale)
+        }
+        return "\(significant(width)) × \(significant(height)) mm"
     }
 }
 
