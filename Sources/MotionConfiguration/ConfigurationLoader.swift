@@ -285,17 +285,27 @@ extension Configuration {
 
     /// `resolution = [x, y]`, `size_mm = [width, height]` and `touch_resolution`: what to
     /// believe of a panel whose own word is not believed.
+    ///
+    /// A hint is believed exactly as given, so one that no touchscreen could have is refused
+    /// here, by the limits a panel's declared size is judged by (``PanelGeometry``): a size
+    /// outside its plausible sides, resolutions further apart than its axes' may be. How
+    /// large a panel a resolution makes depends on the axes, so that is judged per device.
     private static func readGeometryHints(_ table: inout TableReader) throws(ConfigurationError) -> GeometryHints {
         var hints = GeometryHints.none
         if let resolution = try table.numbers("resolution") {
             guard resolution.count == 2, resolution.allSatisfy({ (0.01...100_000).contains($0) }) else {
                 throw table.error("resolution", "resolution is [x, y], the position axes' units per millimetre, each between 0.01 and 100000")
             }
+            let ratio = resolution.max()! / resolution.min()!
+            guard ratio <= PanelGeometry.largestResolutionRatio else {
+                throw table.error("resolution", "resolution [\(compactNumber(resolution[0])), \(compactNumber(resolution[1]))] makes a unit \(compactNumber((ratio * 10).rounded() / 10)) times longer on one axis than on the other; no touchscreen's differ by more than \(compactNumber(PanelGeometry.largestResolutionRatio)) times")
+            }
             hints.resolution = .init(x: resolution[0], y: resolution[1])
         }
         if let size = try table.numbers("size_mm") {
-            guard size.count == 2, size.allSatisfy({ (1...100_000).contains($0) }) else {
-                throw table.error("size_mm", "size_mm is [width, height] of the touch area in millimetres, as the device's x and y axes run, each between 1 and 100000")
+            let sides = PanelGeometry.plausibleSide
+            guard size.count == 2, size.allSatisfy(sides.contains) else {
+                throw table.error("size_mm", "size_mm is [width, height] of the touch area in millimetres, as the device's x and y axes run, each between \(compactNumber(sides.lowerBound)) and \(compactNumber(sides.upperBound)) (a touchscreen's sides)")
             }
             if hints.resolution != nil { throw table.error("size_mm", "give resolution or size_mm, not both: each says how long a unit is") }
             hints.size = Size(width: size[0], height: size[1])

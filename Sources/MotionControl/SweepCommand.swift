@@ -13,8 +13,9 @@ struct SweepCommand: ParsableCommand {
         commandName: "sweep",
         abstract: "Run every recording in a folder through the contact filters and say which devices would lose contacts.",
         discussion: """
-            Reads the evemu (.evemu, .desc) and libinput record (.yml, .yaml) files in the \
-            folder and its subfolders, each device mapped and filtered as motiond would: with \
+            Reads the evemu (.evemu, .desc, and .events with the .desc its name names) and \
+            libinput record (.yml, .yaml) files in the folder and its subfolders, regular \
+            files of at most 64 MiB only, each device mapped and filtered as motiond would: with \
             the defaults, or as the configuration's [[device]] entry says. For each, whether \
             motiond accepts it and else the reason; the filters as they apply to it and why \
             any is off; contacts begun as the device sent them and after the filters, those \
@@ -34,16 +35,19 @@ struct SweepCommand: ParsableCommand {
     func run() throws {
         let configuration = try config.map(loadConfiguration) ?? .builtInDefault
         let recordings: [RecordingSweep.Recording]
+        var progress = ProgressLine()
         do {
-            recordings = try RecordingSweep.sweep(folder: folder) { path, device in
+            recordings = try RecordingSweep.sweep(folder: folder, progress: { progress.show($0) }) { path, device in
                 guard let match = configuration.match(.recording(path, description: device)) else {
                     return .notSelected("no [[device]] entry in \(config ?? "the configuration") selects it")
                 }
                 return .read(match.mapping, match.filters)
             }
         } catch {
+            progress.clear()
             fail("motionctl: \(error)")
         }
+        progress.clear()
         var summary = Summary()
         for recording in recordings {
             summary.add(recording)
@@ -51,6 +55,49 @@ struct SweepCommand: ParsableCommand {
         }
         if json { emit(summary.json.encoded) } else { emit(summary.text) }
         if failOnLoss && summary.lost > 0 { throw ExitCode(ExitStatus.refused) }
+    }
+
+    /// Where the sweep is, on one line of the terminal that is rewritten as it goes: a corpus
+    /// of thousands of recordings, or one large file, takes a while, and silence until the
+    /// end looks like a hang. Only when standard error is a terminal, so that logs and pipes
+    /// get none of it, and at most ten times a second.
+    struct ProgressLine {
+        private let shown = isatty(STDERR_FILENO) == 1
+        private var shownAt = -Double.infinity
+        private var written = false
+
+        mutating func show(_ progress: RecordingSweep.Progress) {
+            guard shown else { return }
+            let now = monotonicNow()
+            guard now - shownAt >= 0.1 else { return }
+            shownAt = now
+            written = true
+            writeStandardError("\r\u{1B}[K" + Self.text(progress, width: Self.terminalWidth()))
+        }
+
+        /// Takes the line away, before the results are written.
+        mutating func clear() {
+            if written { writeStandardError("\r\u{1B}[K") }
+            written = false
+        }
+
+        /// "sweeping: 12 files read; FILE, 3.2 of 60 MiB", the file's name shortened from
+        /// its start to fit `width` columns.
+        static func text(_ progress: RecordingSweep.Progress, width: Int) -> String {
+            let done = "sweeping: \(progress.filesDone) file\(progress.filesDone == 1 ? "" : "s") read; "
+            let amount = progress.bytes >= 1 << 20
+                ? ", \(formatted("%.1f", Double(progress.bytesRead) / 1048576)) of \(formatted("%.1f", Double(progress.bytes) / 1048576)) MiB" : ""
+            var path = OutsideText.quoted(progress.path)
+            let room = width - 1 - done.count - amount.count
+            if path.count > room { path = "…" + path.suffix(Swift.max(room - 1, 0)) }
+            return done + path + amount
+        }
+
+        private static func terminalWidth() -> Int {
+            var size = winsize()
+            guard ioctl(STDERR_FILENO, UInt(TIOCGWINSZ), &size) == 0, size.ws_col > 0 else { return 80 }
+            return Int(size.ws_col)
+        }
     }
 
     /// The whole sweep in numbers.

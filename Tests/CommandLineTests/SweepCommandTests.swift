@@ -1,4 +1,5 @@
 import Foundation
+import Glibc
 import Testing
 
 /// `motionctl sweep`: what a packager runs on a folder of recordings before a rollout.
@@ -74,5 +75,50 @@ struct SweepCommandTests {
         let run = try Run("motionctl", ["sweep", "/nonexistent/recordings"])
         #expect(run.status == 1)
         #expect(run.error == "motionctl: cannot read \"/nonexistent/recordings\": No such file or directory\n", "\(run.error)")
+    }
+
+    /// A folder with a real `.events` recording whose `.desc` is a FIFO, one linking to
+    /// /dev/zero, and a sparse file one byte over the cap: each refused, none waited on.
+    static func hostileFolder() throws -> URL {
+        let directory = try EndToEnd.scratch()
+        let source = EndToEnd.recordings.appendingPathComponent("p12tic-xorg-integration-tests__touch-dev-n4__up-to-4f.events").path
+        for device in ["fifo", "zero", "huge"] {
+            try FileManager.default.copyItem(atPath: source, toPath: directory.appendingPathComponent("\(device)__drag.events").path)
+        }
+        try #require(mkfifo(directory.appendingPathComponent("fifo.desc").path, 0o600) == 0)
+        try FileManager.default.createSymbolicLink(atPath: directory.appendingPathComponent("zero.desc").path, withDestinationPath: "/dev/zero")
+        let huge = open(directory.appendingPathComponent("huge.desc").path, O_WRONLY | O_CREAT, 0o600)
+        try #require(huge >= 0)
+        defer { close(huge) }
+        try #require(ftruncate(huge, 64 << 20 + 1) == 0)
+        return directory
+    }
+
+    @Test("an .events file whose .desc is a FIFO, a link to /dev/zero, or a sparse file over 64 MiB: each refused saying why, within 20 s, with no progress line when standard error is not a terminal")
+    func hostileDescriptions() throws {
+        let directory = try Self.hostileFolder()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let run = try Run("motionctl", ["sweep", directory.path, "--json"], deadline: 20)
+        #expect(run.status == 0, "\(run.error)")
+        let errors = Dictionary(uniqueKeysWithValues: try run.jsonLines().dropLast().map { line in
+            (URL(fileURLWithPath: line["path"] as? String ?? "").lastPathComponent, line["error"] as? String ?? "")
+        })
+        #expect(errors["fifo__drag.events"]?.hasSuffix("fifo.desc\": not a regular file: a FIFO; a recording is a file") == true, "\(errors)")
+        #expect(errors["zero__drag.events"]?.hasSuffix("zero.desc\": not a regular file: a character device; a recording is a file") == true, "\(errors)")
+        #expect(errors["huge__drag.events"]?.hasSuffix("huge.desc\": larger than 64 MiB (67108865 bytes): a recording is at most 64 MiB, and this is no recording of a touchscreen") == true, "\(errors)")
+        #expect(run.error.isEmpty, "no progress line where standard error is no terminal: \(run.error.debugDescription)")
+    }
+
+    @Test("on a terminal, standard error shows where the sweep is, and takes the line away before the results")
+    func progressOnATerminal() throws {
+        let motionctl = Run.productsDirectory.appendingPathComponent("motionctl").path
+        // script(1) runs it on a pseudo-terminal; its output is what the terminal showed.
+        let run = try Run("script", ["-qec", "\(motionctl) sweep \(EndToEnd.recordings.path)", "/dev/null"], absolute: true, deadline: 60)
+        #expect(run.status == 0, "\(run.error)")
+        let progress = try #require(run.output.range(of: "\r\u{1B}[Ksweeping: 0 files read; "), "\(run.output.prefix(300).debugDescription)")
+        let cleared = try #require(run.output.range(of: "\r\u{1B}[K", options: .backwards))
+        #expect(progress.lowerBound <= cleared.lowerBound)
+        #expect(run.output[cleared.upperBound...].hasPrefix("\""), "the results start on a clean line: \(run.output[cleared.upperBound...].prefix(80).debugDescription)")
+        #expect(run.output.contains("recordings: "), "\(run.output.suffix(200))")
     }
 }

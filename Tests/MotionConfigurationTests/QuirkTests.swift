@@ -43,6 +43,22 @@ struct QuirkTests {
         expectRefused("[[device]]\nresolution = [nan, 10]\n", line: 2, "nan")
     }
 
+    @Test("a geometry hint no touchscreen could have is refused on its line, by the limits a declared size is judged by: sides of 20 mm to 5 m, resolutions within 4× of each other")
+    func implausibleHints() throws {
+        let sides = PanelGeometry.plausibleSide
+        expectRefused("[[device]]\nname = \"x\"\nsize_mm = [1, 1]\n", line: 3, "each between 20 and 5000 (a touchscreen's sides)")
+        expectRefused("[[device]]\nsize_mm = [300, 19.9]\n", line: 2, "size_mm is [width, height]")
+        expectRefused("[[device]]\nsize_mm = [5000.1, 300]\n", line: 2, "size_mm is [width, height]")
+        expectRefused("[[device]]\n\nresolution = [100000, 0.01]\n", line: 3, "no touchscreen's differ by more than 4 times")
+        expectRefused("[[device]]\nresolution = [10, 41]\n", line: 2, "a unit 4.1 times longer on one axis than on the other")
+        for size in [[sides.lowerBound, sides.upperBound], [1500, 900]] {
+            let text = "[[device]]\nsize_mm = [\(size[0]), \(size[1])]\n"
+            let parsed = try Configuration.parse(text, file: "kiosk.toml")
+            #expect(parsed.devices.first?.filters.panel.size == Size(width: size[0], height: size[1]), "\(text)")
+        }
+        #expect(try Configuration.parse("[[device]]\nresolution = [10, 40]\n", file: "kiosk.toml").devices.first?.filters.panel.resolution == .init(x: 10, y: 40))
+    }
+
     static let quirks = """
         [[quirk]]
         quirk = "lying panel"

@@ -18,11 +18,12 @@ struct InputThreadTests {
         return entries.compactMap { try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/fd/\($0)") }
     }
 
-    @Test("stop ends the thread, waits for it, and closes its wake pipe")
+    @Test("stop ends the thread, waits for it, and closes its wake pipe; what it delivered is of the input devices here, and nothing comes after stop")
     func stopReleasesEverything() throws {
-        let delivered = NIOLockedValueBox(0)
-        let input = try InputThread(configuration: .builtInDefault, logger: Logger(label: "test")) { _ in
-            delivered.withLockedValue { $0 += 1 }
+        /// The device node each delivered event is about.
+        let delivered = NIOLockedValueBox<[String]>([])
+        let input = try InputThread(configuration: .builtInDefault, logger: Logger(label: "test")) { event in
+            delivered.withLockedValue { $0.append(Self.node(of: event)) }
         }
         // The pipe by identity ("pipe:[inode]"), since other tests open and close
         // descriptors meanwhile and may reuse the numbers.
@@ -33,6 +34,24 @@ struct InputThreadTests {
         try #require(Self.openFiles().contains(pipe))
         #expect(input.stop(timeout: 10), "the input thread did not end")
         #expect(!Self.openFiles().contains(pipe), "the wake pipe is still open after stop")
+        let atStop = delivered.withLockedValue { $0 }
+        // Every event names a node udev has under /dev/input (none at all on a machine, or in
+        // a container, without input devices).
+        let nodes = Set(((try? FileManager.default.contentsOfDirectory(atPath: "/dev/input")) ?? []).map { "/dev/input/" + $0 })
+        #expect(atStop.allSatisfy(nodes.contains), "events about devices that are not here: \(atStop) (here: \(nodes.sorted()))")
+        Thread.sleep(forTimeInterval: 0.2)
+        #expect(delivered.withLockedValue { $0 } == atStop, "delivered after stop returned")
+    }
+
+    /// The node an input event is about.
+    static func node(of event: TouchInputEvent) -> String {
+        switch event {
+        case let .frame(_, device), let .added(device, _, _), let .reconfigured(device, _), let .filterCounts(device, _),
+             let .filtered(device, _), let .removed(device, _), let .eventsDropped(device, _):
+            return device.node
+        case let .skipped(node, _), let .skippedRemoved(node):
+            return node
+        }
     }
 
     @Test("a thread stuck past stop's bound keeps its pipe, and what it delivers once unstuck is dropped")

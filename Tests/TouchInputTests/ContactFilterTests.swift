@@ -306,21 +306,35 @@ struct ContactFilterTests {
         #expect(counts.repaired == 0 && counts.jumps == 2)
     }
 
-    @Test("an exchange among nine fingers linked 40 mm apart (a group beyond 8) is cancelled as two jumps; among eight it is re-paired")
-    func exchangeInALargeGroup() throws {
-        func run(fingers count: Int) throws -> ContactFilters.Counts {
-            // A row 40 mm apart, each a link to the next; the two ends exchange positions.
-            let paths = (0..<count).map { finger in { (n: Int) -> (Int32, Int32) in (200 + Int32(finger) * 400, 1000 + Int32(n) * 5) } }
+    @Test("in a row of fingers 20 mm apart, each within a jump of the next, an exchange is re-paired among nine, and two among ten: the group is the jumped contact and its nearest, not the chain")
+    func exchangeInARow() throws {
+        /// A row of `count` fingers 20 mm apart dragging down; from frame 6 on, the slots of
+        /// each pair in `exchanged` report each other's finger.
+        func run(fingers count: Int, exchanged: [(Int, Int)]) throws -> (frames: [TouchFrame], counts: ContactFilters.Counts) {
+            let paths = (0..<count).map { finger in { (n: Int) -> (Int32, Int32) in (200 + Int32(finger) * 200, 1000 + Int32(n) * 5) } }
             let script = Self.fingers(paths, frames: 12) { n in
                 var slots = Array(0..<count)
-                if n >= 6 { slots.swapAt(0, count - 1) }
+                if n >= 6 { for (a, b) in exchanged { slots.swapAt(a, b) } }
                 return slots
             }
-            return try #require(RecordingReplay(EvemuRecording(device: Self.panel(), events: script.events)).replayedFrames().last?.counts)
+            let replayed = try RecordingReplay(EvemuRecording(device: Self.panel(), events: script.events)).replayedFrames()
+            let frames = replayed.compactMap(\.frame)
+            for (n, frame) in frames.dropLast().enumerated() {
+                let contacts = Self.byID(frame)
+                for (finger, path) in paths.enumerated() {
+                    #expect(Self.place(contacts[10 + Int32(finger)]) == Self.place(path(n)), "\(count) fingers, frame \(n): \(Self.phases(frame))")
+                }
+            }
+            return (frames, try #require(replayed.last?.counts))
         }
-        let nine = try run(fingers: 9), eight = try run(fingers: 8)
-        #expect(nine.jumps == 2 && nine.repaired == 0)
-        #expect(eight.jumps == 0 && eight.repaired == 2)
+        // Fingers 2 and 6, 80 mm apart: each jumps under its slot's identity.
+        let nine = try run(fingers: 9, exchanged: [(2, 6)])
+        #expect(!nine.frames.contains { $0.contacts.contains { $0.phase == .cancelled } }, "\(nine.frames.map(Self.phases))")
+        #expect(nine.counts.jumps == 0 && nine.counts.repaired == 2, "\(nine.counts)")
+        // The ends, 180 mm apart, and two in the middle: two groups in one frame.
+        let ten = try run(fingers: 10, exchanged: [(0, 9), (3, 6)])
+        #expect(!ten.frames.contains { $0.contacts.contains { $0.phase == .cancelled } }, "\(ten.frames.map(Self.phases))")
+        #expect(ten.counts.jumps == 0 && ten.counts.repaired == 4, "\(ten.counts)")
     }
 
     @Test("a resting finger re-paired with its contact keeps its stuck deadline, and a moving one its hysteresis")
@@ -482,7 +496,7 @@ struct ContactFilterTests {
     @Test("the defaults change nothing on the real recordings in the repository", arguments: FixtureRecordings.withEvents + [ProtocolATests.protocolA, "whot-evemu-devices__ep0430m09__2f-drag-scroll.protocol-a-no-empty-report.evemu"])
     func defaultsLeaveRealRecordingsAlone(name: String) throws {
         let recording = try FixtureRecordings.recording(name)
-        guard recording.device?.kind.isTouchscreen == true else { return }
+        try #require(recording.device?.kind.isTouchscreen == true, "\(name) is not a touchscreen's recording: the filters have nothing to leave alone")
         let filtered = try RecordingReplay(recording).frames(), raw = try RecordingReplay(recording, filters: .off).frames()
         #expect(filtered == raw)
     }

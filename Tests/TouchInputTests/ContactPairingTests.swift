@@ -63,4 +63,64 @@ struct ContactPairingTests {
         // Both outcomes must come often, or the loop checks little.
         #expect(repaired > 50 && repaired < 250, "\(repaired) of 300 re-paired")
     }
+
+    @Test("on 12 made-up frames of exactly 8 contacts, the most paired together, the pairing found is the best of all 40 320")
+    func optimalAtTheLimit() {
+        var random = SplitMix64(seed: 8)
+        let count = ContactPairing.maximumContacts
+        let pairings = Self.everyPairing(count)
+        #expect(pairings.count == 40_320)
+        var repaired = 0
+        for _ in 0..<12 {
+            // Each contact's new position near another's last one: the panel exchanged them.
+            let last = (0..<count).map { _ in (Double(random.below(4000)) / 1000, Double(random.below(4000)) / 1000) }
+            var order = Array(0..<count)
+            for index in order.indices.reversed() { order.swapAt(index, random.below(index + 1)) }
+            let new = order.map { (last[$0].0 + Double(random.below(100)) / 1000, last[$0].1 + Double(random.below(100)) / 1000) }
+            let steps = last.flatMap { from in
+                new.map { to in
+                    let squared = (from.0 - to.0) * (from.0 - to.0) + (from.1 - to.1) * (from.1 - to.1)
+                    return ContactPairing.Step(jumps: squared > 1, squaredDistance: squared)
+                }
+            }
+            let found = ContactPairing(count: count, steps: steps).best()
+            var fewest = Int.max, nearest = Double.infinity
+            for pairing in pairings {
+                let score = Self.score(pairing, steps)
+                if score.jumps < fewest || (score.jumps == fewest && score.squaredDistance < nearest) { (fewest, nearest) = score }
+            }
+            let score = Self.score(found, steps), firmware = Self.score(Array(0..<count), steps)
+            #expect(Set(found) == Set(0..<count))
+            if fewest < firmware.jumps {
+                #expect(score.jumps == fewest && Swift.abs(score.squaredDistance - nearest) < 1e-9, "\(steps)")
+                repaired += 1
+            } else {
+                #expect(found == Array(0..<count), "\(steps)")
+            }
+        }
+        #expect(repaired >= 6, "\(repaired) of 12 re-paired: the frames are meant to be exchanges")
+    }
+
+    @Test("a group is the jumped contact and the nearest: all of 8, the 8 nearest of 9 (the farthest left out, whatever its place), never a ninth; those already re-paired are left out; a second exchange drawn in brings its partner")
+    func groups() {
+        let none = Array(repeating: false, count: 10)
+        // Contact 4 alone jumped; the others' nearness to it is their distance along a row.
+        let row: (Int, Int) -> Double = { a, b in Double(Swift.abs(a - b)) * 20 }
+        let onlyFour: (Int) -> Bool = { $0 == 4 }
+        #expect(ContactPairing.group(around: 4, among: 8, excluding: none, jumps: onlyFour, nearness: row) == [4, 3, 5, 2, 6, 1, 7, 0])
+        let nine = ContactPairing.group(around: 4, among: 9, excluding: none, jumps: onlyFour, nearness: row)
+        #expect(nine.count == ContactPairing.maximumContacts && nine.first == 4 && Set(nine) == Set(0..<9).subtracting([8]), "\(nine)")
+        // The farthest first in order is left out as surely as the last.
+        let farFirst = ContactPairing.group(around: 4, among: 9, excluding: none, jumps: onlyFour) { a, b in b == 0 ? 1000 : row(a, b) }
+        #expect(Set(farFirst) == Set(1..<9), "\(farFirst)")
+        var repaired = none
+        repaired[3] = true
+        repaired[5] = true
+        #expect(ContactPairing.group(around: 4, among: 9, excluding: repaired, jumps: onlyFour, nearness: row) == [4, 2, 6, 1, 7, 0, 8])
+        #expect(ContactPairing.group(around: 0, among: 1, excluding: [false], jumps: { _ in true }) { _, _ in 0 } == [0])
+        // Ten in a row, 0 and 9 exchanged, and 3 and 6: each jumped contact is nearest its partner.
+        let partner = [0: 9, 9: 0, 3: 6, 6: 3]
+        let two = ContactPairing.group(around: 0, among: 10, excluding: none, jumps: { partner[$0] != nil }) { a, b in partner[a] == b ? 0 : row(a, b) }
+        #expect(two == [0, 9, 1, 8, 2, 7, 3, 6], "\(two)")
+    }
 }

@@ -137,13 +137,48 @@ struct PanelGeometryTests {
         settings.panel = GeometryHints(resolution: .init(x: 100, y: 160), source: "quirk test")
         let hinted = ResolvedContactFilters(settings, device: device, mapping: Self.screen)
         #expect(hinted.geometry.positions == .hinted("quirk test"))
-        #expect(hinted.geometry.xAxis.resolution == 100 && hinted.geometry.yAxis.resolution == 160)
+        #expect(hinted.geometry.unitsPerMillimetre == .init(x: 100, y: 160))
         #expect(hinted.jumpMillimetres == 50)
         #expect(hinted.geometry.explanation.contains { $0.contains("from quirk test") })
         settings.panel = GeometryHints(size: Size(width: 344, height: 194), touchResolution: 95)
         let sized = ResolvedContactFilters(settings, device: device, mapping: Self.screen)
-        #expect(sized.geometry.xAxis.resolution == 95 && sized.geometry.yAxis.resolution == 169)
+        #expect(sized.geometry.unitsPerMillimetre == .init(x: 32767 / 344, y: 32767 / 194))
         #expect(sized.palmUnits.map(Int.init) == 2850, "\(String(describing: sized.palmUnits))")
+    }
+
+    @Test("a size hint is believed exactly, in fractions of a unit per millimetre: 1500 × 900 mm on 0…1200 × 0…720 axes (0.8 units/mm) measures 1500 × 900 mm, its far corner included, and a 100-mm move is 100 mm")
+    func fractionalSizeHint() throws {
+        let device = Self.panel(x: (1200, 0), y: (720, 0))
+        var settings = ContactFilterSettings()
+        settings.panel = GeometryHints(size: Size(width: 1500, height: 900))
+        let resolved = ResolvedContactFilters(settings, device: device, mapping: Self.screen)
+        #expect(resolved.geometry.positions == .hinted("the configuration"))
+        let size = try #require(resolved.geometry.size)
+        #expect(Swift.abs(size.width - 1500) < 1e-9 && Swift.abs(size.height - 900) < 1e-9, "\(size)")
+        #expect(resolved.geometry.explanation.first == "size 1500 × 900 mm from the configuration", "\(resolved.geometry.explanation)")
+        let mapper = CoordinateMapper(geometry: resolved.geometry, mapping: Self.screen)
+        let corner = try #require(mapper.millimetres(x: 1200, y: 720))
+        #expect(Swift.abs(corner.x - 1500) < 1e-9 && Swift.abs(corner.y - 900) < 1e-9, "\(corner)")
+        // 80 units at 0.8 units/mm: 100 mm, which is past jump_mm's 50.
+        let from = try #require(mapper.millimetres(x: 100, y: 100)), to = try #require(mapper.millimetres(x: 180, y: 100))
+        #expect(Swift.abs(from.distance(to: to) - 100) < 1e-9)
+        let frames = try Self.frames(Self.drag(from: 100, step: 80, steps: 1), on: device, filters: settings)
+        #expect(frames.flatMap(\.contacts).contains { $0.phase == .cancelled }, "a 100-mm move within a frame is a jump: \(frames)")
+    }
+
+    @Test("a resolution hint that makes the panel no touchscreen's size (100000 units/mm on 0…4095: 0.04 mm) is not believed, and says why; one within the sides is")
+    func implausibleResolutionHint() {
+        let device = Self.panel(x: (4095, 0), y: (4095, 0))
+        var settings = ContactFilterSettings()
+        settings.panel = GeometryHints(resolution: .init(x: 100_000, y: 50_000), source: "quirk tiny")
+        let tiny = ResolvedContactFilters(settings, device: device, mapping: OutputMapping())
+        #expect(tiny.geometry.positions == .implausible("the resolution from quirk tiny makes it 0.041 × 0.0819 mm, not a touchscreen's size"), "\(tiny.geometry.positions)")
+        #expect(tiny.geometry.size == nil && tiny.geometry.unitsPerMillimetre == nil && tiny.jumpPixels != nil)
+        #expect(tiny.geometry.explanation.first?.hasPrefix("the size from quirk tiny is not believed: the resolution from quirk tiny makes it") == true, "\(tiny.geometry.explanation)")
+        settings.panel = GeometryHints(resolution: .init(x: 0.82, y: 4095.0 / 20), source: "quirk edge")
+        let edge = ResolvedContactFilters(settings, device: device, mapping: OutputMapping())
+        #expect(edge.geometry.positions == .hinted("quirk edge"), "\(edge.geometry.positions)")
+        #expect(Swift.abs((edge.geometry.size?.height ?? 0) - 20) < 1e-9)
     }
 
     // MARK: A panel that tells the truth

@@ -1,4 +1,6 @@
 import Foundation
+import Glibc
+import Synchronization
 import Testing
 import TouchModel
 @testable import TouchInput
@@ -145,5 +147,131 @@ struct RecordingSweepTests {
     @Test("a folder that cannot be read is an error, not an empty sweep")
     func unreadableFolder() {
         #expect(throws: RecordingSweep.FolderError.self) { try RecordingSweep.sweep(folder: "/nonexistent/recordings", use: Self.defaults) }
+    }
+
+    // MARK: Files a sweep did not write
+
+    /// A folder holding a real `.events` recording, with its `.desc` made by `description`
+    /// (given the path it must be at): what a sweep must read, or refuse, without blocking.
+    static func eventsWithDescription(_ description: (String) throws -> Void) throws -> (folder: URL, events: String, description: String) {
+        let folder = try Self.scratch()
+        let name = "p12tic-xorg-integration-tests__touch-dev-n4"
+        let events = folder.appendingPathComponent(name + "__up-to-4f.events").path
+        try FileManager.default.copyItem(atPath: FixtureRecordings.directory.appendingPathComponent(name + "__up-to-4f.events").path, toPath: events)
+        let path = folder.appendingPathComponent(name + ".desc").path
+        try description(path)
+        return (folder, events, path)
+    }
+
+    /// Sweeps `folder` on a thread of its own, failing the test if it has not finished
+    /// within `deadline` seconds; `unblock` then releases whatever it is stuck on.
+    static func sweepWithin(_ deadline: Double, _ folder: URL, unblock: () -> Void) throws -> [RecordingSweep.Recording] {
+        let result = Mutex<[RecordingSweep.Recording]?>(nil)
+        let finished = DispatchSemaphore(value: 0)
+        let thread = Thread {
+            let swept = try? RecordingSweep.sweep(folder: folder.path, use: Self.defaults)
+            result.withLock { $0 = swept }
+            finished.signal()
+        }
+        thread.start()
+        if finished.wait(timeout: .now() + deadline) == .timedOut {
+            unblock()
+            _ = finished.wait(timeout: .now() + 10)
+            Issue.record("the sweep of \(folder.path) did not finish within \(deadline) s")
+        }
+        return try #require(result.withLock { $0 })
+    }
+
+    @Test("an .events file whose .desc is a FIFO is refused at once as a FIFO, not waited on (within 10 s)")
+    func descriptionIsAFIFO() throws {
+        let (folder, events, description) = try Self.eventsWithDescription { path in
+            try #require(mkfifo(path, 0o600) == 0, "mkfifo: \(String(cString: strerror(errno)))")
+        }
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let swept = try Self.sweepWithin(10, folder) {
+            // A reader blocked in open(2) is let go by a writer's open.
+            let writer = open(description, O_WRONLY | O_NONBLOCK)
+            if writer >= 0 { close(writer) }
+        }
+        let recording = try #require(swept.first { $0.path == events })
+        #expect(recording.failure == "an .events file holds events alone, and its device's description \(OutsideText.quoted(description)): not a regular file: a FIFO; a recording is a file",
+                "\(String(describing: recording.failure))")
+        #expect(swept.count == 1, "the FIFO itself is no recording: \(swept.map(\.path))")
+    }
+
+    @Test("an .events file whose .desc links to /dev/zero is refused as a character device, without reading it (within 10 s)")
+    func descriptionIsDevZero() throws {
+        let (folder, events, description) = try Self.eventsWithDescription { path in
+            try FileManager.default.createSymbolicLink(atPath: path, withDestinationPath: "/dev/zero")
+        }
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let swept = try Self.sweepWithin(10, folder) {}
+        let recording = try #require(swept.first { $0.path == events })
+        #expect(recording.failure == "an .events file holds events alone, and its device's description \(OutsideText.quoted(description)): not a regular file: a character device; a recording is a file",
+                "\(String(describing: recording.failure))")
+    }
+
+    @Test("a .desc, or a recording, one byte over the 64 MiB cap (sparse: no disk) is refused by its size before a byte is read")
+    func overTheCap() throws {
+        let size = RecordingSweep.maximumFileSize + 1
+        func sparse(_ path: String) throws {
+            let descriptor = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
+            try #require(descriptor >= 0)
+            defer { close(descriptor) }
+            try #require(ftruncate(descriptor, off_t(size)) == 0, "ftruncate: \(String(cString: strerror(errno)))")
+        }
+        let (folder, events, description) = try Self.eventsWithDescription(sparse)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let big = folder.appendingPathComponent("big.evemu").path
+        try sparse(big)
+        #expect(RecordingSweep.maximumFileSize == 64 << 20)
+        let tooLarge = "larger than 64 MiB (\(size) bytes): a recording is at most 64 MiB, and this is no recording of a touchscreen"
+        let recording = RecordingSweep.sweep(file: events, use: Self.defaults)
+        #expect(recording.failure == "an .events file holds events alone, and its device's description \(OutsideText.quoted(description)): \(tooLarge)",
+                "\(String(describing: recording.failure))")
+        var read = 0
+        let whole = RecordingSweep.sweep(file: big, progress: { bytesRead, _ in read = Swift.max(read, bytesRead) }, use: Self.defaults)
+        #expect(whole.failure == tooLarge, "\(String(describing: whole.failure))")
+        #expect(read == 0, "\(read) bytes were read of a file refused by its size")
+    }
+
+    @Test("evemu text read in pieces of any size, 1 byte, 7, 4 KiB, is the recording read whole, on every evemu file in the repository; a recording's file read by the sweep reports its progress to the last byte")
+    func streamingIsWhole() throws {
+        let names = try FileManager.default.contentsOfDirectory(atPath: FixtureRecordings.directory.path)
+            .filter { $0.hasSuffix(".evemu") || $0.hasSuffix(".desc") || $0.hasSuffix(".events") }.sorted()
+        #expect(names.count >= 20, "\(names)")
+        for name in names {
+            let text = try String(contentsOf: FixtureRecordings.directory.appendingPathComponent(name), encoding: .utf8)
+            let whole = try EvemuRecording(parsing: text, validatingDevice: false)
+            let bytes = Array(text.utf8)
+            for size in [1, 7, 4096] where size > 1 || bytes.count < 200_000 {
+                var stream = EvemuStream()
+                for start in stride(from: 0, to: bytes.count, by: size) {
+                    try bytes[start..<Swift.min(start + size, bytes.count)].withUnsafeBufferPointer { try stream.read($0) }
+                }
+                let pieces = try stream.finish()
+                #expect(pieces.device == whole.device && pieces.events == whole.events && pieces.formatVersion == whole.formatVersion, "\(name) in pieces of \(size)")
+            }
+        }
+        let path = FixtureRecordings.directory.appendingPathComponent("whot-evemu-devices__wacom-dth2242-finger__up-to-10f.evemu").path
+        var last = (0, 0)
+        let swept = RecordingSweep.sweep(file: path, progress: { last = ($0, $1) }, use: Self.defaults)
+        let size = try #require(try FileManager.default.attributesOfItem(atPath: path)[.size] as? Int)
+        #expect(swept.failure == nil && last.0 == last.1 && last.0 == size, "\(last) of \(size)")
+    }
+
+    @Test("a line cut by a piece's end, a CRLF file, and a non-UTF-8 line are read as they would be whole: the line number of the bad byte is given")
+    func streamingEdges() throws {
+        let text = "# EVEMU 1.3\r\nN: cut panel\r\nE: 0.000001 0003 0035 100\r\nE: 0.000002 0000 0000 0000"
+        var stream = EvemuStream()
+        for piece in [Array(text.utf8.prefix(20)), Array(text.utf8.dropFirst(20))] {
+            try piece.withUnsafeBufferPointer { try stream.read($0) }
+        }
+        let recording = try stream.finish()
+        #expect(recording.device?.name == "cut panel" && recording.events.count == 2 && recording.events.first?.value == 100, "\(recording)")
+        var bad = EvemuStream()
+        #expect(throws: EvemuParseError(line: 2, message: "not UTF-8 text: an evemu recording is text")) {
+            try (Array("N: panel\nN: ".utf8) + [0xFF, 0x0A]).withUnsafeBufferPointer { try bad.read($0) }
+        }
     }
 }

@@ -15,6 +15,8 @@ public final class DaemonService {
     private let options: DaemonOptions
     private let loop: EventLoop
     private let logger: Logger
+    /// The input's events as the log words them.
+    private var inputLog: InputLog
     private let notifier = SystemdNotifier()
     private var daemon: Daemon!
     /// The clients' connections, on either transport, and the slow-client rule's check.
@@ -37,6 +39,7 @@ public final class DaemonService {
         self.options = options
         self.loop = loop
         self.logger = logger
+        self.inputLog = InputLog(logger: logger)
         self.stopped = loop.makePromise()
     }
 
@@ -233,7 +236,7 @@ public final class DaemonService {
     /// An event of the input, to the daemon and the log.
     private func handle(_ event: TouchInputEvent) {
         daemon.input(event)
-        InputLog.write(event, to: logger)
+        inputLog.write(event)
     }
 
     // MARK: Signals and systemd

@@ -7,8 +7,32 @@ import TouchModel
 /// replay: a device used (where its touches land, and what its size is believed to be),
 /// skipped, gone, or dropping events, and each filter's decision. Frames and counts are not
 /// logged; `stats`, `devices` and the metrics have them.
-enum InputLog {
-    static func write(_ event: TouchInputEvent, to logger: Logger) {
+///
+/// Jumps and re-pairings come from firmware, not from people, and a glitching panel makes
+/// them on every frame for every contact (60 contacts, 6,000 lines a second): each device's
+/// are logged at most ``noticeLimit`` times in 10 s per kind, enough for every contact of a
+/// few exchanges, and the first line after a pause says how many were not. Stuck contacts
+/// and palms come once per contact and are all logged.
+struct InputLog {
+    let logger: Logger
+    /// The monotonic clock, or a test's.
+    let now: () -> Double
+    /// Lines of one kind of notice one device may have in 10 s.
+    static let noticeLimit = 10
+    /// Jump and re-pair notices, by device node and kind.
+    private var limits: [NoticeSource: LogRateLimit] = [:]
+
+    private struct NoticeSource: Hashable {
+        var node: String
+        var kind: ContactFilters.Notice.Kind
+    }
+
+    init(logger: Logger, clock: @escaping () -> Double = monotonicNow) {
+        self.logger = logger
+        self.now = clock
+    }
+
+    mutating func write(_ event: TouchInputEvent) {
         switch event {
         case .frame, .reconfigured, .filterCounts, .skippedRemoved:
             return
@@ -16,12 +40,24 @@ enum InputLog {
             logger.info("using \(device.node) (\(OutsideText.quoted(description.name))), output \(DeviceText.rectangle(setup.output))\(setup.grabbed ? ", grabbed: nothing else receives its events" : "")")
             for line in setup.filters.geometry.explanation + setup.filters.notes { logger.info("\(device.node): \(line)") }
         case let .filtered(device, notice):
-            logger.notice("\(device.node): \(notice.text)")
+            switch notice.kind {
+            case .stuck, .palm:
+                logger.notice("\(device.node): \(notice.text)")
+            case .jump, .repaired:
+                let source = NoticeSource(node: device.node, kind: notice.kind)
+                guard let count = limits[source, default: LogRateLimit(interval: 10, burst: Self.noticeLimit)].record(at: now()) else { return }
+                let held = count - 1, what = notice.kind == .jump ? "jump" : "re-pairing"
+                let unlogged = held > 0 ? " (and \(held) more \(what)\(held == 1 ? "" : "s") on this device since the last such line, not logged)" : ""
+                logger.notice("\(device.node): \(notice.text)\(unlogged)")
+            }
         case .removed(let device, why: .unplugged):
+            limits = limits.filter { $0.key.node != device.node }
             logger.warning("\(device.node) went away; its touches were cancelled")
         case .removed(let device, why: .deselected):
+            limits = limits.filter { $0.key.node != device.node }
             logger.info("stopped reading \(device.node), which the configuration no longer selects; its touches were cancelled")
         case .removed(let device, why: .stopped):
+            limits = limits.filter { $0.key.node != device.node }
             logger.info("stopped reading \(device.node): motiond is stopping")
         case let .skipped(node, reason):
             logger.info("not using \(node): \(reason.description)")

@@ -25,6 +25,8 @@ final class ReplayDriver {
     private let daemon: Daemon
     private let eventLoop: EventLoop
     private let logger: Logger
+    /// The input's events as the log words them.
+    private var log: InputLog
     private var next = 0
     private var base = 0.0
     private var task: NIOScheduledCallback?
@@ -57,6 +59,7 @@ final class ReplayDriver {
         self.daemon = daemon
         self.eventLoop = eventLoop
         self.logger = logger
+        self.log = InputLog(logger: logger)
         self.now = clock
         timer.driver = self
     }
@@ -153,7 +156,7 @@ final class ReplayDriver {
     /// To the daemon and the log, as the input thread's events go.
     private func deliver(_ event: TouchInputEvent) {
         daemon.input(event)
-        InputLog.write(event, to: logger)
+        log.write(event)
     }
 }
 

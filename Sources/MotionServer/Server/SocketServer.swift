@@ -109,9 +109,8 @@ final class DescriptorReserve: ChannelInboundHandler {
     private let listener: Int32
     private var reserve: Int32 = -1
     private let logger = Logger(label: "motiond")
-    /// Connections refused since the last log line, and when that was.
-    private var refused = 0
-    private var loggedAt = -Double.infinity
+    /// Connections refused, logged at most every 10 s.
+    private var refusals = LogRateLimit()
     static let bye = ProtocolLine.text(ProtocolLine.bye("motiond has no descriptor left for another client; try again later"))
 
     init(listener: Int32) {
@@ -134,6 +133,7 @@ final class DescriptorReserve: ChannelInboundHandler {
         Glibc.close(reserve)
         reserve = -1
         // At most a backlog's worth: a flood of connections cannot keep the loop here.
+        var refused = 0
         for _ in 0..<SocketServer.backlog {
             let client = accept(listener, nil, nil)
             if client < 0 { break }
@@ -142,11 +142,8 @@ final class DescriptorReserve: ChannelInboundHandler {
             refused += 1
         }
         takeReserve()
-        let now = monotonicNow()
-        if refused > 0, now - loggedAt >= 10 {
+        if let refused = refusals.record(refused, at: monotonicNow()) {
             logger.warning("out of file descriptors: refused \(refused) connection(s); raise LimitNOFILE or find who holds connections open")
-            refused = 0
-            loggedAt = now
         }
     }
 

@@ -2,7 +2,8 @@ import TouchModel
 
 /// What the configuration or a quirk says of a panel's size, where its firmware cannot be
 /// believed: libinput's `AttrResolutionHint` and `AttrSizeHint`, systemd's `EVDEV_ABS_*`
-/// resolutions. Any one given is believed without checks.
+/// resolutions. One given is believed exactly, fractions of a unit per millimetre too, as
+/// long as the panel it describes is a touchscreen's size (``PanelGeometry/plausibleSide``).
 public struct GeometryHints: Hashable, Sendable {
     /// Units per millimetre of the position axes (`resolution = [x, y]`).
     public var resolution: AxisPair?
@@ -109,12 +110,18 @@ public struct PanelGeometry: Hashable, Sendable {
     public var positions: Verdict
     /// Whether `ABS_MT_TOUCH_MAJOR`'s millimetres are believed, and why.
     public var touchSize: Verdict
-    /// The position axes with the resolution in force: the declared one, a hint's, or 0
-    /// where millimetres are not believed.
+    /// The position axes as the device declares them.
     public var xAxis: AxisInfo
     public var yAxis: AxisInfo
+    /// Units per millimetre of the position axes where millimetres are believed: the
+    /// declared resolutions, or a hint's exactly as given; nil where they are not believed.
+    /// Fractional, unlike the kernel's: a size hint divides an axis into fractions of a
+    /// unit per millimetre, and rounding them to whole units made a 1500-mm side 799 mm.
+    public var unitsPerMillimetre: GeometryHints.AxisPair?
     /// Units per millimetre of `ABS_MT_TOUCH_MAJOR`; 0 when its millimetres are not believed.
     public var touchResolution: Double
+    /// Where a size not believed came from: a hint's source, or nil for the device's own.
+    private var refusedHint: String?
 
     /// Decides for a device's position axes and, when it reports one, its touch-size axis,
     /// mapped by `mapping` (whose output size and rotation give the shape it should have).
@@ -123,19 +130,24 @@ public struct PanelGeometry: Hashable, Sendable {
         self.yAxis = yAxis
         touchResolution = 0
 
-        if let resolution = hints.resolution ?? hints.size.map({ size in
-            GeometryHints.AxisPair(x: xAxis.span / size.width, y: yAxis.span / size.height)
+        // A size is from the first unit to the last, as libinput's size hint is: the panel
+        // then measures exactly what the hint says.
+        if let hinted = hints.resolution ?? hints.size.map({ size in
+            GeometryHints.AxisPair(x: Self.length(xAxis) / size.width, y: Self.length(yAxis) / size.height)
         }) {
-            // Resolutions are whole units per millimetre, as the kernel's are.
-            self.xAxis.resolution = Int32(clamping: Int64(Swift.max(1, resolution.x.rounded())))
-            self.yAxis.resolution = Int32(clamping: Int64(Swift.max(1, resolution.y.rounded())))
-            positions = .hinted(hints.source)
+            // The configuration refuses a size outside the plausible sides; a resolution it
+            // cannot judge alone, since the sides depend on the axes it is given for.
+            let width = Self.length(xAxis) / hinted.x, height = Self.length(yAxis) / hinted.y
+            if [width, height].allSatisfy(Self.plausibleSide.contains) {
+                unitsPerMillimetre = hinted
+                positions = .hinted(hints.source)
+            } else {
+                positions = .implausible("the resolution from \(hints.source) makes it \(Self.smallDimensions(width, height)), not a touchscreen's size")
+                refusedHint = hints.source
+            }
         } else {
             positions = Self.judge(xAxis, yAxis, mapping: mapping)
-            if !positions.isTrusted {
-                self.xAxis.resolution = 0
-                self.yAxis.resolution = 0
-            }
+            if positions.isTrusted { unitsPerMillimetre = GeometryHints.AxisPair(x: Double(xAxis.resolution), y: Double(yAxis.resolution)) }
         }
 
         guard let touchMajor else {
@@ -147,11 +159,11 @@ public struct PanelGeometry: Hashable, Sendable {
             touchSize = .hinted(hints.source)
             return
         }
-        guard positions.isTrusted else {
+        guard let surfaceResolution = unitsPerMillimetre else {
             touchSize = .unknown("its units are the positions', whose millimetres are not believed")
             return
         }
-        let surface = Double(Swift.max(self.xAxis.resolution, self.yAxis.resolution))
+        let surface = Swift.max(surfaceResolution.x, surfaceResolution.y)
         let own = Double(touchMajor.resolution)
         if own > 0, Swift.max(own, surface) / Swift.min(own, surface) > Self.largestTouchResolutionRatio {
             touchSize = .implausible("ABS_MT_TOUCH_MAJOR declares \(compactNumber(own)) units/mm where the positions' are \(compactNumber(surface))")
@@ -159,7 +171,7 @@ public struct PanelGeometry: Hashable, Sendable {
         }
         let resolution = own > 0 ? own : surface
         let longest = Double(touchMajor.maximum) / resolution
-        let diagonal = (self.xAxis.span / Double(self.xAxis.resolution)).hypot(self.yAxis.span / Double(self.yAxis.resolution))
+        let diagonal = (xAxis.span / surfaceResolution.x).hypot(yAxis.span / surfaceResolution.y)
         if longest > diagonal {
             touchSize = .implausible("ABS_MT_TOUCH_MAJOR reaches \(compactNumber(longest.rounded())) mm, more than the panel's diagonal (\(compactNumber(diagonal.rounded())) mm)")
             return
@@ -179,9 +191,12 @@ public struct PanelGeometry: Hashable, Sendable {
     /// The touch area in millimetres, when believed (from the first unit to the last, as
     /// ``AxisInfo/lengthInMillimetres`` measures it).
     public var size: Size? {
-        guard positions.isTrusted, let width = xAxis.lengthInMillimetres, let height = yAxis.lengthInMillimetres else { return nil }
-        return Size(width: width, height: height)
+        guard let unitsPerMillimetre else { return nil }
+        return Size(width: Self.length(xAxis) / unitsPerMillimetre.x, height: Self.length(yAxis) / unitsPerMillimetre.y)
     }
+
+    /// An axis's units from the first to the last (one fewer than ``AxisInfo/span``).
+    private static func length(_ axis: AxisInfo) -> Double { Double(axis.maximum) - Double(axis.minimum) }
 
     /// One line each for the positions and the touch size: what `devices` and the log say.
     public var explanation: [String] {
@@ -192,7 +207,8 @@ public struct PanelGeometry: Hashable, Sendable {
         case .hinted(let source):
             if let size { lines.append("size \(compactNumber((size.width * 10).rounded() / 10)) × \(compactNumber((size.height * 10).rounded() / 10)) mm from \(source)") }
         case .implausible(let reason):
-            lines.append("the size the device declares is not believed: \(reason); distances are measured in screen pixels")
+            let whose = refusedHint.map { "the size from \($0)" } ?? "the size the device declares"
+            lines.append("\(whose) is not believed: \(reason); distances are measured in screen pixels")
         case .unknown(let reason):
             lines.append("size unknown: \(reason); distances are measured in screen pixels")
         }
@@ -234,6 +250,17 @@ public struct PanelGeometry: Hashable, Sendable {
 
     private static func dimensions(_ width: Double, _ height: Double) -> String {
         "\(compactNumber(width.rounded())) × \(compactNumber(height.rounded())) mm"
+    }
+
+    /// "W × H mm" to three significant digits, so that a panel a hint makes a fraction of
+    /// a millimetre wide does not read as 0 mm.
+    private static func smallDimensions(_ width: Double, _ height: Double) -> String {
+        func significant(_ value: Double) -> String {
+            var scale = 1.0
+            while value > 0, value * scale < 100, scale < 1e6 { scale *= 10 }
+            return compactNumber((value * scale).rounded() / scale)
+        }
+        return "\(significant(width)) × \(significant(height)) mm"
     }
 }
 

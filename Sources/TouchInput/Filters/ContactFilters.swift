@@ -159,10 +159,10 @@ public struct ContactFilters {
     /// fingers are reported in, before the contacts are followed one by one: a pairing is a
     /// matter of the whole frame.
     ///
-    /// Only contacts near a jump are paired: a group of contacts each of which could continue
-    /// another of the group without a jump (linked one to the next), holding one that jumps
-    /// under its slot's identity. A group of more than ``ContactPairing/maximumContacts``
-    /// keeps its slots, and its jumps are jumps.
+    /// Only contacts near a jump are paired: each contact that jumps under its slot's
+    /// identity with its nearest neighbours (``exchangeGroup(around:_:_:excluding:at:)``), at
+    /// most ``ContactPairing/maximumContacts`` in all. A contact re-paired in one group is
+    /// in no later one.
     ///
     /// Returns whether any contact jumps under its slot's identity; when none does, no
     /// contact of the frame can jump.
@@ -171,9 +171,10 @@ public struct ContactFilters {
         guard frame.contacts.contains(where: { isExchangeable($0) && isJump(tracks[$0.slot]!, to: $0, at: frame.time) }) else { return false }
         let contacts = frame.contacts.filter(isExchangeable)
         let followed = contacts.map { tracks[$0.slot]! }
-        for group in exchangeGroups(followed, contacts, at: frame.time)
-        where group.count > 1 && group.count <= ContactPairing.maximumContacts
-            && group.contains(where: { isJump(followed[$0], to: contacts[$0], at: frame.time) }) {
+        var repaired = Array(repeating: false, count: contacts.count)
+        for jumped in contacts.indices where !repaired[jumped] && isJump(followed[jumped], to: contacts[jumped], at: frame.time) {
+            let group = exchangeGroup(around: jumped, followed, contacts, excluding: repaired, at: frame.time)
+            guard group.count > 1 else { continue }
             let steps = group.flatMap { from in
                 group.map { to in
                     let distance = jumpDistance(from: followed[from], to: contacts[to]) ?? 0
@@ -183,6 +184,7 @@ public struct ContactFilters {
             let pairing = ContactPairing(count: group.count, steps: steps).best()
             for (from, to) in zip(group, pairing.map { group[$0] }) where from != to {
                 tracks[contacts[to].slot] = followed[from]
+                repaired[to] = true
                 counts.repaired += 1
                 notices.append(Notice(kind: .repaired, trackingID: followed[from].outputID, position: contacts[to].position,
                                       time: frame.time, inSlotOf: followed[to].outputID))
@@ -191,25 +193,18 @@ public struct ContactFilters {
         return true
     }
 
-    /// The frame's exchangeable contacts in groups, as indices into `contacts`: two are in one
-    /// group when either's track could continue as the other's contact without a jump, and
-    /// so on from one to the next. No pairing across groups explains more than the pairings
-    /// within them.
-    private func exchangeGroups(_ followed: [Track], _ contacts: [TouchContact], at time: Double) -> [[Int]] {
-        // Union-find: `leader[i]` leads, in one or more steps, to the first contact of i's group.
-        var leader = Array(contacts.indices)
-        func first(_ index: Int) -> Int {
-            var index = index
-            while leader[index] != index { index = leader[index] }
-            return index
+    /// The contact that jumped, `jumped`, and the contacts nearest it and the other jumped
+    /// contacts drawn in, as indices into `contacts`
+    /// (``ContactPairing/group(around:among:excluding:jumps:nearness:)``). Nearness is how
+    /// close either could come to continuing the other: the jumped contact's track to the
+    /// other's new position, or the other's track to the jumped contact's new position.
+    private func exchangeGroup(around jumped: Int, _ followed: [Track], _ contacts: [TouchContact], excluding: [Bool], at time: Double) -> [Int] {
+        ContactPairing.group(around: jumped, among: contacts.count, excluding: excluding,
+                             jumps: { isJump(followed[$0], to: contacts[$0], at: time) }) { jumped, other in
+            let there = jumpDistance(from: followed[jumped], to: contacts[other]) ?? .infinity
+            let back = jumpDistance(from: followed[other], to: contacts[jumped]) ?? .infinity
+            return Swift.min(there, back)
         }
-        for a in contacts.indices {
-            for b in contacts.indices where a != b && !isJump(followed[a], to: contacts[b], at: time) {
-                let (firstA, firstB) = (first(a), first(b))
-                if firstA != firstB { leader[Swift.max(firstA, firstB)] = Swift.min(firstA, firstB) }
-            }
-        }
-        return contacts.indices.filter { first($0) == $0 }.map { head in contacts.indices.filter { first($0) == head } }
     }
 
     // MARK: Transitions

@@ -14,9 +14,33 @@
 /// (2 048 for 8 contacts), so the contacts paired together are few (``maximumContacts``);
 /// ``ContactFilters`` pairs only the contacts near a jump.
 struct ContactPairing {
-    /// The most contacts paired together. A group larger than this keeps the firmware's
-    /// pairing.
+    /// The most contacts paired together: a jumped contact and the seven nearest it and to
+    /// the other jumped contacts among them (``group(around:among:excluding:jumps:nearness:)``).
     static let maximumContacts = 8
+
+    /// The contacts to pair around one that jumped: `jumped` itself, then one by one the
+    /// contact of `count` nearest any contact of the group that `jumps` (ties to the lower
+    /// index), at most ``maximumContacts`` in all; those `excluding` marks are left out.
+    /// `nearness(a, b)` is how near contact `b` is to contact `a`, which jumped.
+    ///
+    /// A group of the nearest, not of contacts chained from neighbour to neighbour: among
+    /// fingers in a row each within a jump of the next, a chain holds them all, grows past
+    /// what can be paired, and leaves the exchange to be cancelled as jumps. The nearest are
+    /// drawn to every jumped contact of the group, not to the first alone: a second exchange
+    /// in the same row brings one of its contacts into the group, and without its partner
+    /// the pairing would explain its jump by passing the row's ids along from finger to finger.
+    static func group(around jumped: Int, among count: Int, excluding: [Bool], jumps: (Int) -> Bool, nearness: (Int, Int) -> Double) -> [Int] {
+        var group = [jumped], jumpedInGroup = [jumped]
+        var candidates = (0..<count).filter { $0 != jumped && !excluding[$0] }
+        while group.count < maximumContacts, !candidates.isEmpty {
+            let distances = candidates.map { candidate in jumpedInGroup.map { nearness($0, candidate) }.min()! }
+            let nearest = candidates.indices.min { (distances[$0], candidates[$0]) < (distances[$1], candidates[$1]) }!
+            let contact = candidates.remove(at: nearest)
+            group.append(contact)
+            if jumps(contact) { jumpedInGroup.append(contact) }
+        }
+        return group
+    }
 
     /// One candidate pair: whether the contact would jump to the position, and how far it is
     /// (squared, in the jump limit's unit).

@@ -97,7 +97,7 @@ public struct TouchFrameAssembler {
         // Millimetres only where the device's size is believed (PanelGeometry): every reader
         // of this mapper measures in what the filters measure in.
         let resolved = ResolvedContactFilters(filters, device: description, mapping: mapping)
-        self.mapper = CoordinateMapper(xAxis: resolved.geometry.xAxis, yAxis: resolved.geometry.yAxis, mapping: mapping)
+        self.mapper = CoordinateMapper(geometry: resolved.geometry, mapping: mapping)
         self.filterSettings = filters
         self.protocolA = description.isProtocolA ? ProtocolAConverter(description: description) : nil
         let description = protocolA?.slotted ?? description
@@ -130,7 +130,7 @@ public struct TouchFrameAssembler {
     private mutating func resolve(mapping: OutputMapping) {
         let resolved = ResolvedContactFilters(filterSettings, device: description, mapping: mapping)
         filters.resolved = resolved
-        mapper = CoordinateMapper(xAxis: resolved.geometry.xAxis, yAxis: resolved.geometry.yAxis, mapping: mapping)
+        mapper = CoordinateMapper(geometry: resolved.geometry, mapping: mapping)
     }
 
     /// How often each filter acted on this device.

@@ -110,12 +110,27 @@ public struct CoordinateMapper: Hashable, Sendable {
     public let yAxis: AxisInfo
     /// The configured mapping.
     public let mapping: OutputMapping
+    /// Units per millimetre on each axis; nil when millimetres are unknown.
+    public let unitsPerMillimetre: GeometryHints.AxisPair?
     private let output: Size
 
-    /// Creates a mapper for a device's position axes.
+    /// Creates a mapper for a device's position axes, measuring millimetres by the
+    /// resolutions they declare.
     public init(xAxis: AxisInfo, yAxis: AxisInfo, mapping: OutputMapping = OutputMapping()) {
+        let declared = xAxis.resolution > 0 && yAxis.resolution > 0
+        self.init(xAxis: xAxis, yAxis: yAxis, unitsPerMillimetre: declared ? .init(x: Double(xAxis.resolution), y: Double(yAxis.resolution)) : nil, mapping: mapping)
+    }
+
+    /// Creates a mapper measuring millimetres only as far as `geometry` believes them: by
+    /// the declared resolutions, a hint's, or not at all.
+    public init(geometry: PanelGeometry, mapping: OutputMapping = OutputMapping()) {
+        self.init(xAxis: geometry.xAxis, yAxis: geometry.yAxis, unitsPerMillimetre: geometry.unitsPerMillimetre, mapping: mapping)
+    }
+
+    private init(xAxis: AxisInfo, yAxis: AxisInfo, unitsPerMillimetre: GeometryHints.AxisPair?, mapping: OutputMapping) {
         self.xAxis = xAxis
         self.yAxis = yAxis
+        self.unitsPerMillimetre = unitsPerMillimetre
         self.mapping = mapping
         // One pixel per unit by default; a quarter turn swaps which axis spans the width.
         let units = Size(width: xAxis.span, height: yAxis.span)
@@ -129,8 +144,8 @@ public struct CoordinateMapper: Hashable, Sendable {
     /// The output's rectangle on the screen, in pixels: where this device's touches land.
     public var outputRect: Rect { Rect(origin: mapping.outputOrigin, size: output) }
 
-    /// Whether millimetres are known: both axes report a resolution.
-    public var hasMillimetres: Bool { xAxis.resolution > 0 && yAxis.resolution > 0 }
+    /// Whether millimetres are known.
+    public var hasMillimetres: Bool { unitsPerMillimetre != nil }
 
     /// A device position in screen pixels. Values outside the axis range are clamped to it,
     /// so a panel that reports a little past its edge never puts a finger off screen.
@@ -155,10 +170,11 @@ public struct CoordinateMapper: Hashable, Sendable {
     /// Distances and angles between fingers are computed from these, so that a 45° path
     /// is 45° even when the X and Y resolutions differ.
     public func millimetres(x: Int32, y: Int32) -> Point? {
-        guard hasMillimetres else { return nil }
-        let mx = (Double(Self.clamp(x, xAxis)) - Double(xAxis.minimum)) / Double(xAxis.resolution)
-        let my = (Double(Self.clamp(y, yAxis)) - Double(yAxis.minimum)) / Double(yAxis.resolution)
-        let width = xAxis.lengthInMillimetres ?? 0, height = yAxis.lengthInMillimetres ?? 0
+        guard let resolution = unitsPerMillimetre else { return nil }
+        let mx = (Double(Self.clamp(x, xAxis)) - Double(xAxis.minimum)) / resolution.x
+        let my = (Double(Self.clamp(y, yAxis)) - Double(yAxis.minimum)) / resolution.y
+        let width = (Double(xAxis.maximum) - Double(xAxis.minimum)) / resolution.x
+        let height = (Double(yAxis.maximum) - Double(yAxis.minimum)) / resolution.y
         let (u, v) = mapping.orient(mx, my, width: width, height: height)
         return Point(x: u, y: v)
     }

@@ -97,6 +97,62 @@ public struct EvemuRecording: Sendable {
     public var duration: Double { (events.last?.time ?? 0) - startTime }
 }
 
+/// Evemu text read in pieces as a file gives them, so that the file's text is never in
+/// memory whole: lines are split at each "\n" byte and read as
+/// ``EvemuRecording/parseBytes(_:into:)`` reads them, an event line in evemu's own form from
+/// its bytes and any other through the general parser. Text continues from one piece to the
+/// next, lines and line numbers too, so a description and its events files read one after
+/// the other are one recording.
+struct EvemuStream {
+    private var parser = EvemuParser()
+    /// The start of the line the last piece ended within.
+    private var partial: [UInt8] = []
+    private var lineNumber = 0
+
+    /// Reads the lines `piece` completes; the last, unfinished, waits for the next piece.
+    mutating func read(_ piece: UnsafeBufferPointer<UInt8>) throws(EvemuParseError) {
+        var start = 0
+        while let newline = piece[start...].firstIndex(of: UInt8(ascii: "\n")) {
+            if partial.isEmpty {
+                try line(UnsafeBufferPointer(rebasing: piece[start..<newline]))
+            } else {
+                partial += piece[start..<newline]
+                try readPartial()
+            }
+            start = newline + 1
+        }
+        partial += piece[start...]
+    }
+
+    /// The recording, its description as the text has it, valid or not, once every piece has
+    /// been read: the text's last line, which no "\n" ends, is read here.
+    mutating func finish() throws(EvemuParseError) -> EvemuRecording {
+        try readPartial()
+        return parser.recording()
+    }
+
+    private mutating func readPartial() throws(EvemuParseError) {
+        let whole = partial
+        partial.removeAll(keepingCapacity: true)
+        var failure: EvemuParseError?
+        whole.withUnsafeBufferPointer { bytes in
+            do throws(EvemuParseError) { try line(bytes) } catch { failure = error }
+        }
+        if let failure { throw failure }
+    }
+
+    private mutating func line(_ bytes: UnsafeBufferPointer<UInt8>) throws(EvemuParseError) {
+        lineNumber += 1
+        // A file saved on Windows ends its lines with "\r\n"; the general parser drops the "\r" too.
+        let line = bytes.last == UInt8(ascii: "\r") ? UnsafeBufferPointer(rebasing: bytes.dropLast()) : bytes
+        if let event = EvemuParser.event(line) { return parser.append(event) }
+        guard let text = String(validating: line, as: UTF8.self) else {
+            throw EvemuParseError(line: lineNumber, message: "not UTF-8 text: an evemu recording is text")
+        }
+        try parser.parse(text[...], number: lineNumber)
+    }
+}
+
 /// A line of an evemu file that could not be read.
 public struct EvemuParseError: Error, Equatable, CustomStringConvertible {
     /// The line number, from 1.

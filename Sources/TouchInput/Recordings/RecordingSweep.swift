@@ -73,27 +73,57 @@ public enum RecordingSweep {
     /// `libinput record` YAML. Others (a README, a licence) are passed over.
     public static let extensions = ["evemu", "desc", "yml", "yaml", "events"]
 
+    /// The largest file a sweep reads: 64 MiB. The largest real recording in the repository
+    /// (ten fingers on a Wacom DTH-2242) is 1.2 MB, and a bug report's recording is seconds
+    /// long; 64 MiB is over two million evemu event lines, some ten minutes of ten fingers
+    /// moving at 120 Hz. Past it a file is a mistake in the folder (a disk image, a log named
+    /// `.events`). The cap also bounds memory: replaying a recording twice through the
+    /// filters, as a sweep does, takes about 7 times its size (464 MB for 61 MiB).
+    public static let maximumFileSize = 64 << 20
+
+    /// Where a sweep is, for a progress line: the file being read, how many were read before
+    /// it, and how far into it the sweep has read.
+    public struct Progress: Sendable {
+        public var path: String
+        public var filesDone: Int
+        public var bytesRead: Int
+        /// The file's size when it was opened.
+        public var bytes: Int
+    }
+
     /// Sweeps every recording under `folder` (its subfolders too, in name order; hidden
     /// entries and links to folders are passed over), each device read as `use` says
-    /// given the file's path and the device.
+    /// given the file's path and the device; `progress` hears of each file as it is read.
     ///
     /// - Throws: ``FolderError`` when `folder` itself cannot be read; a file or subfolder
     ///   that cannot is a ``Recording`` with its ``Recording/failure``.
-    public static func sweep(folder: String, use: (String, DeviceDescription) -> Use) throws(FolderError) -> [Recording] {
+    public static func sweep(folder: String, progress: (Progress) -> Void = { _ in }, use: (String, DeviceDescription) -> Use) throws(FolderError) -> [Recording] {
         guard let entries = names(in: folder) else {
             throw FolderError(description: "cannot read \(OutsideText.quoted(folder)): \(String(cString: strerror(errno)))")
         }
         var recordings: [Recording] = []
-        walk(folder, entries, into: &recordings, use: use)
+        walk(folder, entries, into: &recordings, progress: progress, use: use)
         return recordings
     }
 
     /// Sweeps one recording's text; `path` names it (and is what `use` is given).
     public static func sweep(text: String, path: String, use: (String, DeviceDescription) -> Use) -> Recording {
-        let parsed: [EvemuRecording]
-        do { parsed = try EvemuRecording.everyDevice(reading: text) } catch {
+        do { return sweep(try EvemuRecording.everyDevice(reading: text), path: path, use: use) } catch {
             return Recording(path: path, failure: "line \(error.line): \(error.message)", devices: [])
         }
+    }
+
+    /// Sweeps the file at `path` (an `.events` file with the description it names), read
+    /// as a sweep reads what it did not write (``read(_:into:progress:)``).
+    public static func sweep(file path: String, progress: (_ bytesRead: Int, _ bytes: Int) -> Void = { _, _ in }, use: (String, DeviceDescription) -> Use) -> Recording {
+        switch parse(path, progress: progress) {
+        case .success(let parsed): return sweep(parsed, path: path, use: use)
+        case .failure(let reason): return Recording(path: path, failure: reason.description, devices: [])
+        }
+    }
+
+    /// Sweeps a file's recordings, one per device.
+    private static func sweep(_ parsed: [EvemuRecording], path: String, use: (String, DeviceDescription) -> Use) -> Recording {
         let several = parsed.count > 1
         return Recording(path: path, failure: nil, devices: parsed.enumerated().map { index, recording in
             Device(index: several ? index : nil, name: recording.device?.name, verdict: verdict(recording, path: path, use: use))
@@ -175,7 +205,8 @@ public enum RecordingSweep {
 
     // MARK: The folder
 
-    private static func walk(_ folder: String, _ entries: [String], into recordings: inout [Recording], use: (String, DeviceDescription) -> Use) {
+    private static func walk(_ folder: String, _ entries: [String], into recordings: inout [Recording], progress: (Progress) -> Void,
+                             use: (String, DeviceDescription) -> Use) {
         for name in entries where !name.hasPrefix(".") {
             let path = folder.hasSuffix("/") ? folder + name : folder + "/" + name
             var status = stat()
@@ -186,7 +217,7 @@ public enum RecordingSweep {
             switch status.st_mode & S_IFMT {
             case S_IFDIR:
                 if let inner = names(in: path) {
-                    walk(path, inner, into: &recordings, use: use)
+                    walk(path, inner, into: &recordings, progress: progress, use: use)
                 } else {
                     recordings.append(Recording(path: path, failure: "cannot read the folder: \(String(cString: strerror(errno)))", devices: []))
                 }
@@ -196,30 +227,101 @@ public enum RecordingSweep {
                 if status.st_mode & S_IFMT == S_IFLNK {
                     guard stat(path, &status) == 0, status.st_mode & S_IFMT == S_IFREG else { continue }
                 }
-                switch read(path).flatMap({ text in withDescription(text, of: path) }) {
-                case .success(let text): recordings.append(sweep(text: text, path: path, use: use))
-                case .failure(let reason): recordings.append(Recording(path: path, failure: reason.description, devices: []))
-                }
+                let done = recordings.count
+                recordings.append(sweep(file: path, progress: { read, bytes in
+                    progress(Progress(path: path, filesDone: done, bytesRead: read, bytes: bytes))
+                }, use: use))
             default:
                 continue
             }
         }
     }
 
+    /// The recordings of the file at `path`, one per device. Evemu text, most of a corpus
+    /// and what can be large, goes through the parser a piece at a time as it is read; a
+    /// `libinput record` file is YAML, which is parsed whole.
+    ///
     /// An `.events` file holds events alone: evemu before 1.10 (and whot/evemu-devices) keeps
     /// a device's description in a `.desc` file beside its recordings, named like them up to
-    /// their last `__`. Other files are whole recordings.
-    private static func withDescription(_ text: String, of path: String) -> Result<String, ReadFailure> {
-        guard path.hasSuffix(".events") else { return .success(text) }
+    /// their last `__`, which is read first.
+    private static func parse(_ path: String, progress: (Int, Int) -> Void) -> Result<[EvemuRecording], ReadFailure> {
+        var text = Text.undecided
+        if path.hasSuffix(".events") {
+            guard let description = descriptionPath(of: path) else {
+                return .failure(ReadFailure(description: "an .events file holds events alone, and its name (DEVICE__WHAT.events) names no DEVICE.desc"))
+            }
+            if let reason = read(description, into: &text, progress: { _, _ in }) ?? text.append(newline) {
+                return .failure(ReadFailure(description: "an .events file holds events alone, and its device's description \(OutsideText.quoted(description)): \(reason.description)"))
+            }
+        }
+        if let reason = read(path, into: &text, progress: progress) { return .failure(reason) }
+        return text.recordings()
+    }
+
+    private static let newline: [UInt8] = [UInt8(ascii: "\n")]
+
+    /// A file's text as it is read, told apart by its first piece: evemu's, parsed line by
+    /// line as it comes, or YAML, kept whole for its parser.
+    private enum Text {
+        case undecided
+        case evemu(EvemuStream)
+        case yaml([UInt8])
+
+        /// Takes the next piece; a failure ends the reading.
+        mutating func append(_ piece: UnsafeBufferPointer<UInt8>) -> ReadFailure? {
+            if case .undecided = self {
+                self = LibinputRecording.looksLikeYAML(String(decoding: piece, as: UTF8.self)[...]) ? .yaml([]) : .evemu(EvemuStream())
+            }
+            switch self {
+            case .undecided:
+                return nil
+            case .evemu(var stream):
+                self = .undecided  // not a second copy while the stream changes
+                defer { self = .evemu(stream) }
+                do throws(EvemuParseError) { try stream.read(piece) } catch {
+                    return ReadFailure(description: "line \(error.line): \(error.message)")
+                }
+                return nil
+            case .yaml(var bytes):
+                self = .undecided
+                bytes += piece
+                self = .yaml(bytes)
+                return nil
+            }
+        }
+
+        mutating func append(_ bytes: [UInt8]) -> ReadFailure? {
+            bytes.withUnsafeBufferPointer { append($0) }
+        }
+
+        /// The recordings, once the whole text has been read.
+        func recordings() -> Result<[EvemuRecording], ReadFailure> {
+            do throws(EvemuParseError) {
+                switch self {
+                case .undecided:
+                    return .success([EvemuRecording(device: nil, events: [])])
+                case .evemu(var stream):
+                    return .success([try stream.finish()])
+                case .yaml(let bytes):
+                    guard let text = String(validating: bytes, as: UTF8.self) else {
+                        return .failure(ReadFailure(description: "not UTF-8 text: an evemu or libinput record recording is text"))
+                    }
+                    return .success(try EvemuRecording.everyDevice(reading: text))
+                }
+            } catch {
+                return .failure(ReadFailure(description: "line \(error.line): \(error.message)"))
+            }
+        }
+    }
+
+    /// The `.desc` file an `.events` file's name names; nil when it names none.
+    private static func descriptionPath(of path: String) -> String? {
         let stem = Array(path.utf8.dropLast(".events".count))
         let slash = stem.lastIndex(of: UInt8(ascii: "/")) ?? -1
         guard let separator = stem.indices.reversed().first(where: { $0 > slash && $0 + 1 < stem.count && stem[$0] == UInt8(ascii: "_") && stem[$0 + 1] == UInt8(ascii: "_") }) else {
-            return .failure(ReadFailure(description: "an .events file holds events alone, and its name (DEVICE__WHAT.events) names no DEVICE.desc"))
+            return nil
         }
-        let description = String(decoding: stem[..<separator], as: UTF8.self) + ".desc"
-        return read(description).map { $0 + "\n" + text }.mapError { reason in
-            ReadFailure(description: "an .events file holds events alone, and its device's description \(OutsideText.quoted(description)): \(reason.description)")
-        }
+        return String(decoding: stem[..<separator], as: UTF8.self) + ".desc"
     }
 
     private static func isRecording(_ name: String) -> Bool {
@@ -241,23 +343,49 @@ public enum RecordingSweep {
 
     private struct ReadFailure: Error, CustomStringConvertible { var description: String }
 
-    /// A file's text, or why it has none.
-    private static func read(_ path: String) -> Result<String, ReadFailure> {
-        let fd = open(path, O_RDONLY | O_CLOEXEC)
-        guard fd >= 0 else { return .failure(ReadFailure(description: "cannot read it: \(String(cString: strerror(errno)))")) }
-        defer { close(fd) }
-        var bytes: [UInt8] = []
-        var chunk = [UInt8](repeating: 0, count: 1 << 16)
+    /// Reads the file at `path` into `text` a piece at a time, as a sweep reads files it did
+    /// not write: only a regular file, of at most ``maximumFileSize`` bytes, and no open that
+    /// can block. `progress` hears how far it has read. Nil once read, else why not.
+    ///
+    /// The file is judged before it is opened, so that a device is never opened (opening
+    /// some has effects, and /dev/zero never ends), and again on the open descriptor, which
+    /// is what is read: O_NONBLOCK, so that a FIFO put there meanwhile cannot block the open.
+    private static func read(_ path: String, into text: inout Text, progress: (_ bytesRead: Int, _ bytes: Int) -> Void) -> ReadFailure? {
+        func failure(_ code: Int32 = errno) -> ReadFailure { ReadFailure(description: "cannot read it: \(String(cString: strerror(code)))") }
+        var status = stat()
+        guard stat(path, &status) == 0 else { return failure() }
+        if let refusal = refusal(status) { return refusal }
+        let descriptor = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC)
+        guard descriptor >= 0 else { return failure() }
+        defer { close(descriptor) }
+        guard fstat(descriptor, &status) == 0 else { return failure() }
+        if let refusal = refusal(status) { return refusal }
+        let size = Int(status.st_size)
+        var piece = [UInt8](repeating: 0, count: 1 << 16)
+        var total = 0
+        progress(0, size)
         while true {
-            let count = chunk.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress, $0.count) }
+            let count = piece.withUnsafeMutableBytes { Glibc.read(descriptor, $0.baseAddress, $0.count) }
             if count < 0 && errno == EINTR { continue }
-            guard count >= 0 else { return .failure(ReadFailure(description: "cannot read it: \(String(cString: strerror(errno)))")) }
-            if count == 0 { break }
-            bytes += chunk[..<count]
+            guard count >= 0 else { return failure() }
+            if count == 0 { return nil }
+            total += count
+            // A file that grows while it is read.
+            guard total <= maximumFileSize else { return tooLarge(total) }
+            if let reason = piece.withUnsafeBufferPointer({ text.append(UnsafeBufferPointer(rebasing: $0[..<count])) }) { return reason }
+            progress(total, size)
         }
-        guard let text = String(validating: bytes, as: UTF8.self) else {
-            return .failure(ReadFailure(description: "not UTF-8 text: an evemu or libinput record recording is text"))
-        }
-        return .success(text)
+    }
+
+    /// Why a file is not read, judged by its status; nil for a regular file of a recording's size.
+    private static func refusal(_ status: stat) -> ReadFailure? {
+        let kinds: [mode_t: String] = [S_IFDIR: "a directory", S_IFIFO: "a FIFO", S_IFCHR: "a character device", S_IFBLK: "a block device", S_IFSOCK: "a socket"]
+        let kind = status.st_mode & S_IFMT
+        guard kind == S_IFREG else { return ReadFailure(description: "not a regular file: \(kinds[kind] ?? "not a file"); a recording is a file") }
+        return Int(status.st_size) > maximumFileSize ? tooLarge(Int(status.st_size)) : nil
+    }
+
+    private static func tooLarge(_ size: Int) -> ReadFailure {
+        ReadFailure(description: "larger than \(maximumFileSize >> 20) MiB (\(size) bytes): a recording is at most \(maximumFileSize >> 20) MiB, and this is no recording of a touchscreen")
     }
 }
