@@ -206,7 +206,7 @@ public final class Daemon {
     }
 
     /// A new scene from `configuration`; the gestures in progress end under the old one.
-    private func replaceScene(with configuration: Configuration, carryingOver: Bool) {
+    func replaceScene(with configuration: Configuration, carryingOver: Bool) {
         let carried = carryingOver ? scene.savedState().state : nil
         let (endings, oldCatalog) = scene.replace(with: configuration)
         publish(endings)
