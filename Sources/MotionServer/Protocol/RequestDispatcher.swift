@@ -162,10 +162,9 @@ final class RequestDispatcher {
 
     private func addElement(_ input: JSONInput) throws(ProtocolError) -> JSONValue {
         let settings = try ElementInput.settings(from: input, limits: ValueLimits(screen: configuration.screen))
-        let existing = Set(scene.allStreams.map(\.id))
         let element = try scene.add(settings, object: JSONValue(input))
         // Only the new element's streams can be new matches.
-        let added = scene.allStreams.filter { !existing.contains($0.id) }
+        let added = scene.streams(of: element)
         for session in clients.sessions.values { clients.resubscribe(session, among: added) }
         return scene.describe(element)
     }
