@@ -234,7 +234,7 @@ public final class Daemon {
     public func connect(_ output: ClientOutput, credentials: PeerCredentials?) -> ClientSession {
         let session = clients.open(credentials: credentials, control: controlPolicy(credentials), output: output)
         metrics.connected(output.transport)
-        clients.send(ProtocolLine.hello(streams: scene.allStreams.map(\.name), control: session.control), to: session)
+        clients.send(ProtocolLine.hello(streams: scene.firstStreams(ProtocolLine.helloStreams), count: scene.streamCount, control: session.control), to: session)
         session.output.flush()
         return session
     }

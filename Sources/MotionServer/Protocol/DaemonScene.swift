@@ -87,6 +87,17 @@ final class DaemonScene {
         return (engine.valueStreams + [contactsStream] + engine.gestureStreams).map { (catalog.name(of: $0), $0) }
     }
 
+    /// How many streams ``allStreams`` holds, without making it.
+    var streamCount: Int { engine.catalog.count }
+
+    /// The names of the first `limit` of ``allStreams``, without making the rest: the hello's.
+    func firstStreams(_ limit: Int) -> [String] {
+        var ids = Array(engine.valueStreamsInOrder.prefix(limit))
+        if ids.count < limit { ids.append(contactsStream) }
+        if ids.count < limit { ids += engine.gestureStreams.prefix(limit - ids.count) }
+        return ids.map { engine.catalog.name(of: $0) }
+    }
+
     /// The streams of an element just added, as ``allStreams`` names them: the only new
     /// matches for the patterns clients hold.
     func streams(of element: Element) -> [(name: String, id: StreamID)] {
