@@ -46,8 +46,10 @@ extension MotionEngine {
         startReport(at: clock.now)
         cancelTouches(of: element, at: clock.now)
         element.detach()
-        // Comparing references: one walk over the scene, without reading an id.
-        elements.remove(at: elements.firstIndex { $0 === element }!)
+        // Comparing references: one walk over the scene, without reading an id. Found apart:
+        // an index found in the call would hold the array, and the removal would copy it.
+        let index = elements.firstIndex { $0 === element }!
+        elements.remove(at: index)
         attract.remove(element.element)
         let gone = element.values.map(\.id) + element.gestureStreams.compactMap { $0 }
         published.remove(gone)

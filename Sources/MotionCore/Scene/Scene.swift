@@ -32,8 +32,10 @@ public final class Scene {
     @discardableResult
     public func remove(_ id: String) -> Element? {
         guard let element = byID.removeValue(forKey: id) else { return nil }
-        // Comparing references, not ids: cheap enough to walk the scene once.
-        elements.remove(at: elements.firstIndex { $0 === element }!)
+        // Comparing references, not ids: cheap enough to walk the scene once. Found apart:
+        // an index found in the call would hold the array, and the removal would copy it.
+        let index = elements.firstIndex { $0 === element }!
+        elements.remove(at: index)
         return element
     }
 
