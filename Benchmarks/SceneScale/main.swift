@@ -126,12 +126,17 @@ for (count, idLength) in sizes {
     var resident = 0
     let restore = try median {
         let bytes = stateFile(count: count - 1, idLength: idLength)
+        // As a start does it: before any client connects.
+        let configuration = try Configuration.parse(configurationText, file: "bench.toml")
         let before = residentBytes()
         let start = now()
-        let kiosk = try Kiosk(restoring: bytes)
+        let daemon = Daemon(configuration: configuration, clock: ManualFrameClock(now: 10), controlPolicy: { _ in true })
+        let state = try SceneState(reading: bytes, limits: ValueLimits(screen: configuration.screen))
+        let notes = daemon.restoreScene(state)
         let time = now() - start
+        precondition(notes.isEmpty)
         resident = max(resident, residentBytes() - before)
-        blackHole(kiosk)
+        blackHole(daemon)
         return time
     }
     let add = try median {
