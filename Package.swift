@@ -153,6 +153,8 @@ let package = Package(
         // An independent reading of OSC bundles, for the tests that check what TUIO sends.
         .target(name: "OSCTestSupport", path: "Tests/OSCTestSupport"),
         .testTarget(name: "MotionTUIOTests", dependencies: ["MotionTUIO", "MotionConfiguration", "MotionCore", "OSCTestSupport"]),
+        // Counts what each thread allocates, for tests of how work grows (C: it replaces malloc).
+        .target(name: "AllocationCounter", path: "Tests/AllocationCounter"),
         .testTarget(
             name: "MotionServerTests",
             dependencies: [
@@ -161,6 +163,7 @@ let package = Package(
                 "MotionTUIO",
                 "OSCTestSupport",
                 "SeededRandom",
+                "AllocationCounter",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 // The listener's connections, driven without sockets and on a manual clock.

@@ -28,5 +28,16 @@ let package = Package(
             path: "Benchmarks/MotionBenchmarks",
             plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]
         ),
+        // The same scenes timed by a plain program (SceneScale/main.swift says why).
+        .executableTarget(
+            name: "SceneScale",
+            dependencies: [
+                .product(name: "MotionCore", package: "motiond"),
+                .product(name: "MotionConfiguration", package: "motiond"),
+                .product(name: "MotionServer", package: "motiond"),
+                .product(name: "NIOCore", package: "swift-nio"),
+            ],
+            path: "SceneScale"
+        ),
     ]
 )

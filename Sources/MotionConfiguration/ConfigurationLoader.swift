@@ -413,10 +413,17 @@ extension ElementSettings {
     /// every element (its own included); nil when nothing is. The configuration file and
     /// `add_element` both ask this, so they agree.
     package func referenceProblem(among ids: Set<String>) -> (keys: [String], message: String)? {
+        referenceProblem(isElement: ids.contains, elements: { Array(ids) })
+    }
+
+    /// The same, asking `isElement` whether an id names an element, and `elements` for them
+    /// all only to say which there are: a running scene answers the first at once, and need
+    /// not gather thousands of ids for an element that refers to none.
+    package func referenceProblem(isElement: (String) -> Bool, elements: () -> [String]) -> (keys: [String], message: String)? {
         for interaction in interactions {
-            if case .element(let other)? = interaction.destination, !ids.contains(other) || other == id {
+            if case .element(let other)? = interaction.destination, !isElement(other) || other == id {
                 return ([interaction.name, "destination"],
-                        other == id ? "an element cannot be its own destination" : "no element is called '\(other)' (the elements are: \(ids.sorted().joined(separator: ", ")))")
+                        other == id ? "an element cannot be its own destination" : "no element is called '\(other)' (the elements are: \(Set(elements()).sorted().joined(separator: ", ")))")
             }
             if case .setPositionOnTap(let target) = interaction, target != .position,
                !interactions.contains(where: { $0.name == target.rawValue }) {

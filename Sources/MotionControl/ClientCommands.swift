@@ -104,12 +104,14 @@ struct StreamsCommand: ParsableCommand {
     static let configuration = CommandConfiguration(commandName: "streams",
         abstract: "List the streams that can be watched, and which can be set: words on a terminal, JSON when piped.")
     @OptionGroup var socket: SocketOption
+    @Argument(help: "Only the streams matching these names or globs (default: every stream).") var patterns: [String] = []
     @Flag(help: "JSON even on a terminal.") var json = false
 
     func run() throws {
         try talking {
             let json = Voice.json(asked: json)
-            for stream in try socket.connect().request("list")["streams"]?.array ?? [] {
+            let arguments: [(String, JSONValue)] = patterns.isEmpty ? [] : [("streams", .array(patterns.map { .string($0) }))]
+            for stream in try socket.connect().request("list", arguments)["streams"]?.array ?? [] {
                 if json { emit(stream.json.encoded); continue }
                 let name = stream["stream"]?.string ?? "?"
                 let notes = [stream["kind"]?.string == "gesture" ? "gesture events" : nil, stream["writable"]?.bool == true ? "writable" : nil].compactMap { $0 }

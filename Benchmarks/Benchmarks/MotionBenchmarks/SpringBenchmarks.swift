@@ -11,6 +11,7 @@ let benchmarks: @Sendable () -> Void = {
     tableBenchmarks()
     predictionBenchmarks()
     serverBenchmarks()
+    sceneScaleBenchmarks()
 
     Benchmark("SpringCurve sample (value + velocity + rest test), Double", configuration: .init(scalingFactor: .kilo)) { benchmark in
         sample(SpringCurve(from: 0.0, velocity: 250, to: 1, configuration: .standard), threshold: 0.001, benchmark)

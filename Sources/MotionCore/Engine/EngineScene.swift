@@ -18,7 +18,7 @@ extension MotionEngine {
     public var state: ReadOnlyProperty<MotionState> { activity.state }
 
     /// The runtime of an element's interactions.
-    public func runtime(of id: String) -> MotionRuntime? { elements.first { $0.element.id == id }?.runtime }
+    public func runtime(of id: String) -> MotionRuntime? { scene.element(id).flatMap { entries[ObjectIdentifier($0)] }?.runtime }
 
     /// Adds an element with its interactions, while running or not.
     public func add(_ element: Element, interactions: [any Interaction<Element>]) {
@@ -42,11 +42,13 @@ extension MotionEngine {
     /// fingers on it are ignored until they lift. The cancellations and the streams that went
     /// (``FrameReport/removedStreams``) are in the next report (``tick(at:)``).
     public func remove(_ id: String) {
-        guard let index = elements.firstIndex(where: { $0.element.id == id }), index > 0 else { return }
-        let element = elements[index]
+        guard let found = scene.element(id), found !== scene.container, let element = entries.removeValue(forKey: ObjectIdentifier(found)) else { return }
         startReport(at: clock.now)
         cancelTouches(of: element, at: clock.now)
         element.detach()
+        // Comparing references: one walk over the scene, without reading an id. Found apart:
+        // an index found in the call would hold the array, and the removal would copy it.
+        let index = elements.firstIndex { $0 === element }!
         elements.remove(at: index)
         attract.remove(element.element)
         let gone = element.values.map(\.id) + element.gestureStreams.compactMap { $0 }
@@ -100,6 +102,7 @@ extension MotionEngine {
         observer = nil
         for element in elements { element.detach() }
         elements = []
+        entries = [:]
         router = ContactRouter()
         published.removeAll()
     }
@@ -109,6 +112,9 @@ extension MotionEngine {
         let runtime = MotionRuntime(clock: clock)
         let entry = EngineElement(element: element, runtime: runtime)
         elements.append(entry)
+        entries[ObjectIdentifier(element)] = entry
+        let ordinal = attached
+        attached += 1
         for interaction in interactions { runtime.add(interaction, to: element) }
         if let reset = interactions.lazy.compactMap({ $0 as? Resettable }).first { attract.add(reset, of: element) }
 
@@ -123,8 +129,9 @@ extension MotionEngine {
         }
         values += element.extraProperties.map { ($0.name, $0.property) }
         if element === scene.container { values.append(("idle", .flag(attract.idle.readOnly))) }
-        for (name, property) in values {
-            let stream = published.register("\(element.id).\(name)", kind: .value, property: property)
+        for (place, (name, property)) in values.enumerated() {
+            let stream = published.register("\(element.id).\(name)", kind: .value, property: property,
+                                            publishedAs: (entry: entry, rank: PublishedStreams.Rank(element: ordinal, place: place)))
             entry.values.append((stream, property))
             entry.links.append(property.subscribe { [weak self] in self?.valueChanged(stream) })
         }
@@ -156,6 +163,16 @@ extension MotionEngine {
 
     /// The value streams' numbers, in publication order.
     public var valueStreams: [StreamID] { elements.flatMap { $0.values.map(\.id) } }
+
+    /// The value streams' numbers, in publication order, made as they are read: for whoever
+    /// wants only the first few of a large scene's.
+    public var valueStreamsInOrder: some Sequence<StreamID> { elements.lazy.flatMap { $0.values.lazy.map(\.id) } }
+
+    /// One element's streams: its values in publication order, then its gestures.
+    public func streams(of element: Element) -> [StreamID] {
+        guard let entry = entries[ObjectIdentifier(element)] else { return [] }
+        return entry.values.map(\.id) + entry.gestureStreams.compactMap { $0 }
+    }
 
     /// Every element's gesture streams, in the order of elements (the container first) and
     /// then of ``GestureKind/allCases``.

@@ -24,6 +24,11 @@ public final class MotionEngine {
 
     /// The elements in the order they were added, the container first.
     var elements: [EngineElement] = []
+    /// The same entries by their element: a touch's element and a removed one are found at
+    /// once, not by walking a scene that may hold thousands.
+    var entries: [ObjectIdentifier: EngineElement] = [:]
+    /// How many elements were ever attached: each one's place in publication order.
+    var attached = 0
     var published = PublishedStreams()
     var router = ContactRouter()
     let attract: AttractMode
@@ -149,8 +154,7 @@ public final class MotionEngine {
     /// The element a contact landing at `point` is on (the container, the screen, when on
     /// no other), if the engine runs it.
     private func hitElement(_ point: Point) -> EngineElement? {
-        let element = scene.hitTest(point)
-        return elements.first { $0.element === element }
+        entries[ObjectIdentifier(scene.hitTest(point))]
     }
 
     /// Runs an element's recognizers on its contacts of one frame, and tells its interactions
@@ -203,7 +207,7 @@ public final class MotionEngine {
     private func endReport(at time: Double) -> FrameReport {
         flushScheduled = false
         updatePredictions()
-        published.collect(elements, at: time, into: &report, broken: &broken)
+        published.collect(at: time, into: &report, broken: &broken)
         processing = false
         repairBroken()
         reportHandedOut = true

@@ -3,29 +3,49 @@
 /// frame, collects what changed into the frame's report, each stream once.
 ///
 /// Streams are numbered (``StreamID``): per frame this touches arrays, not dictionaries keyed
-/// by names.
+/// by names. A frame visits only the streams that changed (kept in a list as they change,
+/// then put in publication order), never the whole scene, which may hold thousands of
+/// elements while a finger moves one.
 struct PublishedStreams {
+    /// Where a value stream comes in publication order: its element's place among those
+    /// ever attached, then its place among the element's properties.
+    struct Rank: Comparable {
+        var element: Int
+        var place: Int
+
+        static func < (lhs: Rank, rhs: Rank) -> Bool { (lhs.element, lhs.place) < (rhs.element, rhs.place) }
+    }
+
     /// Every stream's name and number.
     private(set) var catalog = StreamCatalog()
-    /// Per stream: the property, the value last published, whether it changed since.
+    /// Per stream: the property, the value last published, whether it changed since, and
+    /// the element publishing it with its rank.
     private var properties: [PublishedProperty?] = []
     private var lastPublished: [PublishedValue?] = []
     private var isDirty: [Bool] = []
+    private var publishers: [(entry: EngineElement, rank: Rank)?] = []
     private var dirtyCount = 0
+    /// The streams marked since the last collection, in the order they were marked; a
+    /// stream unmarked meanwhile stays listed, and is skipped because it is not dirty.
+    private var marked: [StreamID] = []
 
     /// Whether anything changed since the last collection.
     var hasChanges: Bool { dirtyCount > 0 }
 
-    /// Numbers a stream, with its property if it has one (a value stream).
-    mutating func register(_ name: String, kind: StreamKind, property: PublishedProperty? = nil) -> StreamID {
+    /// Numbers a stream, with its property if it has one (a value stream), and the element
+    /// that publishes it, where (``collect(at:into:broken:)``).
+    mutating func register(_ name: String, kind: StreamKind, property: PublishedProperty? = nil,
+                           publishedAs publisher: (entry: EngineElement, rank: Rank)? = nil) -> StreamID {
         let id = catalog.register(name, kind: kind)
         if id.index == properties.count {
             properties.append(nil)
             lastPublished.append(nil)
             isDirty.append(false)
+            publishers.append(nil)
         }
         properties[id.index] = property
         lastPublished[id.index] = property?.read()
+        publishers[id.index] = publisher
         return id
     }
 
@@ -34,6 +54,7 @@ struct PublishedStreams {
         guard !isDirty[stream.index] else { return }
         isDirty[stream.index] = true
         dirtyCount += 1
+        marked.append(stream)
     }
 
     /// Forgets that `stream` changed: what it holds is already known (subscribing delivered
@@ -50,6 +71,7 @@ struct PublishedStreams {
             unmark(stream)
             properties[stream.index] = nil
             lastPublished[stream.index] = nil
+            publishers[stream.index] = nil
             catalog.remove(stream)
         }
     }
@@ -59,7 +81,9 @@ struct PublishedStreams {
         properties = []
         lastPublished = []
         isDirty = []
+        publishers = []
         dirtyCount = 0
+        marked = []
     }
 
     /// A stream's property.
@@ -72,27 +96,39 @@ struct PublishedStreams {
         stream.index < lastPublished.count ? lastPublished[stream.index] : nil
     }
 
-    /// Collects the values that changed into `report`, in the order of `elements` and of
-    /// each one's properties, at `time`. A value that is not finite is never published: its
-    /// element is put in `broken`, once, for the engine to put it back.
-    mutating func collect(_ elements: [EngineElement], at time: Double, into report: inout FrameReport, broken: inout [EngineElement]) {
+    /// Collects the values that changed into `report` at `time`, in publication order: the
+    /// elements in the order they were added, each one's properties in their order. A value
+    /// that is not finite is never published: its element is put in `broken`, once, for the
+    /// engine to put it back.
+    mutating func collect(at time: Double, into report: inout FrameReport, broken: inout [EngineElement]) {
+        // The list is taken out while it is sorted and walked, and given back empty, keeping
+        // its room for the next frame.
+        var changed: [StreamID] = []
+        swap(&changed, &marked)
+        defer {
+            changed.removeAll(keepingCapacity: true)
+            marked = changed
+            dirtyCount = 0
+        }
         guard dirtyCount > 0 else { return }
-        for entry in elements {
-            for (stream, property) in entry.values where isDirty[stream.index] {
-                isDirty[stream.index] = false
-                let value = property.read()
-                guard value.isFinite else {
-                    if broken.last !== entry { broken.append(entry) }
-                    continue
-                }
-                if entry.nonFiniteReported && broken.last !== entry { entry.nonFiniteReported = false }
-                if lastPublished[stream.index] != value {
-                    lastPublished[stream.index] = value
-                    report.values.append(PublishedUpdate(id: stream, stream: catalog.name(of: stream), value: value, time: time))
-                }
+        // Those unmarked since (a stream that went, whose number may be another's now) are
+        // left out; a stream marked twice is collected at its first listing.
+        changed.removeAll { !isDirty[$0.index] }
+        changed.sortWithoutAllocating { publishers[$0.index]!.rank < publishers[$1.index]!.rank }
+        for stream in changed where isDirty[stream.index] {
+            isDirty[stream.index] = false
+            let entry = publishers[stream.index]!.entry
+            let value = properties[stream.index]!.read()
+            guard value.isFinite else {
+                if broken.last !== entry { broken.append(entry) }
+                continue
+            }
+            if entry.nonFiniteReported && broken.last !== entry { entry.nonFiniteReported = false }
+            if lastPublished[stream.index] != value {
+                lastPublished[stream.index] = value
+                report.values.append(PublishedUpdate(id: stream, stream: catalog.name(of: stream), value: value, time: time))
             }
         }
-        dirtyCount = 0
     }
 
     /// Defence in depth: each of `entry`'s values that is not finite is written back to the
@@ -105,5 +141,29 @@ struct PublishedStreams {
             if let last = lastPublished[stream.index], let write = property.write { _ = write(last) }
         }
         return names
+    }
+}
+
+extension Array {
+    /// Sorts in place, allocating nothing: the standard library's sort takes a buffer for
+    /// more than a few dozen elements, and a frame that moves many elements at once must not
+    /// allocate. A heapsort: O(n log n) whatever the order, not stable.
+    mutating func sortWithoutAllocating(by less: (Element, Element) -> Bool) {
+        /// Lets the element at `root` sink until the heap within `end` is in order again.
+        func sink(_ root: Int, within end: Int) {
+            var parent = root
+            while 2 * parent + 1 < end {
+                var child = 2 * parent + 1
+                if child + 1 < end && less(self[child], self[child + 1]) { child += 1 }
+                guard less(self[parent], self[child]) else { return }
+                swapAt(parent, child)
+                parent = child
+            }
+        }
+        for root in stride(from: count / 2 - 1, through: 0, by: -1) { sink(root, within: count) }
+        for end in stride(from: count - 1, to: 0, by: -1) {
+            swapAt(0, end)
+            sink(0, within: end)
+        }
     }
 }

@@ -8,6 +8,8 @@ public final class Scene {
     public let container: Element
     /// The elements, in the order they were added.
     public private(set) var elements: [Element] = []
+    /// The same elements by id: a scene may hold thousands, and every request names one.
+    private var byID: [String: Element] = [:]
 
     /// Creates an empty scene on a screen of `size` pixels.
     public init(size: Size) {
@@ -16,20 +18,25 @@ public final class Scene {
 
     /// The element named `id`, or the container for "screen".
     public func element(_ id: String) -> Element? {
-        id == container.id ? container : elements.first { $0.id == id }
+        id == container.id ? container : byID[id]
     }
 
     /// Adds an element. An id already used is a programming error; callers check first.
     public func add(_ element: Element) {
         precondition(self.element(element.id) == nil, "an element named \(element.id) exists")
         elements.append(element)
+        byID[element.id] = element
     }
 
     /// Removes the element named `id`; returns it, or nil if there was none.
     @discardableResult
     public func remove(_ id: String) -> Element? {
-        guard let index = elements.firstIndex(where: { $0.id == id }) else { return nil }
-        return elements.remove(at: index)
+        guard let element = byID.removeValue(forKey: id) else { return nil }
+        // Comparing references, not ids: cheap enough to walk the scene once. Found apart:
+        // an index found in the call would hold the array, and the removal would copy it.
+        let index = elements.firstIndex { $0 === element }!
+        elements.remove(at: index)
+        return element
     }
 
     /// The topmost element under `point`, or the container.

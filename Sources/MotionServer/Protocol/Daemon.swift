@@ -221,7 +221,7 @@ public final class Daemon {
     }
 
     /// A new scene from `configuration`; the gestures in progress end under the old one.
-    private func replaceScene(with configuration: Configuration, carryingOver: Bool) {
+    func replaceScene(with configuration: Configuration, carryingOver: Bool) {
         let carried = carryingOver ? scene.savedState().state : nil
         let (endings, oldCatalog) = scene.replace(with: configuration)
         publish(endings)
@@ -249,7 +249,7 @@ public final class Daemon {
     public func connect(_ output: ClientOutput, credentials: PeerCredentials?) -> ClientSession {
         let session = clients.open(credentials: credentials, control: controlPolicy(credentials), output: output)
         metrics.connected(output.transport)
-        clients.send(ProtocolLine.hello(streams: scene.allStreams.map(\.name), control: session.control), to: session)
+        clients.send(ProtocolLine.hello(streams: scene.firstStreams(ProtocolLine.helloStreams), count: scene.streamCount, control: session.control), to: session)
         session.output.flush()
         return session
     }

@@ -65,8 +65,11 @@ final class DaemonScene {
             throw ProtocolError(.exists, "an element is already called '\(settings.id)'")
         }
         // The configuration file's own checks, against the elements there are now.
-        let ids = Set(engine.scene.elements.map(\.id) + [settings.id])
-        if let problem = settings.referenceProblem(among: ids) { throw ProtocolError(.badValue, problem.message) }
+        let scene = engine.scene
+        if let problem = settings.referenceProblem(isElement: { $0 == settings.id || ($0 != scene.container.id && scene.element($0) != nil) },
+                                                   elements: { scene.elements.map(\.id) + [settings.id] }) {
+            throw ProtocolError(.badValue, problem.message)
+        }
         let element = settings.makeElement()
         engine.add(element, interactions: settings.makeInteractions(for: element, in: engine) { [engine] in engine.scene.element($0)?.position })
         interactionNames[settings.id] = settings.interactions.map(\.name)
@@ -90,6 +93,23 @@ final class DaemonScene {
     var allStreams: [(name: String, id: StreamID)] {
         let catalog = engine.catalog
         return (engine.valueStreams + [contactsStream] + engine.gestureStreams).map { (catalog.name(of: $0), $0) }
+    }
+
+    /// How many streams ``allStreams`` holds, without making it.
+    var streamCount: Int { engine.catalog.count }
+
+    /// The names of the first `limit` of ``allStreams``, without making the rest: the hello's.
+    func firstStreams(_ limit: Int) -> [String] {
+        var ids = Array(engine.valueStreamsInOrder.prefix(limit))
+        if ids.count < limit { ids.append(contactsStream) }
+        if ids.count < limit { ids += engine.gestureStreams.prefix(limit - ids.count) }
+        return ids.map { engine.catalog.name(of: $0) }
+    }
+
+    /// The streams of an element just added, as ``allStreams`` names them: the only new
+    /// matches for the patterns clients hold.
+    func streams(of element: Element) -> [(name: String, id: StreamID)] {
+        engine.streams(of: element).map { (engine.catalog.name(of: $0), $0) }
     }
 
     /// An element as `elements` and `add_element` describe it.

@@ -4,11 +4,17 @@ import MotionCore
 /// those, and the publisher fans them out): built here and nowhere else, so each has one
 /// shape, the one docs/protocol.md gives.
 enum ProtocolLine {
-    /// The first line of every connection.
-    static func hello(streams: [String], control: Bool) -> JSONValue {
+    /// The most streams a hello names. A scene of thousands of elements has tens of thousands
+    /// of streams, megabytes of names that no client could read as its first line; clients
+    /// learn the rest with `list`, by pattern. Smaller scenes are named whole, as always.
+    static let helloStreams = 128
+
+    /// The first line of every connection: the first ``helloStreams`` of the scene's
+    /// streams, and how many there are.
+    static func hello(streams: [String], count: Int, control: Bool) -> JSONValue {
         .object([
             ("event", "hello"), ("protocol", 1), ("version", .string(MotiondVersion.string)),
-            ("streams", .array(streams.map { .string($0) })), ("control", .bool(control)),
+            ("streams", .array(streams.map { .string($0) })), ("stream_count", .integer(Int64(count))), ("control", .bool(control)),
         ])
     }
 

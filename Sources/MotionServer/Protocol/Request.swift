@@ -26,7 +26,8 @@ enum Request: Equatable {
     /// client that follows an element before it exists.
     case subscribe([String], optional: Bool)
     case unsubscribe([String])
-    case list
+    /// Every stream, or those matching the patterns given.
+    case list([String]?)
     case get(stream: String)
     /// The value is checked against the stream's shape when the stream is known.
     case set(stream: String, value: JSONInput)
@@ -90,7 +91,7 @@ enum Request: Equatable {
         switch operation {
         case .subscribe: return .subscribe(try patterns(input), optional: try flag(input, "optional"))
         case .unsubscribe: return .unsubscribe(try patterns(input))
-        case .list: return .list
+        case .list: return .list(input["streams"] == nil ? nil : try patterns(input))
         case .get: return .get(stream: try string(input, "stream"))
         case .set:
             let stream = try string(input, "stream")

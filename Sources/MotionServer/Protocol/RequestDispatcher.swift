@@ -62,7 +62,7 @@ final class RequestDispatcher {
         switch request {
         case .subscribe(let patterns, let optional): return try subscribe(session, patterns, optional: optional).result
         case .unsubscribe(let patterns): return try unsubscribe(session, patterns)
-        case .list: return list()
+        case .list(let patterns): return try list(patterns)
         case .get(let stream): return try get(stream)
         case let .set(stream, value): return try set(stream, to: value)
         case .elements: return .object([("elements", .array(engine.scene.elements.map(scene.describe)))])
@@ -129,8 +129,19 @@ final class RequestDispatcher {
 
     // MARK: Reading and writing streams
 
-    private func list() -> JSONValue {
-        .object([("streams", .array(scene.allStreams.map { stream in
+    /// Every stream, or, with `patterns`, those matching any of them: a scene too large for
+    /// the hello to name every stream is learnt this way, a part at a time. Each stream
+    /// comes once, in the scene's order, as in the hello; a pattern matching nothing is an
+    /// error, as in `subscribe`.
+    private func list(_ patterns: [String]?) throws(ProtocolError) -> JSONValue {
+        var streams = scene.allStreams
+        if let patterns {
+            for pattern in patterns where !streams.contains(where: { globMatches(Substring(pattern), Substring($0.name)) }) {
+                throw unknownStream(pattern)
+            }
+            streams.removeAll { stream in !patterns.contains { globMatches(Substring($0), Substring(stream.name)) } }
+        }
+        return .object([("streams", .array(streams.map { stream in
             let kind = engine.catalog.kind(of: stream.id)
             return .object([("stream", .string(stream.name)), ("writable", .bool(engine.property(stream.id)?.write != nil)),
                             ("kind", .string(kind == .external ? "contacts" : kind == .gesture ? "gesture" : "value"))])
@@ -172,10 +183,9 @@ final class RequestDispatcher {
 
     private func addElement(_ input: JSONInput) throws(ProtocolError) -> JSONValue {
         let settings = try ElementInput.settings(from: input, limits: ValueLimits(screen: configuration.screen))
-        let existing = Set(scene.allStreams.map(\.id))
         let element = try scene.add(settings, object: JSONValue(input))
         // Only the new element's streams can be new matches.
-        let added = scene.allStreams.filter { !existing.contains($0.id) }
+        let added = scene.streams(of: element)
         for session in clients.sessions.values { clients.resubscribe(session, among: added) }
         return scene.describe(element)
     }

@@ -36,11 +36,7 @@ extension DaemonScene {
                     continue
                 }
                 do throws(ProtocolError) {
-                    let input: JSONInput
-                    do { input = try JSONInput(parsing: added.encoded.utf8) } catch {
-                        throw ProtocolError(.badValue, error.description)
-                    }
-                    try add(ElementInput.settings(from: input, limits: limits), object: added)
+                    try add(ElementInput.settings(from: JSONInput(added), limits: limits), object: added)
                 } catch {
                     notes.append("'\(saved.id)', which a client added, is not restored: \(error.message)")
                     continue

@@ -1,0 +1,35 @@
+import SeededRandom
+import Testing
+@testable import MotionCore
+
+/// The order a frame's values are published in, which a frame now finds by sorting the
+/// streams that changed rather than walking the whole scene.
+@Suite("Publication order")
+struct PublicationOrderTests {
+    @Test("sorting without allocating sorts as the standard library does, whatever the order and the duplicates")
+    func sortsLikeSorted() {
+        var random = SplitMix64(seed: 7)
+        for count in Array(0...70) + [257, 1000] {
+            let values = (0..<count).map { _ in random.below(max(1, count / 2)) }
+            var sorted = values
+            sorted.sortWithoutAllocating(by: <)
+            #expect(sorted == values.sorted(), "\(count) values")
+        }
+    }
+
+    @Test("values changed together come in the order of the elements and their properties, not the order they changed in")
+    func orderOfElementsAndProperties() {
+        let clock = ManualFrameClock(now: 0)
+        let scene = Scene(size: Size(width: 1920, height: 1080))
+        let engine = MotionEngine(scene: scene, clock: clock)
+        let elements = (0..<5).map { Element(id: "e\($0)", center: Point(x: 100, y: 100), size: Size(width: 10, height: 10)) }
+        for element in elements { engine.add(element, interactions: []) }
+        _ = engine.tick(at: 0)
+        for element in elements.reversed() {
+            element.scale.value = 2
+            element.rotation.value = 1
+        }
+        let report = engine.tick(at: 1)
+        #expect(report.values.map(\.stream) == elements.flatMap { ["\($0.id).rotation", "\($0.id).scale"] })
+    }
+}
