@@ -609,10 +609,14 @@ class Client:
         """Sets a writable stream (control); the value motiond took."""
         return (await self.request("set", stream=stream, value=value))["value"]
 
-    async def list_streams(self) -> list[dict[str, Any]]:
-        """The `list` op: every stream, `{"stream", "writable"}` (named so as not to hide
-        Python's `list`)."""
-        return list((await self.request("list"))["streams"])
+    async def list_streams(self, patterns: Optional[list[str]] = None) -> list[dict[str, Any]]:
+        """The `list` op: every stream, `{"stream", "writable", "kind"}`, or only those the
+        glob `patterns` match (named so as not to hide Python's `list`). A large scene's hello
+        names only its first streams (`stream_count` says how many there are): ask for the
+        element's, `["note.*"]`, rather than every stream of the scene."""
+        if patterns is None:
+            return list((await self.request("list"))["streams"])
+        return list((await self.request("list", streams=list(patterns)))["streams"])
 
     async def elements(self) -> list[dict[str, Any]]:
         """The scene: each element's id, position, size, rotation, scale, z, state, interactions."""

@@ -249,6 +249,8 @@ class WithMotiond(unittest.IsolatedAsyncioTestCase):
         self.start()
         client = await self.client()
         self.assertIn(("card.position", True), [(entry["stream"], entry["writable"]) for entry in await client.list_streams()])
+        only = [entry["stream"] for entry in await client.list_streams(["card.pos*", "photo.scale"])]
+        self.assertEqual(sorted(only), ["card.position", "photo.scale"])
         self.assertIn("card", [element["id"] for element in await client.elements()])
         self.assertEqual(len((await client.devices())["devices"]), 1)
         self.assertIn("frames", await client.stats())
