@@ -130,6 +130,10 @@ struct StateFileSafetyTests {
         let configuration = try Configuration.parse(SceneKeeperTests.configuration, file: "kiosk.toml")
         kiosk.daemon.reload(configuration)
         #expect(kiosk.daemon.keeper?.leftAlone != nil, "still not a state file")
+        // A change while the file is left alone is not written, and does not stop the writes
+        // that follow once it is taken up.
+        try kiosk.request(#"{"op": "set", "stream": "card.position", "value": {"x": 700, "y": 700}}"#)
+        kiosk.wait(until: 11)
         // The operator puts a state file there.
         unlink(path)
         let state = SceneState(elements: [.init(id: "photo", position: Point(x: 222, y: 333))])
@@ -137,6 +141,9 @@ struct StateFileSafetyTests {
         kiosk.daemon.reload(configuration)
         #expect(kiosk.daemon.keeper?.leftAlone == nil)
         #expect(kiosk.position("photo") == Point(x: 222, y: 333))
+        // The scene taken up (the configuration's card, the file's photo) is written.
+        kiosk.wait(until: 13)
+        #expect(try kiosk.saved()?.elements.map(\.id) == ["card", "photo"], "\(String(describing: try? kiosk.saved()))")
         try kiosk.request(#"{"op": "set", "stream": "photo.position", "value": {"x": 1300, "y": 500}}"#)
         kiosk.wait(until: 20)
         #expect(try kiosk.saved()?.elements.first { $0.id == "photo" }?.position == Point(x: 1300, y: 500))

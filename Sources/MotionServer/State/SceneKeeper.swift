@@ -97,6 +97,8 @@ final class SceneKeeper {
         leftAlone = nil
         saved = reading?.contents?.state
         writer.keep(KeptFile(file: file, found: reading))
+        // What changed while the file was left alone is written now that it is kept.
+        if changed { scheduleWrite() }
     }
 
     /// The state path holds something motiond must not replace: nothing is written, and
