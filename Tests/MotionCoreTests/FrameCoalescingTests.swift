@@ -19,15 +19,17 @@ struct FrameCoalescingTests {
         #expect(FrameCoalescing.keep(entries) == [false, false, false, true, true])
     }
 
-    @Test("every frame in which a touch begins, ends or is cancelled is kept")
+    @Test("every frame in which a touch begins, ends or is cancelled is kept, and the newest move before it")
     func lifeEvents() {
         let entries: [FrameCoalescing.Entry] = [
             .frame(device: 0, frame(1, [(1, .began)])), .frame(device: 0, frame(2, [(1, .moved)])),
-            .frame(device: 0, frame(3, [(1, .moved), (2, .began)])), .frame(device: 0, frame(4, [(1, .ended), (2, .moved)])),
-            .frame(device: 0, frame(5, [(2, .moved)])), .frame(device: 0, frame(6, [(2, .cancelled)])),
-            .frame(device: 0, frame(7, [])),
+            .frame(device: 0, frame(3, [(1, .moved)])),
+            .frame(device: 0, frame(4, [(1, .moved), (2, .began)])), .frame(device: 0, frame(5, [(1, .ended), (2, .moved)])),
+            .frame(device: 0, frame(6, [(2, .moved)])), .frame(device: 0, frame(7, [(2, .moved)])),
+            .frame(device: 1, frame(7, [(9, .moved)])), .frame(device: 0, frame(8, [(2, .cancelled)])),
+            .frame(device: 0, frame(9, [])),
         ]
-        #expect(FrameCoalescing.keep(entries) == [true, false, true, true, false, true, true])
+        #expect(FrameCoalescing.keep(entries) == [true, false, true, true, true, false, true, true, true, true])
     }
 
     @Test("nothing is coalesced across a barrier, and a lone frame is always kept")
@@ -41,7 +43,7 @@ struct FrameCoalescingTests {
         #expect(FrameCoalescing.keep([]) == [])
     }
 
-    @Test("gestures end where they would have: a coalesced drag lands, travels and lifts at the same points")
+    @Test("gestures happen as they would have: a coalesced drag lands, moves and lifts at the same points")
     func sameOutcome() {
         // A drag of 100 frames; the queue held it all at once.
         var frames = [frame(0, [(1, .began)])]
@@ -49,8 +51,10 @@ struct FrameCoalescingTests {
         frames.append(frame(99, [(1, .ended)]))
         let keep = FrameCoalescing.keep(frames.map { .frame(device: 0, $0) })
         let kept = zip(frames, keep).compactMap { $1 ? $0 : nil }
-        // The lift reports where the finger left the glass: the moves before it add nothing.
-        #expect(kept.map(\.time) == [0, 99])
+        // The lift reports where the finger left the glass; the newest move before it is what
+        // begins the drag (a recognizer begins on a move), so it stays.
+        #expect(kept.map(\.time) == [0, 98, 99])
+        #expect(kept[1].contacts.first?.phase == .moved)
         #expect(kept.last?.contacts.first?.position == frames.last?.contacts.first?.position)
         #expect(kept.first?.contacts.first?.phase == .began && kept.last?.contacts.first?.phase == .ended)
     }
