@@ -199,6 +199,7 @@ struct SimulateCommand: ParsableCommand {
     @Argument(help: "A recording: evemu, or libinput record YAML.") var recording: String
     @OptionGroup var device: RecordingDeviceOption
     @Flag(help: "One JSON object per line: {\"t\", \"stream\", \"value\"}.") var json = false
+    @Flag(help: ArgumentHelp("Print the gestures' state events too (began, ended, cancelled, recognized), after each frame's values as a client hears them; with --json as {\"t\", \"stream\", \"state\"}.")) var events = false
     @Option(help: ArgumentHelp("Run until T seconds from the recording's start, past its end.", valueName: "T")) var until: Double?
 
     func validate() throws {
@@ -215,17 +216,40 @@ struct SimulateCommand: ParsableCommand {
         var frames = replay.frames()
         if let until { frames.removeAll { $0.time > until } }
         let outcome = Simulation(frameRate: configuration.daemon.frameRate).run(frames, through: engine, clock: clock, until: until)
-        for update in outcome.updates {
-            if json {
-                emit(JSONValue.update(update).encoded)
-            } else {
-                emit(formatted("%10.4f  ", update.time) + update.stream.padded(toLength: 24) + "  " + text(update.value))
+        for report in outcome.reports {
+            for update in report.values {
+                if json {
+                    emit(JSONValue.update(update).encoded)
+                } else {
+                    emit(formatted("%10.4f  ", update.time) + update.stream.padded(toLength: 24) + "  " + text(update.value))
+                }
+            }
+            guard events else { continue }
+            for event in report.events {
+                guard let (time, stream, state) = Self.heard(event) else { continue }
+                if json {
+                    emit(JSONValue.object([("t", .number(time)), ("stream", .string(stream)), ("state", .string(state))]).encoded)
+                } else {
+                    emit(formatted("%10.4f  ", time) + stream.padded(toLength: 24) + "  " + state)
+                }
             }
         }
         if !outcome.settled && until == nil {
             writeStandardError("motionctl: still moving \(Int(Simulation().settleLimit)) s after the recording ended\n")
             throw ExitCode(ExitStatus.refused)
         }
+    }
+
+    /// The time and state of an event a subscriber hears as a `state` line: a gesture's
+    /// `changed` is carried by the values instead, and `possible` or `failed` by nothing.
+    static func heard(_ event: FrameEvent) -> (time: Double, stream: String, state: String)? {
+        let gesture: RecognizedGesture, stream: String
+        switch event {
+        case .gesture(_, let name, _, let recognized): (stream, gesture) = (name, recognized)
+        case .screenGesture(_, let name, let screen): (stream, gesture) = (name, screen.gesture)
+        }
+        guard [.began, .ended, .cancelled, .recognized].contains(gesture.state) else { return nil }
+        return (gesture.time, stream, gesture.state.rawValue)
     }
 
     private func text(_ value: PublishedValue) -> String {

@@ -106,6 +106,26 @@ struct ConfigCommandTests {
         #expect(zip(times.dropFirst(), times).allSatisfy { $0 >= $1 }, "times in order")
     }
 
+    @Test("simulate --events: the fling's drag begins and ends after its frame's values, as a subscriber hears them")
+    func simulateEvents() throws {
+        let recording = Self.recording("aosp-frameworks-base__pixel-tablet-nvt-touchscreen__1f-swipe")
+        let run = try Run("motionctl", ["simulate", "--config", Self.example, recording, "--events", "--json"])
+        #expect(run.status == 0, "\(run.error)")
+        let lines = try run.jsonLines()
+        let events = lines.filter { $0["state"] != nil }
+        #expect(events.map { "\($0["stream"]!) \($0["state"]!)" } == ["card.drag began", "card.drag ended"])
+        // Each after its frame's values: the move that began the drag; the toss's snap point
+        // and destination chosen at the lift; the spring's frames after.
+        let began = try #require(lines.firstIndex { $0["state"] as? String == "began" })
+        let ended = try #require(lines.firstIndex { $0["state"] as? String == "ended" })
+        #expect(lines[..<began].contains { $0["stream"] as? String == "card.position" && $0["t"] as? Double == events[0]["t"] as? Double })
+        #expect(lines[ended - 2]["stream"] as? String == "card.snap" && lines[ended - 1]["stream"] as? String == "card.destination")
+        #expect(lines[(ended + 1)...].allSatisfy { ($0["t"] as? Double ?? 0) > events[1]["t"] as? Double ?? 0 })
+        // Without --events, the values alone, as before.
+        let values = try Run("motionctl", ["simulate", "--config", Self.example, recording, "--json"]).jsonLines()
+        #expect(values.count == lines.count - events.count && values.allSatisfy { $0["value"] != nil })
+    }
+
     @Test("simulate: taps anywhere move the marker, which glides there on its spring")
     func simulateTaps() throws {
         let run = try Run("motionctl", ["simulate", "--config", Self.example, Self.recording("whot-evemu-devices__atmel-maxtouch__1f-fast-taps-x9"), "--json"])
