@@ -1,0 +1,640 @@
+"""The kernel lab's tests: motiond against a real kernel's evdev, uinput and udev.
+
+Each test is what a kiosk would see, checked as a client sees it (the socket protocol,
+docs/protocol.md). The recordings are the repository's own (Tests/Fixtures/recordings,
+data/recordings), made real devices with evemu-device and played with evemu-play.
+"""
+import glob
+import json
+import os
+import signal
+import subprocess
+
+from labkit import (MOTIONCTL, RECORDINGS, REPOSITORY, SCRATCH, SHIPPED_CONFIG, STEP, Client, Daemon,
+                    LabFailure, Panel, check, kill_leftovers, note, recording_files, run, sigstopped,
+                    wait_until)
+
+DRAG = os.path.join(RECORDINGS, "whot-evemu-devices__atmel-maxtouch__1f-drag-up-down.evemu")
+
+# How far a final element value may be from the replay's. Positions and angles come from the
+# fingers' positions alone, which the kernel passes on exactly; but a toss's velocity comes from
+# the events' times, which the kernel stamps when evemu-play writes them (not the recording's
+# times), so a spring may land a little elsewhere. A toss that picks another snap point is
+# hundreds of pixels off, far beyond this.
+POSITION_TOLERANCE = 2.0    # pixels
+NUMBER_TOLERANCE = 0.01     # radians, scale
+
+
+def prepare():
+    """Once per guest: the tests may run as other users, who need the scratch folder."""
+    os.chmod(SCRATCH, 0o1777)
+
+
+def clean_up():
+    kill_leftovers()
+
+
+# --- Recordings: the same fingers, gestures and final values as a replay -------------------
+
+def bundled_recordings():
+    """Every bundled recording a uinput device can play: the evemu files, and the .events
+    files whose device description is beside them (libinput's YAML cannot be played)."""
+    paths = sorted(glob.glob(os.path.join(RECORDINGS, "**", "*.evemu"), recursive=True))
+    paths += sorted(glob.glob(os.path.join(REPOSITORY, "data", "recordings", "*.evemu")))
+    for events in sorted(glob.glob(os.path.join(RECORDINGS, "**", "*.events"), recursive=True)):
+        if os.path.exists(recording_files(events)[0]):
+            paths.append(events)
+    return paths
+
+
+def prepare_recording(path, directory, stretch=1):
+    """The recording as the lab plays it, in `directory`: one evemu file (an .events file
+    joined to its .desc), with evemu's version line, and every axis's fuzz 0.
+
+    A recording is what evdev gave, which the kernel's input core had already smoothed with
+    the panel's fuzz (values within it of the last are held or averaged). Played into a
+    uinput device with that fuzz, the kernel would smooth it a second time, and its smoothing
+    is not idempotent: the fingers would not be the recorded ones. With fuzz 0 the kernel
+    passes every value on as it is; the replay is of this same file, so both see fuzz 0.
+
+    With `stretch`, every event's time is multiplied by it: the recording played slower, for
+    a guest too slow to read it at its own pace (see `recording_test`)."""
+    description, events = recording_files(path)
+    text = "".join(open(part).read().rstrip("\n") + "\n" for part in dict.fromkeys([description, events]))
+    header, recorded = [], []
+    for line in text.splitlines():
+        if line.startswith("# EVEMU"):
+            continue  # written anew below, for the format written here
+        if line.startswith("A:"):
+            fields = line.split()
+            if len(fields) >= 5:
+                fields[4] = "0"  # A: code min max fuzz flat [resolution]
+            if len(fields) == 6:
+                fields.append("0")  # evemu before 1.2 wrote no resolution
+            header.append(" ".join(fields))
+        elif line.startswith("E:"):
+            recorded.append(line)
+        else:
+            header.append(line)
+    axes = {int(line.split()[1], 16) for line in header if line.startswith("A:")}
+    lines = ["# EVEMU 1.3"] + header
+    for line in as_the_kernel_passes(recorded, axes):
+        if stretch != 1:
+            fields = line.split(None, 2)
+            line = f"E: {float(fields[1]) * stretch:.6f} {fields[2]}"
+        lines.append(line)
+    prepared = os.path.join(directory, os.path.relpath(path, REPOSITORY).replace("/", "__") + (f".x{stretch}" if stretch != 1 else "") + ".evemu")
+    with open(prepared, "w") as out:
+        out.write("\n".join(lines) + "\n")
+    return prepared
+
+
+def as_the_kernel_passes(events, axes):
+    """The evemu event lines the kernel's input core passes on when they are written to a
+    device (drivers/input/input.c): a value of an axis the device does not have is dropped,
+    and so is a value equal to the one the axis, the slot's axis or the key already has, ABS_MT_SLOT goes out only before a value of another slot, and
+    a SYN_REPORT with nothing before it is no frame. A recording made from evdev already is
+    so, but not one made another way (an old evemu, a generator, a bug report's editing);
+    played into a uinput device it loses those events, where a replay would keep them. On a
+    panel without slots (protocol A) multitouch values pass unfiltered, as in the kernel."""
+    slotted = 0x2f in axes
+    values, keys = {}, {}
+    slot, sent_slot, pending, passed = 0, 0, [], []
+    for line in events:
+        fields = line.split()
+        kind, code, value = int(fields[2], 16), int(fields[3], 16), int(fields[4])
+        if kind == 3 and code == 0x2f:  # ABS_MT_SLOT
+            slot = value
+            continue
+        if kind == 3 and code not in axes:
+            continue
+        if kind == 3:
+            multitouch = 0x30 <= code <= 0x3d
+            if not (multitouch and not slotted):
+                key = (slot, code) if multitouch else (None, code)
+                if values.get(key, -1 if code == 0x39 else 0) == value:  # a free slot's tracking id is -1
+                    continue
+                values[key] = value
+            if multitouch and slotted and slot != sent_slot:
+                sent_slot = slot
+                pending.append(f"E: {fields[1]} 0003 002f {slot}")
+        elif kind == 1:
+            if keys.get(code, 0) == (value != 0) and value != 2:
+                continue
+            keys[code] = value != 0
+        elif kind == 0 and code == 0:  # SYN_REPORT
+            if pending:
+                passed += pending + [line]
+                pending = []
+            continue
+        pending.append(line)
+    return passed
+
+
+def json_lines(result, what):
+    check(result.returncode == 0, f"{what} failed ({result.returncode}): {result.stderr}")
+    return [json.loads(line) for line in result.stdout.splitlines() if line.strip()]
+
+
+def frame_contents(objects):
+    """The frames among motionctl frames' JSON lines, without their times: what the fingers did."""
+    keys = ("slot", "id", "phase", "x", "y", "device_x", "device_y", "pressure", "touch_major", "mm")
+    return [[{key: contact.get(key) for key in keys} for contact in frame.get("contacts", [])]
+            for frame in objects if frame.get("event") == "frame"]
+
+
+def values_differ(live, replayed):
+    """None if two published values are equal within the tolerances, else why not."""
+    if isinstance(replayed, dict) and isinstance(live, dict) and set(replayed) == set(live) and {"x", "y"} <= set(replayed):
+        distance = max(abs(live[key] - replayed[key]) for key in replayed)
+        return None if distance <= POSITION_TOLERANCE else f"{distance:.3f} px apart"
+    if isinstance(replayed, float) or isinstance(live, float):
+        if isinstance(replayed, (int, float)) and isinstance(live, (int, float)) and abs(live - replayed) <= NUMBER_TOLERANCE:
+            return None
+        return "differ"
+    return None if live == replayed else "differ"
+
+
+def replay(recording):
+    """What motionctl's replay of a (prepared) recording gives: the frames as the device sent
+    them (`--raw`, before the contact filters, some of which look at the events' times) and
+    every published value and gesture event of the shipped configuration's scene
+    (`motionctl simulate`, motiond's engine, filters and all)."""
+    frames = frame_contents(json_lines(run([MOTIONCTL, "frames", recording, "--raw", "--json"]), "the replay"))
+    simulated = json_lines(run([MOTIONCTL, "simulate", recording, "--config", SHIPPED_CONFIG, "--events", "--json"]), "simulate")
+    return {"recording": recording, "frames": frames, "simulated": simulated}
+
+
+def write_expectations(directory):
+    """The recordings prepared and replayed before the guest boots (on the host the replays
+    take a fraction of the time), for `expectation` to read in the guest."""
+    os.makedirs(directory, exist_ok=True)
+    for path in bundled_recordings():
+        for stretch in (1, SLOWER):
+            prepared = prepare_recording(path, directory, stretch)
+            with open(prepared + ".json", "w") as out:
+                json.dump(replay(prepared), out)
+
+
+def expectation(path, stretch=1):
+    """The prepared recording, its frames and its simulation: from the host's run when there
+    was one (LAB_EXPECTED), else made here."""
+    directory = os.environ.get("LAB_EXPECTED")
+    name = os.path.basename(prepare_recording(path, SCRATCH, stretch)) + ".json"
+    if directory and os.path.exists(os.path.join(directory, name)):
+        with open(os.path.join(directory, name)) as source:
+            result = json.load(source)
+    else:
+        result = replay(prepare_recording(path, SCRATCH, stretch))
+    return result["recording"], result["frames"], result["simulated"]
+
+
+class RecordingBench:
+    """One motiond and one `motionctl frames` reader that every recording is played to in
+    turn, each on a panel of its own: starting them once, not once a recording, saves minutes
+    in a guest without KVM. Between recordings `reset_scene` puts the scene back as the
+    configuration has it, as a fresh motiond would start."""
+
+    def __init__(self):
+        # Not started with labkit.start: they outlive each test (lab.py ends them at the end).
+        self.daemon = Daemon([], name="recordings", tracked=False)
+        self.client = Client(self.daemon.socket)
+        # The elements' streams, not the screen's: following every finger for
+        # screen.contacts is work the comparison does not need, in a slow guest.
+        elements = [stream[:-len(".state")] for stream in self.client.hello["streams"]
+                    if stream.endswith(".state") and not stream.startswith("screen.")]
+        self.client.request("subscribe", streams=[element + ".*" for element in elements])
+        # The reader writes to a file that is read as it grows: what it printed is all there
+        # when a test fails, and no pipe's buffering stands between it and the test.
+        self.output = os.path.join(SCRATCH, "frames.jsonl")
+        with open(self.output, "w") as out:
+            self.reader = subprocess.Popen([MOTIONCTL, "frames", "--raw", "--json"], stdout=out, stderr=subprocess.STDOUT)
+        self.parsed, self.offset = [], 0
+        # A motiond just started is slow in an emulated CPU for its first frames (its code is
+        # paged in as it first runs) and would coalesce a short fling's frames: one drag,
+        # not compared, first.
+        with Panel(DRAG) as panel:
+            self.client.next_event(device_event("added", panel.node), what=f"motiond to read {panel.node}")
+            panel.play()
+        self.client.next_event(device_event("removed", panel.node), what=f"motiond to let go of {panel.node}")
+
+    @property
+    def lines(self):
+        """Every complete line the reader has printed so far, parsed."""
+        with open(self.output, "rb") as source:
+            source.seek(self.offset)
+            text = source.read()
+        complete = text[:text.rfind(b"\n") + 1]
+        self.offset += len(complete)
+        self.parsed += [json.loads(line) for line in complete.splitlines() if line.startswith(b"{")]
+        return self.parsed
+
+    def wait_for_device(self, action, node, since=0):
+        """Waits until the reader says `node` was `action` (at line `since` or after); the
+        index of that line."""
+        def said():
+            check(self.reader.poll() is None, f"motionctl frames exited: {open(self.output).read()[-2000:]}")
+            lines = self.lines
+            found = [index for index in range(since, len(lines)) if lines[index].get("event") == "device"
+                     and lines[index].get("action") == action and lines[index].get("node") == node]
+            return found and [found[-1]]
+        return wait_until(f"motionctl frames to say {node} {action}", said, every=0.1)[0]
+
+    def close(self):
+        self.daemon.stop()
+        self.reader.terminate()
+        self.reader.wait(timeout=STEP)
+
+
+BENCH = None
+
+
+def finish():
+    global BENCH
+    if BENCH:
+        try:
+            BENCH.close()
+        finally:
+            BENCH = None
+
+
+def recording_test(path):
+    """Plays the recording on a real device under motiond and `motionctl frames`, and compares
+    what they saw with motionctl's replay of the same file through the same engine and
+    configuration: the frames exactly, the gestures' state events in order, the final values
+    within the tolerances above."""
+    try:
+        try:
+            return compare_with_replay(path)
+        except ReadersFellBehind as behind:
+            # The machine is too slow for this recording's pace (an emulated CPU, a busy
+            # host): the kernel dropped events for a reader. That is the guest's limit, not
+            # what is tested; played slower, the same comparison holds.
+            note(f"{behind}: played again {SLOWER} times slower")
+            return compare_with_replay(path, SLOWER, last_try=True) + f" (played {SLOWER}× slower: at its own pace, {behind})"
+    except Exception:
+        # A failure may leave the bench anywhere (motiond gone, a client dropped): the next
+        # recording starts a new one, so one failure stays one.
+        finish()
+        raise
+
+
+SLOWER = 3
+
+
+def by_stream(events):
+    """(stream, state) pairs as each stream's states in order."""
+    streams = {}
+    for stream, state in events:
+        streams.setdefault(stream, []).append(state)
+    return streams
+
+
+class ReadersFellBehind(Exception):
+    pass
+
+
+def compare_with_replay(path, stretch=1, last_try=False):
+    global BENCH
+    recording, replayed, simulated = expectation(path, stretch)
+    check(replayed, "the replay gave no frames")
+    if BENCH is None:
+        BENCH = RecordingBench()
+    bench, client = BENCH, BENCH.client
+    client.request("reset_scene")
+    client.drain()
+    before = processed(client)
+    coalesced_before = client.request("stats")["frames_coalesced"]
+    drops_before = client.request("stats")["dropped_events"]
+    client.events.clear()
+    mark = len(bench.lines)
+
+    with Panel(recording) as panel:
+        client.next_event(device_event("added", panel.node), what=f"motiond to read {panel.node}")
+        first = bench.wait_for_device("added", panel.node, since=mark)
+        mine = lambda: [line for line in bench.lines[first:] if line.get("event") == "frame" and line.get("device") == panel.node]
+        # Reading the client's events meanwhile: motiond drops a client that stops reading.
+        panel.play(meanwhile=client.drain, seconds=STEP * stretch + 30)
+        # The kernel throws away what a reader has not read when the device goes, so it is
+        # unplugged only once both readers have as many frames as the replay (or, if they
+        # never get there, after a while: then the counts differ, and that is reported).
+        try:
+            # Reading the client's events meanwhile: motiond drops a client that stops reading.
+            wait_until(f"motionctl frames to read {len(replayed)} frames",
+                       lambda: client.drain() or len(mine()) >= len(replayed), seconds=30, every=0.1)
+            wait_until(f"motiond to take in {len(replayed)} frames", lambda: processed(client) - before >= len(replayed), seconds=30)
+        except LabFailure:
+            pass
+    client.next_event(device_event("removed", panel.node), what=f"motiond to let go of {panel.node}")
+    bench.wait_for_device("removed", panel.node, since=first)
+    live = frame_contents(mine())
+    drops = client.request("stats")["dropped_events"] - drops_before
+    reader_drops = [line for line in bench.lines[first:] if line.get("event") == "dropped"]
+    behind = f"the kernel dropped events (SYN_DROPPED) {drops} time(s) for motiond and {len(reader_drops)} for motionctl frames"
+    if (drops or reader_drops) and not last_try:
+        raise ReadersFellBehind(behind)
+    check(not drops, f"even played {SLOWER}× slower, {behind}")
+    problems = []
+    unread = ""
+    if reader_drops:
+        # motionctl frames (a debug build printing every contact as JSON) is the slowest
+        # reader; when even the slower play is too fast for it in this guest, the fingers
+        # are judged by what motiond made of them, and the result says so.
+        unread = f"; frames not compared: motionctl frames fell behind even {SLOWER}× slower ({len(reader_drops)} SYN_DROPPED), motiond did not"
+    else:
+        if len(live) != len(replayed):
+            problems.append(f"{len(live)} frames read live, {len(replayed)} replayed")
+        for index, (seen, expected) in enumerate(zip(live, replayed)):
+            if seen != expected:
+                problems.append(f"frame {index} differs:\n  live:   {seen}\n  replay: {expected}")
+                break
+
+    taken = processed(client) - before
+    if taken != len(replayed):
+        problems.append(f"motiond took in {taken} frames, the replay has {len(replayed)}")
+    states = [stream for stream in client.hello["streams"] if stream.endswith(".state") and not stream.startswith("screen.")]
+    wait_until("every element to come to rest",
+               lambda: all(client.request("get", stream=stream)["value"] == "atRest" for stream in states))
+    client.drain()
+
+    # Each gesture stream's events in order. Across streams the order may differ: two
+    # gestures that begin a frame apart live may begin in one frame after motiond coalesced
+    # frames it was behind on (docs/protocol.md, Slow clients).
+    gestures = by_stream((event["stream"], event["state"]) for event in client.events if event.get("event") == "state")
+    expected_gestures = by_stream((line["stream"], line["state"]) for line in simulated if "state" in line)
+    if gestures != expected_gestures:
+        problems.append(f"gesture events differ:\n  live:   {gestures}\n  replay: {expected_gestures}")
+
+    final, expected_final = {}, {}
+    for event in client.events:
+        if event.get("event") == "value":
+            final[event["stream"]] = event["value"]
+    for line in simulated:
+        if "value" in line:
+            expected_final[line["stream"]] = line["value"]
+    for stream, value in expected_final.items():
+        if stream.startswith("screen."):
+            continue  # the screen's own streams (idle, contacts) follow the wall clock
+        why = values_differ(final.get(stream), value)
+        if why:
+            problems.append(f"{stream} ends at {final.get(stream)} live, {value} replayed: {why}")
+    coalesced = client.request("stats")["frames_coalesced"] - coalesced_before
+    if problems and coalesced:
+        # A flick's velocity, and what it decides (a snap point, a direction), comes from
+        # fewer frames when motiond coalesced some; played slower, it need not.
+        if not last_try:
+            raise ReadersFellBehind(f"motiond coalesced {coalesced} of the {len(replayed)} frames, and then: " + "; ".join(problems))
+        problems.append(f"(motiond coalesced {coalesced} of the {len(replayed)} frames: it was behind)")
+    check(not problems, "\n".join(problems))
+    return (f"{len(live)} frames, {sum(map(len, gestures.values()))} gesture events, {len(expected_final)} streams as replayed;"
+            f" {coalesced} frames coalesced{unread}")
+
+
+# --- Hotplug through udev -------------------------------------------------------------------
+
+def first_frames(path, count):
+    """The recording's events up to the end of its `count`th frame, in SCRATCH."""
+    kept, reports = [], 0
+    with open(path) as source:
+        for line in source:
+            if reports == count:
+                break
+            if line.startswith("E:"):
+                kept.append(line)
+                if [int(field, 16) for field in line.split()[2:4]] == [0, 0]:  # SYN_REPORT
+                    reports += 1
+    held = os.path.join(SCRATCH, f"first-{count}.events")
+    with open(held, "w") as out:
+        out.writelines(kept)
+    return held
+
+
+def state_event(stream, state):
+    return lambda event: event.get("event") == "state" and event.get("stream") == stream and event.get("state") == state
+
+
+def device_event(action, node):
+    return lambda event: event.get("event") == "device" and event.get("action") == action and event.get("node") == node
+
+
+def read_nodes(client):
+    return [device["node"] for device in client.request("devices")["devices"]]
+
+
+def hotplug():
+    """A panel plugged in after motiond started is taken up; unplugged mid-drag, the drag ends
+    cancelled and no finger stays down; plugged in again, it is read again."""
+    with Daemon([], name="hotplug") as daemon:
+        client = Client(daemon.socket)
+        client.request("subscribe", streams=["*"])
+        check(read_nodes(client) == [], f"motiond reads {read_nodes(client)} before any panel exists")
+
+        panel = Panel(DRAG)
+        client.next_event(device_event("added", panel.node), what=f"the device {panel.node} added")
+        panel.play(first_frames(DRAG, 8))
+        client.next_event(state_event("card.drag", "began"), what="card.drag began")
+        contacts = client.request("get", stream="screen.contacts")["value"]
+        check(len(contacts) == 1, f"one finger down before the unplug, not {contacts}; screen.contacts said {[e for e in client.events if e.get('stream') == 'screen.contacts'][-3:]}")
+
+        panel.remove()
+        client.next_event(state_event("card.drag", "cancelled"), what="card.drag cancelled at the unplug")
+        if not any(device_event("removed", panel.node)(event) for event in client.events):
+            client.next_event(device_event("removed", panel.node), what=f"the device {panel.node} removed")
+        contacts = client.request("get", stream="screen.contacts")["value"]
+        check(contacts == [], f"fingers still down after the unplug: {contacts}")
+        check(read_nodes(client) == [], f"motiond still reads {read_nodes(client)}")
+
+        again = Panel(DRAG)
+        client.next_event(device_event("added", again.node), what=f"the device {again.node} added again")
+        again.play()
+        client.next_event(state_event("card.drag", "began"), what="card.drag began on the panel plugged in again")
+        client.next_event(state_event("card.drag", "ended"), what="card.drag ended")
+        check(client.request("get", stream="screen.contacts")["value"] == [], "no finger down after the drag")
+        again.remove()
+        check(daemon.stop() == 0, f"motiond's exit status at SIGTERM:\n{daemon.log_text()}")
+    return f"unplugged {panel.node}, plugged in again as {again.node}"
+
+
+# --- SYN_DROPPED ----------------------------------------------------------------------------
+
+def flood(path, frames):
+    """A finger landing, then `frames` moves and its lift, all at one time (evemu-play writes
+    them as fast as it can): many more events than the kernel's evdev buffer holds."""
+    lines = [f"E: 0.000000 0003 0039 77\n", f"E: 0.000000 0003 0035 300\n", f"E: 0.000000 0003 0036 300\n",
+             f"E: 0.000000 0001 014a 1\n", f"E: 0.000000 0003 0000 300\n", f"E: 0.000000 0003 0001 300\n",
+             f"E: 0.000000 0000 0000 0\n"]
+    moves = []
+    for step in range(frames):
+        x = 300 + step % 400
+        moves += [f"E: 0.000000 0003 0035 {x}\n", f"E: 0.000000 0003 0000 {x}\n", "E: 0.000000 0000 0000 0\n"]
+    lift = ["E: 0.000000 0003 0039 -1\n", "E: 0.000000 0001 014a 0\n", "E: 0.000000 0000 0000 0\n"]
+    landing = os.path.join(SCRATCH, "landing.events")
+    rest = os.path.join(SCRATCH, "flood.events")
+    with open(landing, "w") as out:
+        out.writelines(lines)
+    with open(rest, "w") as out:
+        out.writelines(moves + lift)
+    return landing, rest
+
+
+def dropped_events():
+    """motiond stopped while the panel floods the kernel's buffer: when it goes on, libevdev
+    resyncs, the finger the panel lifted is not left down, the drop is counted, input goes on."""
+    landing, rest = flood(DRAG, 4000)
+    with Panel(DRAG) as panel, Daemon([], name="dropped") as daemon:
+        client = Client(daemon.socket)
+        client.request("subscribe", streams=["*"])
+        wait_until(f"motiond to read {panel.node}", lambda: panel.node in read_nodes(client))
+        panel.play(landing)
+        wait_until("the finger down", lambda: len(client.request("get", stream="screen.contacts")["value"]) == 1)
+
+        daemon.signal(signal.SIGSTOP)
+        wait_until("motiond stopped", lambda: sigstopped(daemon))
+        panel.play(rest)
+        daemon.signal(signal.SIGCONT)
+
+        stats = wait_until("the drop counted in stats", lambda: (lambda s: s if s["dropped_events"] >= 1 else None)(client.request("stats")))
+        contacts = wait_until("no finger down after the resync",
+                              lambda: (lambda c: c == [] and [True])(client.request("get", stream="screen.contacts")["value"]))
+        device = next(d for d in client.request("devices")["devices"] if d["node"] == panel.node)
+        check(device["dropped"] >= 1, f"devices says {device['dropped']} drops")
+        metrics = client.request("metrics")["text"]
+        counted = [line for line in metrics.splitlines()
+                   if line.startswith("motiond_input_events_dropped_total") and panel.node in line]
+        check(counted and float(counted[0].rsplit(" ", 1)[1]) >= 1, f"the metric: {counted}")
+
+        # Input goes on: a whole drag after the flood is a drag.
+        client.events.clear()
+        panel.play(DRAG)
+        client.next_event(state_event("card.drag", "ended"), what="card.drag ended after the resync")
+        check(daemon.stop() == 0, f"motiond's exit status at SIGTERM:\n{daemon.log_text()}")
+    return f"{stats['dropped_events']} drop(s) counted; {counted[0]}"
+
+
+# --- The grab -------------------------------------------------------------------------------
+
+GRAB_CONFIG = """
+[screen]
+width = 1920
+height = 1080
+
+[[device]]
+name = "*"
+grab = true
+
+[[element]]
+id = "card"
+center = [960, 540]
+size = [1920, 1080]
+
+[element.draggable]
+"""
+
+
+def opened(process, node):
+    """Whether a process holds `node` open: from then on the kernel queues events for it."""
+    directory = f"/proc/{process.pid}/fd"
+    try:
+        return any(os.readlink(os.path.join(directory, fd)) == node for fd in os.listdir(directory))
+    except OSError:
+        return False
+
+
+def pending_events(descriptor):
+    """How many input events wait to be read on an open event node (reading them)."""
+    count = 0
+    while True:
+        try:
+            data = os.read(descriptor, 24 * 64)  # struct input_event is 24 bytes on x86-64
+        except BlockingIOError:
+            return count
+        count += len(data) // 24
+
+
+def processed(client):
+    """The frames motiond has taken in: processed, or left out because it was behind (a busy
+    machine; the newest positions are what count, docs/protocol.md, Slow clients)."""
+    stats = client.request("stats")
+    return stats["frames"] + stats.get("frames_coalesced", 0)
+
+
+def grab():
+    """With grab = true nobody else reads the panel while motiond runs; after a SIGKILL of
+    motiond the kernel releases the grab with its descriptor, and others read it again."""
+    config = os.path.join(SCRATCH, "grab.toml")
+    with open(config, "w") as out:
+        out.write(GRAB_CONFIG)
+    frames = len(frame_contents(json_lines(run([MOTIONCTL, "frames", DRAG, "--json"]), "the replay")))
+    with Panel(DRAG) as panel, Daemon([], name="grab", config=config) as daemon:
+        client = Client(daemon.socket)
+        device = wait_until(f"motiond to read {panel.node}",
+                            lambda: next((d for d in client.request("devices")["devices"] if d["node"] == panel.node), None))
+        check(device["grabbed"] is True, f"devices says grabbed = {device['grabbed']}")
+
+        # Another reader, as a compositor's libinput is: the node opened, events read as they
+        # come. (evemu-record refuses a grabbed node outright, so it cannot be this reader.)
+        other = os.open(panel.node, os.O_RDONLY | os.O_NONBLOCK)
+        try:
+            panel.play()
+            wait_until(f"motiond to take in the drag's {frames} frames", lambda: processed(client) >= frames)
+            # The kernel hands an event to every reader at once: what motiond has, the other
+            # reader would have by now, unless the grab kept it away.
+            seen = pending_events(other)
+            check(seen == 0, f"another reader saw {seen} events while motiond held the grab")
+
+            daemon.process.kill()
+            daemon.process.wait(timeout=STEP)
+            panel.play()
+            events = wait_until("the other reader to see touches after motiond was killed", lambda: pending_events(other))
+        finally:
+            os.close(other)
+    return f"another reader saw nothing while grabbed, {events} events after the SIGKILL"
+
+
+# --- Permissions as shipped -----------------------------------------------------------------
+
+def permissions():
+    """As the package ships it: motiond as its own user in the input group (motiond.sysusers)
+    reads a panel udev made group input; a user outside that group cannot, and is told why."""
+    result = run(["systemd-sysusers", os.path.join(REPOSITORY, "systemd", "motiond.sysusers")])
+    check(result.returncode == 0, f"systemd-sysusers: {result.stderr}")
+    groups = run(["id", "-nG", "motiond"]).stdout.split()
+    check("input" in groups, f"the motiond user's groups: {groups}")
+    with Panel(DRAG) as panel:
+        status = os.stat(panel.node)
+        import grp
+        check(grp.getgrgid(status.st_gid).gr_name == "input" and status.st_mode & 0o777 == 0o660,
+              f"{panel.node} is {oct(status.st_mode & 0o777)} group {grp.getgrgid(status.st_gid).gr_name}, not 0660 input")
+
+        as_motiond = ["setpriv", "--reuid=motiond", "--regid=motiond", "--init-groups"]
+        with Daemon([], name="as-motiond", user=as_motiond) as daemon:
+            client = Client(daemon.socket)
+            client.request("subscribe", streams=["card.drag"])
+            wait_until(f"motiond (user motiond) to read {panel.node}", lambda: panel.node in read_nodes(client))
+            panel.play()
+            client.next_event(state_event("card.drag", "ended"), what="card.drag ended")
+            check(daemon.stop() == 0, f"motiond's exit status at SIGTERM:\n{daemon.log_text()}")
+
+        as_nobody = ["setpriv", "--reuid=nobody", "--regid=nogroup", "--clear-groups"]
+        with Daemon([], name="as-nobody", user=as_nobody) as daemon:
+            client = Client(daemon.socket)
+            devices = client.request("devices")
+            check(devices["devices"] == [], f"nobody reads {devices['devices']}")
+            skipped = [entry for entry in devices["skipped"] if entry["node"] == panel.node]
+            check(skipped and "permission denied" in skipped[0]["reason"], f"skipped: {devices['skipped']}")
+            health = client.request("health")
+            check(daemon.stop() == 0, f"motiond's exit status at SIGTERM:\n{daemon.log_text()}")
+    return f"user motiond ({' '.join(groups)}) reads it; nobody is refused: {skipped[0]}; health {health.get('status')}: {health.get('problems')}"
+
+
+def all_tests():
+    """Every test by name, in the order they run."""
+    tests = {}
+    for path in bundled_recordings():
+        name = os.path.relpath(path, REPOSITORY)
+        tests["recording " + name] = (lambda path=path: recording_test(path))
+    tests["hotplug"] = hotplug
+    tests["dropped events"] = dropped_events
+    tests["grab"] = grab
+    tests["permissions"] = permissions
+    return tests
