@@ -302,6 +302,9 @@ def compare_with_replay(path, stretch=1, last_try=False):
         BENCH = RecordingBench()
     bench, client = BENCH, BENCH.client
     client.request("reset_scene")
+    states = [stream for stream in client.hello["streams"] if stream.endswith(".state") and not stream.startswith("screen.")]
+    wait_until("the scene at rest after reset_scene",
+               lambda: all(client.request("get", stream=stream)["value"] == "atRest" for stream in states))
     client.drain()
     before = processed(client)
     coalesced_before = client.request("stats")["frames_coalesced"]
@@ -309,7 +312,7 @@ def compare_with_replay(path, stretch=1, last_try=False):
     client.events.clear()
     mark = len(bench.lines)
 
-    with Panel(recording) as panel:
+    with Panel(recording, settle=False) as panel:
         client.next_event(device_event("added", panel.node), what=f"motiond to read {panel.node}")
         first = bench.wait_for_device("added", panel.node, since=mark)
         mine = lambda: [line for line in bench.lines[first:] if line.get("event") == "frame" and line.get("device") == panel.node]
@@ -352,10 +355,15 @@ def compare_with_replay(path, stretch=1, last_try=False):
     taken = processed(client) - before
     if taken != len(replayed):
         problems.append(f"motiond took in {taken} frames, the replay has {len(replayed)}")
-    states = [stream for stream in client.hello["streams"] if stream.endswith(".state") and not stream.startswith("screen.")]
-    wait_until("every element to come to rest",
-               lambda: all(client.request("get", stream=stream)["value"] == "atRest" for stream in states))
-    client.drain()
+    # Every element at rest, as its subscriber hears it: each state stream's newest value
+    # since the recording began (an element whose state never changed stayed at rest, where
+    # the last recording's wait and reset_scene left it), with no request sent meanwhile.
+    def at_rest():
+        client.drain()
+        states = {event["stream"]: event["value"] for event in client.events
+                  if event.get("event") == "value" and event["stream"].endswith(".state")}
+        return all(state == "atRest" for state in states.values())
+    wait_until("every element to come to rest", at_rest, every=0.1)
 
     # Each gesture stream's events in order. Across streams the order may differ: two
     # gestures that begin a frame apart live may begin in one frame after motiond coalesced
