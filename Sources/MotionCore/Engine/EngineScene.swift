@@ -26,6 +26,17 @@ extension MotionEngine {
         attach(element, interactions: interactions)
     }
 
+    /// Makes room for `count` more elements, before adding them one by one (a kept scene
+    /// restored, thousands at once): the tables of elements and of streams are then made
+    /// once at their size instead of growing, and rehashing every name, as they fill.
+    public func reserveCapacity(elements count: Int) {
+        scene.reserveCapacity(count)
+        elements.reserveCapacity(elements.count + count)
+        entries.reserveCapacity(entries.count + count)
+        // About ten streams an element: six of its geometry and state, a few of its interactions'.
+        published.reserveCapacity(count * 10)
+    }
+
     /// Adds interactions to the container, the screen.
     public func addToContainer(_ interactions: [any Interaction<Element>]) {
         let runtime = elements[0].runtime

@@ -49,6 +49,16 @@ struct PublishedStreams {
         return id
     }
 
+    /// Makes room for `count` more streams (``StreamCatalog/reserveCapacity(_:)``).
+    mutating func reserveCapacity(_ count: Int) {
+        catalog.reserveCapacity(count)
+        let total = properties.count + count
+        properties.reserveCapacity(total)
+        lastPublished.reserveCapacity(total)
+        isDirty.reserveCapacity(total)
+        publishers.reserveCapacity(total)
+    }
+
     /// The stream changed.
     mutating func markChanged(_ stream: StreamID) {
         guard !isDirty[stream.index] else { return }

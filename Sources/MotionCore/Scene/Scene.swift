@@ -28,6 +28,12 @@ public final class Scene {
         byID[element.id] = element
     }
 
+    /// Makes room for `count` more elements.
+    public func reserveCapacity(_ count: Int) {
+        elements.reserveCapacity(elements.count + count)
+        byID.reserveCapacity(byID.count + count)
+    }
+
     /// Removes the element named `id`; returns it, or nil if there was none.
     @discardableResult
     public func remove(_ id: String) -> Element? {

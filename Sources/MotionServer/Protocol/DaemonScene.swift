@@ -78,6 +78,13 @@ final class DaemonScene {
         return element
     }
 
+    /// Makes room for `count` elements about to be added (a kept scene restored).
+    func reserveCapacity(added count: Int) {
+        engine.reserveCapacity(elements: count)
+        interactionNames.reserveCapacity(interactionNames.count + count)
+        added.reserveCapacity(added.count + count)
+    }
+
     /// Removes an element, as `remove_element` does.
     func remove(_ id: String) throws(ProtocolError) {
         guard engine.scene.element(id) != nil, id != engine.scene.container.id else {

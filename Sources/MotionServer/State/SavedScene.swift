@@ -29,6 +29,7 @@ extension DaemonScene {
     func restore(_ state: SceneState) -> [String] {
         let limits = ValueLimits(screen: configuration.screen)
         var notes: [String] = []
+        reserveCapacity(added: state.elements.count { $0.added != nil })
         for saved in state.elements {
             if let added = saved.added {
                 if engine.scene.element(saved.id) != nil || saved.id == engine.scene.container.id {
