@@ -63,6 +63,13 @@ public enum JSONValue: Hashable, Sendable, ExpressibleByStringLiteral, Expressib
 
     private static func encode(string: String, into output: inout String) {
         output += "\""
+        // Most strings (ids, names, states) are printable ASCII with nothing to escape: they
+        // go in whole, not a scalar at a time.
+        if string.utf8.allSatisfy({ (0x20..<0x7F).contains($0) && $0 != UInt8(ascii: "\"") && $0 != UInt8(ascii: "\\") }) {
+            output += string
+            output += "\""
+            return
+        }
         for scalar in string.unicodeScalars {
             switch scalar {
             case "\"": output += "\\\""

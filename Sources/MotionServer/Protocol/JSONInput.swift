@@ -172,6 +172,16 @@ public indirect enum JSONInput: Equatable, Sendable {
 
         mutating func string() throws(JSONInputError) -> String {
             index += 1
+            // Most strings are printable ASCII without escapes: taken whole from the bytes,
+            // which are then valid UTF-8 with nothing to check.
+            var end = index
+            while end < bytes.count, (0x20..<0x80).contains(bytes[end]), bytes[end] != UInt8(ascii: "\""), bytes[end] != UInt8(ascii: "\\") {
+                end += 1
+            }
+            if end < bytes.count, bytes[end] == UInt8(ascii: "\"") {
+                defer { index = end + 1 }
+                return String(decoding: bytes[index..<end], as: UTF8.self)
+            }
             var scalars = String.UnicodeScalarView()
             // Unescaped bytes since the last escape, starting at `rawStart`.
             var raw: [UInt8] = []
