@@ -7,17 +7,30 @@ import MotionCore
 enum ElementInput {
     /// The element's settings, or why they are not acceptable.
     static func settings(from input: JSONInput, limits: ValueLimits) throws(ProtocolError) -> ElementSettings {
+        try settings(from: JSONValue(input), limits: limits)
+    }
+
+    /// The same from the element as kept: the `add_element` object a restore reads back,
+    /// without making it a ``JSONInput`` again.
+    static func settings(from object: JSONValue, limits: ValueLimits) throws(ProtocolError) -> ElementSettings {
         // The interactions may come as a table of their own, {"interactions": {"tossable": {…}}},
         // or beside the other keys, as in the configuration file.
-        var members = input.object ?? [:]
+        var members: [String: JSONValue] = [:]
+        if case .object(let pairs) = object {
+            members.reserveCapacity(pairs.count)
+            for (key, value) in pairs { members[key] = value }
+        }
         if let interactions = members.removeValue(forKey: "interactions") {
-            guard let table = interactions.object else { throw ProtocolError(.badValue, "\"interactions\" is an object, like {\"tossable\": {\"destination\": [300, 200]}}") }
+            guard case .object(let table) = interactions else {
+                throw ProtocolError(.badValue, "\"interactions\" is an object, like {\"tossable\": {\"destination\": [300, 200]}}")
+            }
             for (name, settings) in table {
                 guard members[name] == nil else { throw ProtocolError(.badValue, "\(name) is given twice") }
                 members[name] = settings
             }
         }
         var table: [String: SettingsValue] = [:]
+        table.reserveCapacity(members.count)
         for (key, value) in members {
             try refuseNUL(key, key)
             table[key] = try settingsValue(value, key)
@@ -34,18 +47,21 @@ enum ElementInput {
     }
 
     /// JSON as settings: a whole number is an integer, as a TOML integer would be.
-    private static func settingsValue(_ input: JSONInput, _ key: String) throws(ProtocolError) -> SettingsValue {
-        switch input {
+    private static func settingsValue(_ value: JSONValue, _ key: String) throws(ProtocolError) -> SettingsValue {
+        switch value {
         case .null: throw ProtocolError(.badValue, "\(key) cannot be null")
         case .bool(let b): return .bool(b)
+        case .integer(let i): return try settingsValue(.number(Double(i)), key)
         case .number(let n):
-            if let integer = input.integer { return .int(integer) }
+            // The integer reading the number gives, if any.
+            if let integer = JSONInput.number(n).integer { return .int(integer) }
             return .double(n)
         case .string(let s):
             try refuseNUL(s, key)
             return .string(s)
         case .array(let items):
             var values: [SettingsValue] = []
+            values.reserveCapacity(items.count)
             for item in items { values.append(try settingsValue(item, key)) }
             return .array(values)
         case .object(let members):

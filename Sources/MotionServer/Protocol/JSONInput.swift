@@ -29,21 +29,6 @@ public indirect enum JSONInput: Equatable, Sendable {
         guard reader.atEnd else { throw reader.error("unexpected text after the JSON value") }
     }
 
-    /// A value made in memory as reading its encoding would give it: what restoring a kept
-    /// scene reads each element from, without writing out and parsing again each of
-    /// thousands. A member named twice (which reading refuses) keeps its last value.
-    public init(_ value: JSONValue) {
-        switch value {
-        case .null: self = .null
-        case .bool(let value): self = .bool(value)
-        case .number(let value): self = .number(value)
-        case .integer(let value): self = .number(Double(value))
-        case .string(let value): self = .string(value)
-        case .array(let values): self = .array(values.map(JSONInput.init))
-        case .object(let members): self = .object(Dictionary(members.map { ($0.0, JSONInput($0.1)) }, uniquingKeysWith: { _, last in last }))
-        }
-    }
-
     /// The member `key` of an object.
     public subscript(key: String) -> JSONInput? {
         if case .object(let members) = self { return members[key] }

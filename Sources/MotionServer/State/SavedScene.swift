@@ -37,7 +37,7 @@ extension DaemonScene {
                     continue
                 }
                 do throws(ProtocolError) {
-                    try add(ElementInput.settings(from: JSONInput(added), limits: limits), object: added)
+                    try add(ElementInput.settings(from: added, limits: limits), object: added)
                 } catch {
                     notes.append("'\(saved.id)', which a client added, is not restored: \(error.message)")
                     continue
