@@ -6,7 +6,10 @@
 /// RFC 8259 leaves to the reader is refused rather than guessed: a member name twice in one
 /// object, bytes that are not UTF-8 (RFC 3629: no overlong forms, no encoded surrogates),
 /// surrogates without their pair, a byte order mark.
-public indirect enum JSONInput: Equatable, Sendable {
+///
+/// Not `indirect`: arrays and objects hold their values in their own storage already, and an
+/// indirect enum would put every number and string of a line in a box of its own.
+public enum JSONInput: Equatable, Sendable {
     case null
     case bool(Bool)
     case number(Double)
@@ -114,7 +117,8 @@ public indirect enum JSONInput: Equatable, Sendable {
 
         mutating func object(depth: Int) throws(JSONInputError) -> JSONInput {
             index += 1
-            var members: [String: JSONInput] = [:]
+            // Room for a few members at once, instead of growing at the first, second and fourth.
+            var members = [String: JSONInput](minimumCapacity: 8)
             skipSpace()
             if !atEnd && bytes[index] == UInt8(ascii: "}") { index += 1; return .object(members) }
             while true {
@@ -142,6 +146,8 @@ public indirect enum JSONInput: Equatable, Sendable {
         mutating func array(depth: Int) throws(JSONInputError) -> JSONInput {
             index += 1
             var elements: [JSONInput] = []
+            // Most arrays are pairs (a point, a size): made once, not grown at the second.
+            elements.reserveCapacity(2)
             skipSpace()
             if !atEnd && bytes[index] == UInt8(ascii: "]") { index += 1; return .array(elements) }
             while true {
