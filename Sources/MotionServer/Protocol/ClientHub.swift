@@ -134,10 +134,9 @@ final class ClientHub {
 
     /// A line as bytes, newline included.
     func encode(_ value: JSONValue) -> ByteBuffer {
-        var text = ""
-        value.encode(into: &text)
-        text += "\n"
-        return allocator.buffer(string: text)
+        var bytes = value.encodedBytes
+        bytes.append(UInt8(ascii: "\n"))
+        return allocator.buffer(bytes: bytes)
     }
 
     // MARK: screen.contacts

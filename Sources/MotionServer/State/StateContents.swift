@@ -107,8 +107,8 @@ struct StateLineReader {
     private let limits: ValueLimits
     /// The elements as of the last complete write, in order, and where each id is.
     private var elements: [SceneState.Element?] = []
-    private var places: [[UInt8]: Int] = [:]
-    private var values: [[UInt8]: Int] = [:]
+    private var places: [ElementKey: Int] = [:]
+    private var values: [ElementKey: Int] = [:]
     private var totalValues = 0
     private var count = 0
     /// The changes read since the last complete write.
@@ -176,15 +176,15 @@ struct StateLineReader {
 
     /// Applies the write in progress, which says it leaves `expected` elements.
     private mutating func commit(expecting expected: Int) throws(SceneStateError) {
-        var seen = Set<[UInt8]>()
+        var seen = Set<ElementKey>()
         for (change, lineValues) in zip(pending, pendingValues) {
             if case .put(let element) = change, !hasWhole {
                 // The scene written whole names each element once.
-                guard seen.insert(Array(element.id.utf8)).inserted else {
+                guard seen.insert(ElementKey(element.id)).inserted else {
                     throw SceneStateError(.badID, "the id appears twice", id: element.id, key: "id")
                 }
             }
-            if case .remove(let id) = change, places[Array(id.utf8)] == nil {
+            if case .remove(let id) = change, places[ElementKey(id)] == nil {
                 throw SceneStateError(.inconsistent, "\"\(id)\" is removed but there is no such element", key: "removed")
             }
             apply(change, values: lineValues)
@@ -206,7 +206,7 @@ struct StateLineReader {
     private mutating func apply(_ change: SceneState.Change, values lineValues: Int) {
         switch change {
         case .put(let element):
-            let key = Array(element.id.utf8)
+            let key = ElementKey(element.id)
             totalValues += lineValues - (values[key] ?? 0)
             values[key] = lineValues
             if let place = places[key] {
@@ -217,7 +217,7 @@ struct StateLineReader {
                 count += 1
             }
         case .remove(let id):
-            let key = Array(id.utf8)
+            let key = ElementKey(id)
             guard let place = places.removeValue(forKey: key) else { return }
             elements[place] = nil
             totalValues -= values.removeValue(forKey: key) ?? 0
