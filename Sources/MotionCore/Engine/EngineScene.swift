@@ -140,6 +140,8 @@ extension MotionEngine {
         }
         values += element.extraProperties.map { ($0.name, $0.property) }
         if element === scene.container { values.append(("idle", .flag(attract.idle.readOnly))) }
+        entry.values.reserveCapacity(values.count)
+        entry.links.reserveCapacity(values.count + 1)
         for (place, (name, property)) in values.enumerated() {
             let stream = published.register("\(element.id).\(name)", kind: .value, property: property,
                                             publishedAs: (entry: entry, rank: PublishedStreams.Rank(element: ordinal, place: place)))
