@@ -18,12 +18,14 @@ struct PublishedStreams {
 
     /// Every stream's name and number.
     private(set) var catalog = StreamCatalog()
-    /// Per stream: the property, the value last published, whether it changed since, and
-    /// the element publishing it with its rank.
+    /// Per stream: the property, the value last published, whether it changed since, the
+    /// element publishing it and its rank (apart, so that sorting by rank touches no
+    /// reference count).
     private var properties: [PublishedProperty?] = []
     private var lastPublished: [PublishedValue?] = []
     private var isDirty: [Bool] = []
-    private var publishers: [(entry: EngineElement, rank: Rank)?] = []
+    private var publishers: [EngineElement?] = []
+    private var ranks: [Rank] = []
     private var dirtyCount = 0
     /// The streams marked since the last collection, in the order they were marked; a
     /// stream unmarked meanwhile stays listed, and is skipped because it is not dirty.
@@ -42,10 +44,12 @@ struct PublishedStreams {
             lastPublished.append(nil)
             isDirty.append(false)
             publishers.append(nil)
+            ranks.append(Rank(element: 0, place: 0))
         }
         properties[id.index] = property
         lastPublished[id.index] = property?.read()
-        publishers[id.index] = publisher
+        publishers[id.index] = publisher?.entry
+        ranks[id.index] = publisher?.rank ?? Rank(element: 0, place: 0)
         return id
     }
 
@@ -57,6 +61,7 @@ struct PublishedStreams {
         lastPublished.reserveCapacity(total)
         isDirty.reserveCapacity(total)
         publishers.reserveCapacity(total)
+        ranks.reserveCapacity(total)
     }
 
     /// The stream changed.
@@ -92,6 +97,7 @@ struct PublishedStreams {
         lastPublished = []
         isDirty = []
         publishers = []
+        ranks = []
         dirtyCount = 0
         marked = []
     }
@@ -124,10 +130,14 @@ struct PublishedStreams {
         // Those unmarked since (a stream that went, whose number may be another's now) are
         // left out; a stream marked twice is collected at its first listing.
         changed.removeAll { !isDirty[$0.index] }
-        changed.sortWithoutAllocating { publishers[$0.index]!.rank < publishers[$1.index]!.rank }
+        // Often in order already (a restore marks every element's streams in turn): then the
+        // walk that says so is all it costs.
+        let ranks = self.ranks
+        func before(_ a: StreamID, _ b: StreamID) -> Bool { ranks[a.index] < ranks[b.index] }
+        if !changed.isInOrder(by: before) { changed.sortWithoutAllocating(by: before) }
         for stream in changed where isDirty[stream.index] {
             isDirty[stream.index] = false
-            let entry = publishers[stream.index]!.entry
+            let entry = publishers[stream.index]!
             let value = properties[stream.index]!.read()
             guard value.isFinite else {
                 if broken.last !== entry { broken.append(entry) }
@@ -155,6 +165,11 @@ struct PublishedStreams {
 }
 
 extension Array {
+    /// Whether no element comes before the one ahead of it, as `less` orders them.
+    func isInOrder(by less: (Element, Element) -> Bool) -> Bool {
+        indices.dropFirst().allSatisfy { !less(self[$0], self[$0 - 1]) }
+    }
+
     /// Sorts in place, allocating nothing: the standard library's sort takes a buffer for
     /// more than a few dozen elements, and a frame that moves many elements at once must not
     /// allocate. A heapsort: O(n log n) whatever the order, not stable.
