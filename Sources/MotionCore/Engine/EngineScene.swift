@@ -68,6 +68,57 @@ extension MotionEngine {
         scene.remove(id)
     }
 
+    /// Removes the elements named `ids` together, as ``remove(_:)`` removes one, walking the
+    /// scene once for them all: a reload may remake thousands.
+    public func remove(_ ids: Set<String>) {
+        let targets = Set(ids.compactMap { scene.element($0) }.filter { $0 !== scene.container }.map(ObjectIdentifier.init))
+        // In the scene's order, so that what they report comes in the same order every run.
+        let gone = elements.filter { targets.contains(ObjectIdentifier($0.element)) }
+        guard !gone.isEmpty else { return }
+        startReport(at: clock.now)
+        for element in gone {
+            entries[ObjectIdentifier(element.element)] = nil
+            cancelTouches(of: element, at: clock.now)
+            element.detach()
+            let streams = element.values.map(\.id) + element.gestureStreams.compactMap { $0 }
+            published.remove(streams)
+            report.removedStreams += streams
+        }
+        let goneElements = Set(gone.map { ObjectIdentifier($0) })
+        elements.removeAll { goneElements.contains(ObjectIdentifier($0)) }
+        attract.remove(targets)
+        scene.remove(ids)
+    }
+
+    /// Puts the elements in the order of `ids`, each element's id once (the container stays
+    /// first): the order hit testing breaks ties in and values are published in. A reload
+    /// that keeps the scene puts the configuration's elements first this way, as in a scene
+    /// made anew.
+    public func arrange(_ ids: [String]) {
+        let order = ids.map { scene.element($0)! }
+        scene.arrange(order)
+        elements = [elements[0]] + order.map { entries[ObjectIdentifier($0)]! }
+        for (ordinal, entry) in elements.enumerated() { published.rank(entry, as: ordinal) }
+        attached = elements.count
+    }
+
+    /// Ends every touch in progress as a reload does, for a reload that keeps this engine and
+    /// its scene (the screen, `[gestures]`, prediction and the screen gestures as they were):
+    /// the gestures on elements end `cancelled` (in the next report), the fingers down go to
+    /// no element until they lift, and each element's recognizers start afresh at its next
+    /// touch, as a scene made anew would. The screen's gestures carry on, as they do in a
+    /// successor with the same patterns (``handOver(to:)``); the idle period starts again.
+    public func letGoOfTouches() {
+        let time = clock.now
+        startReport(at: time)
+        for element in elements {
+            cancelTouches(of: element, at: time)
+            element.recognizers = nil
+        }
+        router = router.handedOver
+        attract.restart(at: time)
+    }
+
     /// Takes the fingers from an element: its gestures in progress end `cancelled` (its
     /// interactions and its gesture streams hear so), and the fingers go to no element until
     /// they lift.

@@ -64,6 +64,12 @@ struct PublishedStreams {
         ranks.reserveCapacity(total)
     }
 
+    /// Gives `entry`'s value streams, in their order, the element's new place in publication
+    /// order (``MotionEngine/arrange(_:)``).
+    mutating func rank(_ entry: EngineElement, as element: Int) {
+        for (place, value) in entry.values.enumerated() { ranks[value.id.index] = Rank(element: element, place: place) }
+    }
+
     /// The stream changed.
     mutating func markChanged(_ stream: StreamID) {
         guard !isDirty[stream.index] else { return }

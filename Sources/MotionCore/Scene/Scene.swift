@@ -45,6 +45,22 @@ public final class Scene {
         return element
     }
 
+    /// Removes the elements named `ids`, walking the scene once for them all.
+    public func remove(_ ids: Set<String>) {
+        var gone = Set<ObjectIdentifier>()
+        for id in ids {
+            if let element = byID.removeValue(forKey: id) { gone.insert(ObjectIdentifier(element)) }
+        }
+        elements.removeAll { gone.contains(ObjectIdentifier($0)) }
+    }
+
+    /// Puts the elements in `order`: the same elements, each once.
+    public func arrange(_ order: [Element]) {
+        precondition(order.count == elements.count && Set(order.map(ObjectIdentifier.init)) == Set(elements.map(ObjectIdentifier.init)),
+                     "an arrangement holds the scene's elements, each once")
+        elements = order
+    }
+
     /// The topmost element under `point`, or the container.
     public func hitTest(_ point: Point) -> Element {
         var best: (element: Element, z: Int, order: Int)?
