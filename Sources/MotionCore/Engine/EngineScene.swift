@@ -198,9 +198,9 @@ extension MotionEngine {
                                             publishedAs: (entry: entry, rank: PublishedStreams.Rank(element: ordinal, place: place)))
             entry.values.append((stream, property))
             entry.links.append(property.subscribe { [weak self] in self?.valueChanged(stream) })
+            // Subscribing delivered the current value: nothing is new.
+            published.unmark(stream)
         }
-        // Subscribing delivered the current values: nothing is new.
-        for (stream, _) in entry.values { published.unmark(stream) }
         entry.gestureStreams = GestureKind.allCases.map { kind in
             element.recognizers.contains(kind) ? published.register("\(element.id).\(kind.rawValue)", kind: .gesture) : nil
         }

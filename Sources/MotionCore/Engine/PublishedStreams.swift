@@ -28,7 +28,8 @@ struct PublishedStreams {
     private var ranks: [Rank] = []
     private var dirtyCount = 0
     /// The streams marked since the last collection, in the order they were marked; a
-    /// stream unmarked meanwhile stays listed, and is skipped because it is not dirty.
+    /// stream unmarked meanwhile stays listed (unless it was listed last), and is skipped
+    /// because it is not dirty.
     private var marked: [StreamID] = []
 
     /// Whether anything changed since the last collection.
@@ -84,6 +85,9 @@ struct PublishedStreams {
         guard isDirty[stream.index] else { return }
         isDirty[stream.index] = false
         dirtyCount -= 1
+        // Marked just now (an element added, whose subscriptions deliver the current values):
+        // its listing goes too, and the list holds only streams that changed.
+        if marked.last == stream { marked.removeLast() }
     }
 
     /// Removes streams that went with an element: their numbers will name other streams.
@@ -136,11 +140,8 @@ struct PublishedStreams {
         // Those unmarked since (a stream that went, whose number may be another's now) are
         // left out; a stream marked twice is collected at its first listing.
         changed.removeAll { !isDirty[$0.index] }
-        // Often in order already (a restore marks every element's streams in turn): then the
-        // walk that says so is all it costs.
         let ranks = self.ranks
-        func before(_ a: StreamID, _ b: StreamID) -> Bool { ranks[a.index] < ranks[b.index] }
-        if !changed.isInOrder(by: before) { changed.sortWithoutAllocating(by: before) }
+        changed.sortWithoutAllocating { ranks[$0.index] < ranks[$1.index] }
         for stream in changed where isDirty[stream.index] {
             isDirty[stream.index] = false
             let entry = publishers[stream.index]!
@@ -171,15 +172,24 @@ struct PublishedStreams {
 }
 
 extension Array {
-    /// Whether no element comes before the one ahead of it, as `less` orders them.
-    func isInOrder(by less: (Element, Element) -> Bool) -> Bool {
-        indices.dropFirst().allSatisfy { !less(self[$0], self[$0 - 1]) }
-    }
-
     /// Sorts in place, allocating nothing: the standard library's sort takes a buffer for
     /// more than a few dozen elements, and a frame that moves many elements at once must not
-    /// allocate. A heapsort: O(n log n) whatever the order, not stable.
+    /// allocate. A heapsort: O(n log n) whatever the order, not stable; linear when nearly in
+    /// order, as a restore's streams are (each element's marked in turn, one or two out of place).
     mutating func sortWithoutAllocating(by less: (Element, Element) -> Bool) {
+        // An insertion sort first, which gives up once it has moved elements as many places
+        // as there are: then the heapsort below sorts what it left.
+        var moves = 0
+        insertion: for index in indices.dropFirst() {
+            var place = index
+            while place > 0 && less(self[place], self[place - 1]) {
+                guard moves < count else { break insertion }
+                swapAt(place, place - 1)
+                place -= 1
+                moves += 1
+            }
+        }
+        guard moves >= count else { return }
         /// Lets the element at `root` sink until the heap within `end` is in order again.
         func sink(_ root: Int, within end: Int) {
             var parent = root
