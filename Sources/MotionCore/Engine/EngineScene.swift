@@ -204,7 +204,7 @@ extension MotionEngine {
         entry.gestureStreams = GestureKind.allCases.map { kind in
             element.recognizers.contains(kind) ? published.register("\(element.id).\(kind.rawValue)", kind: .gesture) : nil
         }
-        entry.activityLink = activity.tracked(element.state.stream.asStateStream()).subscribe(next: { _ in })
+        entry.activityLink = activity.follow(element.state)
         entry.links.append(element.enabled.subscribe { [weak self, unowned entry] enabled in
             if !enabled { self?.disabled(entry) }
         })
