@@ -32,6 +32,7 @@ public enum JSONValue: Hashable, Sendable, ExpressibleByStringLiteral, Expressib
     /// The same as UTF-8 bytes.
     public var encodedBytes: [UInt8] {
         var output: [UInt8] = []
+        output.reserveCapacity(64)
         encode(into: &output)
         return output
     }
@@ -48,8 +49,9 @@ public enum JSONValue: Hashable, Sendable, ExpressibleByStringLiteral, Expressib
         switch self {
         case .null: output += "null".utf8
         case .bool(let value): output += (value ? "true" : "false").utf8
-        case .number(let value): output += (value.isFinite ? compactNumber(value) : "null").utf8
-        case .integer(let value): output += String(value).utf8
+        case .number(let value):
+            if let whole = wholeNumber(value) { Self.encode(whole, into: &output) } else { output += (value.isFinite ? "\(value)" : "null").utf8 }
+        case .integer(let value): Self.encode(value, into: &output)
         case .string(let value): Self.encode(string: value, into: &output)
         case .array(let values):
             output.append(UInt8(ascii: "["))
@@ -68,6 +70,19 @@ public enum JSONValue: Hashable, Sendable, ExpressibleByStringLiteral, Expressib
             }
             output.append(UInt8(ascii: "}"))
         }
+    }
+
+    /// A whole number's digits, written as they come, without a String made for them (a
+    /// state file has several in each element's line).
+    private static func encode(_ value: Int64, into output: inout [UInt8]) {
+        if value < 0 { output.append(UInt8(ascii: "-")) }
+        let magnitude = value.magnitude
+        var unit: UInt64 = 1
+        while magnitude / unit >= 10 { unit *= 10 }
+        repeat {
+            output.append(UInt8(ascii: "0") + UInt8(magnitude / unit % 10))
+            unit /= 10
+        } while unit > 0
     }
 
     private static func encode(string: String, into output: inout [UInt8]) {

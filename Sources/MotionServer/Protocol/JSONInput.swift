@@ -271,6 +271,12 @@ public enum JSONInput: Equatable, Sendable {
             let whole = digits()
             guard whole > 0 else { throw error("a number needs digits") }
             if whole > 1 && bytes[index - whole] == UInt8(ascii: "0") { throw error(at: start, "a number cannot start with 0") }
+            // A whole number of up to 15 digits (most of a state file's) is exactly its digits'
+            // value: no string made for the standard library's parser.
+            if whole <= 15, index == bytes.count || !".eE".utf8.contains(bytes[index]) {
+                let magnitude = bytes[(index - whole)..<index].reduce(0) { $0 * 10 + Int($1 - UInt8(ascii: "0")) }
+                return bytes[start] == UInt8(ascii: "-") ? -Double(magnitude) : Double(magnitude)
+            }
             if index < bytes.count, bytes[index] == UInt8(ascii: ".") {
                 index += 1
                 guard digits() > 0 else { throw error("a number needs digits after '.'") }
