@@ -29,8 +29,9 @@ struct TableReader {
 
     private let layers: [Layer]
     let path: [String]
-    /// The keys read that a file sets: what ``finish()`` does not refuse.
-    private var read: Set<String> = []
+    /// The keys read that a file sets: what ``finish()`` does not refuse. A list, not a set:
+    /// a table has a few keys, compared faster than hashed (a restore reads thousands).
+    private var read: [String] = []
     /// The positions and sizes allowed, relative to the screen; tables below inherit them.
     var limits = ValueLimits(screen: Configuration.defaultScreen)
 
@@ -47,8 +48,6 @@ struct TableReader {
         precondition(!layers.isEmpty, "a table comes from at least one file")
         self.layers = layers
         self.path = path
-        // Room for every key at once: an element added by a client is read this way, and a
-        // restore reads thousands.
         read.reserveCapacity(layers.reduce(0) { $0 + $1.table.count })
     }
 
@@ -105,8 +104,12 @@ struct TableReader {
 
     private mutating func value(_ key: String) -> SettingsValue? {
         guard let value = peek(key) else { return nil }
-        read.insert(key)
+        markRead(key)
         return value
+    }
+
+    private mutating func markRead(_ key: String) {
+        if !read.contains(key) { read.append(key) }
     }
 
     private func wrongType(_ key: String, _ expected: String, _ value: SettingsValue) -> ConfigurationError {
@@ -310,7 +313,7 @@ struct TableReader {
             found.append(Layer(table: table, context: layer.context))
         }
         guard !found.isEmpty else { return nil }
-        read.insert(key)
+        markRead(key)
         var reader = TableReader(layers: found, path: path + [key])
         reader.limits = limits
         return reader
@@ -319,7 +322,7 @@ struct TableReader {
     /// An array of tables (`[[key]]`), each with its index in the path: every file's, in
     /// the order the files were read.
     mutating func tables(_ key: String) throws(ConfigurationError) -> [TableReader] {
-        read.insert(key)
+        markRead(key)
         var tables: [TableReader] = []
         for layer in layers {
             guard let value = layer.table[key] else { continue }

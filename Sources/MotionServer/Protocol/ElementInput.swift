@@ -13,27 +13,29 @@ enum ElementInput {
     /// The same from the element as kept: the `add_element` object a restore reads back,
     /// without making it a ``JSONInput`` again.
     static func settings(from object: JSONValue, limits: ValueLimits) throws(ProtocolError) -> ElementSettings {
+        var members: [(String, JSONValue)] = []
+        if case .object(let pairs) = object { members = pairs }
         // The interactions may come as a table of their own, {"interactions": {"tossable": {…}}},
-        // or beside the other keys, as in the configuration file.
-        var members: [String: JSONValue] = [:]
-        if case .object(let pairs) = object {
-            members.reserveCapacity(pairs.count)
-            for (key, value) in pairs { members[key] = value }
-        }
-        if let interactions = members.removeValue(forKey: "interactions") {
-            guard case .object(let table) = interactions else {
+        // or beside the other keys, as in the configuration file, but not both.
+        var interactions: [(String, JSONValue)] = []
+        if let value = members.last(where: { $0.0 == "interactions" })?.1 {
+            guard case .object(let table) = value else {
                 throw ProtocolError(.badValue, "\"interactions\" is an object, like {\"tossable\": {\"destination\": [300, 200]}}")
             }
-            for (name, settings) in table {
-                guard members[name] == nil else { throw ProtocolError(.badValue, "\(name) is given twice") }
-                members[name] = settings
+            interactions = table
+            for (name, _) in table where name != "interactions" && members.contains(where: { $0.0 == name }) {
+                throw ProtocolError(.badValue, "\(name) is given twice")
             }
         }
         var table: [String: SettingsValue] = [:]
-        table.reserveCapacity(members.count)
-        for (key, value) in members {
+        table.reserveCapacity(members.count + interactions.count)
+        for (key, value) in members where key != "interactions" {
             try refuseNUL(key, key)
             table[key] = try settingsValue(value, key)
+        }
+        for (name, value) in interactions {
+            try refuseNUL(name, name)
+            table[name] = try settingsValue(value, name)
         }
         do { return try ElementSettings.read(table, source: "element", limits: limits) } catch {
             throw ProtocolError(.badValue, error.message)
