@@ -20,7 +20,7 @@ extension DaemonScene {
             position: Self.clamp(element.position.value, limits),
             rotation: Self.clamp(element.rotation.value, SceneState.rotations, otherwise: 0),
             scale: Self.clamp(element.scale.value, SceneState.scales, otherwise: 1),
-            destination: destination(of: element.id).map { Self.clamp($0, limits) })
+            destination: destination(of: element).map { Self.clamp($0, limits) })
     }
 
     /// Puts `state` back over the scene the configuration made: adds again the elements
@@ -64,16 +64,22 @@ extension DaemonScene {
         // After the position: a spring set going by its destination starts from there,
         // and stays still when the element was at rest.
         if let destination = saved.destination, limits.problem(position: destination) == nil,
-           let property = engine.property("\(saved.id).destination"), let write = property.write {
+           let write = Self.destinationProperty(of: element)?.write {
             _ = write(.point(destination))
         }
         return nil
     }
 
     /// Where the element's tossable or attach takes it, if it has one.
-    private func destination(of id: String) -> Point? {
-        guard case .point(let point) = engine.property("\(id).destination")?.read() else { return nil }
+    private func destination(of element: Element) -> Point? {
+        guard case .point(let point) = Self.destinationProperty(of: element)?.read() else { return nil }
         return point
+    }
+
+    /// `ID.destination`, which its tossable or attach publishes: found among the element's
+    /// own properties, not by name among every stream of the scene.
+    private static func destinationProperty(of element: Element) -> PublishedProperty? {
+        element.extraProperties.first { $0.name == "destination" }?.property
     }
 
     private static func clamp(_ point: Point, _ limits: ValueLimits) -> Point {
