@@ -22,6 +22,9 @@ extension ElementSettings {
     public static func idProblem(_ id: String) -> String? {
         if id.isEmpty { return "an element id cannot be empty" }
         if id.utf8.count > maximumIDBytes { return "an element id is at most \(maximumIDBytes) bytes, not \(id.utf8.count)" }
+        // The common id, ASCII letters, digits, '_' and '-', passes every check below (it
+        // is visible, and NFC); said at once, since a restore checks thousands of them twice.
+        if id.utf8.allSatisfy(isPlainIDByte) { return nil }
         if id.unicodeScalars.contains("\u{0}") {
             return "an element id cannot contain a NUL character (\\u0000): logs and C libraries would cut it there, into another id"
         }
@@ -39,6 +42,16 @@ extension ElementSettings {
                 + "so that one name has one form"
         }
         return nil
+    }
+
+    private static func isPlainIDByte(_ byte: UInt8) -> Bool {
+        switch byte {
+        case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "0")...UInt8(ascii: "9"),
+             UInt8(ascii: "_"), UInt8(ascii: "-"):
+            return true
+        default:
+            return false
+        }
     }
 
     /// What kind of character that does not show `scalar` is, or nil when it shows.

@@ -3,7 +3,9 @@ import TOMLKit
 /// A configuration value, whatever it was written in: the configuration file's TOML, or a
 /// client's JSON (`add_element`). The readers (``TableReader``) read only this, so an element
 /// means the same from either, with the same checks and the same errors.
-package indirect enum SettingsValue: Equatable, Sendable {
+///
+/// Not `indirect`, as ``JSONInput`` is not: arrays and tables hold their values already.
+package enum SettingsValue: Equatable, Sendable {
     case bool(Bool)
     case int(Int)
     case double(Double)

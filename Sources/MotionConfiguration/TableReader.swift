@@ -29,7 +29,9 @@ struct TableReader {
 
     private let layers: [Layer]
     let path: [String]
-    private var read: Set<String> = []
+    /// The keys read that a file sets: what ``finish()`` does not refuse. A list, not a set:
+    /// a table has a few keys, compared faster than hashed (a restore reads thousands).
+    private var read: [String] = []
     /// The positions and sizes allowed, relative to the screen; tables below inherit them.
     var limits = ValueLimits(screen: Configuration.defaultScreen)
 
@@ -46,6 +48,7 @@ struct TableReader {
         precondition(!layers.isEmpty, "a table comes from at least one file")
         self.layers = layers
         self.path = path
+        read.reserveCapacity(layers.reduce(0) { $0 + $1.table.count })
     }
 
     /// The file that sets `key` (the last one that does), else the first file.
@@ -80,22 +83,33 @@ struct TableReader {
 
     /// Refuses any key that was not read.
     func finish() throws(ConfigurationError) {
-        for layer in layers {
+        for layer in layers where !layer.table.keys.allSatisfy(read.contains) {
+            // The first in order, so that the same file always gets the same error.
             for key in layer.table.keys.sorted() where !read.contains(key) {
                 throw layer.error(path + [key], "unknown key '\(key)' in \(name)")
             }
         }
     }
 
-    /// A key's value without marking it read.
-    private func peek(_ key: String) -> SettingsValue? { layer(for: key).table[key] }
+    /// A key's value, from the last file that sets it, without marking it read.
+    private func peek(_ key: String) -> SettingsValue? {
+        for layer in layers.reversed() {
+            if let value = layer.table[key] { return value }
+        }
+        return nil
+    }
 
     /// Whether the table sets `key`.
     func has(_ key: String) -> Bool { peek(key) != nil }
 
     private mutating func value(_ key: String) -> SettingsValue? {
-        read.insert(key)
-        return layer(for: key).table[key]
+        guard let value = peek(key) else { return nil }
+        markRead(key)
+        return value
+    }
+
+    private mutating func markRead(_ key: String) {
+        if !read.contains(key) { read.append(key) }
     }
 
     private func wrongType(_ key: String, _ expected: String, _ value: SettingsValue) -> ConfigurationError {
@@ -290,7 +304,6 @@ struct TableReader {
 
     /// A table below this one, if present: merged key by key across the files that have it.
     mutating func table(_ key: String) throws(ConfigurationError) -> TableReader? {
-        read.insert(key)
         var found: [Layer] = []
         for layer in layers {
             guard let value = layer.table[key] else { continue }
@@ -300,6 +313,7 @@ struct TableReader {
             found.append(Layer(table: table, context: layer.context))
         }
         guard !found.isEmpty else { return nil }
+        markRead(key)
         var reader = TableReader(layers: found, path: path + [key])
         reader.limits = limits
         return reader
@@ -308,7 +322,7 @@ struct TableReader {
     /// An array of tables (`[[key]]`), each with its index in the path: every file's, in
     /// the order the files were read.
     mutating func tables(_ key: String) throws(ConfigurationError) -> [TableReader] {
-        read.insert(key)
+        markRead(key)
         var tables: [TableReader] = []
         for layer in layers {
             guard let value = layer.table[key] else { continue }

@@ -27,59 +27,90 @@ public enum JSONValue: Hashable, Sendable, ExpressibleByStringLiteral, Expressib
     }
 
     /// The value on one line, with no spaces: what goes on the wire.
-    public var encoded: String {
-        var output = ""
+    public var encoded: String { String(decoding: encodedBytes, as: UTF8.self) }
+
+    /// The same as UTF-8 bytes.
+    public var encodedBytes: [UInt8] {
+        var output: [UInt8] = []
+        output.reserveCapacity(64)
         encode(into: &output)
         return output
     }
 
     /// Appends the encoding to `output`.
     public func encode(into output: inout String) {
+        output += encoded
+    }
+
+    /// Appends the encoding to `output`, as UTF-8. The encoding is made as bytes, not as a
+    /// String a piece at a time: appending to a String costs many times more per piece, and
+    /// a large scene's state file writes thousands of elements.
+    public func encode(into output: inout [UInt8]) {
         switch self {
-        case .null: output += "null"
-        case .bool(let value): output += value ? "true" : "false"
-        case .number(let value): output += value.isFinite ? compactNumber(value) : "null"
-        case .integer(let value): output += String(value)
+        case .null: output += "null".utf8
+        case .bool(let value): output += (value ? "true" : "false").utf8
+        case .number(let value):
+            if let whole = wholeNumber(value) { Self.encode(whole, into: &output) } else { output += (value.isFinite ? "\(value)" : "null").utf8 }
+        case .integer(let value): Self.encode(value, into: &output)
         case .string(let value): Self.encode(string: value, into: &output)
         case .array(let values):
-            output += "["
+            output.append(UInt8(ascii: "["))
             for (index, value) in values.enumerated() {
-                if index > 0 { output += "," }
+                if index > 0 { output.append(UInt8(ascii: ",")) }
                 value.encode(into: &output)
             }
-            output += "]"
+            output.append(UInt8(ascii: "]"))
         case .object(let members):
-            output += "{"
+            output.append(UInt8(ascii: "{"))
             for (index, (key, value)) in members.enumerated() {
-                if index > 0 { output += "," }
+                if index > 0 { output.append(UInt8(ascii: ",")) }
                 Self.encode(string: key, into: &output)
-                output += ":"
+                output.append(UInt8(ascii: ":"))
                 value.encode(into: &output)
             }
-            output += "}"
+            output.append(UInt8(ascii: "}"))
         }
     }
 
+    /// A whole number's digits, written as they come, without a String made for them (a
+    /// state file has several in each element's line).
+    private static func encode(_ value: Int64, into output: inout [UInt8]) {
+        if value < 0 { output.append(UInt8(ascii: "-")) }
+        let magnitude = value.magnitude
+        var unit: UInt64 = 1
+        while magnitude / unit >= 10 { unit *= 10 }
+        repeat {
+            output.append(UInt8(ascii: "0") + UInt8(magnitude / unit % 10))
+            unit /= 10
+        } while unit > 0
+    }
 
-    private static func encode(string: String, into output: inout String) {
-        output += "\""
+    private static func encode(string: String, into output: inout [UInt8]) {
+        output.append(UInt8(ascii: "\""))
+        // Most strings (ids, names, states) are printable ASCII with nothing to escape: they
+        // go in whole, not a scalar at a time.
+        if string.utf8.allSatisfy({ (0x20..<0x7F).contains($0) && $0 != UInt8(ascii: "\"") && $0 != UInt8(ascii: "\\") }) {
+            output += string.utf8
+            output.append(UInt8(ascii: "\""))
+            return
+        }
         for scalar in string.unicodeScalars {
             switch scalar {
-            case "\"": output += "\\\""
-            case "\\": output += "\\\\"
-            case "\n": output += "\\n"
-            case "\r": output += "\\r"
-            case "\t": output += "\\t"
+            case "\"": output += "\\\"".utf8
+            case "\\": output += "\\\\".utf8
+            case "\n": output += "\\n".utf8
+            case "\r": output += "\\r".utf8
+            case "\t": output += "\\t".utf8
             // Controls (C0, DEL, C1) and the line and paragraph separators escaped too: JSON
             // allows most of them raw, but readers that split lines on NEL, U+2028 or U+2029
             // (Python's splitlines, older JavaScript) would cut the line inside a string.
             case _ where scalar.value < 0x20 || (0x7F...0x9F).contains(scalar.value) || scalar.value == 0x2028 || scalar.value == 0x2029:
                 let hex = String(scalar.value, radix: 16)
-                output += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
-            default: output.unicodeScalars.append(scalar)
+                output += ("\\u" + String(repeating: "0", count: 4 - hex.count) + hex).utf8
+            default: UTF8.encode(scalar) { output.append($0) }
             }
         }
-        output += "\""
+        output.append(UInt8(ascii: "\""))
     }
 
     /// Two values are equal when they would be sent as the same JSON: a whole `number` equals

@@ -15,6 +15,19 @@ struct PublicationOrderTests {
             sorted.sortWithoutAllocating(by: <)
             #expect(sorted == values.sorted(), "\(count) values")
         }
+        // Nearly in order: neighbours swapped here and there, or one value far from its place.
+        for count in [2, 10, 257, 1000] {
+            var swapped = Array(0..<count)
+            for index in stride(from: 1, to: count, by: 5) { swapped.swapAt(index - 1, index) }
+            var far = Array(1..<count) + [0]
+            for var values in [swapped, far] {
+                values.sortWithoutAllocating(by: <)
+                #expect(values == Array(0..<count), "\(count) values nearly in order")
+            }
+            far.reverse()
+            far.sortWithoutAllocating(by: <)
+            #expect(far == Array(0..<count), "\(count) values in reverse")
+        }
     }
 
     @Test("values changed together come in the order of the elements and their properties, not the order they changed in")

@@ -30,6 +30,16 @@ final class AttractMode {
         resets.removeAll { $0.element == ObjectIdentifier(element) }
     }
 
+    /// The elements went, together.
+    func remove(_ elements: Set<ObjectIdentifier>) {
+        resets.removeAll { elements.contains($0.element) }
+    }
+
+    /// The idle period starts again at `time`, as after a touch (a reload that keeps the scene).
+    func restart(at time: Double) {
+        touched(at: time)
+    }
+
     /// When it next has something to do, unless a finger is down (`anyDown`): nil then, or
     /// when nothing is left until the next touch.
     func nextDeadline(anyDown: Bool) -> Double? {

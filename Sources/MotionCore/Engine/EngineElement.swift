@@ -5,7 +5,7 @@ final class EngineElement {
     let element: Element
     let runtime: MotionRuntime
     /// Made at the element's first touch, with the thresholds then in force.
-    var recognizers: GestureSet?
+    var recognizers: Recognizers?
     /// Its value streams, in publication order.
     var values: [(id: StreamID, property: PublishedProperty)] = []
     var links: [Subscription] = []
@@ -31,5 +31,16 @@ final class EngineElement {
         runtime.disconnectAll()
         links.forEach { $0.unsubscribe() }
         activityLink?.unsubscribe()
+    }
+
+    /// An element's recognizers, by reference: their state takes kilobytes, which an element
+    /// held inline (a ``GestureSet`` is a struct) took whether touched or not, and most elements
+    /// of a large scene never are.
+    final class Recognizers {
+        var gestures: GestureSet
+
+        init(_ gestures: GestureSet) {
+            self.gestures = gestures
+        }
     }
 }

@@ -26,6 +26,17 @@ extension MotionEngine {
         attach(element, interactions: interactions)
     }
 
+    /// Makes room for `count` more elements, before adding them one by one (a kept scene
+    /// restored, thousands at once): the tables of elements and of streams are then made
+    /// once at their size instead of growing, and rehashing every name, as they fill.
+    public func reserveCapacity(elements count: Int) {
+        scene.reserveCapacity(count)
+        elements.reserveCapacity(elements.count + count)
+        entries.reserveCapacity(entries.count + count)
+        // About ten streams an element: six of its geometry and state, a few of its interactions'.
+        published.reserveCapacity(count * 10)
+    }
+
     /// Adds interactions to the container, the screen.
     public func addToContainer(_ interactions: [any Interaction<Element>]) {
         let runtime = elements[0].runtime
@@ -55,6 +66,57 @@ extension MotionEngine {
         published.remove(gone)
         report.removedStreams += gone
         scene.remove(id)
+    }
+
+    /// Removes the elements named `ids` together, as ``remove(_:)`` removes one, walking the
+    /// scene once for them all: a reload may remake thousands.
+    public func remove(_ ids: Set<String>) {
+        let targets = Set(ids.compactMap { scene.element($0) }.filter { $0 !== scene.container }.map(ObjectIdentifier.init))
+        // In the scene's order, so that what they report comes in the same order every run.
+        let gone = elements.filter { targets.contains(ObjectIdentifier($0.element)) }
+        guard !gone.isEmpty else { return }
+        startReport(at: clock.now)
+        for element in gone {
+            entries[ObjectIdentifier(element.element)] = nil
+            cancelTouches(of: element, at: clock.now)
+            element.detach()
+            let streams = element.values.map(\.id) + element.gestureStreams.compactMap { $0 }
+            published.remove(streams)
+            report.removedStreams += streams
+        }
+        let goneElements = Set(gone.map { ObjectIdentifier($0) })
+        elements.removeAll { goneElements.contains(ObjectIdentifier($0)) }
+        attract.remove(targets)
+        scene.remove(ids)
+    }
+
+    /// Puts the elements in the order of `ids`, each element's id once (the container stays
+    /// first): the order hit testing breaks ties in and values are published in. A reload
+    /// that keeps the scene puts the configuration's elements first this way, as in a scene
+    /// made anew.
+    public func arrange(_ ids: [String]) {
+        let order = ids.map { scene.element($0)! }
+        scene.arrange(order)
+        elements = [elements[0]] + order.map { entries[ObjectIdentifier($0)]! }
+        for (ordinal, entry) in elements.enumerated() { published.rank(entry, as: ordinal) }
+        attached = elements.count
+    }
+
+    /// Ends every touch in progress as a reload does, for a reload that keeps this engine and
+    /// its scene (the screen, `[gestures]`, prediction and the screen gestures as they were):
+    /// the gestures on elements end `cancelled` (in the next report), the fingers down go to
+    /// no element until they lift, and each element's recognizers start afresh at its next
+    /// touch, as a scene made anew would. The screen's gestures carry on, as they do in a
+    /// successor with the same patterns (``handOver(to:)``); the idle period starts again.
+    public func letGoOfTouches() {
+        let time = clock.now
+        startReport(at: time)
+        for element in elements {
+            cancelTouches(of: element, at: time)
+            element.recognizers = nil
+        }
+        router = router.handedOver
+        attract.restart(at: time)
     }
 
     /// Takes the fingers from an element: its gestures in progress end `cancelled` (its
@@ -129,18 +191,20 @@ extension MotionEngine {
         }
         values += element.extraProperties.map { ($0.name, $0.property) }
         if element === scene.container { values.append(("idle", .flag(attract.idle.readOnly))) }
+        entry.values.reserveCapacity(values.count)
+        entry.links.reserveCapacity(values.count + 1)
         for (place, (name, property)) in values.enumerated() {
             let stream = published.register("\(element.id).\(name)", kind: .value, property: property,
                                             publishedAs: (entry: entry, rank: PublishedStreams.Rank(element: ordinal, place: place)))
             entry.values.append((stream, property))
             entry.links.append(property.subscribe { [weak self] in self?.valueChanged(stream) })
+            // Subscribing delivered the current value: nothing is new.
+            published.unmark(stream)
         }
-        // Subscribing delivered the current values: nothing is new.
-        for (stream, _) in entry.values { published.unmark(stream) }
         entry.gestureStreams = GestureKind.allCases.map { kind in
             element.recognizers.contains(kind) ? published.register("\(element.id).\(kind.rawValue)", kind: .gesture) : nil
         }
-        entry.activityLink = activity.tracked(element.state.stream.asStateStream()).subscribe(next: { _ in })
+        entry.activityLink = activity.follow(element.state)
         entry.links.append(element.enabled.subscribe { [weak self, unowned entry] enabled in
             if !enabled { self?.disabled(entry) }
         })

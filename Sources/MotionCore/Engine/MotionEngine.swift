@@ -160,9 +160,11 @@ public final class MotionEngine {
     /// Runs an element's recognizers on its contacts of one frame, and tells its interactions
     /// and its gesture streams what they recognized.
     func deliver(_ frame: TouchFrame, to element: EngineElement) {
-        if element.recognizers == nil { element.recognizers = GestureSet(element.element.recognizers, thresholds: thresholds) }
+        if element.recognizers == nil {
+            element.recognizers = EngineElement.Recognizers(GestureSet(element.element.recognizers, thresholds: thresholds))
+        }
         recognized.removeAll(keepingCapacity: true)
-        element.recognizers!.update(frame, into: &recognized)
+        element.recognizers!.gestures.update(frame, into: &recognized)
         for event in recognized {
             element.element.gestures.send(event)
             if let stream = element.gestureStreams[event.kind.allCasesIndex] {

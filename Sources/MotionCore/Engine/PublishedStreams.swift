@@ -18,15 +18,18 @@ struct PublishedStreams {
 
     /// Every stream's name and number.
     private(set) var catalog = StreamCatalog()
-    /// Per stream: the property, the value last published, whether it changed since, and
-    /// the element publishing it with its rank.
+    /// Per stream: the property, the value last published, whether it changed since, the
+    /// element publishing it and its rank (apart, so that sorting by rank touches no
+    /// reference count).
     private var properties: [PublishedProperty?] = []
     private var lastPublished: [PublishedValue?] = []
     private var isDirty: [Bool] = []
-    private var publishers: [(entry: EngineElement, rank: Rank)?] = []
+    private var publishers: [EngineElement?] = []
+    private var ranks: [Rank] = []
     private var dirtyCount = 0
     /// The streams marked since the last collection, in the order they were marked; a
-    /// stream unmarked meanwhile stays listed, and is skipped because it is not dirty.
+    /// stream unmarked meanwhile stays listed (unless it was listed last), and is skipped
+    /// because it is not dirty.
     private var marked: [StreamID] = []
 
     /// Whether anything changed since the last collection.
@@ -42,11 +45,30 @@ struct PublishedStreams {
             lastPublished.append(nil)
             isDirty.append(false)
             publishers.append(nil)
+            ranks.append(Rank(element: 0, place: 0))
         }
         properties[id.index] = property
         lastPublished[id.index] = property?.read()
-        publishers[id.index] = publisher
+        publishers[id.index] = publisher?.entry
+        ranks[id.index] = publisher?.rank ?? Rank(element: 0, place: 0)
         return id
+    }
+
+    /// Makes room for `count` more streams (``StreamCatalog/reserveCapacity(_:)``).
+    mutating func reserveCapacity(_ count: Int) {
+        catalog.reserveCapacity(count)
+        let total = properties.count + count
+        properties.reserveCapacity(total)
+        lastPublished.reserveCapacity(total)
+        isDirty.reserveCapacity(total)
+        publishers.reserveCapacity(total)
+        ranks.reserveCapacity(total)
+    }
+
+    /// Gives `entry`'s value streams, in their order, the element's new place in publication
+    /// order (``MotionEngine/arrange(_:)``).
+    mutating func rank(_ entry: EngineElement, as element: Int) {
+        for (place, value) in entry.values.enumerated() { ranks[value.id.index] = Rank(element: element, place: place) }
     }
 
     /// The stream changed.
@@ -63,6 +85,9 @@ struct PublishedStreams {
         guard isDirty[stream.index] else { return }
         isDirty[stream.index] = false
         dirtyCount -= 1
+        // Marked just now (an element added, whose subscriptions deliver the current values):
+        // its listing goes too, and the list holds only streams that changed.
+        if marked.last == stream { marked.removeLast() }
     }
 
     /// Removes streams that went with an element: their numbers will name other streams.
@@ -82,6 +107,7 @@ struct PublishedStreams {
         lastPublished = []
         isDirty = []
         publishers = []
+        ranks = []
         dirtyCount = 0
         marked = []
     }
@@ -114,10 +140,11 @@ struct PublishedStreams {
         // Those unmarked since (a stream that went, whose number may be another's now) are
         // left out; a stream marked twice is collected at its first listing.
         changed.removeAll { !isDirty[$0.index] }
-        changed.sortWithoutAllocating { publishers[$0.index]!.rank < publishers[$1.index]!.rank }
+        let ranks = self.ranks
+        changed.sortWithoutAllocating { ranks[$0.index] < ranks[$1.index] }
         for stream in changed where isDirty[stream.index] {
             isDirty[stream.index] = false
-            let entry = publishers[stream.index]!.entry
+            let entry = publishers[stream.index]!
             let value = properties[stream.index]!.read()
             guard value.isFinite else {
                 if broken.last !== entry { broken.append(entry) }
@@ -147,8 +174,22 @@ struct PublishedStreams {
 extension Array {
     /// Sorts in place, allocating nothing: the standard library's sort takes a buffer for
     /// more than a few dozen elements, and a frame that moves many elements at once must not
-    /// allocate. A heapsort: O(n log n) whatever the order, not stable.
+    /// allocate. A heapsort: O(n log n) whatever the order, not stable; linear when nearly in
+    /// order, as a restore's streams are (each element's marked in turn, one or two out of place).
     mutating func sortWithoutAllocating(by less: (Element, Element) -> Bool) {
+        // An insertion sort first, which gives up once it has moved elements as many places
+        // as there are: then the heapsort below sorts what it left.
+        var moves = 0
+        insertion: for index in indices.dropFirst() {
+            var place = index
+            while place > 0 && less(self[place], self[place - 1]) {
+                guard moves < count else { break insertion }
+                swapAt(place, place - 1)
+                place -= 1
+                moves += 1
+            }
+        }
+        guard moves >= count else { return }
         /// Lets the element at `root` sink until the heap within `end` is in order again.
         func sink(_ root: Int, within end: Int) {
             var parent = root

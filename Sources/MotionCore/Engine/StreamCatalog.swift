@@ -45,19 +45,27 @@ public struct StreamCatalog: Sendable {
 
     /// Names a new stream; `name` must not be taken (a programming error).
     public mutating func register(_ name: String, kind: StreamKind) -> StreamID {
-        precondition(numbers[name] == nil, "a stream is already called \(name)")
-        let id: StreamID
-        if let reused = free.popLast() {
-            id = StreamID(index: reused)
-            names[reused] = name
-            kinds[reused] = kind
+        let id = StreamID(index: free.last ?? names.count)
+        // One lookup that both checks and inserts: a large scene names a hundred thousand
+        // streams, and each name hashed twice showed in its restore.
+        let taken = numbers.updateValue(id, forKey: name)
+        precondition(taken == nil, "a stream is already called \(name)")
+        if free.popLast() != nil {
+            names[id.index] = name
+            kinds[id.index] = kind
         } else {
-            id = StreamID(index: names.count)
             names.append(name)
             kinds.append(kind)
         }
-        numbers[name] = id
         return id
+    }
+
+    /// Makes room for `count` more streams, so that registering them does not grow the
+    /// tables step by step, rehashing every name at each step.
+    public mutating func reserveCapacity(_ count: Int) {
+        numbers.reserveCapacity(numbers.count + count)
+        names.reserveCapacity(names.count + count)
+        kinds.reserveCapacity(kinds.count + count)
     }
 
     /// Forgets a stream; its number goes to the next one registered.

@@ -104,6 +104,19 @@ public final class ActivityTracker {
         }
     }
 
+    /// Counts `state` (another tracker's: an element's, in the engine's) for as long as the
+    /// subscription lasts, as ``tracked(_:)`` counts a stream's, without a stream's layers
+    /// of subscriptions: a scene follows every element's state this way.
+    public func follow(_ state: ReadOnlyProperty<MotionState>) -> Subscription {
+        let id = nextID
+        nextID += 1
+        let subscription = state.subscribe { [weak self] state in self?.set(id, state) }
+        return Subscription { [weak self] in
+            subscription.unsubscribe()
+            self?.set(id, .atRest)
+        }
+    }
+
     private func set(_ id: Int, _ state: MotionState) {
         if state == .active { active.insert(id) } else { active.remove(id) }
         let aggregate: MotionState = active.isEmpty ? .atRest : .active

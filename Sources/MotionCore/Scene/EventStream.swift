@@ -40,17 +40,18 @@ func gestureMotionState(_ state: RecognitionState) -> MotionState? {
     }
 }
 
-/// The streams of one element's recognizers, fed by the engine.
+/// The streams of one element's recognizers, fed by the engine. Each is made when first
+/// asked for: an element uses one or two of them, and a scene may hold thousands of elements.
 public final class GestureStreams {
-    public let drag = EventStream<DragEvent>(state: { gestureMotionState($0.state) })
-    public let pinch = EventStream<PinchEvent>(state: { gestureMotionState($0.state) })
-    public let rotation = EventStream<RotationEvent>(state: { gestureMotionState($0.state) })
-    public let tap = EventStream<TapEvent>()
-    public let longPress = EventStream<LongPressEvent>(state: { gestureMotionState($0.state) })
-    public let swipe = EventStream<SwipeEvent>()
-    public let edgeSwipe = EventStream<EdgeSwipeEvent>()
+    public private(set) lazy var drag = EventStream<DragEvent>(state: { gestureMotionState($0.state) })
+    public private(set) lazy var pinch = EventStream<PinchEvent>(state: { gestureMotionState($0.state) })
+    public private(set) lazy var rotation = EventStream<RotationEvent>(state: { gestureMotionState($0.state) })
+    public private(set) lazy var tap = EventStream<TapEvent>()
+    public private(set) lazy var longPress = EventStream<LongPressEvent>(state: { gestureMotionState($0.state) })
+    public private(set) lazy var swipe = EventStream<SwipeEvent>()
+    public private(set) lazy var edgeSwipe = EventStream<EdgeSwipeEvent>()
     /// The element's own touch frames: its contacts only, with the engine's contact ids.
-    public let touches = EventStream<TouchFrame>()
+    public private(set) lazy var touches = EventStream<TouchFrame>()
 
     init() {}
 

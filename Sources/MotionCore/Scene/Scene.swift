@@ -28,6 +28,12 @@ public final class Scene {
         byID[element.id] = element
     }
 
+    /// Makes room for `count` more elements.
+    public func reserveCapacity(_ count: Int) {
+        elements.reserveCapacity(elements.count + count)
+        byID.reserveCapacity(byID.count + count)
+    }
+
     /// Removes the element named `id`; returns it, or nil if there was none.
     @discardableResult
     public func remove(_ id: String) -> Element? {
@@ -37,6 +43,22 @@ public final class Scene {
         let index = elements.firstIndex { $0 === element }!
         elements.remove(at: index)
         return element
+    }
+
+    /// Removes the elements named `ids`, walking the scene once for them all.
+    public func remove(_ ids: Set<String>) {
+        var gone = Set<ObjectIdentifier>()
+        for id in ids {
+            if let element = byID.removeValue(forKey: id) { gone.insert(ObjectIdentifier(element)) }
+        }
+        elements.removeAll { gone.contains(ObjectIdentifier($0)) }
+    }
+
+    /// Puts the elements in `order`: the same elements, each once.
+    public func arrange(_ order: [Element]) {
+        precondition(order.count == elements.count && Set(order.map(ObjectIdentifier.init)) == Set(elements.map(ObjectIdentifier.init)),
+                     "an arrangement holds the scene's elements, each once")
+        elements = order
     }
 
     /// The topmost element under `point`, or the container.

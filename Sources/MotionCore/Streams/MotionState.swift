@@ -34,15 +34,3 @@ public enum RecognitionState: String, Sendable, Hashable, Codable {
         }
     }
 }
-
-extension MotionObservable where Value == MotionState {
-    /// A stream of states as a stream whose state channel follows them.
-    func asStateStream() -> MotionObservable<MotionState> {
-        MotionObservable { observer in
-            self.subscribe(next: { state in
-                observer.next(state)
-                observer.state(state)
-            }).unsubscribe
-        }
-    }
-}

@@ -31,13 +31,17 @@ public final class ReactiveProperty<Value> {
     /// write.
     @discardableResult
     public func subscribe(_ next: @escaping (Value) -> Void) -> Subscription {
-        let observer = PropertyObserver(next)
+        let observer = PropertyObserver(next, of: self)
         observers.append(observer)
         next(storage)
-        return Subscription { [weak self] in
-            observer.isActive = false
-            self?.observers.removeAll { $0 === observer }
-        }
+        // The observer alone is what the subscription holds: a closure holding one object
+        // needs no allocation of its own, and a scene makes thousands of subscriptions.
+        return Subscription(observer.cancel)
+    }
+
+    /// Lets go of `observer`.
+    fileprivate func remove(_ observer: PropertyObserver<Value>) {
+        observers.removeAll { $0 === observer }
     }
 
     /// The property as a stream: the current value on subscription, then every write.
@@ -79,5 +83,17 @@ public struct ReadOnlyProperty<Value> {
 private final class PropertyObserver<Value> {
     let next: (Value) -> Void
     var isActive = true
-    init(_ next: @escaping (Value) -> Void) { self.next = next }
+    /// The property observed, until the subscription is cancelled.
+    private weak var property: ReactiveProperty<Value>?
+
+    init(_ next: @escaping (Value) -> Void, of property: ReactiveProperty<Value>) {
+        self.next = next
+        self.property = property
+    }
+
+    func cancel() {
+        isActive = false
+        property?.remove(self)
+        property = nil
+    }
 }

@@ -83,21 +83,34 @@ final class ClientHub {
         session.output.flush()
     }
 
-    /// The current values of `streams`, as `value` events.
+    /// The current values of `streams`, as `value` events, many lines to a buffer: a client
+    /// subscribing to every stream of a large scene gets a hundred thousand, and a buffer and
+    /// a write each cost more than the lines themselves.
     func sendValues(_ streams: [StreamID], to session: ClientSession) {
         let engine = scene.engine
+        let room = Swift.min(streams.count * 128, Self.valuesBufferBytes)
+        var lines = allocator.buffer(capacity: room)
+        func sendLines() {
+            guard lines.readableBytes > 0 else { return }
+            session.output.send(lines, coalescing: nil)
+            lines = allocator.buffer(capacity: room)
+        }
         for stream in streams {
             if stream == scene.contactsStream {
+                sendLines()
                 send(contactsEvent(time: clock.now, seq: publisher.seq(stream)), to: session)
                 continue
             }
             guard let property = engine.property(stream) else { continue }
-            var line = allocator.buffer(capacity: 160)
-            line.writeValueLine(stream: engine.catalog.name(of: stream), value: property.read(), time: clock.now, seq: publisher.seq(stream))
-            session.output.send(line, coalescing: nil)
+            lines.writeValueLine(stream: engine.catalog.name(of: stream), value: property.read(), time: clock.now, seq: publisher.seq(stream))
             session.sent += 1
+            if lines.readableBytes >= Self.valuesBufferBytes { sendLines() }
         }
+        sendLines()
     }
+
+    /// How many bytes of values ``sendValues(_:to:)`` puts in one buffer, at most (a line more).
+    static let valuesBufferBytes = 64 << 10
 
     /// Streams the publisher numbers (for the tests of what removing elements leaves).
     var countedStreams: Int { publisher.countedStreams }
@@ -121,10 +134,9 @@ final class ClientHub {
 
     /// A line as bytes, newline included.
     func encode(_ value: JSONValue) -> ByteBuffer {
-        var text = ""
-        value.encode(into: &text)
-        text += "\n"
-        return allocator.buffer(string: text)
+        var bytes = value.encodedBytes
+        bytes.append(UInt8(ascii: "\n"))
+        return allocator.buffer(bytes: bytes)
     }
 
     // MARK: screen.contacts

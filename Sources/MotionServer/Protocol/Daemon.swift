@@ -192,7 +192,9 @@ public final class Daemon {
     ///
     /// When the daemon keeps its scene (``keepScene(in:interval:scheduler:writer:)``), the
     /// scene carries over as it would across a restart: the elements clients added, and where
-    /// every element is.
+    /// every element is. Then only what the new configuration changes is made anew, unless it
+    /// changes the screen, `[gestures]`, prediction or the screen gestures: the other elements
+    /// stay as they are (``DaemonScene/reloadKeepingScene(_:)``).
     ///
     /// When the state file was left alone (it could not be read, or was not a state file),
     /// a reload reads it again: if it now reads, the scene is the new configuration's with
@@ -221,13 +223,37 @@ public final class Daemon {
     }
 
     /// A new scene from `configuration`; the gestures in progress end under the old one.
+    /// Carrying the scene over, a reload that leaves the screen, `[gestures]`, prediction and
+    /// the screen gestures as they were keeps the elements it does not change as they are
+    /// (``DaemonScene/reloadKeepingScene(_:)``).
     func replaceScene(with configuration: Configuration, carryingOver: Bool) {
+        if carryingOver, let reload = scene.reloadKeepingScene(configuration) {
+            return remakeChangedElements(reload)
+        }
         let carried = carryingOver ? scene.savedState().state : nil
         let (endings, oldCatalog) = scene.replace(with: configuration)
         publish(endings)
         if let carried { scene.restore(carried).forEach(onWarning) }
         engine.observer = self
         clients.sceneReplaced(oldCatalog: oldCatalog)
+        configureOutput()
+        scheduleTimer()
+    }
+
+    /// A reload that keeps the scene, making anew only the elements it changes: their
+    /// gestures, like every other, end `cancelled`; their streams go, and the new ones' values
+    /// follow, as for `remove_element` and `add_element`; the streams it keeps are not sent again.
+    private func remakeChangedElements(_ reload: DaemonScene.Reload) {
+        scene.takeApart(for: reload)
+        // The endings and the streams that went reach the clients before the new elements'
+        // streams take their numbers.
+        publishPending()
+        let (notes, streams) = scene.complete(reload)
+        notes.forEach(onWarning)
+        if !streams.isEmpty {
+            for session in clients.sessions.values { clients.resubscribe(session, among: streams) }
+        }
+        if reload.changesElements { keeper?.sceneChanged() }
         configureOutput()
         scheduleTimer()
     }

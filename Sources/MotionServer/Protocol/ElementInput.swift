@@ -7,20 +7,35 @@ import MotionCore
 enum ElementInput {
     /// The element's settings, or why they are not acceptable.
     static func settings(from input: JSONInput, limits: ValueLimits) throws(ProtocolError) -> ElementSettings {
+        try settings(from: JSONValue(input), limits: limits)
+    }
+
+    /// The same from the element as kept: the `add_element` object a restore reads back,
+    /// without making it a ``JSONInput`` again.
+    static func settings(from object: JSONValue, limits: ValueLimits) throws(ProtocolError) -> ElementSettings {
+        var members: [(String, JSONValue)] = []
+        if case .object(let pairs) = object { members = pairs }
         // The interactions may come as a table of their own, {"interactions": {"tossable": {…}}},
-        // or beside the other keys, as in the configuration file.
-        var members = input.object ?? [:]
-        if let interactions = members.removeValue(forKey: "interactions") {
-            guard let table = interactions.object else { throw ProtocolError(.badValue, "\"interactions\" is an object, like {\"tossable\": {\"destination\": [300, 200]}}") }
-            for (name, settings) in table {
-                guard members[name] == nil else { throw ProtocolError(.badValue, "\(name) is given twice") }
-                members[name] = settings
+        // or beside the other keys, as in the configuration file, but not both.
+        var interactions: [(String, JSONValue)] = []
+        if let value = members.last(where: { $0.0 == "interactions" })?.1 {
+            guard case .object(let table) = value else {
+                throw ProtocolError(.badValue, "\"interactions\" is an object, like {\"tossable\": {\"destination\": [300, 200]}}")
+            }
+            interactions = table
+            for (name, _) in table where name != "interactions" && members.contains(where: { $0.0 == name }) {
+                throw ProtocolError(.badValue, "\(name) is given twice")
             }
         }
         var table: [String: SettingsValue] = [:]
-        for (key, value) in members {
+        table.reserveCapacity(members.count + interactions.count)
+        for (key, value) in members where key != "interactions" {
             try refuseNUL(key, key)
             table[key] = try settingsValue(value, key)
+        }
+        for (name, value) in interactions {
+            try refuseNUL(name, name)
+            table[name] = try settingsValue(value, name)
         }
         do { return try ElementSettings.read(table, source: "element", limits: limits) } catch {
             throw ProtocolError(.badValue, error.message)
@@ -34,18 +49,21 @@ enum ElementInput {
     }
 
     /// JSON as settings: a whole number is an integer, as a TOML integer would be.
-    private static func settingsValue(_ input: JSONInput, _ key: String) throws(ProtocolError) -> SettingsValue {
-        switch input {
+    private static func settingsValue(_ value: JSONValue, _ key: String) throws(ProtocolError) -> SettingsValue {
+        switch value {
         case .null: throw ProtocolError(.badValue, "\(key) cannot be null")
         case .bool(let b): return .bool(b)
+        case .integer(let i): return try settingsValue(.number(Double(i)), key)
         case .number(let n):
-            if let integer = input.integer { return .int(integer) }
+            // The integer reading the number gives, if any.
+            if let integer = JSONInput.number(n).integer { return .int(integer) }
             return .double(n)
         case .string(let s):
             try refuseNUL(s, key)
             return .string(s)
         case .array(let items):
             var values: [SettingsValue] = []
+            values.reserveCapacity(items.count)
             for item in items { values.append(try settingsValue(item, key)) }
             return .array(values)
         case .object(let members):

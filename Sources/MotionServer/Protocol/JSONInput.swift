@@ -6,7 +6,10 @@
 /// RFC 8259 leaves to the reader is refused rather than guessed: a member name twice in one
 /// object, bytes that are not UTF-8 (RFC 3629: no overlong forms, no encoded surrogates),
 /// surrogates without their pair, a byte order mark.
-public indirect enum JSONInput: Equatable, Sendable {
+///
+/// Not `indirect`: arrays and objects hold their values in their own storage already, and an
+/// indirect enum would put every number and string of a line in a box of its own.
+public enum JSONInput: Equatable, Sendable {
     case null
     case bool(Bool)
     case number(Double)
@@ -27,21 +30,6 @@ public indirect enum JSONInput: Equatable, Sendable {
         self = try reader.value(depth: 0)
         reader.skipSpace()
         guard reader.atEnd else { throw reader.error("unexpected text after the JSON value") }
-    }
-
-    /// A value made in memory as reading its encoding would give it: what restoring a kept
-    /// scene reads each element from, without writing out and parsing again each of
-    /// thousands. A member named twice (which reading refuses) keeps its last value.
-    public init(_ value: JSONValue) {
-        switch value {
-        case .null: self = .null
-        case .bool(let value): self = .bool(value)
-        case .number(let value): self = .number(value)
-        case .integer(let value): self = .number(Double(value))
-        case .string(let value): self = .string(value)
-        case .array(let values): self = .array(values.map(JSONInput.init))
-        case .object(let members): self = .object(Dictionary(members.map { ($0.0, JSONInput($0.1)) }, uniquingKeysWith: { _, last in last }))
-        }
     }
 
     /// The member `key` of an object.
@@ -129,7 +117,8 @@ public indirect enum JSONInput: Equatable, Sendable {
 
         mutating func object(depth: Int) throws(JSONInputError) -> JSONInput {
             index += 1
-            var members: [String: JSONInput] = [:]
+            // Room for a few members at once, instead of growing at the first, second and fourth.
+            var members = [String: JSONInput](minimumCapacity: 8)
             skipSpace()
             if !atEnd && bytes[index] == UInt8(ascii: "}") { index += 1; return .object(members) }
             while true {
@@ -157,6 +146,8 @@ public indirect enum JSONInput: Equatable, Sendable {
         mutating func array(depth: Int) throws(JSONInputError) -> JSONInput {
             index += 1
             var elements: [JSONInput] = []
+            // Most arrays are pairs (a point, a size): made once, not grown at the second.
+            elements.reserveCapacity(2)
             skipSpace()
             if !atEnd && bytes[index] == UInt8(ascii: "]") { index += 1; return .array(elements) }
             while true {
@@ -172,6 +163,16 @@ public indirect enum JSONInput: Equatable, Sendable {
 
         mutating func string() throws(JSONInputError) -> String {
             index += 1
+            // Most strings are printable ASCII without escapes: taken whole from the bytes,
+            // which are then valid UTF-8 with nothing to check.
+            var end = index
+            while end < bytes.count, (0x20..<0x80).contains(bytes[end]), bytes[end] != UInt8(ascii: "\""), bytes[end] != UInt8(ascii: "\\") {
+                end += 1
+            }
+            if end < bytes.count, bytes[end] == UInt8(ascii: "\"") {
+                defer { index = end + 1 }
+                return String(decoding: bytes[index..<end], as: UTF8.self)
+            }
             var scalars = String.UnicodeScalarView()
             // Unescaped bytes since the last escape, starting at `rawStart`.
             var raw: [UInt8] = []
@@ -270,6 +271,12 @@ public indirect enum JSONInput: Equatable, Sendable {
             let whole = digits()
             guard whole > 0 else { throw error("a number needs digits") }
             if whole > 1 && bytes[index - whole] == UInt8(ascii: "0") { throw error(at: start, "a number cannot start with 0") }
+            // A whole number of up to 15 digits (most of a state file's) is exactly its digits'
+            // value: no string made for the standard library's parser.
+            if whole <= 15, index == bytes.count || !".eE".utf8.contains(bytes[index]) {
+                let magnitude = bytes[(index - whole)..<index].reduce(0) { $0 * 10 + Int($1 - UInt8(ascii: "0")) }
+                return bytes[start] == UInt8(ascii: "-") ? -Double(magnitude) : Double(magnitude)
+            }
             if index < bytes.count, bytes[index] == UInt8(ascii: ".") {
                 index += 1
                 guard digits() > 0 else { throw error("a number needs digits after '.'") }

@@ -182,8 +182,9 @@ final class RequestDispatcher {
     // MARK: Elements
 
     private func addElement(_ input: JSONInput) throws(ProtocolError) -> JSONValue {
-        let settings = try ElementInput.settings(from: input, limits: ValueLimits(screen: configuration.screen))
-        let element = try scene.add(settings, object: JSONValue(input))
+        let object = JSONValue(input)
+        let settings = try ElementInput.settings(from: object, limits: ValueLimits(screen: configuration.screen))
+        let element = try scene.add(settings, object: object)
         // Only the new element's streams can be new matches.
         let added = scene.streams(of: element)
         for session in clients.sessions.values { clients.resubscribe(session, among: added) }

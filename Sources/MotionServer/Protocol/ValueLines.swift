@@ -176,10 +176,8 @@ extension ByteBuffer {
                                                ("state", .string(gesture.state.rawValue)), ("t", .number(gesture.time))]
             line = .object(head + JSONValue.gestureValues(gesture, velocity: true))
         }
-        var text = ""
-        line.encode(into: &text)
-        text += "\n"
-        writeString(text)
+        writeBytes(line.encodedBytes)
+        writeInteger(UInt8(ascii: "\n"))
         return true
     }
 }

@@ -10,15 +10,17 @@ extension DaemonScene {
     /// rotation wound past a million radians) are kept at the nearest value it may.
     func savedState() -> (state: SceneState, limits: ValueLimits) {
         let limits = ValueLimits(screen: configuration.screen)
-        let elements = engine.scene.elements.map { element in
-            SceneState.Element(
-                id: element.id, added: added[element.id] ?? .none,
-                position: Self.clamp(element.position.value, limits),
-                rotation: Self.clamp(element.rotation.value, SceneState.rotations, otherwise: 0),
-                scale: Self.clamp(element.scale.value, SceneState.scales, otherwise: 1),
-                destination: destination(of: element.id).map { Self.clamp($0, limits) })
-        }
-        return (SceneState(elements: elements), limits)
+        return (SceneState(elements: engine.scene.elements.map { saved($0, limits: limits) }), limits)
+    }
+
+    /// One element as the state file keeps it.
+    func saved(_ element: Element, limits: ValueLimits) -> SceneState.Element {
+        SceneState.Element(
+            id: element.id, added: added[element.id] ?? .none,
+            position: Self.clamp(element.position.value, limits),
+            rotation: Self.clamp(element.rotation.value, SceneState.rotations, otherwise: 0),
+            scale: Self.clamp(element.scale.value, SceneState.scales, otherwise: 1),
+            destination: destination(of: element).map { Self.clamp($0, limits) })
     }
 
     /// Puts `state` back over the scene the configuration made: adds again the elements
@@ -29,6 +31,7 @@ extension DaemonScene {
     func restore(_ state: SceneState) -> [String] {
         let limits = ValueLimits(screen: configuration.screen)
         var notes: [String] = []
+        reserveCapacity(added: state.elements.count { $0.added != nil })
         for saved in state.elements {
             if let added = saved.added {
                 if engine.scene.element(saved.id) != nil || saved.id == engine.scene.container.id {
@@ -36,37 +39,47 @@ extension DaemonScene {
                     continue
                 }
                 do throws(ProtocolError) {
-                    try add(ElementInput.settings(from: JSONInput(added), limits: limits), object: added)
+                    try add(ElementInput.settings(from: added, limits: limits), object: added)
                 } catch {
                     notes.append("'\(saved.id)', which a client added, is not restored: \(error.message)")
                     continue
                 }
             }
-            guard let element = engine.scene.element(saved.id) else {
-                notes.append("'\(saved.id)' is not in the configuration any more: its saved place is dropped")
-                continue
-            }
-            if let problem = limits.problem(position: saved.position) {
-                notes.append("'\(saved.id)' stays where the configuration puts it: its saved position is off this screen (\(problem))")
-                continue
-            }
-            element.position.value = saved.position
-            element.rotation.value = saved.rotation
-            element.scale.value = saved.scale
-            // After the position: a spring set going by its destination starts from there,
-            // and stays still when the element was at rest.
-            if let destination = saved.destination, limits.problem(position: destination) == nil,
-               let property = engine.property("\(saved.id).destination"), let write = property.write {
-                _ = write(.point(destination))
-            }
+            if let note = putBack(saved, limits: limits) { notes.append(note) }
         }
         return notes
     }
 
+    /// Puts the element `saved` names where it was; what was not put back, if anything.
+    func putBack(_ saved: SceneState.Element, limits: ValueLimits) -> String? {
+        guard let element = engine.scene.element(saved.id) else {
+            return "'\(saved.id)' is not in the configuration any more: its saved place is dropped"
+        }
+        if let problem = limits.problem(position: saved.position) {
+            return "'\(saved.id)' stays where the configuration puts it: its saved position is off this screen (\(problem))"
+        }
+        element.position.value = saved.position
+        element.rotation.value = saved.rotation
+        element.scale.value = saved.scale
+        // After the position: a spring set going by its destination starts from there,
+        // and stays still when the element was at rest.
+        if let destination = saved.destination, limits.problem(position: destination) == nil,
+           let write = Self.destinationProperty(of: element)?.write {
+            _ = write(.point(destination))
+        }
+        return nil
+    }
+
     /// Where the element's tossable or attach takes it, if it has one.
-    private func destination(of id: String) -> Point? {
-        guard case .point(let point) = engine.property("\(id).destination")?.read() else { return nil }
+    private func destination(of element: Element) -> Point? {
+        guard case .point(let point) = Self.destinationProperty(of: element)?.read() else { return nil }
         return point
+    }
+
+    /// `ID.destination`, which its tossable or attach publishes: found among the element's
+    /// own properties, not by name among every stream of the scene.
+    private static func destinationProperty(of element: Element) -> PublishedProperty? {
+        element.extraProperties.first { $0.name == "destination" }?.property
     }
 
     private static func clamp(_ point: Point, _ limits: ValueLimits) -> Point {

@@ -90,13 +90,13 @@ public struct SceneState: Equatable, Sendable {
 
     /// The file's bytes, whole: the header, one line per element, the closing line.
     public var encoded: [UInt8] {
-        var text = "{\"motiond_state\":\(Self.version)}\n"
+        var bytes = Array("{\"motiond_state\":\(Self.version)}\n".utf8)
         for element in elements {
-            Self.json(element).encode(into: &text)
-            text += "\n"
+            Self.json(element).encode(into: &bytes)
+            bytes.append(UInt8(ascii: "\n"))
         }
-        text += "{\"elements\":\(elements.count)}\n"
-        return Array(text.utf8)
+        bytes += "{\"elements\":\(elements.count)}\n".utf8
+        return bytes
     }
 
     /// One change between two states, as a line appended to the file says it.
@@ -112,18 +112,18 @@ public struct SceneState: Equatable, Sendable {
     /// way appending cannot say (a reload, an element removed and added again), which a
     /// whole write does.
     public static func changes(from old: SceneState, to new: SceneState) -> [Change]? {
-        var oldByID: [[UInt8]: Element] = [:]
+        var oldByID: [ElementKey: Element] = [:]
         oldByID.reserveCapacity(old.elements.count)
-        for element in old.elements { oldByID[Array(element.id.utf8)] = element }
-        var newIDs = Set<[UInt8]>()
+        for element in old.elements { oldByID[ElementKey(element.id)] = element }
+        var newIDs = Set<ElementKey>()
         newIDs.reserveCapacity(new.elements.count)
-        for element in new.elements { newIDs.insert(Array(element.id.utf8)) }
-        let kept = old.elements.filter { newIDs.contains(Array($0.id.utf8)) }
+        for element in new.elements { newIDs.insert(ElementKey(element.id)) }
+        let kept = old.elements.filter { newIDs.contains(ElementKey($0.id)) }
         // The elements kept must lead the new order, in their old order; the new ones follow.
         guard kept.count <= new.elements.count,
               zip(kept, new.elements).allSatisfy({ $0.id.utf8.elementsEqual($1.id.utf8) }) else { return nil }
-        var changes: [Change] = old.elements.filter { !newIDs.contains(Array($0.id.utf8)) }.map { .remove($0.id) }
-        for element in new.elements where oldByID[Array(element.id.utf8)] != element {
+        var changes: [Change] = old.elements.filter { !newIDs.contains(ElementKey($0.id)) }.map { .remove($0.id) }
+        for element in new.elements where oldByID[ElementKey(element.id)] != element {
             changes.append(.put(element))
         }
         return changes
@@ -131,16 +131,16 @@ public struct SceneState: Equatable, Sendable {
 
     /// The lines that append `changes` to a file, closed by the number of elements they leave.
     public static func encode(_ changes: [Change], leaving count: Int) -> [UInt8] {
-        var text = ""
+        var bytes: [UInt8] = []
         for change in changes {
             switch change {
-            case .put(let element): json(element).encode(into: &text)
-            case .remove(let id): JSONValue.object([("removed", .string(id))]).encode(into: &text)
+            case .put(let element): json(element).encode(into: &bytes)
+            case .remove(let id): JSONValue.object([("removed", .string(id))]).encode(into: &bytes)
             }
-            text += "\n"
+            bytes.append(UInt8(ascii: "\n"))
         }
-        text += "{\"elements\":\(count)}\n"
-        return Array(text.utf8)
+        bytes += "{\"elements\":\(count)}\n".utf8
+        return bytes
     }
 
     /// An element as the file and `saved_scene` give it.
@@ -173,12 +173,11 @@ public struct SceneState: Equatable, Sendable {
         /// The most an element of this id, added with this object (nil: from the
         /// configuration), can take: its line with every number at its longest.
         public init(id: String, added: JSONValue?) {
-            var idText = ""
-            JSONValue.string(id).encode(into: &idText)
-            let addedText = added?.encoded ?? "null"
+            let idText = JSONValue.string(id).encodedBytes
+            let addedText = added?.encodedBytes ?? Array("null".utf8)
             // The keys and punctuation, and six numbers of at most 24 characters each.
-            bytes = idText.utf8.count + addedText.utf8.count + 80 + 6 * 24 + 1
-            values = 12 + SceneState.valueBound(addedText.utf8)
+            bytes = idText.count + addedText.count + 80 + 6 * 24 + 1
+            values = 12 + SceneState.valueBound(addedText)
         }
 
         public static func + (a: Cost, b: Cost) -> Cost { Cost(bytes: a.bytes + b.bytes, values: a.values + b.values) }
@@ -236,12 +235,12 @@ public struct SceneState: Equatable, Sendable {
         guard list.count <= Self.maximumElements else {
             throw SceneStateError(.tooManyElements, "\(list.count) elements; a state file holds at most \(Self.maximumElements)", key: "elements")
         }
-        var seen: Set<[UInt8]> = []
+        var seen: Set<ElementKey> = []
         var elements: [Element] = []
         elements.reserveCapacity(list.count)
         for (index, item) in list.enumerated() {
             let element = try Self.element(item, index: index, limits: limits)
-            guard seen.insert(Array(element.id.utf8)).inserted else {
+            guard seen.insert(ElementKey(element.id)).inserted else {
                 throw SceneStateError(.badID, "the id appears twice", element: index, id: element.id, key: "id")
             }
             elements.append(element)
@@ -335,6 +334,24 @@ public struct SceneState: Equatable, Sendable {
         if let unknown = members.keys.filter({ !known.contains($0) }).min() {
             throw SceneStateError(.unknownKey, "an unknown key \"\(unknown)\"", element: element, key: unknown)
         }
+    }
+}
+
+/// An element's id as a key of a table: two are one only when their bytes are, as
+/// ``SceneState/Element`` compares ids, and neither hashing nor comparing copies the bytes
+/// (a restore looks up thousands of ids).
+struct ElementKey: Hashable {
+    let id: String
+
+    init(_ id: String) {
+        self.id = id
+    }
+
+    static func == (a: ElementKey, b: ElementKey) -> Bool { a.id.utf8.elementsEqual(b.id.utf8) }
+
+    func hash(into hasher: inout Hasher) {
+        var id = id
+        id.withUTF8 { hasher.combine(bytes: UnsafeRawBufferPointer($0)) }
     }
 }
 

@@ -105,10 +105,10 @@ public struct StateContents: Equatable, Sendable {
 /// and the changes of the write in progress.
 struct StateLineReader {
     private let limits: ValueLimits
-    /// The elements as of the last complete write, in order, and where each id is.
+    /// The elements as of the last complete write, in order; and for each id, where it is and
+    /// how many JSON values its line holds (one table, one lookup an element).
     private var elements: [SceneState.Element?] = []
-    private var places: [[UInt8]: Int] = [:]
-    private var values: [[UInt8]: Int] = [:]
+    private var places: [ElementKey: (place: Int, values: Int)] = [:]
     private var totalValues = 0
     private var count = 0
     /// The changes read since the last complete write.
@@ -176,18 +176,15 @@ struct StateLineReader {
 
     /// Applies the write in progress, which says it leaves `expected` elements.
     private mutating func commit(expecting expected: Int) throws(SceneStateError) {
-        var seen = Set<[UInt8]>()
         for (change, lineValues) in zip(pending, pendingValues) {
-            if case .put(let element) = change, !hasWhole {
-                // The scene written whole names each element once.
-                guard seen.insert(Array(element.id.utf8)).inserted else {
-                    throw SceneStateError(.badID, "the id appears twice", id: element.id, key: "id")
-                }
-            }
-            if case .remove(let id) = change, places[Array(id.utf8)] == nil {
+            if case .remove(let id) = change, places[ElementKey(id)] == nil {
                 throw SceneStateError(.inconsistent, "\"\(id)\" is removed but there is no such element", key: "removed")
             }
-            apply(change, values: lineValues)
+            let added = apply(change, values: lineValues)
+            if case .put(let element) = change, !hasWhole, !added {
+                // The scene written whole names each element once.
+                throw SceneStateError(.badID, "the id appears twice", id: element.id, key: "id")
+            }
             guard count <= SceneState.maximumElements else {
                 throw SceneStateError(.tooManyElements, "over \(SceneState.maximumElements) elements; a state file holds at most \(SceneState.maximumElements)")
             }
@@ -203,25 +200,29 @@ struct StateLineReader {
         hasWhole = true
     }
 
-    private mutating func apply(_ change: SceneState.Change, values lineValues: Int) {
+    /// Applies one change; whether it put an element that was not there.
+    @discardableResult
+    private mutating func apply(_ change: SceneState.Change, values lineValues: Int) -> Bool {
         switch change {
         case .put(let element):
-            let key = Array(element.id.utf8)
-            totalValues += lineValues - (values[key] ?? 0)
-            values[key] = lineValues
-            if let place = places[key] {
-                elements[place] = element
-            } else {
-                places[key] = elements.count
+            let key = ElementKey(element.id)
+            guard let old = places.updateValue((elements.count, lineValues), forKey: key) else {
+                totalValues += lineValues
                 elements.append(element)
                 count += 1
+                return true
             }
+            // There already: it keeps its place.
+            places[key] = (old.place, lineValues)
+            totalValues += lineValues - old.values
+            elements[old.place] = element
+            return false
         case .remove(let id):
-            let key = Array(id.utf8)
-            guard let place = places.removeValue(forKey: key) else { return }
-            elements[place] = nil
-            totalValues -= values.removeValue(forKey: key) ?? 0
+            guard let old = places.removeValue(forKey: ElementKey(id)) else { return false }
+            elements[old.place] = nil
+            totalValues -= old.values
             count -= 1
+            return false
         }
     }
 
