@@ -259,9 +259,8 @@ class Client:
         line, self.buffer = self.buffer.split(b"\n", 1)
         return json.loads(line)
 
-    def next_event(self, predicate, seconds=STEP, what="an event"):
-        """Reads until an event matching `predicate`, keeping every event read on the way."""
-        note(f"waiting for {what}")
+    def _read_until(self, predicate, seconds, what):
+        """Reads lines until one matching `predicate`, keeping every event read on the way."""
         deadline = time.monotonic() + seconds
         while True:
             message = self._line(deadline)
@@ -269,24 +268,23 @@ class Client:
                 raise LabFailure(f"waited {seconds} s for {what}; the last events were {self.events[-5:]}")
             if "event" in message:
                 self.events.append(message)
-                if predicate(message):
-                    return message
+            if predicate(message):
+                return message
+
+    def next_event(self, predicate, seconds=STEP, what="an event"):
+        """Reads until an event matching `predicate`, keeping every event read on the way."""
+        note(f"waiting for {what}")
+        return self._read_until(lambda message: "event" in message and predicate(message), seconds, what)
 
     def request(self, op, seconds=STEP, **arguments):
         """Sends a request; its result, failing on an error reply."""
         self.next_id += 1
         number = self.next_id
         self.socket.sendall((json.dumps(dict(id=number, op=op, **arguments)) + "\n").encode())
-        deadline = time.monotonic() + seconds
-        while True:
-            message = self._line(deadline)
-            if message is None:
-                raise LabFailure(f"no reply to {op} within {seconds} s")
-            if "event" in message:
-                self.events.append(message)
-            elif message.get("id") == number:
-                check(message.get("ok"), f"{op} failed: {message.get('error')}")
-                return message.get("result")
+        reply = self._read_until(lambda message: "event" not in message and message.get("id") == number,
+                                 seconds, f"the reply to {op}")
+        check(reply.get("ok"), f"{op} failed: {reply.get('error')}")
+        return reply.get("result")
 
     def drain(self):
         """Keeps whatever events have arrived, waiting for none."""
