@@ -499,8 +499,9 @@ def hotplug():
 # --- SYN_DROPPED ----------------------------------------------------------------------------
 
 def flood(path, frames):
-    """A finger landing, then `frames` moves and its lift, all at one time (evemu-play writes
-    them as fast as it can): many more events than the kernel's evdev buffer holds."""
+    """A finger landing, then `frames` moves, its lift and `frames` frames of nothing, all at
+    one time (evemu-play writes them as fast as it can): many more events than the kernel's
+    evdev buffer holds."""
     lines = ["E: 0.000000 0003 0039 77\n", "E: 0.000000 0003 0035 300\n", "E: 0.000000 0003 0036 300\n",
              "E: 0.000000 0001 014a 1\n", "E: 0.000000 0003 0000 300\n", "E: 0.000000 0003 0001 300\n",
              "E: 0.000000 0000 0000 0\n"]
@@ -509,12 +510,18 @@ def flood(path, frames):
         x = 300 + step % 400
         moves += [f"E: 0.000000 0003 0035 {x}\n", f"E: 0.000000 0003 0000 {x}\n", "E: 0.000000 0000 0000 0\n"]
     lift = ["E: 0.000000 0003 0039 -1\n", "E: 0.000000 0001 014a 0\n", "E: 0.000000 0000 0000 0\n"]
+    # After the lift, as many frames again that touch nothing (an empty slot's axis): the
+    # kernel throws the lift away with them when the buffer overflows again, so only
+    # libevdev's resync (slot 0's tracking id now -1) can tell motiond the finger went.
+    quiet = ["E: 0.000000 0003 002f 1\n"]
+    for step in range(frames):
+        quiet += [f"E: 0.000000 0003 0035 {step % 2}\n", "E: 0.000000 0000 0000 0\n"]
     landing = os.path.join(SCRATCH, "landing.events")
     rest = os.path.join(SCRATCH, "flood.events")
     with open(landing, "w") as out:
         out.writelines(lines)
     with open(rest, "w") as out:
-        out.writelines(moves + lift)
+        out.writelines(moves + lift + quiet)
     return landing, rest
 
 
