@@ -1,0 +1,135 @@
+import Foundation
+import Testing
+
+/// A lab: tests that run somewhere of their own (a virtual machine, a container whose init
+/// is systemd), started by one script that writes each test's result to OUT/results.jsonl.
+/// One run serves every test; each test here reports one of them, so a lab shows in the
+/// suite's results as the rest does.
+struct Lab: Sendable {
+    /// The script that runs the lab: `SCRIPT --out DIR`.
+    var script: String
+    /// What lists the lab's tests by name, one a line (run on this machine, no lab needed).
+    var list: [String]
+    /// The most the whole run may take: a lab that hangs fails its tests with what it printed.
+    var deadline: Double
+
+    /// Every test the lab runs, by name.
+    func names() -> [String] {
+        guard let run = try? Run(list[0], Array(list.dropFirst()), deadline: 60), run.status == 0 else { return [] }
+        return run.output.split(separator: "\n").map(String.init)
+    }
+
+    /// What the lab reported of one test.
+    struct Result: Decodable, Sendable {
+        var test: String
+        var status: String
+        var seconds: Double
+        var detail: String
+    }
+
+    /// The whole lab's run: each test's result, and what the script printed.
+    struct Outcome: Sendable {
+        var status: Int32
+        var output: String
+        var results: [String: Result]
+
+        /// One test's result, or why there is none.
+        func result(of name: String, script: String) throws -> Result {
+            try #require(results[name], "the lab never reported \(name); \(script) exited \(status) and said:\n\(output.suffix(4000))")
+        }
+    }
+
+    /// Runs the lab once. The wait (minutes, for a virtual machine) blocks no thread of the
+    /// test runner's pool.
+    func run() async throws -> Outcome {
+        let name = URL(fileURLWithPath: script).lastPathComponent
+        let out = FileManager.default.temporaryDirectory.appendingPathComponent("motiond-\(name)-\(getpid())")
+        try? FileManager.default.removeItem(at: out)
+        defer { try? FileManager.default.removeItem(at: out) }
+        let log = out.appendingPathExtension("log")
+        FileManager.default.createFile(atPath: log.path, contents: nil)
+        defer { try? FileManager.default.removeItem(at: log) }
+
+        let process = Process()
+        process.executableURL = EndToEnd.repository.appendingPathComponent(script)
+        process.arguments = ["--out", out.path]
+        process.environment = ProcessInfo.processInfo.environment.merging(["MOTIOND_BIN_DIR": Run.productsDirectory.path]) { $1 }
+        let output = try FileHandle(forWritingTo: log)
+        process.standardOutput = output
+        process.standardError = output
+        process.standardInput = FileHandle.nullDevice
+        let status: Int32 = try await withCheckedThrowingContinuation { continuation in
+            process.terminationHandler = { continuation.resume(returning: $0.terminationStatus) }
+            do { try process.run() } catch { continuation.resume(throwing: error) }
+            DispatchQueue.global().asyncAfter(deadline: .now() + deadline) { [process] in
+                if process.isRunning { process.terminate() }
+            }
+        }
+        try output.close()
+
+        var results: [String: Result] = [:]
+        if let lines = try? String(contentsOf: out.appendingPathComponent("results.jsonl"), encoding: .utf8) {
+            for line in lines.split(separator: "\n") {
+                let result = try JSONDecoder().decode(Result.self, from: Data(line.utf8))
+                results[result.test] = result
+            }
+        }
+        return Outcome(status: status, output: (try? String(contentsOf: log, encoding: .utf8)) ?? "", results: results)
+    }
+}
+
+/// The kernel lab (Tests/KernelLab, booted by scripts/kernel-test): motiond against a real
+/// kernel's uinput, evdev and udev, in a virtual machine on Debian's own kernel.
+/// `MOTIOND_KERNEL_LAB=skip` leaves it out (docs/testing.md).
+enum KernelLab {
+    /// Beyond kernel-test's own deadline for the machine (25 minutes).
+    static let lab = Lab(script: "scripts/kernel-test",
+                         list: ["/usr/bin/python3", EndToEnd.repository.appendingPathComponent("Tests/KernelLab/lab.py").path, "--list"],
+                         deadline: 1_600)
+    static let names = lab.names()
+    static let enabled = ProcessInfo.processInfo.environment["MOTIOND_KERNEL_LAB"] != "skip"
+    /// The one run of the lab, begun by the first test that asks for it.
+    static let outcome = Task<Lab.Outcome, any Error> { try await lab.run() }
+}
+
+/// The systemd lab (Tests/SystemdLab, booted by scripts/systemd-test): the units as
+/// `make install-built` installs them, under systemd as init in a container. It needs root;
+/// `MOTIOND_SYSTEMD_LAB=skip` leaves it out (docs/testing.md).
+enum SystemdLab {
+    static let lab = Lab(script: "scripts/systemd-test",
+                         list: ["/usr/bin/python3", EndToEnd.repository.appendingPathComponent("Tests/SystemdLab/inside.py").path, "--list"],
+                         deadline: 400)
+    static let names = lab.names()
+    static let enabled = ProcessInfo.processInfo.environment["MOTIOND_SYSTEMD_LAB"] != "skip" && getuid() == 0
+    static let outcome = Task<Lab.Outcome, any Error> { try await lab.run() }
+}
+
+@Suite("The kernel lab: motiond on a real kernel's uinput, evdev and udev, in a virtual machine",
+       .enabled(if: KernelLab.enabled, "MOTIOND_KERNEL_LAB=skip"))
+struct KernelLabTests {
+    @Test("the guest has tests to run")
+    func listed() {
+        #expect(KernelLab.names.count > 10, "lab.py --list gave \(KernelLab.names)")
+    }
+
+    @Test("in the guest", arguments: KernelLab.names)
+    func guest(test name: String) async throws {
+        let result = try await KernelLab.outcome.value.result(of: name, script: KernelLab.lab.script)
+        #expect(result.status == "passed", "\(result.detail)")
+    }
+}
+
+@Suite("The systemd lab: motiond's units as installed, under systemd as init in a container",
+       .enabled(if: SystemdLab.enabled, "needs root; MOTIOND_SYSTEMD_LAB=skip skips it"))
+struct SystemdLabTests {
+    @Test("the container has tests to run")
+    func listed() {
+        #expect(SystemdLab.names.count >= 5, "inside.py --list gave \(SystemdLab.names)")
+    }
+
+    @Test("in the container", arguments: SystemdLab.names)
+    func container(test name: String) async throws {
+        let result = try await SystemdLab.outcome.value.result(of: name, script: SystemdLab.lab.script)
+        #expect(result.status == "passed", "\(result.detail)")
+    }
+}
