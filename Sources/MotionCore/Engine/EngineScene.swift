@@ -193,8 +193,9 @@ extension MotionEngine {
         if element === scene.container { values.append(("idle", .flag(attract.idle.readOnly))) }
         entry.values.reserveCapacity(values.count)
         entry.links.reserveCapacity(values.count + 1)
+        let prefix = element.id + "."
         for (place, (name, property)) in values.enumerated() {
-            let stream = published.register("\(element.id).\(name)", kind: .value, property: property,
+            let stream = published.register(prefix + name, kind: .value, property: property,
                                             publishedAs: (entry: entry, rank: PublishedStreams.Rank(element: ordinal, place: place)))
             entry.values.append((stream, property))
             entry.links.append(property.subscribe { [weak self] in self?.valueChanged(stream) })
