@@ -11,7 +11,8 @@
 // operation (of 100 in a row), restore and reload for the whole scene; memory is the
 // most the resident set grew by one restore, in MiB (measured before the other operations of
 // that size, whose freed memory a restore would reuse; give one size per run for a figure
-// on a fresh process).
+// on a fresh process). ONLY=restore (or add, remove, reload) measures that operation alone,
+// for callgrind: `ONLY=restore RUNS=1 valgrind --tool=callgrind …/SceneScale 2000`.
 import Foundation
 import MotionConfiguration
 import MotionCore
@@ -122,9 +123,12 @@ let requested = CommandLine.arguments.dropFirst().compactMap { Int($0) }
 let sizes: [(Int, Int)] = requested.isEmpty ? [(1_000, 10), (3_000, 10), (10_000, 10), (10_000, 256)] : requested.map { ($0, 10) }
 print("| elements | id bytes | add_element ms | remove_element ms | restore ms | reload ms | resident MiB |")
 print("|---:|---:|---:|---:|---:|---:|---:|")
+let only = ProcessInfo.processInfo.environment["ONLY"]
+/// Whether the operation `name` is measured (all of them unless ONLY names one).
+func measures(_ name: String) -> Bool { only == nil || only == name }
 for (count, idLength) in sizes {
     var resident = 0
-    let restore = try median {
+    let restore = !measures("restore") ? .nan : try median {
         let bytes = stateFile(count: count - 1, idLength: idLength)
         // As a start does it: before any client connects.
         let configuration = try Configuration.parse(configurationText, file: "bench.toml")
@@ -139,7 +143,7 @@ for (count, idLength) in sizes {
         blackHole(daemon)
         return time
     }
-    let add = try median {
+    let add = !measures("add") ? .nan : try median {
         // The configuration's element and count - 1 - batch restored: the adds end at the
         // most a scene may hold.
         let kiosk = try Kiosk(restoring: stateFile(count: count - 1 - batch, idLength: idLength))
@@ -150,7 +154,7 @@ for (count, idLength) in sizes {
         precondition(kiosk.elements == count)
         return time / Double(batch)
     }
-    let remove = try median {
+    let remove = !measures("remove") ? .nan : try median {
         let kiosk = try Kiosk(restoring: stateFile(count: count - 1, idLength: idLength))
         let requests = (0..<batch).map { #""op":"remove_element","element":"# + JSONValue.string(elementID(count / 2 + $0, length: idLength)).encoded }
         let start = now()
@@ -159,7 +163,7 @@ for (count, idLength) in sizes {
         precondition(kiosk.elements == count - batch)
         return time / Double(batch)
     }
-    let reload = try median {
+    let reload = !measures("reload") ? .nan : try median {
         let kiosk = try Kiosk(restoring: stateFile(count: count - 1, idLength: idLength))
         let start = now()
         kiosk.daemon.reloadCarryingScene(kiosk.configuration)

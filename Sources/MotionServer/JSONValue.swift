@@ -72,6 +72,68 @@ public enum JSONValue: Hashable, Sendable, ExpressibleByStringLiteral, Expressib
         }
     }
 
+    /// What ``encodedBytes`` would hold, without making it: how many bytes, and how many of
+    /// them are commas, `[` and `{` outside strings (what ``SceneState``'s value bound counts).
+    /// A state file's cost is counted for every element a restore puts back, and encoding
+    /// each one again only to count it was an array and a scan of it per element.
+    var encodedSize: (bytes: Int, separators: Int) {
+        var size = (bytes: 0, separators: 0)
+        addEncodedSize(to: &size)
+        return size
+    }
+
+    private func addEncodedSize(to size: inout (bytes: Int, separators: Int)) {
+        switch self {
+        case .null: size.bytes += 4
+        case .bool(let value): size.bytes += value ? 4 : 5
+        case .number(let value):
+            if let whole = wholeNumber(value) { size.bytes += Self.digitCount(whole) } else { size.bytes += value.isFinite ? "\(value)".utf8.count : 4 }
+        case .integer(let value): size.bytes += Self.digitCount(value)
+        case .string(let value): size.bytes += Self.encodedCount(string: value)
+        case .array(let values):
+            size.bytes += 2 + max(0, values.count - 1)
+            size.separators += 1 + max(0, values.count - 1)
+            for value in values { value.addEncodedSize(to: &size) }
+        case .object(let members):
+            size.bytes += 2 + max(0, members.count - 1) + members.count
+            size.separators += 1 + max(0, members.count - 1)
+            for (key, value) in members {
+                size.bytes += Self.encodedCount(string: key)
+                value.addEncodedSize(to: &size)
+            }
+        }
+    }
+
+    /// The bytes ``encode(_:into:)`` writes for `value`.
+    private static func digitCount(_ value: Int64) -> Int {
+        var count = value < 0 ? 2 : 1
+        var magnitude = value.magnitude
+        while magnitude >= 10 {
+            magnitude /= 10
+            count += 1
+        }
+        return count
+    }
+
+    /// The bytes ``encode(string:into:)`` writes for `string`, quotes included.
+    static func encodedCount(string: String) -> Int {
+        // Printable ASCII with nothing to escape, as most strings are: its bytes and quotes.
+        let plain = string.utf8.withContiguousStorageIfAvailable { bytes in
+            !bytes.contains { $0 < 0x20 || $0 >= 0x7F || $0 == UInt8(ascii: "\"") || $0 == UInt8(ascii: "\\") }
+        }
+        if plain == true { return string.utf8.count + 2 }
+        var count = 2
+        for scalar in string.unicodeScalars {
+            switch scalar {
+            case "\"", "\\", "\n", "\r", "\t": count += 2
+            case _ where scalar.value < 0x20 || (0x7F...0x9F).contains(scalar.value) || scalar.value == 0x2028 || scalar.value == 0x2029:
+                count += 6
+            default: count += UTF8.width(scalar)
+            }
+        }
+        return count
+    }
+
     /// A whole number's digits, written as they come, without a String made for them (a
     /// state file has several in each element's line).
     private static func encode(_ value: Int64, into output: inout [UInt8]) {

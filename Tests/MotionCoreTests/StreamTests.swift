@@ -222,3 +222,31 @@ struct GestureOperatorTests {
         #expect(states == [.began, .ended])
     }
 }
+
+@Suite("An event stream holds subscriptions until its first value")
+struct QuietEventStreamTests {
+    @Test("subscriptions made before the first value receive it in the order they were made, through their operators; one cancelled meanwhile receives nothing")
+    func heldInOrder() {
+        let events = EventStream<Int>(state: { $0 == 0 ? .atRest : nil })
+        var received: [String] = []
+        let tracker = ActivityTracker()
+        events.stream.map { $0 * 10 }.subscribe(next: { received.append("map \($0)") })
+        let cancelled = events.stream.subscribe(next: { received.append("cancelled \($0)") })
+        tracker.tracked(events.stream.filter { $0 > 0 }).subscribe(next: { received.append("tracked \($0)") },
+                                                                  state: { received.append("tracked state \($0)") })
+        // A stream of its own making (not an operator that says where its values come from)
+        // connects at once, and so connects its upstream: still in the order subscribed.
+        MotionObservable<Int> { observer in events.stream.subscribe(observer).unsubscribe }
+            .subscribe(next: { received.append("custom \($0)") })
+        events.stream.subscribe(next: { received.append("direct \($0)") })
+        cancelled.unsubscribe()
+        #expect(received.isEmpty)
+        events.send(1)
+        events.stream.subscribe(next: { received.append("late \($0)") })
+        events.send(0)
+        #expect(received == [
+            "map 10", "tracked 1", "custom 1", "direct 1",
+            "map 0", "custom 0", "direct 0", "late 0", "tracked state atRest",
+        ])
+    }
+}

@@ -180,21 +180,26 @@ extension MotionEngine {
         for interaction in interactions { runtime.add(interaction, to: element) }
         if let reset = interactions.lazy.compactMap({ $0 as? Resettable }).first { attract.add(reset, of: element) }
 
-        var values: [(String, PublishedProperty)] = [
-            ("position", .writablePoint(element.position)), ("size", .size(element.size)),
-            ("rotation", .number(element.rotation, writable: -1e6...1e6)), ("scale", .number(element.scale, writable: 1e-6...1e6)),
-            ("state", .text(element.state) { $0.rawValue }), ("enabled", .flag(element.enabled)),
-        ]
+        // Made at its size: a scene attaches thousands of elements.
+        var values: [(String, PublishedProperty)] = []
+        values.reserveCapacity(7 + element.extraProperties.count + (predictions == nil ? 0 : 4))
+        values.append(("position", .writablePoint(element.position)))
+        values.append(("size", .size(element.size)))
+        values.append(("rotation", .number(element.rotation, writable: -1e6...1e6)))
+        values.append(("scale", .number(element.scale, writable: 1e-6...1e6)))
+        values.append(("state", .text(element.state) { $0.rawValue }))
+        values.append(("enabled", .flag(element.enabled)))
         if predictions != nil, element !== scene.container, let predicted = PredictedElement(element) {
             element.predicted = predicted
             values += predicted.streams
         }
-        values += element.extraProperties.map { ($0.name, $0.property) }
+        for extra in element.extraProperties { values.append((extra.name, extra.property)) }
         if element === scene.container { values.append(("idle", .flag(attract.idle.readOnly))) }
         entry.values.reserveCapacity(values.count)
         entry.links.reserveCapacity(values.count + 1)
+        let prefix = element.id + "."
         for (place, (name, property)) in values.enumerated() {
-            let stream = published.register("\(element.id).\(name)", kind: .value, property: property,
+            let stream = published.register(joinedName(prefix, name), kind: .value, property: property,
                                             publishedAs: (entry: entry, rank: PublishedStreams.Rank(element: ordinal, place: place)))
             entry.values.append((stream, property))
             entry.links.append(property.subscribe { [weak self] in self?.valueChanged(stream) })
@@ -202,7 +207,7 @@ extension MotionEngine {
             published.unmark(stream)
         }
         entry.gestureStreams = GestureKind.allCases.map { kind in
-            element.recognizers.contains(kind) ? published.register("\(element.id).\(kind.rawValue)", kind: .gesture) : nil
+            element.recognizers.contains(kind) ? published.register(joinedName(prefix, kind.rawValue), kind: .gesture) : nil
         }
         entry.activityLink = activity.follow(element.state)
         entry.links.append(element.enabled.subscribe { [weak self, unowned entry] enabled in
@@ -255,5 +260,14 @@ extension MotionEngine {
     /// The last value published on `stream`, or nil when there is no such stream.
     public func lastValue(_ stream: String) -> PublishedValue? {
         catalog.id(named: stream).flatMap { published.lastValue($0) }
+    }
+}
+
+/// `prefix` and `suffix` as one string, made in one piece: a stream's name, of which a scene
+/// makes a dozen an element (`+` made the string, then grew it).
+func joinedName(_ prefix: String, _ suffix: String) -> String {
+    String(unsafeUninitializedCapacity: prefix.utf8.count + suffix.utf8.count) { buffer in
+        let end = buffer.initialize(from: prefix.utf8).1
+        return end + UnsafeMutableBufferPointer(rebasing: buffer[end...]).initialize(from: suffix.utf8).1
     }
 }

@@ -34,8 +34,8 @@ public protocol ScaleGestureEvent: GestureEvent {
 extension MotionObservable where Value: GestureEvent {
     /// Passes on only the events whose state is one of `states`.
     public func whenRecognitionState(is states: RecognitionState...) -> MotionObservable<Value> {
-        let wanted = Set(states)
-        return filter { wanted.contains($0.state) }
+        // A list, not a set: one to three states, and no table to make for each filter.
+        return filter { states.contains($0.state) }
     }
 
     /// Emits `combine(start, event)` while the gesture is in progress and once more at

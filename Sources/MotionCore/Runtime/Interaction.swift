@@ -26,6 +26,6 @@ extension ReportsMotionState {
 
     /// `stream`, with its state counted for this interaction and for `element`.
     func tracked<Value>(on element: Element, _ stream: MotionObservable<Value>) -> MotionObservable<Value> {
-        element.activity.tracked(activity.tracked(stream))
+        activity.tracked(stream, alsoIn: element.activity)
     }
 }

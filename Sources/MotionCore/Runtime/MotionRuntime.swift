@@ -9,7 +9,7 @@ public final class MotionRuntime {
 
     private var subscriptions: [Subscription] = []
     private var interactions: [AnyObject] = []
-    private var activeStreams: Set<Int> = []
+    private var activeStreams = ActiveIDs()
     private var nextStreamID = 0
     private let aggregate = ReactiveProperty(MotionState.atRest)
 
@@ -65,7 +65,7 @@ public final class MotionRuntime {
         subscriptions.forEach { $0.unsubscribe() }
         subscriptions = []
         interactions = []
-        activeStreams = []
+        activeStreams = ActiveIDs()
         setAggregate()
     }
 
@@ -76,10 +76,7 @@ public final class MotionRuntime {
         nextStreamID += 1
         let subscription = stream.subscribe(next: next, state: { [weak self] state in
             guard let self else { return }
-            switch state {
-            case .active: self.activeStreams.insert(id)
-            case .atRest: self.activeStreams.remove(id)
-            }
+            self.activeStreams.set(id, active: state == .active)
             self.setAggregate()
         })
         subscriptions.append(subscription)

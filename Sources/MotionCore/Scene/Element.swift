@@ -79,7 +79,7 @@ public final class Element {
 /// interaction's `state`.
 public final class ActivityTracker {
     private let aggregate = ReactiveProperty(MotionState.atRest)
-    private var active: Set<Int> = []
+    private var active = ActiveIDs()
     private var nextID = 0
 
     /// Creates a tracker at rest.
@@ -92,7 +92,7 @@ public final class ActivityTracker {
     public func tracked<Value>(_ stream: MotionObservable<Value>) -> MotionObservable<Value> {
         let id = nextID
         nextID += 1
-        return MotionObservable { observer in
+        return MotionObservable(from: stream.quietSource) { observer in
             let subscription = stream.subscribe(next: observer.next, state: { [weak self] state in
                 self?.set(id, state)
                 observer.state(state)
@@ -100,6 +100,29 @@ public final class ActivityTracker {
             return { [weak self] in
                 subscription.unsubscribe()
                 self?.set(id, .atRest)
+            }
+        }
+    }
+
+    /// The stream, its state counted here and in `outer` (an interaction's stream, counted for
+    /// the interaction and its element): what `outer.tracked(tracked(stream))` does, in one
+    /// layer of subscriptions instead of two, in the same order (here first, then `outer`,
+    /// then the observer; on disconnecting, the stream first).
+    public func tracked<Value>(_ stream: MotionObservable<Value>, alsoIn outer: ActivityTracker) -> MotionObservable<Value> {
+        let id = nextID
+        nextID += 1
+        let outerID = outer.nextID
+        outer.nextID += 1
+        return MotionObservable(from: stream.quietSource) { observer in
+            let subscription = stream.subscribe(next: observer.next, state: { [weak self, weak outer] state in
+                self?.set(id, state)
+                outer?.set(outerID, state)
+                observer.state(state)
+            })
+            return { [weak self, weak outer] in
+                subscription.unsubscribe()
+                self?.set(id, .atRest)
+                outer?.set(outerID, .atRest)
             }
         }
     }
@@ -118,7 +141,7 @@ public final class ActivityTracker {
     }
 
     private func set(_ id: Int, _ state: MotionState) {
-        if state == .active { active.insert(id) } else { active.remove(id) }
+        active.set(id, active: state == .active)
         let aggregate: MotionState = active.isEmpty ? .atRest : .active
         if self.aggregate.value != aggregate { self.aggregate.value = aggregate }
     }
@@ -158,7 +181,7 @@ public struct PublishedProperty {
     public static func spring(_ property: ReactiveProperty<SpringConfiguration>) -> PublishedProperty {
         PublishedProperty(
             read: { .spring(property.value) },
-            subscribe: { notify in property.subscribe { _ in notify() } },
+            subscribe: { notify in property.subscribeToWrites(notify) },
             write: { value in
                 guard case .spring(let configuration) = value else { return "a spring is {\"tension\": …, \"friction\": …, \"mass\": …}" }
                 do { property.value = try configuration.validated() } catch { return "this spring cannot run: \(error)" }
@@ -170,7 +193,7 @@ public struct PublishedProperty {
     public static func flag(_ property: ReactiveProperty<Bool>) -> PublishedProperty {
         PublishedProperty(
             read: { .bool(property.value) },
-            subscribe: { notify in property.subscribe { _ in notify() } },
+            subscribe: { notify in property.subscribeToWrites(notify) },
             write: { value in
                 guard case .bool(let flag) = value else { return "a flag is true or false" }
                 property.value = flag
@@ -180,19 +203,19 @@ public struct PublishedProperty {
 
     /// Publishes a flag clients only read (`screen.idle`).
     public static func flag(_ property: ReadOnlyProperty<Bool>) -> PublishedProperty {
-        PublishedProperty(read: { .bool(property.value) }, subscribe: { notify in property.subscribe { _ in notify() } })
+        PublishedProperty(read: { .bool(property.value) }, subscribe: { notify in property.subscribeToWrites(notify) })
     }
 
     /// Publishes a point property.
     public static func point(_ property: ReactiveProperty<Point>) -> PublishedProperty {
-        PublishedProperty(read: { .point(property.value) }, subscribe: { notify in property.subscribe { _ in notify() } })
+        PublishedProperty(read: { .point(property.value) }, subscribe: { notify in property.subscribeToWrites(notify) })
     }
 
     /// Publishes a number property; writable with `range`, the values a client may set.
     public static func number(_ property: ReactiveProperty<Double>, writable range: ClosedRange<Double>? = nil) -> PublishedProperty {
         PublishedProperty(
             read: { .number(property.value) },
-            subscribe: { notify in property.subscribe { _ in notify() } },
+            subscribe: { notify in property.subscribeToWrites(notify) },
             write: range.map { range in
                 { value in
                     guard case .number(let number) = value, number.isFinite else { return "a number" }
@@ -205,14 +228,14 @@ public struct PublishedProperty {
 
     /// Publishes a text property (a state, a direction, a snap point's name).
     public static func text<Value>(_ property: ReadOnlyProperty<Value>, _ describe: @escaping (Value) -> String) -> PublishedProperty {
-        PublishedProperty(read: { .text(describe(property.value)) }, subscribe: { notify in property.subscribe { _ in notify() } })
+        PublishedProperty(read: { .text(describe(property.value)) }, subscribe: { notify in property.subscribeToWrites(notify) })
     }
 
     /// Publishes a size property, which clients may set to positive sizes.
     public static func size(_ property: ReactiveProperty<Size>) -> PublishedProperty {
         PublishedProperty(
             read: { .size(property.value) },
-            subscribe: { notify in property.subscribe { _ in notify() } },
+            subscribe: { notify in property.subscribeToWrites(notify) },
             write: { value in
                 guard case .size(let size) = value, size.width > 0, size.height > 0, size.width.isFinite, size.height.isFinite else {
                     return "a size is {\"width\": …, \"height\": …}, both positive"
@@ -248,6 +271,30 @@ extension PublishedValue {
         case .number(let number): return number.isFinite
         case .spring(let spring): return spring.tension.isFinite && spring.friction.isFinite && spring.mass.isFinite
         case .text, .bool: return true
+        }
+    }
+}
+
+/// The numbers of the streams that are active, as a tracker counts them (``ActivityTracker``,
+/// ``MotionRuntime``): the first 64 as bits, the rest in a set. A tracker numbers its streams
+/// from zero and an element's or interaction's has a handful, so its set was a table made
+/// the first time a spring moved: thousands of them when a restored scene's springs start.
+struct ActiveIDs {
+    private var low: UInt64 = 0
+    private var high: Set<Int> = []
+
+    /// Whether none is active.
+    var isEmpty: Bool { low == 0 && high.isEmpty }
+
+    /// Counts `id` as active or not.
+    mutating func set(_ id: Int, active: Bool) {
+        if id < 64 {
+            let bit = UInt64(1) << UInt64(id)
+            if active { low |= bit } else { low &= ~bit }
+        } else if active {
+            high.insert(id)
+        } else {
+            high.remove(id)
         }
     }
 }

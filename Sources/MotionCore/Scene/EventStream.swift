@@ -1,9 +1,15 @@
 /// A stream that something pushes values into and any number of observers receive: how
 /// the engine hands each element's gesture events and touch frames to its interactions.
-public final class EventStream<Value> {
+///
+/// Until its first value, subscriptions to it (and to the operators drawn from it) wait,
+/// unconnected (``QuietSource``): most elements of a large scene are never touched.
+public final class EventStream<Value>: QuietSource {
     private var observers: [(id: Int, observer: MotionObserver<Value>)] = []
     private var nextID = 0
     private let stateOf: (Value) -> MotionState?
+    /// The subscriptions waiting for the first value, in the order they were made.
+    private var held: [Subscription] = []
+    private var hasSent = false
 
     /// Creates a stream; `stateOf` says which values change the motion state (a gesture's
     /// `.began` makes it active, its end brings it to rest).
@@ -13,7 +19,10 @@ public final class EventStream<Value> {
 
     /// The stream to subscribe to.
     public var stream: MotionObservable<Value> {
-        MotionObservable { observer in
+        // Not holding the stream: a held subscription keeps this function, and the stream
+        // keeps the held subscription.
+        MotionObservable(from: self) { [weak self] observer in
+            guard let self else { return {} }
             let id = self.nextID
             self.nextID += 1
             self.observers.append((id, observer))
@@ -21,8 +30,23 @@ public final class EventStream<Value> {
         }
     }
 
+    var isQuiet: Bool { !hasSent }
+
+    func hold(_ subscription: Subscription) {
+        // Those unsubscribed while waiting are dropped now and then, so that a stream never
+        // sent on (the screen's taps, say) does not collect every element's that came and went.
+        if held.count >= 16, held.count & (held.count - 1) == 0 { held.removeAll { $0.isUnsubscribed } }
+        held.append(subscription)
+    }
+
     /// Delivers `value`, then the state change it implies, to every observer.
     public func send(_ value: Value) {
+        if !hasSent {
+            hasSent = true
+            let held = self.held
+            self.held = []
+            for subscription in held { subscription.connectNow() }
+        }
         let current = observers
         for entry in current { entry.observer.next(value) }
         if let state = stateOf(value) {

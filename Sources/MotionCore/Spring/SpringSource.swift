@@ -29,6 +29,10 @@ final class SpringSimulation<Value: MotionVector> {
     private var frames: Subscription?
     private var links: [Subscription] = []
     private var isActive = false
+    /// Whether the next write of the destination, or of the configuration, is the
+    /// property's replay of its current value on subscription.
+    private var skipsDestination = true
+    private var skipsConfiguration = true
 
     init(spring: Spring<Value>, clock: FrameClock, observer: MotionObserver<Value>) {
         self.spring = spring
@@ -38,8 +42,15 @@ final class SpringSimulation<Value: MotionVector> {
 
     func connect() {
         // Properties emit their current value on subscription; only later writes are changes.
-        links.append(spring.destination.subscribe(skippingCurrent { _ in self.destinationChanged() }))
-        links.append(spring.configuration.subscribe(skippingCurrent { _ in self.configurationChanged() }))
+        // Flags of the simulation's own, not a wrapping closure per link: each closure here
+        // holds the simulation alone, which costs no allocation, and a scene runs thousands.
+        links.reserveCapacity(4)
+        links.append(spring.destination.subscribeToWrites {
+            if self.skipsDestination { self.skipsDestination = false } else { self.destinationChanged() }
+        })
+        links.append(spring.configuration.subscribeToWrites {
+            if self.skipsConfiguration { self.skipsConfiguration = false } else { self.configurationChanged() }
+        })
         links.append(spring.initialVelocity.subscribe { velocity in self.velocityWritten(velocity) })
         links.append(spring.enabled.subscribe { enabled in self.enabledChanged(enabled) })
     }
@@ -107,6 +118,10 @@ final class SpringSimulation<Value: MotionVector> {
             settle()
             return
         }
+        // Still, and where it goes: at rest, as the curve would say, without making it (a
+        // curve's constants take thousands of instructions, and every spring of a scene
+        // checks this when it is connected).
+        if segment == nil, velocity == .zero, position == destination { return }
         let curve = SpringCurve(from: position, velocity: velocity, to: destination, configuration: configuration)
         if segment == nil, curve.isAtRest(at: 0, threshold: spring.threshold.value) {
             // Already there and still: no animation, but land exactly on the destination.
@@ -158,17 +173,5 @@ final class SpringSimulation<Value: MotionVector> {
     private func stopFrames() {
         frames?.unsubscribe()
         frames = nil
-    }
-}
-
-/// Wraps a handler so that it ignores the first call: a property's replay of its current value.
-private func skippingCurrent<Value>(_ handler: @escaping (Value) -> Void) -> (Value) -> Void {
-    var isFirst = true
-    return { value in
-        if isFirst {
-            isFirst = false
-        } else {
-            handler(value)
-        }
     }
 }

@@ -7,11 +7,20 @@
 /// where repeats matter.
 public final class ReactiveProperty<Value> {
     private var storage: Value
-    private var observers: [PropertyObserver<Value>] = []
+    /// The first subscriber apart from the rest: most properties have one or none, and a
+    /// scene holds thousands, so the list is made only for a second.
+    private var first: PropertyObserver<Value>?
+    private var others: [PropertyObserver<Value>] = []
 
     /// Creates a property holding `value`.
     public init(_ value: Value) {
         self.storage = value
+    }
+
+    deinit {
+        // Observers point back without counting (``PropertyObserver/property``): told here.
+        first?.property = nil
+        for observer in others { observer.property = nil }
     }
 
     /// The current value. Setting it notifies every subscriber synchronously.
@@ -19,10 +28,13 @@ public final class ReactiveProperty<Value> {
         get { storage }
         set {
             storage = newValue
+            guard let first else { return }
             // A snapshot, so that subscribing or unsubscribing from a handler is safe; an
-            // observer removed during this loop is skipped through its `isActive` flag.
-            for observer in observers where observer.isActive {
-                observer.next(newValue)
+            // observer removed meanwhile is skipped, being unsubscribed.
+            let others = self.others
+            if !first.isUnsubscribed { first.receive(newValue) }
+            for observer in others where !observer.isUnsubscribed {
+                observer.receive(newValue)
             }
         }
     }
@@ -31,17 +43,35 @@ public final class ReactiveProperty<Value> {
     /// write.
     @discardableResult
     public func subscribe(_ next: @escaping (Value) -> Void) -> Subscription {
-        let observer = PropertyObserver(next, of: self)
-        observers.append(observer)
+        let observer = ValueObserver(next, of: self)
+        add(observer)
         next(storage)
-        // The observer alone is what the subscription holds: a closure holding one object
-        // needs no allocation of its own, and a scene makes thousands of subscriptions.
-        return Subscription(observer.cancel)
+        return observer
+    }
+
+    /// Subscribes to the writes without their values: `notify` is called now, then on every
+    /// write. What ``subscribe(_:)`` does with a handler ignoring its argument, without the
+    /// closure that wrapping `notify` would allocate: the engine follows every published
+    /// property this way.
+    @discardableResult
+    public func subscribeToWrites(_ notify: @escaping () -> Void) -> Subscription {
+        let observer = WriteObserver(notify, of: self)
+        add(observer)
+        notify()
+        return observer
+    }
+
+    private func add(_ observer: PropertyObserver<Value>) {
+        if first == nil { first = observer } else { others.append(observer) }
     }
 
     /// Lets go of `observer`.
     fileprivate func remove(_ observer: PropertyObserver<Value>) {
-        observers.removeAll { $0 === observer }
+        if first === observer {
+            first = others.isEmpty ? nil : others.removeFirst()
+        } else {
+            others.removeAll { $0 === observer }
+        }
     }
 
     /// The property as a stream: the current value on subscription, then every write.
@@ -55,7 +85,7 @@ public final class ReactiveProperty<Value> {
     public var readOnly: ReadOnlyProperty<Value> { ReadOnlyProperty(self) }
 
     /// How many subscribers the property has (for tests and diagnostics).
-    public var subscriberCount: Int { observers.count }
+    public var subscriberCount: Int { (first == nil ? 0 : 1) + others.count }
 }
 
 /// A read-only view of a ``ReactiveProperty``: the value can be read and observed, not written.
@@ -76,24 +106,54 @@ public struct ReadOnlyProperty<Value> {
         base.subscribe(next)
     }
 
+    /// Subscribes to the writes; see ``ReactiveProperty/subscribeToWrites(_:)``.
+    @discardableResult
+    public func subscribeToWrites(_ notify: @escaping () -> Void) -> Subscription {
+        base.subscribeToWrites(notify)
+    }
+
     /// The property as a stream.
     public var stream: MotionObservable<Value> { base.stream }
 }
 
-private final class PropertyObserver<Value> {
-    let next: (Value) -> Void
-    var isActive = true
-    /// The property observed, until the subscription is cancelled.
-    private weak var property: ReactiveProperty<Value>?
+/// A property's subscriber, which is also its subscription: one object per link.
+private class PropertyObserver<Value>: Subscription {
+    /// The property observed, until the subscription is cancelled or the property goes
+    /// (its deinit clears this): not counted, which saves every observed property the side
+    /// table a weak reference would make.
+    unowned(unsafe) var property: ReactiveProperty<Value>?
 
-    init(_ next: @escaping (Value) -> Void, of property: ReactiveProperty<Value>) {
-        self.next = next
+    init(of property: ReactiveProperty<Value>) {
         self.property = property
+        super.init()
     }
 
-    func cancel() {
-        isActive = false
+    func receive(_ value: Value) {}
+
+    override func cancel() {
         property?.remove(self)
         property = nil
     }
+}
+
+private final class ValueObserver<Value>: PropertyObserver<Value> {
+    private let next: (Value) -> Void
+
+    init(_ next: @escaping (Value) -> Void, of property: ReactiveProperty<Value>) {
+        self.next = next
+        super.init(of: property)
+    }
+
+    override func receive(_ value: Value) { next(value) }
+}
+
+private final class WriteObserver<Value>: PropertyObserver<Value> {
+    private let notify: () -> Void
+
+    init(_ notify: @escaping () -> Void, of property: ReactiveProperty<Value>) {
+        self.notify = notify
+        super.init(of: property)
+    }
+
+    override func receive(_ value: Value) { notify() }
 }

@@ -173,11 +173,12 @@ public struct SceneState: Equatable, Sendable {
         /// The most an element of this id, added with this object (nil: from the
         /// configuration), can take: its line with every number at its longest.
         public init(id: String, added: JSONValue?) {
-            let idText = JSONValue.string(id).encodedBytes
-            let addedText = added?.encodedBytes ?? Array("null".utf8)
+            // Counted as the encoding would be, without making it (``JSONValue/encodedSize``):
+            // the value bound of `added`'s text is one more than its separators.
+            let addedSize = added?.encodedSize ?? (bytes: 4, separators: 0)
             // The keys and punctuation, and six numbers of at most 24 characters each.
-            bytes = idText.count + addedText.count + 80 + 6 * 24 + 1
-            values = 12 + SceneState.valueBound(addedText)
+            bytes = JSONValue.encodedCount(string: id) + addedSize.bytes + 80 + 6 * 24 + 1
+            values = 12 + 1 + addedSize.separators
         }
 
         public static func + (a: Cost, b: Cost) -> Cost { Cost(bytes: a.bytes + b.bytes, values: a.values + b.values) }
