@@ -13,44 +13,23 @@ import sys
 import time
 import traceback
 
-# The repository's Python client, as a kiosk's app uses it.
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "clients", "python"))
+# The repository's Python client, as a kiosk's app uses it, and the kernel lab's deadlines.
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.join(HERE, "..", "..", "clients", "python"))
+sys.path.insert(0, os.path.join(HERE, "..", "KernelLab"))
 import motiond  # noqa: E402
+from labkit import LabFailure, check, run, wait_until  # noqa: E402
 
 SOCKET = "/run/motiond/motiond.sock"
 STEP = 30
 
 
-class LabFailure(Exception):
-    pass
-
-
-def check(condition, why):
-    if not condition:
-        raise LabFailure(why)
-
-
-def run(*arguments):
-    return subprocess.run(arguments, capture_output=True, text=True, timeout=STEP)
-
-
 def systemctl(*arguments):
-    return run("systemctl", *arguments).stdout.strip()
-
-
-def wait_until(what, predicate, seconds=STEP):
-    deadline = time.monotonic() + seconds
-    while True:
-        value = predicate()
-        if value:
-            return value
-        if time.monotonic() > deadline:
-            raise LabFailure(f"waited {seconds} s for {what}")
-        time.sleep(0.05)
+    return run(["systemctl", *arguments], seconds=STEP).stdout.strip()
 
 
 def journal():
-    return run("journalctl", "--no-pager", "-u", "motiond.service", "-u", "motiond.socket", "-n", "40").stdout
+    return run(["journalctl", "--no-pager", "-u", "motiond.service", "-u", "motiond.socket", "-n", "40"], seconds=STEP).stdout
 
 
 def socket_activation():
@@ -80,7 +59,7 @@ def restart_keeps_clients_and_scene():
     """`systemctl restart motiond` while a client is connected: the client reconnects by
     itself, its subscription carries on, and the element another client added is still there,
     kept in StateDirectory."""
-    run("systemctl", "start", "motiond.socket")
+    run(["systemctl", "start", "motiond.socket"], seconds=STEP)
     states = []
 
     async def body():
@@ -101,7 +80,7 @@ def restart_keeps_clients_and_scene():
             before = int(systemctl("show", "-p", "MainPID", "--value", "motiond.service"))
             connections = watcher.connections
             # The state file is written at a stop (and every state_interval): the restart keeps it.
-            result = await asyncio.to_thread(run, "systemctl", "restart", "motiond.service")
+            result = await asyncio.to_thread(run, ["systemctl", "restart", "motiond.service"], seconds=STEP)
             if result.returncode != 0:
                 raise LabFailure(f"systemctl restart: {result.stderr}\n{journal()}")
             after = int(systemctl("show", "-p", "MainPID", "--value", "motiond.service"))
@@ -129,9 +108,9 @@ def restart_keeps_clients_and_scene():
 def reload_keeps_running():
     """`systemctl reload motiond` (ExecReload: SIGHUP) reloads the configuration in place."""
     before = systemctl("show", "-p", "MainPID", "--value", "motiond.service")
-    result = run("systemctl", "reload", "motiond.service")
+    result = run(["systemctl", "reload", "motiond.service"], seconds=STEP)
     check(result.returncode == 0, f"systemctl reload: {result.stderr}\n{journal()}")
-    wait_until("motiond to log the reload", lambda: "reload" in journal().lower())
+    wait_until("motiond to log the reload", lambda: "reload" in journal().lower(), seconds=STEP)
     check(systemctl("is-active", "motiond.service") == "active", f"motiond.service is {systemctl('is-active', 'motiond.service')} after the reload")
     check(systemctl("show", "-p", "MainPID", "--value", "motiond.service") == before, "the reload started a new process")
     return "reloaded in place (same pid), still active"
@@ -139,7 +118,7 @@ def reload_keeps_running():
 
 def security_score():
     """systemd-analyze security on the unit as installed and running: its exposure score."""
-    result = run("systemd-analyze", "security", "--no-pager", "motiond.service")
+    result = run(["systemd-analyze", "security", "--no-pager", "motiond.service"], seconds=STEP)
     last = [line for line in result.stdout.splitlines() if "Overall exposure level" in line]
     check(last, f"systemd-analyze security said: {result.stdout[-500:]} {result.stderr[-500:]}")
     score = float(last[0].split("level for motiond.service:")[1].split()[0])
@@ -150,8 +129,8 @@ def security_score():
 def stopped_then_started_by_a_client():
     """`systemctl stop` ends motiond with a clean exit (no failed state); the socket stays,
     and the next client starts motiond again."""
-    run("systemctl", "start", "motiond.socket")
-    result = run("systemctl", "stop", "motiond.service")
+    run(["systemctl", "start", "motiond.socket"], seconds=STEP)
+    result = run(["systemctl", "stop", "motiond.service"], seconds=STEP)
     check(result.returncode == 0, f"systemctl stop: {result.stderr}")
     result = systemctl("show", "-p", "Result", "--value", "motiond.service")
     check(result == "success", f"motiond.service's result at stop: {result}\n{journal()}")
@@ -184,7 +163,7 @@ def main(out, names):
             results.write(json.dumps({"test": name, "status": status, "seconds": round(time.monotonic() - started, 2), "detail": detail}) + "\n")
             results.flush()
     with open(os.path.join(out, "journal.txt"), "w") as log:
-        log.write(run("journalctl", "--no-pager", "-b").stdout)
+        log.write(run(["journalctl", "--no-pager", "-b"], seconds=STEP).stdout)
 
 
 if __name__ == "__main__":
