@@ -75,16 +75,19 @@ final class TUIOOutput {
     /// Class ids stay with element ids: configured elements in order, then added ones.
     private var classIDs: [String: Int32] = [:]
     private let makeSink: (ListenAddress) -> DatagramSink
+    /// The wall clock 2.0's `frm` carries: Unix seconds and nanoseconds.
+    private let wallClock: WallClock
     /// Whether elements go out where they are predicted to be (`[[tuio]] predicted`).
     let predicted: Bool
 
     /// An output to `settings`' targets, through sinks `makeSink` opens (UDP sockets, or a
-    /// test's recorder).
+    /// test's recorder), stamping 2.0's frames with `wallClock` (the system's, or a test's).
     /// `frameNumber` is the last frame an earlier output sent, for numbers that go on.
     /// With `predicted`, elements go out where touch prediction says they will be.
     init(settings: [TUIOSettings], screen: Size, elementIDs: [String], frameNumber: Int32 = 0, predicted: Bool = false,
-         makeSink: @escaping (ListenAddress) -> DatagramSink = UDPSender.init) {
+         makeSink: @escaping (ListenAddress) -> DatagramSink = UDPSender.init, wallClock: @escaping WallClock = TUIOOutput.systemWallClock) {
         self.predicted = predicted
+        self.wallClock = wallClock
         self.screen = screen
         self.frameNumber = frameNumber
         self.makeSink = makeSink
@@ -183,7 +186,7 @@ final class TUIOOutput {
     func publish(_ elements: [Element], time: Double) {
         read(elements, time: time)
         var numbered = false
-        var wallClock: OSCTimeTag?  // read once a frame, only for 2.0
+        var frameTime: OSCTimeTag?  // read once a frame, only for 2.0
         for target in targets {
             let full = time - target.lastFull >= 1
             let takesObjects = !target.settings.elements.isEmpty
@@ -218,8 +221,8 @@ final class TUIOOutput {
             target.frame.number = frameNumber
             var time = OSCTimeTag.immediately  // 1.1 has no frame time
             if target.settings.version == .v2_0 {
-                time = wallClock ?? Self.now()
-                wallClock = time
+                time = frameTime ?? now()
+                frameTime = time
             }
             send(target, time: time)
             // The lists are the target's again, to fill next time without allocating.
@@ -241,7 +244,7 @@ final class TUIOOutput {
         for target in targets {
             target.frame = TUIOFrame(number: frameNumber, cursors: target.settings.contacts ? TUIOProfile() : nil,
                                      objects: target.settings.elements.isEmpty ? nil : TUIOProfile())
-            send(target, time: Self.now())
+            send(target, time: now())
             target.sink.close()
         }
         targets = []
@@ -267,10 +270,16 @@ final class TUIOOutput {
     }
 
     /// The wall clock, as 2.0's `frm` carries it.
-    private static func now() -> OSCTimeTag {
+    private func now() -> OSCTimeTag {
+        let (seconds, nanoseconds) = wallClock()
+        return OSCTimeTag(unixSeconds: seconds, nanoseconds: nanoseconds)
+    }
+
+    /// The system's wall clock (`CLOCK_REALTIME`).
+    package static func systemWallClock() -> (seconds: Int, nanoseconds: Int) {
         var spec = timespec()
         clock_gettime(CLOCK_REALTIME, &spec)
-        return OSCTimeTag(unixSeconds: spec.tv_sec, nanoseconds: spec.tv_nsec)
+        return (spec.tv_sec, spec.tv_nsec)
     }
 
     private static func tuio(_ cursor: Cursor) -> TUIOCursor {

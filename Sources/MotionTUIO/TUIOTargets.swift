@@ -13,8 +13,21 @@ public final class TUIOTargets {
     /// What went to the targets of earlier configurations, by target: a reload starts each
     /// target's own counts again, and the metrics' counters must not.
     private var sentBefore: [String: TUIOSent] = [:]
+    /// Where datagrams go and what time 2.0's frames carry: UDP and the system's clock, or a
+    /// test's recorder and clock.
+    private let makeSink: (ListenAddress) -> DatagramSink
+    private let wallClock: WallClock
 
-    public init() {}
+    public convenience init() {
+        self.init(makeSink: UDPSender.init, wallClock: TUIOOutput.systemWallClock)
+    }
+
+    /// Targets whose datagrams go to the sinks `makeSink` opens, 2.0's frames stamped with
+    /// `wallClock`: for a test that records what would be sent.
+    package init(makeSink: @escaping (ListenAddress) -> DatagramSink, wallClock: @escaping WallClock) {
+        self.makeSink = makeSink
+        self.wallClock = wallClock
+    }
 
     private var active: [TUIOOutput] { [outputs.measured, outputs.predicted].compactMap { $0 } }
 
@@ -32,7 +45,8 @@ public final class TUIOTargets {
                 retire(output.targets)
                 output.configure(settings, screen: configuration.screen, elementIDs: ids)
             } else {
-                output = TUIOOutput(settings: settings, screen: configuration.screen, elementIDs: ids, frameNumber: lastFrame, predicted: predicted)
+                output = TUIOOutput(settings: settings, screen: configuration.screen, elementIDs: ids, frameNumber: lastFrame, predicted: predicted,
+                                    makeSink: makeSink, wallClock: wallClock)
             }
             output?.publish(elements, time: time)
         }
@@ -83,6 +97,9 @@ public final class TUIOTargets {
         return sent
     }
 }
+
+/// The wall clock TUIO 2.0's frames carry: Unix seconds and nanoseconds.
+package typealias WallClock = () -> (seconds: Int, nanoseconds: Int)
 
 /// What went to a TUIO target, for metrics.
 public struct TUIOSent: Equatable, Sendable {

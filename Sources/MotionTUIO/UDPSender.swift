@@ -2,7 +2,7 @@ import Glibc
 import MotionConfiguration
 
 /// Where a TUIO target's datagrams go. A protocol so that tests can record them.
-protocol DatagramSink: AnyObject {
+package protocol DatagramSink: AnyObject {
     /// Sends one datagram without waiting; the errno when it could not be sent.
     func send(_ datagram: borrowing [UInt8]) -> Int32?
     /// Closes it; later sends fail.
