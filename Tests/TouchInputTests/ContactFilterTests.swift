@@ -153,6 +153,54 @@ struct ContactFilterTests {
         #expect(try Self.frames(pause, on: Self.panel()).allSatisfy { $0.contacts.allSatisfy { $0.trackingID == 5 } })
     }
 
+    @Test("on a 20 Hz panel (frames 50 ms apart), a contact that crosses 200 mm in one frame is a jump; a fling at 1.2 m/s (60 mm a frame) is not")
+    func jumpsOnASlowPanel() throws {
+        // Four frames of a slow drag (5 mm a frame) tell the filters the panel's pace.
+        func slowStart(_ script: inout EventScript, id: Int32) {
+            script.slot(0); script.track(id); script.at(500, 500); script.report(after: 0.05)
+            for step in 1...4 { script.at(500 + Int32(step) * 50, 500); script.report(after: 0.05) }
+        }
+        var jump = EventScript()
+        slowStart(&jump, id: 3)
+        jump.at(2700, 500); jump.report(after: 0.05)
+        jump.track(-1); jump.report()
+        let frames = try Self.frames(jump, on: Self.panel())
+        let jumped = try #require(frames.first { $0.contacts.count == 2 }, "\(frames.map(Self.phases))")
+        #expect(jumped.contacts.map(\.phase) == [.cancelled, .began])
+        #expect(jumped.contacts[0].deviceX == 700 && jumped.contacts[1].deviceX == 2700)
+
+        var fling = EventScript()
+        slowStart(&fling, id: 4)
+        for step in 1...5 { fling.at(700 + Int32(step) * 600, 500); fling.report(after: 0.05) }
+        fling.track(-1); fling.report()
+        let flung = try Self.frames(fling, on: Self.panel())
+        #expect(flung.allSatisfy { $0.contacts.allSatisfy { $0.trackingID == 4 && $0.phase != .cancelled } }, "\(flung.map(Self.phases))")
+        #expect(flung.last?.contacts.first?.deviceX == 3700)
+    }
+
+    @Test("the frame interval is the median of the latest gaps between frames: a dropped frame or a pause between touches does not move it")
+    func frameInterval() {
+        var interval = FrameInterval()
+        interval.frame(at: 0)
+        interval.frame(at: 0.01)
+        interval.frame(at: 0.02)
+        #expect(interval.median == nil, "two gaps are not yet a pace")
+        interval.frame(at: 0.05)  // a frame dropped
+        #expect(abs((interval.median ?? 0) - 0.01) < 1e-9)
+        interval.frame(at: 5)  // the next touch
+        interval.frame(at: 5)  // a frame at the same time
+        #expect(abs((interval.median ?? 0) - 0.01) < 1e-9)
+        var time = 5.0
+        for _ in 0..<FrameInterval.kept {
+            time += 0.05
+            interval.frame(at: time)
+        }
+        #expect(abs((interval.median ?? 0) - 0.05) < 1e-9, "a new pace replaces the old once the ring has turned")
+        #expect(abs(ContactFilterSettings.jumpWindow(frameInterval: interval.median) - 0.15) < 1e-9)
+        #expect(ContactFilterSettings.jumpWindow(frameInterval: 0.004) == ContactFilterSettings.jumpWindow)
+        #expect(ContactFilterSettings.jumpWindow(frameInterval: nil) == ContactFilterSettings.jumpWindow)
+    }
+
     // MARK: Exchanged positions
 
     /// Fingers on `Self.panel()`, each a function of the frame number giving its position,

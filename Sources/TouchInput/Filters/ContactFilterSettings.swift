@@ -31,7 +31,8 @@ public struct ContactFilterSettings: Hashable, Sendable {
     public var stuckSlopPixels: Double
     /// When a contact is a palm.
     public var palmSize: PalmSize
-    /// Millimetres a contact may move within one frame of at most ``jumpWindow`` seconds;
+    /// Millimetres a contact may move between two of its reports within the jump window
+    /// (``jumpWindow(frameInterval:)``);
     /// 0 turns the filter off (it is off, too, on a device without a resolution). Contacts
     /// whose positions the panel exchanged are re-paired with their fingers rather than
     /// cancelled (``ContactFilters``).
@@ -44,9 +45,21 @@ public struct ContactFilterSettings: Hashable, Sendable {
     /// The quirk (motiond's data on misdescribed panels) that set any of these, for `devices`.
     public var quirk: String?
 
-    /// The longest frame gap over which a long move is a jump: beyond it, a finger may
-    /// simply have moved fast while the panel was slow to report.
+    /// The shortest jump window, and the time the jump limit is per: on a panel whose frames
+    /// are 10 ms apart or less, a move farther than the limit within 30 ms is a jump; beyond
+    /// the window, a finger may simply have moved fast while the panel was slow to report.
     public static let jumpWindow = 0.030
+    /// The jump window in the panel's frames: on a slower panel than 100 Hz the window is
+    /// this many of its frames, so that its jumps are seen at all (a 20 Hz infrared frame
+    /// reports every 50 ms), and a move over a gap longer than ``jumpWindow`` is a jump only
+    /// beyond the limit per ``jumpWindow`` (the same speed), so that its fast fingers are not.
+    public static let jumpFrames = 3.0
+
+    /// The longest gap between a contact's reports over which a long move is a jump, given
+    /// the panel's measured frame interval (nil until measured).
+    public static func jumpWindow(frameInterval: Double?) -> Double {
+        Swift.max(jumpWindow, jumpFrames * (frameInterval ?? 0))
+    }
     /// The palm size used by ``PalmSize/automatic``.
     public static let automaticPalmMillimetres = 30.0
     /// On a panel whose size is not believed, a jump is a move farther than this fraction of

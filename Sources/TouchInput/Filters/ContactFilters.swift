@@ -14,7 +14,7 @@ import TouchModel
 /// | `landing` | lifts                                          | —         | nothing (a palm, ignored from landing) |
 /// | `live`    | grows larger than a palm                       | `ignored` | `cancelled`         |
 /// | `live`    | exchanged with other live contacts: another pairing of the frame leaves fewer jumps | `live`, under the slot its finger is reported in | `moved`, under its own id, kept shown position and stuck anchor |
-/// | `live`    | moves farther than `jump_mm` within 30 ms      | `live`    | `cancelled`, then `began` under a new id where it landed |
+/// | `live`    | moves farther than `jump_mm` within three of the panel's frames (at least 30 ms) | `live`    | `cancelled`, then `began` under a new id where it landed |
 /// | `live`    | within the stuck slop for `stuck_after` s      | `ignored` | `cancelled` (also between frames: ``expire(at:)``) |
 /// | `live`    | moves                                          | `live`    | `moved` past the hysteresis margin, else `stationary` |
 /// | `live`    | lifts or is cancelled                          | —         | `ended` / `cancelled` |
@@ -67,6 +67,8 @@ public struct ContactFilters {
     private var nextJumpID: Int32 = 1 << 30
     /// The frame being made; its time is the frame's being filtered.
     private var output = TouchFrame(time: 0, contacts: [])
+    /// How often the device reports: the jump filter's window is a few of its frames.
+    private var interval = FrameInterval()
 
     /// Filters for a device with `slots` slots, mapped by `mapper`.
     public init(_ resolved: ResolvedContactFilters, mapper: CoordinateMapper, slots: Int) {
@@ -132,6 +134,7 @@ public struct ContactFilters {
 
     /// The frame with the filters applied; nil when nothing in it is left to report.
     public mutating func filter(_ frame: TouchFrame) -> TouchFrame? {
+        interval.frame(at: frame.time)
         output.time = frame.time
         output.contacts.removeAll(keepingCapacity: true)
         let mayJump = repairExchanges(in: frame)
@@ -336,17 +339,21 @@ public struct ContactFilters {
     }
 
     /// Whether the contact, continuing `track`, jumped: moved farther than the jump limit
-    /// within ``ContactFilterSettings/jumpWindow``.
+    /// within the jump window (``ContactFilterSettings/jumpWindow(frameInterval:)``); over a
+    /// gap longer than ``ContactFilterSettings/jumpWindow``, farther than the limit per that
+    /// time, so that a slow panel's fast finger is not a jump.
     private func isJump(_ track: Track, to contact: TouchContact, at time: Double) -> Bool {
-        time - track.rawTime <= ContactFilterSettings.jumpWindow && jumpDistanceExceeded(from: track, to: contact)
+        let gap = time - track.rawTime
+        return gap <= ContactFilterSettings.jumpWindow(frameInterval: interval.median)
+            && jumpDistanceExceeded(from: track, to: contact, scale: Swift.max(1, gap / ContactFilterSettings.jumpWindow))
     }
 
-    /// Whether the contact is farther than the jump limit from where the firmware last put
-    /// `track`; false when the filter is off or the distance unknown.
-    private func jumpDistanceExceeded(from track: Track, to contact: TouchContact) -> Bool {
+    /// Whether the contact is farther than `scale` times the jump limit from where the
+    /// firmware last put `track`; false when the filter is off or the distance unknown.
+    private func jumpDistanceExceeded(from track: Track, to contact: TouchContact, scale: Double) -> Bool {
         guard let limit = resolved.jump, let distance = jumpDistance(from: track, to: contact) else { return false }
         switch limit {
-        case .millimetres(let limit), .pixels(let limit): return distance > limit
+        case .millimetres(let limit), .pixels(let limit): return distance > limit * scale
         }
     }
 
