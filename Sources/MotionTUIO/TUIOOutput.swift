@@ -42,8 +42,8 @@ final class TUIOOutput {
     }
 
     private struct Cursor {
-        var device: Int
-        var trackingID: Int32
+        /// The engine's number for the finger (``ReportedContact/finger``).
+        var finger: Int
         var session: Int32
         var slot: Int32
         var motion: TUIOMotion
@@ -110,22 +110,23 @@ final class TUIOOutput {
 
     // MARK: Taking in
 
-    /// Takes a frame from the device numbered `device`: its contacts' sessions begin, move
-    /// and end.
-    func take(_ frame: TouchFrame, device: Int) {
-        for contact in frame.contacts {
-            let index = cursors.firstIndex { $0.device == device && $0.trackingID == contact.trackingID }
+    /// Takes an input frame's contacts, as its report numbers them, at the frame's `time`:
+    /// their sessions begin, move and end.
+    func take(_ contacts: [ReportedContact], time: Double) {
+        for reported in contacts {
+            let contact = reported.contact
+            let index = cursors.firstIndex { $0.finger == reported.finger }
             let x = contact.position.x / screen.width, y = contact.position.y / screen.height
             if !contact.phase.isActive {
                 if let index { cursors.remove(at: index); cursorsChanged = true }
             } else if let index {
                 guard cursors[index].motion.x != x || cursors[index].motion.y != y else { continue }
-                cursors[index].motion.move(x: x, y: y, time: frame.time)
+                cursors[index].motion.move(x: x, y: y, time: time)
                 cursors[index].changed = true
                 cursorsChanged = true
             } else {
-                cursors.append(Cursor(device: device, trackingID: contact.trackingID, session: newSession(), slot: Int32(truncatingIfNeeded: contact.slot),
-                                      motion: TUIOMotion(x: x, y: y, time: frame.time)))
+                cursors.append(Cursor(finger: reported.finger, session: newSession(), slot: Int32(truncatingIfNeeded: contact.slot),
+                                      motion: TUIOMotion(x: x, y: y, time: time)))
                 cursorsChanged = true
             }
         }

@@ -57,9 +57,9 @@ public final class TUIOTargets {
     /// Whether any target is configured: without, the daemon skips the calls below.
     public var isActive: Bool { outputs.measured != nil || outputs.predicted != nil }
 
-    /// A frame's contacts, from the device numbered `device`.
-    public func take(_ frame: TouchFrame, device: Int) {
-        for output in active { output.take(frame, device: device) }
+    /// An input frame's contacts, as its report numbers them, at the frame's `time`.
+    public func take(_ contacts: [ReportedContact], time: Double) {
+        for output in active { output.take(contacts, time: time) }
     }
 
     /// The elements as they are after a frame or a spring's step.

@@ -108,18 +108,44 @@ struct ContactRouterTests {
         }
         let first = router.route(contact(7, .began), device: 0, hit: { _ in card })
         let second = router.route(contact(7, .began), device: 1, hit: { _ in card })
-        #expect(first?.1.trackingID == 0 && second?.1.trackingID == 1, "two devices' 7s are two contacts")
-        #expect(router.route(contact(9, .began), device: 0, hit: { _ in nil }) == nil, "on no element")
+        #expect(first.finger == 1 && second.finger == 2, "two devices' 7s are two contacts, numbered in landing order")
+        #expect(first.heard?.1.trackingID == 1 && second.heard?.1.trackingID == 2, "the card hears each under its number")
+        #expect(router.route(contact(9, .began), device: 0, hit: { _ in nil }).heard == nil, "on no element")
         #expect(router.isAnyDown)
         router.takenByScreen([ContactKey(device: 0, trackingID: 7), ContactKey(device: 0, trackingID: 9)])
         let taken = router.route(contact(7, .moved), device: 0, hit: { _ in card })
-        #expect(taken?.1.phase == .cancelled && taken?.1.trackingID == 0, "the card hears its finger cancelled once")
-        #expect(router.route(contact(7, .moved), device: 0, hit: { _ in card }) == nil, "then nothing")
-        #expect(router.route(contact(7, .moved), device: 1, hit: { _ in card })?.1.phase == .moved, "the other device's finger is still the card's")
+        #expect(taken.heard?.1.phase == .cancelled && taken.heard?.1.trackingID == 1, "the card hears its finger cancelled once")
+        #expect(router.route(contact(7, .moved), device: 0, hit: { _ in card }).heard == nil, "then nothing")
+        #expect(router.route(contact(7, .moved), device: 1, hit: { _ in card }).heard?.1.phase == .moved, "the other device's finger is still the card's")
         var cancelled: [Int32] = []
         router.elementGone(card, into: &cancelled)
-        #expect(cancelled == [1])
+        #expect(cancelled == [2])
         for (id, device) in [(7, 0), (7, 1), (9, 0)] { _ = router.route(contact(Int32(id), .ended), device: device, hit: { _ in card }) }
         #expect(!router.isAnyDown, "every finger lifted")
+    }
+
+    @Test("finger numbers are per device and tracking id, last until the lift, are never reused, and carry over to a successor")
+    func fingerNumbers() {
+        var router = ContactRouter()
+        func finger(_ id: Int32, _ phase: TouchPhase, device: Int) -> Int {
+            router.route(TouchContact(slot: 0, trackingID: id, phase: phase, deviceX: 0, deviceY: 0, position: Point(x: 0, y: 0)), device: device, hit: { _ in nil }).finger
+        }
+        let a = finger(1, .began, device: 0)
+        let b = finger(1, .began, device: 1)
+        #expect(a != b)
+        #expect(finger(1, .moved, device: 0) == a)
+        #expect(finger(1, .began, device: 0) == a, "a tracking id landing again without a lift is the same finger")
+        #expect(finger(1, .ended, device: 0) == a)
+        let c = finger(1, .began, device: 0)
+        #expect(c != a && c != b, "the kernel reuses its tracking id; the number is new")
+        // A screen gesture that takes a finger in the frame it lands in numbers nothing itself.
+        router.takenByScreen([ContactKey(device: 2, trackingID: 5)])
+        let d = finger(5, .began, device: 2)
+        #expect(d == c + 1)
+        var successor = router.handedOver
+        let again = successor.route(TouchContact(slot: 0, trackingID: 1, phase: .moved, deviceX: 0, deviceY: 0, position: Point(x: 0, y: 0)), device: 1, hit: { _ in nil })
+        #expect(again.finger == b, "a reload keeps the fingers' numbers")
+        let next = successor.route(TouchContact(slot: 0, trackingID: 8, phase: .began, deviceX: 0, deviceY: 0, position: Point(x: 0, y: 0)), device: 0, hit: { _ in nil })
+        #expect(next.finger == d + 1, "and goes on counting")
     }
 }

@@ -79,19 +79,4 @@ struct ContactsStreamTests {
         daemon.process(TouchFrame(time: 1, contacts: [contact(1, .began, 10, 20)]), from: DeviceIdentity(number: 0, node: "n"))
         #expect(values(try output.take()).count == 1)
     }
-
-    @Test("numbers are per device and tracking id, never reused")
-    func identities() {
-        var identities = ContactIdentities()
-        let a = identities.identity(of: contact(1, .began, 0, 0), device: 0)
-        let b = identities.identity(of: contact(1, .began, 0, 0), device: 1)
-        #expect(a != b)
-        #expect(identities.identity(of: contact(1, .moved, 0, 0), device: 0) == a)
-        #expect(identities.identity(of: contact(1, .ended, 0, 0), device: 0) == a)
-        let c = identities.identity(of: contact(1, .began, 0, 0), device: 0)
-        #expect(c != a && c != b)
-        identities.forgetAll()
-        #expect(identities.count == 0)
-        #expect(![a, b, c].contains(identities.identity(of: contact(1, .began, 0, 0), device: 1)))
-    }
 }

@@ -61,7 +61,7 @@ struct ValueLineTests {
             var state = ContactsStream()
             for (index, finger) in fingers.prefix(count).enumerated() {
                 let contact = TouchContact(slot: index, trackingID: Int32(index), phase: .began, deviceX: 0, deviceY: 0, position: finger.position)
-                _ = state.update(with: [ReportedContact(device: index, contact: contact, predicted: nil)], node: finger.device)
+                _ = state.update(with: [ReportedContact(device: index, finger: finger.id, contact: contact, predicted: nil)], node: finger.device)
             }
             let expected = JSONValue.object([("event", "value"), ("stream", .string(ContactsStream.name)), ("value", state.json), ("t", .number(4.25)), ("seq", .integer(9))]).encoded + "\n"
             var buffer = ByteBufferAllocator().buffer(capacity: 16)

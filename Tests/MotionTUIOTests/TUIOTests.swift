@@ -288,3 +288,11 @@ struct TUIOOutputTests {
         #expect(sinks[1].closed)
     }
 }
+
+extension TUIOOutput {
+    /// A frame from the device numbered `device`, each contact a finger numbered by its device
+    /// and tracking id, as the engine's numbers would tell them apart.
+    func take(_ frame: TouchFrame, device: Int) {
+        take(frame.contacts.map { ReportedContact(device: device, finger: device << 32 | Int($0.trackingID), contact: $0, predicted: nil) }, time: frame.time)
+    }
+}

@@ -94,27 +94,44 @@ enum ContactRoute {
     }
 }
 
-/// Every contact down, on an element or not, on every device, and where each goes
-/// (``ContactRoute``): what the engine asks to hand a frame's contacts to the elements, to
-/// know whether anyone touches the screen, and which fingers hold an element.
+/// Every contact down, on an element or not, on every device, where each goes
+/// (``ContactRoute``) and which finger it is: what the engine asks to hand a frame's contacts
+/// to the elements, to know whether anyone touches the screen, which fingers hold an
+/// element, and to number the fingers for everyone who publishes them.
+///
+/// A finger's number lasts from its landing to its lift, across every device, and is never
+/// given twice while the process runs (the kernel's tracking ids are per device, and reused):
+/// `screen.contacts` publishes it, TUIO's cursors follow it, and an element hears its
+/// contacts under it. Numbers count from 1 in the order contacts are first seen.
 struct ContactRouter {
-    private var routes: [ContactKey: ContactRoute] = [:]
-    private var nextID: Int32 = 0
+    /// One contact down: its route, and its finger's number (0 until the contact is first
+    /// routed, for a contact a screen gesture took in the frame it landed in).
+    private struct Entry {
+        var route: ContactRoute
+        var finger: Int
+    }
+
+    private var routes: [ContactKey: Entry] = [:]
+    private var nextFinger = 1
 
     /// Whether any contact is down anywhere.
     var isAnyDown: Bool { !routes.isEmpty }
 
     /// Routes one contact of a device's frame; `hit` finds the element a landing contact is
-    /// on. Returns what its element hears, if any: the contact under the element's id.
-    mutating func route(_ contact: TouchContact, device: Int, hit: (Point) -> EngineElement?) -> (EngineElement, TouchContact)? {
+    /// on. Returns its finger's number, and what its element hears, if any: the contact under
+    /// that number.
+    mutating func route(_ contact: TouchContact, device: Int, hit: (Point) -> EngineElement?) -> (finger: Int, heard: (EngineElement, TouchContact)?) {
         let key = ContactKey(device: device, trackingID: contact.trackingID)
+        let entry = routes[key]
+        // A contact never seen has a number from here, even one that only lifts (which
+        // nobody publishes): numbers follow the order contacts are seen in.
+        let finger = entry.map { $0.finger != 0 ? $0.finger : takeFinger() } ?? takeFinger()
         let event: ContactRoute.Event
         switch contact.phase {
         case .began:
-            switch routes[key] {
+            switch entry?.route {
             case nil, .nowhere?:
-                let element = hit(contact.position)
-                event = .land(on: element, id: element == nil ? 0 : takeID())
+                event = .land(on: hit(contact.position), id: Int32(truncatingIfNeeded: finger))
             case .element?, .takenFromElement?, .screen?:
                 // Only the table's verdict matters: the element is not looked up.
                 event = .land(on: nil, id: 0)
@@ -122,23 +139,28 @@ struct ContactRouter {
         case .moved, .stationary: event = .move
         case .ended, .cancelled: event = .lift
         }
-        return apply(event, to: key, contact)
+        let (next, delivery) = ContactRoute.transition(entry?.route, event)
+        routes[key] = next.map { Entry(route: $0, finger: finger) }
+        return (finger, Self.heard(delivery, contact))
     }
 
     /// A screen gesture took every contact in `keys` from the elements.
     mutating func takenByScreen(_ keys: some Sequence<ContactKey>) {
-        for key in keys { routes[key] = ContactRoute.transition(routes[key], .takenByScreen).next }
+        for key in keys {
+            let next = ContactRoute.transition(routes[key]?.route, .takenByScreen).next
+            routes[key] = next.map { Entry(route: $0, finger: routes[key]?.finger ?? 0) }
+        }
     }
 
     /// `element` went, or was turned off: its contacts go nowhere until they lift. Their ids,
     /// for the element to hear them `cancelled`.
     mutating func elementGone(_ element: EngineElement, into cancelled: inout [Int32]) {
-        for (key, route) in routes {
-            switch route {
+        for (key, entry) in routes {
+            switch entry.route {
             case .element(let owner, _), .takenFromElement(let owner, _):
                 guard owner === element else { continue }
-                let (next, delivery) = ContactRoute.transition(route, .elementGone)
-                routes[key] = next
+                let (next, delivery) = ContactRoute.transition(entry.route, .elementGone)
+                routes[key] = next.map { Entry(route: $0, finger: entry.finger) }
                 if case .cancelled(_, let id) = delivery { cancelled.append(id) }
             case .nowhere, .screen:
                 continue
@@ -149,23 +171,23 @@ struct ContactRouter {
     /// Hands each element the contacts holding it (``EngineElement/fingers``), each by key
     /// and the element's id for it: one pass over the contacts, whatever the elements.
     func collectFingers() {
-        for (key, route) in routes {
-            if case .element(let owner, let id) = route { owner.fingers.append((key, id)) }
+        for (key, entry) in routes {
+            if case .element(let owner, let id) = entry.route { owner.fingers.append((key, id)) }
         }
     }
 
-    /// The contacts down, routed nowhere: what a successor engine knows of the fingers down
-    /// when it takes over (they land on none of its elements, and the screen is not idle
-    /// under them).
+    /// The contacts down, routed nowhere, under their numbers: what a successor engine knows
+    /// of the fingers down when it takes over (they land on none of its elements, the screen
+    /// is not idle under them, and they keep their numbers).
     var handedOver: ContactRouter {
         var successor = ContactRouter()
-        for key in routes.keys { successor.routes[key] = .nowhere }
+        for (key, entry) in routes { successor.routes[key] = Entry(route: .nowhere, finger: entry.finger) }
+        successor.nextFinger = nextFinger
         return successor
     }
 
-    private mutating func apply(_ event: ContactRoute.Event, to key: ContactKey, _ contact: TouchContact) -> (EngineElement, TouchContact)? {
-        let (next, delivery) = ContactRoute.transition(routes[key], event)
-        routes[key] = next
+    /// What the element hears of a delivery: the contact under the element's id for it.
+    private static func heard(_ delivery: ContactRoute.Delivery, _ contact: TouchContact) -> (EngineElement, TouchContact)? {
         var heard = contact
         switch delivery {
         case .none:
@@ -180,8 +202,8 @@ struct ContactRouter {
         }
     }
 
-    private mutating func takeID() -> Int32 {
-        defer { nextID = nextID == .max ? 0 : nextID + 1 }
-        return nextID
+    private mutating func takeFinger() -> Int {
+        defer { nextFinger += 1 }
+        return nextFinger
     }
 }

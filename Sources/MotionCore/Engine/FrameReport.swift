@@ -26,19 +26,24 @@ public enum FrameEvent: Hashable, Sendable {
     }
 }
 
-/// A contact of an input frame, as the engine saw it, with where it will be when the engine
-/// predicts (`[screen] prediction`).
+/// A contact of an input frame, as the engine saw it: which finger it is, and where it will
+/// be when the engine predicts (`[screen] prediction`).
 public struct ReportedContact: Hashable, Sendable {
     /// The device it is on (the number its frames came with).
     public var device: Int
+    /// The finger's number: the same from its landing to its lift, on every device, never
+    /// given twice while the process runs. What `screen.contacts` publishes and TUIO's
+    /// cursors follow, so that every consumer names a finger alike.
+    public var finger: Int
     /// The contact, in screen pixels.
     public var contact: TouchContact
     /// Where it will be one horizon ahead; nil without prediction, or once predictions lapsed.
     public var predicted: Point?
 
-    /// A contact on `device`, predicted to be at `predicted`.
-    public init(device: Int, contact: TouchContact, predicted: Point?) {
+    /// Finger number `finger` on `device`, predicted to be at `predicted`.
+    public init(device: Int, finger: Int, contact: TouchContact, predicted: Point?) {
         self.device = device
+        self.finger = finger
         self.contact = contact
         self.predicted = predicted
     }

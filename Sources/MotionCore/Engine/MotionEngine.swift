@@ -84,7 +84,9 @@ public final class MotionEngine {
             }
             var touched = false
             for contact in frame.contacts {
-                guard let (element, heard) = router.route(contact, device: device, hit: hitElement) else { continue }
+                let (finger, heard) = router.route(contact, device: device, hit: hitElement)
+                report.contacts.append(ReportedContact(device: device, finger: finger, contact: contact, predicted: nil))
+                guard let (element, heard) = heard else { continue }
                 element.contacts.append(heard)
                 touched = true
             }
@@ -100,10 +102,11 @@ public final class MotionEngine {
                 element.contacts.removeAll(keepingCapacity: true)
             }
         }
-        predictions?.take(frame, device: device)
-        for contact in frame.contacts {
-            let predicted = predictions?.move(ContactKey(device: device, trackingID: contact.trackingID))?.then
-            report.contacts.append(ReportedContact(device: device, contact: contact, predicted: predicted))
+        if let predictions {
+            predictions.take(frame, device: device)
+            for index in report.contacts.indices.suffix(frame.contacts.count) {
+                report.contacts[index].predicted = predictions.move(ContactKey(device: device, trackingID: report.contacts[index].contact.trackingID))?.then
+            }
         }
         return endReport(at: frame.time)
     }

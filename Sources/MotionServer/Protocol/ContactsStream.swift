@@ -1,8 +1,9 @@
 import MotionCore
 
-/// `screen.contacts`: the fingers on every touchscreen, in screen pixels, with numbers that
-/// last from landing to lift (docs/protocol.md, Streams). Kept only while some client
-/// subscribes: the daemon does not feed it otherwise, so it costs nothing then.
+/// `screen.contacts`: the fingers on every touchscreen, in screen pixels, under the engine's
+/// numbers, which last from landing to lift (``ReportedContact/finger``; docs/protocol.md,
+/// Streams). Kept only while some client subscribes: the daemon does not feed it otherwise,
+/// so it costs nothing then.
 struct ContactsStream {
     static let name = "screen.contacts"
 
@@ -15,7 +16,6 @@ struct ContactsStream {
         var predicted: Point?
     }
 
-    private var identities = ContactIdentities()
     /// The fingers down, in the order they landed.
     private(set) var contacts: [Contact] = []
 
@@ -25,7 +25,7 @@ struct ContactsStream {
         var changed = false
         for reported in frame {
             let contact = reported.contact
-            let id = identities.identity(of: contact, device: reported.device)
+            let id = reported.finger
             let index = contacts.firstIndex { $0.id == id }
             if contact.phase.isActive {
                 let current = Contact(id: id, position: contact.position, device: node, predicted: reported.predicted)
@@ -55,10 +55,9 @@ struct ContactsStream {
     }
 
     /// Starts again empty (nobody subscribes any more): a later subscriber sees the fingers
-    /// from the next frame on, under new numbers.
+    /// from the next frame on, each under its number.
     mutating func reset() {
         contacts = []
-        identities.forgetAll()
     }
 
     /// The value as JSON: `[{"id", "x", "y", "device", "predicted"?}, …]`.

@@ -125,7 +125,7 @@ public final class Daemon {
             if frame.contacts.isEmpty { return }
         }
         let report = engine.process(frame, device: device.number)
-        if let output, output.isActive { output.take(frame, device: device.number) }
+        if let output, output.isActive { output.take(report.contacts, time: frame.time) }
         publish(report, node: device.node, latencyFrom: frame.time)
         scheduleTimer()
     }

@@ -9,8 +9,8 @@ public protocol SceneOutput: AnyObject {
     func configure(_ configuration: Configuration, elements: [Element], time: Double)
     /// Whether it sends anything: without, the daemon skips the calls below.
     var isActive: Bool { get }
-    /// A frame's contacts, from the device numbered `device`.
-    func take(_ frame: TouchFrame, device: Int)
+    /// An input frame's contacts, as its report numbers them, at the frame's `time`.
+    func take(_ contacts: [ReportedContact], time: Double)
     /// The elements as they are after a frame or a spring's step.
     func publish(_ elements: [Element], time: Double)
     /// The daemon stops: receivers hear that nothing is alive any more.
