@@ -6,11 +6,12 @@ import TouchInput
 /// The daemon's heart: the engine running the configured scene, and the clients it serves
 /// (docs/protocol.md). Everything runs on one event loop; nothing here is thread-safe.
 ///
-/// Every frame takes one way, in ``process(_:from:)`` and ``publish(_:node:latencyFrom:)``:
+/// Every frame takes one way, in ``process(_:from:)`` and ``publish(_:input:)``:
 /// calibration (a touchscreen being calibrated keeps its touches) → the engine, which
-/// returns the frame's ``FrameReport`` → TUIO's receivers → the clients, each in one write.
-/// Frames the engine makes without input (springs moving, its timer, what a request
-/// changed) join that way at the engine's report.
+/// returns the frame's ``FrameReport`` → each of the daemon's ``ReportSink``s in turn: TUIO's
+/// receivers, the clients (each in one write), the state file. Frames the engine makes
+/// without input (springs moving, its timer, what a request changed) join that way at the
+/// engine's report.
 ///
 /// Besides, the daemon replaces the scene on reload and lets clients come and go; each part
 /// of its state is a type with one job, which it shares with the ``RequestDispatcher`` that
@@ -42,7 +43,10 @@ public final class Daemon {
     private let dispatcher: RequestDispatcher
     private let controlPolicy: (PeerCredentials?) -> Bool
     /// Where the scene goes besides the clients (TUIO's receivers), if anywhere.
-    let output: SceneOutput?
+    var output: SceneOutput? { outputSink?.output }
+    private let outputSink: SceneOutputSink?
+    /// What takes each report, in order (``ReportSink``): TUIO, the clients, the state file.
+    private var sinks: [ReportSink] = []
 
     /// The touchscreen being calibrated (for tests).
     var calibration: CalibrationCapture? { touchscreens.calibration }
@@ -77,13 +81,15 @@ public final class Daemon {
     public init(configuration: Configuration, clock: FrameClock, idleScheduler: FrameScheduler? = nil, output: SceneOutput? = nil,
                 controlPolicy: @escaping (PeerCredentials?) -> Bool) {
         self.clock = clock
-        self.output = output
         self.controlPolicy = controlPolicy
         self.scene = DaemonScene(configuration, clock: clock)
         self.clients = ClientHub(scene: scene, clock: clock)
         self.touchscreens = TouchscreenState(clients: clients)
         self.status = DaemonStatus(now: clock.now)
         self.dispatcher = RequestDispatcher(scene: scene, clients: clients, touchscreens: touchscreens, status: status, clock: clock)
+        let outputSink = output.map { [scene] in SceneOutputSink($0, scene: scene) }
+        self.outputSink = outputSink
+        sinks = [outputSink as ReportSink?, ClientsSink(clients: clients, scene: scene, metrics: metrics, clock: clock)].compactMap { $0 }
         dispatcher.tuioTargets = { [output] in output?.json ?? .array([]) }
         dispatcher.health = { [unowned self] in health() }
         dispatcher.metrics = { [unowned self] in metricsExposition() }
@@ -124,9 +130,7 @@ public final class Daemon {
             touchscreens.takeCalibrationTouches(&frame, node: device.node)
             if frame.contacts.isEmpty { return }
         }
-        let report = engine.process(frame, device: device.number)
-        if let output, output.isActive { output.take(report.contacts, time: frame.time) }
-        publish(report, node: device.node, latencyFrom: frame.time)
+        publish(engine.process(frame, device: device.number), input: InputFrame(device: device, time: frame.time))
         scheduleTimer()
     }
 
@@ -141,39 +145,9 @@ public final class Daemon {
         publish(engine.tick(at: clock.now))
     }
 
-    /// A frame's report to TUIO's receivers and to the clients, each client's lines in one
-    /// write; `node` names the device of an input frame's contacts, `latencyFrom` its time.
-    private func publish(_ report: FrameReport, node: String = "", latencyFrom inputTime: Double? = nil) {
-        if let output, output.isActive, inputTime != nil || !report.values.isEmpty {
-            output.publish(engine.scene.elements, time: report.time)
-        }
-        var contactsLine: (stream: StreamID, line: ByteBuffer)?
-        if clients.contactsWanted {
-            let changed = clients.contacts.update(with: report.contacts, node: node)
-            if changed || (report.predictionsLapsed && clients.contacts.lapsePredictions()) {
-                contactsLine = encodedContacts(time: report.time)
-            }
-        }
-        if !report.values.isEmpty || !report.events.isEmpty || contactsLine != nil {
-            let sent = clients.publisher.publish(report, contacts: contactsLine, to: clients.subscriptions)
-            if sent > 0 { metrics.published(values: sent, latency: inputTime.map { clock.now - $0 }) }
-        }
-        if !report.removedStreams.isEmpty { clients.streamsRemoved(report.removedStreams) }
-        if !report.values.isEmpty { keeper?.sceneChanged() }
-    }
-
-    /// The frame's `screen.contacts` line; the publisher copies it, so it is reused.
-    private var contactsBuffer = ByteBufferAllocator().buffer(capacity: 256)
-
-    /// `screen.contacts`' line, numbered, at `time`.
-    private func encodedContacts(time: Double) -> (stream: StreamID, line: ByteBuffer) {
-        contactsBuffer.clear()
-        let fingers = clients.contacts.contacts
-        let stream = scene.contactsStream
-        contactsBuffer.writeValueLine(stream: ContactsStream.name, time: time, seq: clients.publisher.nextSeq(stream)) {
-            $0.writeContacts(fingers)
-        }
-        return (stream, contactsBuffer)
+    /// A frame's report to every sink, in order; `input` is the frame it is of, if any.
+    private func publish(_ report: FrameReport, input: InputFrame? = nil) {
+        for sink in sinks { sink.take(report, input: input) }
     }
 
     /// Counts frames the input left out because newer ones of the same device were already
@@ -377,7 +351,9 @@ extension Daemon {
     /// ``StateFileError/Cause/inUse``, naming it.
     func keepScene(in file: StateFile, interval: Double, scheduler: FrameScheduler, writer: StateWriter) throws(StateFileError) -> Restoration {
         stateLock = try file.lock()
-        keeper = SceneKeeper(file: file, interval: interval, scheduler: scheduler, writer: writer) { [unowned self] in scene.savedState() }
+        let keeper = SceneKeeper(file: file, interval: interval, scheduler: scheduler, writer: writer) { [unowned self] in scene.savedState() }
+        self.keeper = keeper
+        sinks.append(keeper)
         file.removeLeftovers()
         let restoration = takeUpStateFile(readStateFile())
         // The restored values are the scene's from the start: nothing is published for them
