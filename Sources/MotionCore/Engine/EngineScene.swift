@@ -150,7 +150,7 @@ extension MotionEngine {
             reportScreenGestures()
         }
         successor.router = router.handedOver
-        reportHandedOut = true
+        reportPhase = .handedOut
         return report
     }
 

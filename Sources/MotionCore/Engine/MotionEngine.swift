@@ -41,9 +41,10 @@ public final class MotionEngine {
     /// The report being filled; lent to the caller when it is handed out, and emptied when
     /// the next one starts (``startReport(at:)``).
     var report = FrameReport()
-    var reportHandedOut = true
-    /// Inside a call that hands out a report: values that change are collected at its end.
-    private var processing = false
+    /// Where the report is in its life (``ReportPhase``).
+    var reportPhase = ReportPhase.handedOut
+    /// Whether the clock's frame will end by reporting what its springs changed: a matter of
+    /// the clock, not of the report, which may have been handed out meanwhile.
     private var flushScheduled = false
     /// Buffers kept between frames: one element's recognizer events, the screen's.
     private var recognized: [RecognizedGesture] = []
@@ -75,8 +76,7 @@ public final class MotionEngine {
     /// Processes one device's frame at its timestamp: what it changed, in order.
     @discardableResult
     public func process(_ frame: TouchFrame, device: Int = 0) -> FrameReport {
-        startReport(at: frame.time)
-        processing = true
+        beginProcessing(at: frame.time)
         clock.perform(at: frame.time) {
             if let screenWatch {
                 screenWatch.take(frame, device: device, into: &screenEvents)
@@ -115,8 +115,7 @@ public final class MotionEngine {
     /// lapsing, attract mode), and reports it with whatever changed since the last report
     /// (a command from a client, an element removed).
     public func tick(at time: Double) -> FrameReport {
-        startReport(at: time)
-        processing = true
+        beginProcessing(at: time)
         if let predictions, predictions.lapse(by: time) { report.predictionsLapsed = true }
         if let screenWatch, let due = screenWatch.nextDeadline, due <= time {
             screenWatch.advance(to: time, into: &screenEvents)
@@ -131,8 +130,7 @@ public final class MotionEngine {
     /// attract mode's deadlines alone. Calling it early, or with a finger down, does nothing.
     @discardableResult
     public func advanceIdle(to time: Double) -> FrameReport {
-        startReport(at: time)
-        processing = true
+        beginProcessing(at: time)
         runAttractMode(to: time)
         return endReport(at: time)
     }
@@ -201,21 +199,28 @@ public final class MotionEngine {
     /// Starts filling a report at `time`, unless one is being filled: what happened since the
     /// last report (an element removed) is kept for the next.
     func startReport(at time: Double) {
-        if reportHandedOut {
+        if reportPhase == .handedOut {
             report.clear(time: time)
-            reportHandedOut = false
+            reportPhase = .gathering
         }
         report.time = time
     }
 
-    /// Collects the values that changed into the report and hands it out.
+    /// Starts a call that hands out a report at its end (``endReport(at:)``).
+    private func beginProcessing(at time: Double) {
+        startReport(at: time)
+        reportPhase = .processing
+    }
+
+    /// Collects the values that changed into the report and hands it out. Values that change
+    /// meanwhile (predictions set, broken values put back) are marked for the next report.
     private func endReport(at time: Double) -> FrameReport {
+        reportPhase = .processing
         flushScheduled = false
         updatePredictions()
         published.collect(at: time, into: &report, broken: &broken)
-        processing = false
         repairBroken()
-        reportHandedOut = true
+        reportPhase = .handedOut
         return report
     }
 
@@ -231,7 +236,7 @@ public final class MotionEngine {
     /// clock's frame; outside both (a command), by the next ``tick(at:)``.
     func valueChanged(_ stream: StreamID) {
         published.markChanged(stream)
-        guard !processing, !flushScheduled else { return }
+        guard reportPhase != .processing, !flushScheduled else { return }
         flushScheduled = clock.afterFrame(reportClockFrame)
     }
 
@@ -239,9 +244,6 @@ public final class MotionEngine {
     /// a spring's step carries them along too.
     private func updatePredictions() {
         guard let predictions else { return }
-        let wasProcessing = processing
-        processing = true
-        defer { processing = wasProcessing }
         router.collectFingers()
         for element in elements {
             defer { element.fingers.removeAll(keepingCapacity: true) }
@@ -264,4 +266,23 @@ public final class MotionEngine {
 
     /// A finger's predicted move, unless predictions lapsed.
     func predictedMove(_ key: ContactKey) -> FingerMove? { predictions?.move(key) }
+}
+
+/// Where the engine's report is in its life: every report-giving call (an input frame, a
+/// tick, a clock frame) ends by handing it out, and it is emptied only when the next one
+/// starts, so that what happens between calls (an element removed, the touches let go of)
+/// is in the next report.
+///
+/// | phase | event | next |
+/// |---|---|---|
+/// | handedOut | something to report outside a call (``MotionEngine/startReport(at:)``) | gathering, the report emptied |
+/// | handedOut, gathering | a call begins | processing (emptied if it was handed out) |
+/// | processing | the call ends | handedOut |
+enum ReportPhase {
+    /// The last report is the caller's until the next call into the engine.
+    case handedOut
+    /// Filling the next report between calls.
+    case gathering
+    /// Inside a call that hands out a report: values that change are collected at its end.
+    case processing
 }

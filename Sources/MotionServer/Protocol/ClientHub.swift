@@ -97,8 +97,8 @@ final class ClientHub {
         }
         for stream in streams {
             if stream == scene.contactsStream {
-                sendLines()
-                send(contactsEvent(time: clock.now, seq: publisher.seq(stream)), to: session)
+                let fingers = contacts.contacts
+                lines.writeValueLine(stream: ContactsStream.name, time: clock.now, seq: publisher.seq(stream)) { $0.writeContacts(fingers) }
                 continue
             }
             guard let property = engine.property(stream) else { continue }
@@ -150,8 +150,4 @@ final class ClientHub {
         if !contactsWanted { contacts.reset() }
     }
 
-    /// `screen.contacts` as a `value` event.
-    func contactsEvent(time: Double, seq: Int) -> JSONValue {
-        .object([("event", "value"), ("stream", .string(ContactsStream.name)), ("value", contacts.json), ("t", .number(time)), ("seq", .integer(Int64(seq)))])
-    }
 }
