@@ -96,11 +96,11 @@ struct FramesCommand: ParsableCommand {
                 let node = device.node
                 if self.json {
                     var members: [(String, JSONValue)] = [
-                        ("event", "filtered"), ("device", .string(node)), ("filter", .string(notice.kind.rawValue)),
+                        ("event", "filtered"), ("device", .string(node)), ("filter", .string(notice.kind.filter)),
                         ("id", .integer(Int64(notice.trackingID))), ("t", .number(notice.time)), ("x", .number(notice.position.x)), ("y", .number(notice.position.y)),
-                        ("from_landing", .bool(notice.fromLanding)),
+                        ("from_landing", .bool(notice.kind == .palm(fromLanding: true))),
                     ]
-                    if let other = notice.inSlotOf { members.append(("in_slot_of", .integer(Int64(other)))) }
+                    if case .repaired(let other) = notice.kind { members.append(("in_slot_of", .integer(Int64(other)))) }
                     emit(JSONValue.object(members).encoded)
                 } else {
                     emit("\(node): \(notice.text)")

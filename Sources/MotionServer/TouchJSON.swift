@@ -172,12 +172,11 @@ extension ContactFilters.Notice {
         let place = "(\(compactNumber(position.x.rounded())), \(compactNumber(position.y.rounded())))"
         switch kind {
         case .stuck: return "contact \(trackingID) at \(place) stayed put for stuck_after and was cancelled; it is ignored until it lifts"
-        case .palm where fromLanding: return "contact \(trackingID) at \(place) landed larger than a palm (palm_size): it is ignored from landing until it lifts, and never began"
+        case .palm(fromLanding: true): return "contact \(trackingID) at \(place) landed larger than a palm (palm_size): it is ignored from landing until it lifts, and never began"
         case .palm: return "contact \(trackingID) at \(place) is larger than a palm (palm_size) and was cancelled; it is ignored until it lifts"
         case .jump: return "contact \(trackingID) jumped to \(place) farther than jump_mm within one frame; it was cancelled and begun again there"
-        case .repaired:
-            let slot = inSlotOf.map { "contact \($0)'s slot" } ?? "another contact's slot"
-            return "contact \(trackingID)'s finger was reported at \(place) in \(slot): the panel exchanged their positions within one frame; contact \(trackingID) was re-paired with its finger and carries on"
+        case .repaired(let other):
+            return "contact \(trackingID)'s finger was reported at \(place) in contact \(other)'s slot: the panel exchanged their positions within one frame; contact \(trackingID) was re-paired with its finger and carries on"
         }
     }
 }

@@ -15,7 +15,7 @@ struct InputLogTests {
     static let other = DeviceIdentity(number: 1, node: "/dev/input/event6")
 
     static func notice(_ kind: ContactFilters.Notice.Kind, _ id: Int32, at time: Double) -> ContactFilters.Notice {
-        ContactFilters.Notice(kind: kind, trackingID: id, position: Point(x: 10, y: 20), time: time, inSlotOf: kind == .repaired ? id + 1 : nil)
+        ContactFilters.Notice(kind: kind, trackingID: id, position: Point(x: 10, y: 20), time: time)
     }
 
     @Test("60 contacts jumping on every frame for a second (6,000 notices) make 10 lines; the next, 10 s after the first, counts the 5,991 not logged; re-pairings, and another device's jumps, have lines of their own")
@@ -30,7 +30,7 @@ struct InputLogTests {
         #expect(InputLog.noticeLimit == 10)
         #expect(lines.all.count == 10, "\(lines.all.count) lines: \(lines.all.prefix(12))")
         #expect(lines.all == (0..<10).map { "/dev/input/event5: " + Self.notice(.jump, Int32($0), at: 0).text }, "\(lines.all)")
-        log.write(.filtered(Self.panel, Self.notice(.repaired, 7, at: now)))
+        log.write(.filtered(Self.panel, Self.notice(.repaired(inSlotOf: 8), 7, at: now)))
         log.write(.filtered(Self.other, Self.notice(.jump, 3, at: now)))
         #expect(lines.all.count == 12, "\(lines.all)")
         #expect(lines.all.allSatisfy { !$0.contains("not logged") }, "\(lines.all)")
@@ -51,7 +51,7 @@ struct InputLogTests {
         let now = 1.0
         var log = InputLog(logger: lines.logger) { now }
         for contact in 0..<50 {
-            log.write(.filtered(Self.panel, Self.notice(contact % 2 == 0 ? .stuck : .palm, Int32(contact), at: now)))
+            log.write(.filtered(Self.panel, Self.notice(contact % 2 == 0 ? .stuck : .palm(fromLanding: false), Int32(contact), at: now)))
         }
         #expect(lines.all.count == 50)
         for contact in 0..<12 { log.write(.filtered(Self.panel, Self.notice(.jump, Int32(contact), at: now))) }

@@ -182,9 +182,9 @@ struct ReplayDriverTests {
 struct FilterNoticeTextTests {
     @Test("a palm ignored from landing says so and never says cancelled; one that grew into a palm was cancelled")
     func palmText() {
-        var notice = ContactFilters.Notice(kind: .palm, trackingID: 7, position: Point(x: 100.4, y: 200.6), time: 1, fromLanding: true)
+        var notice = ContactFilters.Notice(kind: .palm(fromLanding: true), trackingID: 7, position: Point(x: 100.4, y: 200.6), time: 1)
         #expect(notice.text == "contact 7 at (100, 201) landed larger than a palm (palm_size): it is ignored from landing until it lifts, and never began")
-        notice.fromLanding = false
+        notice.kind = .palm(fromLanding: false)
         #expect(notice.text == "contact 7 at (100, 201) is larger than a palm (palm_size) and was cancelled; it is ignored until it lifts")
     }
 }

@@ -258,8 +258,8 @@ struct ContactFilterTests {
         let counts = try #require(replayed.last?.counts)
         #expect(counts.repaired == 2 && counts.jumps == 0)
         let notices = replayed.flatMap(\.notices)
-        #expect(notices.map(\.kind) == [.repaired, .repaired])
-        #expect(notices.map(\.trackingID) == [10, 11] && notices.map(\.inSlotOf) == [11, 10])
+        #expect(notices.map(\.kind) == [.repaired(inSlotOf: 11), .repaired(inSlotOf: 10)])
+        #expect(notices.map(\.trackingID) == [10, 11])
     }
 
     @Test("three contacts whose positions the panel rotates (slot 0 reports 1's finger, 1 reports 2's, 2 reports 0's) are re-paired")

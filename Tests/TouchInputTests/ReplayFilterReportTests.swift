@@ -42,7 +42,7 @@ struct ReplayFilterReportTests {
         let notices = moments.flatMap(\.notices)
         #expect(notices.map(\.trackingID) == [2, 3])
         #expect(notices.map(\.time) == palmTimes)
-        #expect(notices.allSatisfy { $0.kind == .palm && $0.fromLanding })
+        #expect(notices.allSatisfy { $0.kind == .palm(fromLanding: true) })
         // Nothing else becomes a moment: each has a frame or a decision.
         #expect(moments.count == 4)
     }
@@ -65,11 +65,11 @@ struct ReplayFilterReportTests {
         #expect(moments.map { $0.frame.map(ContactFilterTests.phases) ?? [] } == [["1 began"], ["1 ended"], [], ["3 began"], ["3 cancelled"]])
         let swallowed = try #require(moments.first { $0.frame == nil })
         #expect(swallowed.time == lift)
-        #expect(swallowed.notices.map(\.trackingID) == [2] && swallowed.notices.first?.fromLanding == true)
+        #expect(swallowed.notices.map(\.trackingID) == [2] && swallowed.notices.first?.kind == .palm(fromLanding: true))
         #expect(moments.first { $0.time == next }?.notices.isEmpty == true, "nothing rides on the next frame")
         let cancelled = try #require(moments.first { $0.frame?.contacts.contains { $0.phase == .cancelled } == true })
         #expect(cancelled.time == growing)
-        #expect(cancelled.notices.map(\.trackingID) == [3] && cancelled.notices.first?.fromLanding == false)
+        #expect(cancelled.notices.map(\.trackingID) == [3] && cancelled.notices.first?.kind == .palm(fromLanding: false))
         #expect(moments.last?.counts.palms == 2)
     }
 

@@ -24,7 +24,8 @@ struct InputLog {
 
     private struct NoticeSource: Hashable {
         var node: String
-        var kind: ContactFilters.Notice.Kind
+        /// The filter (``ContactFilters/Notice/Kind/filter``): one limit for all its notices.
+        var filter: String
     }
 
     init(logger: Logger, clock: @escaping () -> Double = monotonicNow) {
@@ -44,7 +45,7 @@ struct InputLog {
             case .stuck, .palm:
                 logger.notice("\(device.node): \(notice.text)")
             case .jump, .repaired:
-                let source = NoticeSource(node: device.node, kind: notice.kind)
+                let source = NoticeSource(node: device.node, filter: notice.kind.filter)
                 guard let count = limits[source, default: LogRateLimit(interval: 10, burst: Self.noticeLimit)].record(at: now()) else { return }
                 let held = count - 1, what = notice.kind == .jump ? "jump" : "re-pairing"
                 let unlogged = held > 0 ? " (and \(held) more \(what)\(held == 1 ? "" : "s") on this device since the last such line, not logged)" : ""

@@ -47,28 +47,42 @@ extension ContactFilters {
 
     /// Something a filter did that an operator should hear of, once per contact.
     public struct Notice: Hashable, Sendable {
-        /// Which filter acted: `repaired` is the jump filter finding a contact's finger
-        /// reported in another contact's slot; the others cancel the contact.
-        public enum Kind: String, Hashable, Sendable { case stuck, palm, jump, repaired }
+        /// Which filter acted, and what only that filter says.
+        public enum Kind: Hashable, Sendable {
+            /// The contact stayed put for `stuck_after` and was cancelled.
+            case stuck
+            /// The contact is larger than a palm. `fromLanding`: it was ignored from its
+            /// landing, so it never began and nothing was cancelled, and a reader of the log
+            /// must not look for it in the frames.
+            case palm(fromLanding: Bool)
+            /// The contact jumped, and was cancelled and begun again.
+            case jump
+            /// The jump filter found the contact's finger reported in the slot of contact
+            /// `inSlotOf`, and re-paired it: nothing was cancelled.
+            case repaired(inSlotOf: Int32)
+
+            /// The filter's name, as metrics, `frames --json` and the log's rate limits know it.
+            public var filter: String {
+                switch self {
+                case .stuck: return "stuck"
+                case .palm: return "palm"
+                case .jump: return "jump"
+                case .repaired: return "repaired"
+                }
+            }
+        }
+
         public var kind: Kind
         public var trackingID: Int32
         /// Where, in screen pixels.
         public var position: Point
         public var time: Double
-        /// The contact was ignored from its landing: it never began, so nothing was
-        /// cancelled, and a reader of the log must not look for it in the frames.
-        public var fromLanding = false
-        /// For `repaired`: the contact in whose slot the panel reported this one's finger.
-        public var inSlotOf: Int32?
 
-        /// A notice; `fromLanding` goes with `palm` only, `inSlotOf` with `repaired` only.
-        public init(kind: Kind, trackingID: Int32, position: Point, time: Double, fromLanding: Bool = false, inSlotOf: Int32? = nil) {
+        public init(kind: Kind, trackingID: Int32, position: Point, time: Double) {
             self.kind = kind
             self.trackingID = trackingID
             self.position = position
             self.time = time
-            self.fromLanding = fromLanding
-            self.inSlotOf = inSlotOf
         }
     }
 }

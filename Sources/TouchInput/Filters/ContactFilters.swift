@@ -189,8 +189,8 @@ public struct ContactFilters {
                 tracks[contacts[to].slot] = followed[from]
                 repaired[to] = true
                 counts.repaired += 1
-                notices.append(Notice(kind: .repaired, trackingID: followed[from].outputID, position: contacts[to].position,
-                                      time: frame.time, inSlotOf: followed[to].outputID))
+                notices.append(Notice(kind: .repaired(inSlotOf: followed[to].outputID), trackingID: followed[from].outputID,
+                                      position: contacts[to].position, time: frame.time))
             }
         }
         return true
@@ -248,7 +248,7 @@ public struct ContactFilters {
         }
         guard track.state == .live else { return }
         if isPalm(contact) {
-            output.contacts.append(ignore(contact.slot, because: .palm, at: time))
+            output.contacts.append(ignore(contact.slot, because: .palm(fromLanding: false), at: time))
             return
         }
         if mayJump && isJump(track, to: contact, at: time) {
@@ -310,7 +310,7 @@ public struct ContactFilters {
         track.state = .ignored
         tracks[slot] = track
         counts.palms += 1
-        notices.append(Notice(kind: .palm, trackingID: track.outputID, position: mapper.pixels(x: track.rawX, y: track.rawY), time: time, fromLanding: true))
+        notices.append(Notice(kind: .palm(fromLanding: true), trackingID: track.outputID, position: mapper.pixels(x: track.rawX, y: track.rawY), time: time))
     }
 
     /// Cancels the slot's contact and ignores it until it lifts; returns the cancelling contact.
