@@ -12,6 +12,9 @@ public struct Configuration: Sendable {
     public var daemon = DaemonSettings()
     /// The screen the scene lives on, in pixels.
     public var screen = Configuration.defaultScreen
+    /// The positions and sizes taken from outside (a client's `set` and `add_element`, the
+    /// state file), relative to this screen.
+    public var valueLimits: ValueLimits { ValueLimits(screen: screen) }
     /// The screen without a `[screen]` table: full HD.
     public static let defaultScreen = Size(width: 1920, height: 1080)
     /// `[screen] idle_after`: seconds without a touch before `screen.idle` turns true.
@@ -133,8 +136,9 @@ public struct DeviceSettings: Sendable, Hashable {
 /// One `[[element]]` table.
 public struct ElementSettings: Sendable, Hashable {
     /// The longest id, in bytes (UTF-8): far longer than a name needs, short enough for
-    /// every stream name and log line it goes into, and for the state file.
-    public static let maximumIDBytes = 256
+    /// every stream name and log line it goes into, and for the state file
+    /// (``SceneLimits/maximumIDBytes``).
+    public static let maximumIDBytes = SceneLimits.maximumIDBytes
     public var id: String
     public var center: Point
     public var size: Size

@@ -71,7 +71,7 @@ extension Configuration {
             let width = try screen.number("width", in: 1...100_000) ?? configuration.screen.width
             let height = try screen.number("height", in: 1...100_000) ?? configuration.screen.height
             configuration.screen = Size(width: width, height: height)
-            root.limits = ValueLimits(screen: configuration.screen)
+            root.limits = configuration.valueLimits
             configuration.idleAfter = try screen.number("idle_after", in: Self.idleSeconds) ?? configuration.idleAfter
             configuration.prediction = try screen.number("prediction", in: 0...0.05) ?? configuration.prediction
             try screen.finish()

@@ -365,7 +365,7 @@ extension Daemon {
 
     private func readStateFile() -> Result<StateFileReading?, StateFileError> {
         guard let keeper else { return .success(nil) }
-        return Result { () throws(StateFileError) in try keeper.file.read(limits: ValueLimits(screen: configuration.screen)) }
+        return Result { () throws(StateFileError) in try keeper.file.read(limits: configuration.valueLimits) }
     }
 
     /// Puts what the state path held into the scene and tells the keeper what the file is.

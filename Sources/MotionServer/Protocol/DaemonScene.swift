@@ -180,7 +180,7 @@ final class DaemonScene {
         while let id = unvisited.popLast() {
             for follower in followers[id] ?? [] where changed.insert(follower).inserted { unvisited.append(follower) }
         }
-        let limits = ValueLimits(screen: configuration.screen)
+        let limits = configuration.valueLimits
         let elements = engine.scene.elements
         let remade = elements.filter { changed.contains($0.id) }
         return Reload(configuration: configuration, remade: Set(remade.map(\.id)), places: remade.map { saved($0, limits: limits) },

@@ -163,7 +163,7 @@ final class RequestDispatcher {
         guard let value = PublishedValue.from(input, like: property.read()) else {
             throw ProtocolError(.badValue, "\(name) takes \(PublishedValue.shape(of: property.read())), not \(input.kind)")
         }
-        if let problem = Self.limitProblem(value, ValueLimits(screen: configuration.screen)) ?? write(value) {
+        if let problem = Self.limitProblem(value, configuration.valueLimits) ?? write(value) {
             throw ProtocolError(.badValue, "\(name): \(problem)")
         }
         return .object([("stream", .string(name)), ("value", .published(property.read()))])
@@ -183,7 +183,7 @@ final class RequestDispatcher {
 
     private func addElement(_ input: JSONInput) throws(ProtocolError) -> JSONValue {
         let object = JSONValue(input)
-        let settings = try ElementInput.settings(from: object, limits: ValueLimits(screen: configuration.screen))
+        let settings = try ElementInput.settings(from: object, limits: configuration.valueLimits)
         let element = try scene.add(settings, object: object)
         // Only the new element's streams can be new matches.
         let added = scene.streams(of: element)

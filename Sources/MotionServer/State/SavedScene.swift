@@ -9,7 +9,7 @@ extension DaemonScene {
     /// back under. Values beyond what a file may hold (an element flung far off screen, a
     /// rotation wound past a million radians) are kept at the nearest value it may.
     func savedState() -> (state: SceneState, limits: ValueLimits) {
-        let limits = ValueLimits(screen: configuration.screen)
+        let limits = configuration.valueLimits
         return (SceneState(elements: engine.scene.elements.map { saved($0, limits: limits) }), limits)
     }
 
@@ -29,7 +29,7 @@ extension DaemonScene {
     /// configuration now uses or whose settings it now refuses) is left out and said, one
     /// line each; everything else is restored.
     func restore(_ state: SceneState) -> [String] {
-        let limits = ValueLimits(screen: configuration.screen)
+        let limits = configuration.valueLimits
         var notes: [String] = []
         reserveCapacity(added: state.elements.count { $0.added != nil })
         for saved in state.elements {

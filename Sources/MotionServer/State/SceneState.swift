@@ -20,9 +20,9 @@ import MotionCore
 public struct SceneState: Equatable, Sendable {
     /// The format this code writes; it reads this one and format 1.
     public static let version = 2
-    /// The most elements a scene may hold: far more than any scene, few enough that reading
-    /// one stays quick. `add_element` refuses one more.
-    public static let maximumElements = 10_000
+    /// The most elements a scene may hold (``SceneLimits/maximumElements``): `add_element`
+    /// refuses one more, and a file that holds more is refused.
+    public static let maximumElements = SceneLimits.maximumElements
     /// The largest file read, in bytes.
     public static let maximumBytes = 16 << 20
     /// The largest scene, as the file writes it whole: half of ``maximumBytes``, so that as
@@ -32,8 +32,8 @@ public struct SceneState: Equatable, Sendable {
     /// The longest line of a format 2 file: an element whose `add_element` object filled a
     /// request line (64 KiB), even with every character escaped, fits.
     public static let maximumLineBytes = 256 << 10
-    /// The longest id, in UTF-8 bytes: an element's (``ElementSettings/maximumIDBytes``).
-    public static let maximumIDBytes = ElementSettings.maximumIDBytes
+    /// The longest id, in UTF-8 bytes: an element's (``SceneLimits/maximumIDBytes``).
+    public static let maximumIDBytes = SceneLimits.maximumIDBytes
     /// The most JSON values (numbers, strings, arrays, objects…) the scene's elements may
     /// hold together: 10,000 elements of a hundred values each. Counted before parsing, so
     /// that a file of "0,0,0,…" is refused before it takes hundreds of megabytes.
