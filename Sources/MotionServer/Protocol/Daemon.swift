@@ -54,10 +54,7 @@ public final class Daemon {
     var countedStreams: Int { clients.countedStreams }
     /// Reloads the configuration as SIGHUP does (the `reload` op): nil when it was taken,
     /// else why not. Set by whoever reads configuration files; without it, `reload` is refused.
-    public var reloadConfiguration: (() -> String?)? {
-        get { dispatcher.reloadConfiguration }
-        set { dispatcher.reloadConfiguration = newValue }
-    }
+    public var reloadConfiguration: (() -> String?)?
     /// Where the web listener serves the live page (`127.0.0.1:8765`), for `stats`; nil without one.
     public var webAddress: String? {
         get { status.webAddress }
@@ -86,15 +83,10 @@ public final class Daemon {
         self.clients = ClientHub(scene: scene, clock: clock)
         self.touchscreens = TouchscreenState(clients: clients)
         self.status = DaemonStatus(now: clock.now)
-        self.dispatcher = RequestDispatcher(scene: scene, clients: clients, touchscreens: touchscreens, status: status, clock: clock)
+        self.dispatcher = RequestDispatcher(scene: scene, clients: clients, touchscreens: touchscreens, status: status, clock: clock, output: output)
         let outputSink = output.map { [scene] in SceneOutputSink($0, scene: scene) }
         self.outputSink = outputSink
         sinks = [outputSink as ReportSink?, ClientsSink(clients: clients, scene: scene, metrics: metrics, clock: clock)].compactMap { $0 }
-        dispatcher.tuioTargets = { [output] in output?.json ?? .array([]) }
-        dispatcher.health = { [unowned self] in health() }
-        dispatcher.metrics = { [unowned self] in metricsExposition() }
-        dispatcher.resetScene = { [unowned self] in resetScene() }
-        dispatcher.savedScene = { [unowned self] in savedSceneJSON }
         self.timer = idleScheduler.map { EngineTimer($0) { [unowned self] in tick(at: $0) } }
         engine.observer = self
         configureOutput()
@@ -280,9 +272,13 @@ public final class Daemon {
     /// `bad_json` reply instead of being replaced.
     public func receive(utf8 line: some Collection<UInt8>, from session: ClientSession) {
         let decoded = Request.decode(line)
-        let outcome = Result { () throws(ProtocolError) -> Dispatched in
+        let outcome = Result { () throws(ProtocolError) -> (result: JSONValue, values: [StreamID]) in
             if let operation = decoded.operation, operation.changesScene { try requireControl(session, operation) }
-            return try dispatcher.dispatch(decoded.request.get(), for: session)
+            let dispatched = try dispatcher.dispatch(decoded.request.get(), for: session)
+            switch dispatched.outcome {
+            case .result(let result): return (result, dispatched.values)
+            case .daemon(let request): return (try carryOut(request), dispatched.values)
+            }
         }
         // What the command changed goes to every subscriber before the reply, as it happened.
         publishPending()
@@ -291,6 +287,20 @@ public final class Daemon {
         if case .success(let dispatched) = outcome, !dispatched.values.isEmpty { clients.sendValues(dispatched.values, to: session) }
         session.output.flush()
         scheduleTimer()
+    }
+
+    /// Does what an op asks of the daemon itself (``DaemonRequest``), and answers it.
+    private func carryOut(_ request: DaemonRequest) throws(ProtocolError) -> JSONValue {
+        switch request {
+        case .reload:
+            guard let reloadConfiguration else { throw ProtocolError(.reloadFailed, "this daemon reads no configuration file to reload") }
+            if let problem = reloadConfiguration() { throw ProtocolError(.reloadFailed, problem) }
+            return .object([("file", configuration.file.map { .string($0) } ?? .null), ("elements", .integer(Int64(engine.scene.elements.count)))])
+        case .resetScene: return .object([("elements", .integer(Int64(resetScene())))])
+        case .health: return health().json
+        case .metrics: return .object([("text", .string(String(decoding: metricsExposition(), as: UTF8.self)))])
+        case .savedScene: return savedSceneJSON
+        }
     }
 
     private func reply(to session: ClientSession, id: Int?, _ result: Result<JSONValue, ProtocolError>) {

@@ -1,16 +1,43 @@
 import MotionConfiguration
 import MotionCore
 
-/// What a request did: the reply's result, and the streams whose current values follow the
-/// reply (a `subscribe`'s), handed back rather than left in the daemon's state.
+/// What a request did: the reply's result, or what the daemon itself is to do and answer,
+/// and the streams whose current values follow the reply (a `subscribe`'s), handed back
+/// rather than left in the daemon's state.
 struct Dispatched {
-    var result: JSONValue
+    var outcome: Outcome
     var values: [StreamID] = []
 
+    /// The reply's result, or the daemon's part.
+    enum Outcome {
+        case result(JSONValue)
+        case daemon(DaemonRequest)
+    }
+
     init(_ result: JSONValue, values: [StreamID] = []) {
-        self.result = result
+        self.outcome = .result(result)
         self.values = values
     }
+
+    init(_ request: DaemonRequest) {
+        self.outcome = .daemon(request)
+    }
+}
+
+/// What only the daemon can do or tell, which an op asks of it: the dispatcher names it, and
+/// the daemon carries it out and answers (``Daemon/carryOut(_:)``), so that what the daemon
+/// is made of (its configuration file, its metrics, the state file) stays out of the ops.
+enum DaemonRequest: Equatable {
+    /// Read the configuration file again, as SIGHUP does (`reload`).
+    case reload
+    /// Make the scene anew from the configuration in force (`reset_scene`).
+    case resetScene
+    /// The daemon's verdict on itself (`health`).
+    case health
+    /// The Prometheus exposition (`metrics`).
+    case metrics
+    /// The state file and what it holds (`saved_scene`).
+    case savedScene
 }
 
 /// Carries out requests: one method per op, each given its arguments already checked
@@ -24,43 +51,40 @@ final class RequestDispatcher {
     private let touchscreens: TouchscreenState
     private let status: DaemonStatus
     private let clock: FrameClock
-    /// The TUIO targets and what they were sent, for `stats`.
-    var tuioTargets: () -> JSONValue = { .array([]) }
-    /// The daemon's health and metrics (DaemonHealth.swift), for `health` and `metrics`.
-    var health: () -> HealthReport = { HealthReport(devices: 0, skipped: [], loopLag: nil, clients: [:], uptime: 0) }
-    var metrics: () -> [UInt8] = { [] }
-    /// Reloads the configuration as SIGHUP does (the `reload` op): nil when it was taken,
-    /// else why not. Without it, `reload` is refused.
-    var reloadConfiguration: (() -> String?)?
-    /// Makes the scene anew from the configuration (`reset_scene`), returning its element count.
-    var resetScene: () -> Int = { 0 }
-    /// The state file and what it holds (`saved_scene`).
-    var savedScene: () -> JSONValue = { .null }
+    /// TUIO's receivers and what they were sent, for `stats`.
+    private let output: SceneOutput?
 
-    init(scene: DaemonScene, clients: ClientHub, touchscreens: TouchscreenState, status: DaemonStatus, clock: FrameClock) {
+    init(scene: DaemonScene, clients: ClientHub, touchscreens: TouchscreenState, status: DaemonStatus, clock: FrameClock, output: SceneOutput?) {
         self.scene = scene
         self.clients = clients
         self.touchscreens = touchscreens
         self.status = status
         self.clock = clock
+        self.output = output
     }
 
     private var engine: MotionEngine { scene.engine }
     private var configuration: Configuration { scene.configuration }
 
-    /// What `request` from `session` does: the reply's result, and the streams whose values
-    /// follow it.
+    /// What `request` from `session` does: the reply's result, or the daemon's part, and the
+    /// streams whose values follow it.
     func dispatch(_ request: Request, for session: ClientSession) throws(ProtocolError) -> Dispatched {
         switch request {
         case .subscribe(let patterns, let optional): return try subscribe(session, patterns, optional: optional)
+        case .reload: return Dispatched(.reload)
+        case .resetScene: return Dispatched(.resetScene)
+        case .health: return Dispatched(.health)
+        case .metrics: return Dispatched(.metrics)
+        case .savedScene: return Dispatched(.savedScene)
         default: return Dispatched(try answer(request, for: session))
         }
     }
 
-    /// Every op's reply (``dispatch(_:for:)`` adds the values that follow a `subscribe`'s).
+    /// The reply of every op the dispatcher answers itself.
     private func answer(_ request: Request, for session: ClientSession) throws(ProtocolError) -> JSONValue {
         switch request {
-        case .subscribe(let patterns, let optional): return try subscribe(session, patterns, optional: optional).result
+        case .subscribe, .reload, .resetScene, .health, .metrics, .savedScene:
+            preconditionFailure("\(request) is answered by dispatch(_:for:)")
         case .unsubscribe(let patterns): return try unsubscribe(session, patterns)
         case .list(let patterns): return try list(patterns)
         case .get(let stream): return try get(stream)
@@ -70,14 +94,9 @@ final class RequestDispatcher {
         case .removeElement(let id): return try removeElement(id)
         case .devices: return touchscreens.devices.json(configuration: configuration)
         case .stats: return stats()
-        case .health: return health().json
-        case .metrics: return .object([("text", .string(String(decoding: metrics(), as: UTF8.self)))])
         case .auth(let token): return try authenticate(session, token: token)
         case .calibrate(let request): return try touchscreens.calibrate(request, for: session, configuration: configuration)
         case .calibration: return .object([("calibration", touchscreens.calibrationJSON)])
-        case .reload: return try reload()
-        case .resetScene: return .object([("elements", .integer(Int64(resetScene())))])
-        case .savedScene: return savedScene()
         }
     }
 
@@ -215,7 +234,7 @@ final class RequestDispatcher {
             ("dropped_events", .integer(Int64(devices.droppedEvents))),
             ("filtered", devices.filteredByDevice),
             ("geometry", devices.geometryByDevice),
-            ("tuio", tuioTargets()),
+            ("tuio", output?.json ?? .array([])),
             ("clients", .array(clients.sessions.values.sorted { $0.id < $1.id }.map { session in
                 .object([
                     ("client", .integer(Int64(session.id))),
@@ -238,14 +257,6 @@ final class RequestDispatcher {
         guard ControlToken.matches(token, expected) else { throw ProtocolError(.forbidden, "the token is wrong") }
         session.control = true
         return .object([("control", true)])
-    }
-
-    private func reload() throws(ProtocolError) -> JSONValue {
-        guard let reloadConfiguration else {
-            throw ProtocolError(.reloadFailed, "this daemon reads no configuration file to reload")
-        }
-        if let problem = reloadConfiguration() { throw ProtocolError(.reloadFailed, problem) }
-        return .object([("file", configuration.file.map { .string($0) } ?? .null), ("elements", .integer(Int64(engine.scene.elements.count)))])
     }
 
     private func unknownStream(_ name: String) -> ProtocolError {
