@@ -39,12 +39,12 @@ extension Configuration {
     /// key by key (a later file's value wins), arrays of tables (`[[element]]`, `[[device]]`,
     /// `[[tuio]]`) appended. Errors name the file and line the problem is on.
     public static func parse(_ sources: [(text: String, file: String)]) throws(ConfigurationError) -> Configuration {
-        var layers: [(table: [String: SettingsValue], context: ReadContext)] = []
+        var layers: [(table: SettingsTable, context: ReadContext)] = []
         for (text, file) in sources {
             if let trap = TOMLParserTraps.first(in: text) {
                 throw ConfigurationError(file: file, line: trap.line, message: "not valid TOML: \(trap.message)")
             }
-            let table: [String: SettingsValue]
+            let table: SettingsTable
             do { table = try ParsedTOML.table(text) } catch let error as TOMLParseError {
                 throw ConfigurationError(file: file, line: error.source.begin.line, message: "not valid TOML: \(error.description)")
             } catch {
@@ -259,7 +259,7 @@ extension Configuration {
     /// Reads a quirks file: `[[quirk]]` tables, each a `[[device]]` entry's selectors and
     /// keys with `quirk` (its name) and `evidence` (where its values come from).
     static func readQuirks(_ text: String, file: String) throws(ConfigurationError) -> [Quirk] {
-        let table: [String: SettingsValue]
+        let table: SettingsTable
         do { table = try ParsedTOML.table(text) } catch let error as TOMLParseError {
             throw ConfigurationError(file: file, line: error.source.begin.line, message: "not valid TOML: \(error.description)")
         } catch {
@@ -403,7 +403,7 @@ extension ElementSettings {
     /// Reads one element as the configuration file's `[[element]]` gives it, from a table
     /// of another origin (what `add_element` reads from the client's JSON). Errors have no
     /// line.
-    package static func read(_ table: [String: SettingsValue], source: String, limits: ValueLimits) throws(ConfigurationError) -> ElementSettings {
+    package static func read(_ table: SettingsTable, source: String, limits: ValueLimits) throws(ConfigurationError) -> ElementSettings {
         var reader = TableReader(table, path: ["element"], context: ReadContext(file: source, locator: TOMLLocator("")))
         reader.limits = limits
         return try Configuration.readElement(&reader)
