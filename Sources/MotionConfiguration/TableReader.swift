@@ -131,7 +131,11 @@ struct TableReader {
 
     /// A key's value, from the last file that sets it, without marking it read.
     private func peek(_ key: String) -> SettingsValue? {
-        if let value = top.table[key] { return value }
+        top.table[key] ?? peekBelowTop(key)
+    }
+
+    /// A key's value from the files before the last, the last one that sets it.
+    private func peekBelowTop(_ key: String) -> SettingsValue? {
         for layer in lower.reversed() {
             if let value = layer.table[key] { return value }
         }
@@ -144,7 +148,7 @@ struct TableReader {
     /// A key's value, marked read; looked up once when one file has the table.
     private mutating func value(_ key: String) -> SettingsValue? {
         guard let position = top.table.position(of: key) else {
-            guard let value = peek(key) else { return nil }
+            guard let value = peekBelowTop(key) else { return nil }
             markRead(key)
             return value
         }

@@ -43,9 +43,11 @@ enum ElementInput {
 
     /// No string may hold a NUL: an id "car\u0000" would print as "car" in logs and in C
     /// libraries, and could not be told from the element "car".
-    /// In UTF-8 only U+0000 has a zero byte: the bytes are scanned, not decoded to scalars.
+    /// In UTF-8 only U+0000 has a zero byte: the bytes are scanned in place, not decoded to
+    /// scalars nor stepped through one index at a time (every key and string of an element).
     private static func refuseNUL(_ text: String, _ key: String) throws(ProtocolError) {
-        guard !text.utf8.contains(0) else { throw ProtocolError(.badValue, "\(key) contains a NUL character (\\u0000)") }
+        let hasNUL = text.utf8.withContiguousStorageIfAvailable { $0.contains(0) } ?? text.utf8.contains(0)
+        guard !hasNUL else { throw ProtocolError(.badValue, "\(key) contains a NUL character (\\u0000)") }
     }
 
     /// JSON as settings: a whole number is an integer, as a TOML integer would be.
