@@ -39,12 +39,12 @@ extension Configuration {
     /// key by key (a later file's value wins), arrays of tables (`[[element]]`, `[[device]]`,
     /// `[[tuio]]`) appended. Errors name the file and line the problem is on.
     public static func parse(_ sources: [(text: String, file: String)]) throws(ConfigurationError) -> Configuration {
-        var layers: [(table: [String: SettingsValue], context: ReadContext)] = []
+        var layers: [(table: SettingsTable, context: ReadContext)] = []
         for (text, file) in sources {
             if let trap = TOMLParserTraps.first(in: text) {
                 throw ConfigurationError(file: file, line: trap.line, message: "not valid TOML: \(trap.message)")
             }
-            let table: [String: SettingsValue]
+            let table: SettingsTable
             do { table = try ParsedTOML.table(text) } catch let error as TOMLParseError {
                 throw ConfigurationError(file: file, line: error.source.begin.line, message: "not valid TOML: \(error.description)")
             } catch {
@@ -259,7 +259,7 @@ extension Configuration {
     /// Reads a quirks file: `[[quirk]]` tables, each a `[[device]]` entry's selectors and
     /// keys with `quirk` (its name) and `evidence` (where its values come from).
     static func readQuirks(_ text: String, file: String) throws(ConfigurationError) -> [Quirk] {
-        let table: [String: SettingsValue]
+        let table: SettingsTable
         do { table = try ParsedTOML.table(text) } catch let error as TOMLParseError {
             throw ConfigurationError(file: file, line: error.source.begin.line, message: "not valid TOML: \(error.description)")
         } catch {
@@ -324,7 +324,25 @@ extension Configuration {
         element.scale = try table.number("scale", in: 0.000_001...1_000_000) ?? 1
         element.z = try table.int("z") ?? 0
         element.resetAfter = try table.number("reset_after", in: Self.idleSeconds)
+        try readMovingInteractions(&table, into: &element)
+        try readOtherInteractions(&table, into: &element)
+        // Asked of the interactions themselves: a list of their names would be an
+        // allocation per element read, for checks that seldom fail.
+        let interactions = element.interactions
+        if interactions.contains(where: { $0.name == "directly_manipulable" }),
+           let other = interactions.first(where: { ["draggable", "tossable", "rotatable", "scalable"].contains($0.name) })?.name {
+            throw table.error("directly_manipulable", "directly_manipulable already drags, rotates and scales; it cannot be combined with \(other)")
+        }
+        if interactions.contains(where: { $0.name == "draggable" }) && interactions.contains(where: { $0.name == "tossable" }) {
+            throw table.error("tossable", "tossable already drags; remove draggable")
+        }
+        try table.finish()
+        return element
+    }
 
+    /// An element's draggable, tossable and attach, which move it.
+    private static func readMovingInteractions(_ table: inout TableReader, into element: inout ElementSettings) throws(ConfigurationError) {
+        let id = element.id
         if var draggable = try table.table("draggable") {
             element.interactions.append(.draggable(
                 bounds: try draggable.rect("bounds"), maxLength: try draggable.number("max_length", in: 0...10_000) ?? 48,
@@ -354,6 +372,11 @@ extension Configuration {
             element.interactions.append(.attach(destination: destination, spring: try attach.spring("spring")))
             try attach.finish()
         }
+    }
+
+    /// An element's other interactions: rotatable, scalable, directly_manipulable,
+    /// set_position_on_tap and change_direction.
+    private static func readOtherInteractions(_ table: inout TableReader, into element: inout ElementSettings) throws(ConfigurationError) {
         if let rotatable = try table.table("rotatable") {
             element.interactions.append(.rotatable)
             try rotatable.finish()
@@ -387,15 +410,6 @@ extension Configuration {
             element.interactions.append(.changeDirection(minimumVelocity: try direction.number("minimum_velocity", in: 0...100_000) ?? 100, axis: axis))
             try direction.finish()
         }
-        let names = element.interactions.map(\.name)
-        if names.contains("directly_manipulable"), let other = names.first(where: { ["draggable", "tossable", "rotatable", "scalable"].contains($0) }) {
-            throw table.error("directly_manipulable", "directly_manipulable already drags, rotates and scales; it cannot be combined with \(other)")
-        }
-        if names.contains("draggable") && names.contains("tossable") {
-            throw table.error("tossable", "tossable already drags; remove draggable")
-        }
-        try table.finish()
-        return element
     }
 }
 
@@ -403,8 +417,9 @@ extension ElementSettings {
     /// Reads one element as the configuration file's `[[element]]` gives it, from a table
     /// of another origin (what `add_element` reads from the client's JSON). Errors have no
     /// line.
-    package static func read(_ table: [String: SettingsValue], source: String, limits: ValueLimits) throws(ConfigurationError) -> ElementSettings {
-        var reader = TableReader(table, path: ["element"], context: ReadContext(file: source, locator: TOMLLocator("")))
+    package static func read(_ table: SettingsTable, source: String, limits: ValueLimits) throws(ConfigurationError) -> ElementSettings {
+        // No text, so no lines to find: an empty locator, not one made from "".
+        var reader = TableReader(table, path: ["element"], context: ReadContext(file: source, locator: TOMLLocator()))
         reader.limits = limits
         return try Configuration.readElement(&reader)
     }

@@ -24,7 +24,8 @@ extension ElementSettings {
         if id.utf8.count > maximumIDBytes { return "an element id is at most \(maximumIDBytes) bytes, not \(id.utf8.count)" }
         // The common id, ASCII letters, digits, '_' and '-', passes every check below (it
         // is visible, and NFC); said at once, since a restore checks thousands of them twice.
-        if id.utf8.allSatisfy(isPlainIDByte) { return nil }
+        // The bytes in place where they are contiguous (always, but for a bridged string).
+        if id.utf8.withContiguousStorageIfAvailable({ $0.allSatisfy(isPlainIDByte) }) ?? id.utf8.allSatisfy(isPlainIDByte) { return nil }
         if id.unicodeScalars.contains("\u{0}") {
             return "an element id cannot contain a NUL character (\\u0000): logs and C libraries would cut it there, into another id"
         }

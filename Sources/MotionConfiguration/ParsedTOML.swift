@@ -11,7 +11,7 @@ import TOMLKit
 /// SIGHUP, reuses what was read then and calls TOMLKit not at all.
 enum ParsedTOML {
     /// Texts read lately and their settings; a few, for a main file and its drop-ins.
-    private static let recent = Mutex<[(text: String, table: [String: SettingsValue])]>([])
+    private static let recent = Mutex<[(text: String, table: SettingsTable)]>([])
     private static let remembered = 16
 
     /// The settings in `text`, or TOMLKit's error.
@@ -19,7 +19,7 @@ enum ParsedTOML {
     /// A text is the same as one read before only byte for byte: `==` on strings is canonical
     /// equivalence, under which a file that spells an id `cafe` and U+0301 equals one that
     /// spells it with é, and the settings of the one read first would come back for the other.
-    static func table(_ text: String) throws -> [String: SettingsValue] {
+    static func table(_ text: String) throws -> SettingsTable {
         if let known = recent.withLock({ $0.first { Self.same($0.text, text) }?.table }) { return known }
         let document = try TOMLTable(string: text)
         let table = SettingsValue.table(document)

@@ -7,6 +7,9 @@
 struct TOMLLocator {
     private var lines: [String: Int] = [:]
 
+    /// A locator for settings that come from no text (a client's JSON): every line is 0.
+    init() {}
+
     init(_ text: String) {
         var current: [String] = []
         var arrayCounts: [String: Int] = [:]

@@ -15,45 +15,87 @@ struct ReadContext {
 /// A table may come in layers, one per file that has it (the main file, then each drop-in):
 /// a key is read from the last layer that sets it, and an error about it points at that file
 /// and line.
+///
+/// A restore reads thousands of elements through it, so the common case costs little: one
+/// layer (`add_element` and most tables), read marks kept as bits, and the key path made only
+/// for an error.
 struct TableReader {
-    /// One file's part of the table.
+    /// One file's part of the table, and which of its members were read.
     private struct Layer {
-        let table: [String: SettingsValue]
+        let table: SettingsTable
         let context: ReadContext
+        var read = ReadMarks()
 
         /// An error on the line of `keys` in this file.
         func error(_ keys: [String], _ message: String) -> ConfigurationError {
             ConfigurationError(file: context.file, line: context.locator.line(keys), message: message)
         }
+
+        /// Marks `key` read, if this file sets it.
+        mutating func markRead(_ key: String) {
+            if let position = table.position(of: key) { read.insert(position) }
+        }
+
+        /// The first key in order that was not read: the same file always gets the same error.
+        var firstUnread: String? {
+            guard read.count < table.count else { return nil }
+            return table.members.indices.lazy.filter { !read.contains($0) }.map { table.members[$0].key }.min()
+        }
     }
 
-    private let layers: [Layer]
-    let path: [String]
-    /// The keys read that a file sets: what ``finish()`` does not refuse. A list, not a set:
-    /// a table has a few keys, compared faster than hashed (a restore reads thousands).
-    private var read: [String] = []
+    /// The last file that has the table: its values win.
+    private var top: Layer
+    /// The files before it that have the table, in order; none when only one has it, as
+    /// always for `add_element`.
+    private var lower: [Layer]
+    /// The key path, made by ``path`` only when asked: an inner table's reader would
+    /// otherwise copy its parent's path for every element read. Its last key, if any,
+    /// follows `parentPath`.
+    private let parentPath: [String]
+    private let lastKey: String?
     /// The positions and sizes allowed, relative to the screen; tables below inherit them.
     var limits = ValueLimits(screen: Configuration.defaultScreen)
 
-    init(_ table: [String: SettingsValue], path: [String], context: ReadContext) {
-        self.init(layers: [Layer(table: table, context: context)], path: path)
+    init(_ table: SettingsTable, path: [String], context: ReadContext) {
+        self.init(top: Layer(table: table, context: context), lower: [], parentPath: path, lastKey: nil)
     }
 
     /// The same table from several files, later ones overriding earlier ones key by key.
-    init(merging tables: [(table: [String: SettingsValue], context: ReadContext)], path: [String]) {
-        self.init(layers: tables.map { Layer(table: $0.table, context: $0.context) }, path: path)
+    init(merging tables: [(table: SettingsTable, context: ReadContext)], path: [String]) {
+        precondition(!tables.isEmpty, "a table comes from at least one file")
+        let layers = tables.map { Layer(table: $0.table, context: $0.context) }
+        self.init(top: layers[layers.count - 1], lower: Array(layers.dropLast()), parentPath: path, lastKey: nil)
     }
 
-    private init(layers: [Layer], path: [String]) {
-        precondition(!layers.isEmpty, "a table comes from at least one file")
-        self.layers = layers
-        self.path = path
-        read.reserveCapacity(layers.reduce(0) { $0 + $1.table.count })
+    private init(top: Layer, lower: [Layer], parentPath: [String], lastKey: String?) {
+        self.top = top
+        self.lower = lower
+        self.parentPath = parentPath
+        self.lastKey = lastKey
     }
+
+    /// A reader for a table below this one, at `key`, with this one's limits.
+    private func child(top: Layer, lower: [Layer] = [], key: String) -> TableReader {
+        // The parent's path as it is when it has no last key of its own: no copy.
+        var reader = lastKey == nil ? TableReader(top: top, lower: lower, parentPath: parentPath, lastKey: key)
+                                    : TableReader(top: top, lower: lower, parentPath: path, lastKey: key)
+        reader.limits = limits
+        return reader
+    }
+
+    /// The key path of this table, from the top level.
+    var path: [String] { lastKey.map { parentPath + [$0] } ?? parentPath }
+
+    /// Every layer, in the order of the files.
+    private var layers: [Layer] { lower + [top] }
 
     /// The file that sets `key` (the last one that does), else the first file.
     private func layer(for key: String?) -> Layer {
-        key.flatMap { key in layers.last { $0.table[key] != nil } } ?? layers[0]
+        if let key {
+            if top.table.position(of: key) != nil { return top }
+            if let layer = lower.last(where: { $0.table.position(of: key) != nil }) { return layer }
+        }
+        return lower.first ?? top
     }
 
     /// An error about `key` (or the table itself), on its line.
@@ -67,10 +109,8 @@ struct TableReader {
     }
 
     /// A reader for an inline table set at `key`, in the file that sets it.
-    private func inner(_ table: [String: SettingsValue], below key: String) -> TableReader {
-        var reader = TableReader(table, path: path + [key], context: layer(for: key).context)
-        reader.limits = limits
-        return reader
+    private func inner(_ table: SettingsTable, below key: String) -> TableReader {
+        child(top: Layer(table: table, context: layer(for: key).context), key: key)
     }
 
     /// Where `key` is set: FILE:LINE, for messages that name two places.
@@ -83,17 +123,20 @@ struct TableReader {
 
     /// Refuses any key that was not read.
     func finish() throws(ConfigurationError) {
-        for layer in layers where !layer.table.keys.allSatisfy(read.contains) {
-            // The first in order, so that the same file always gets the same error.
-            for key in layer.table.keys.sorted() where !read.contains(key) {
-                throw layer.error(path + [key], "unknown key '\(key)' in \(name)")
-            }
+        for layer in lower {
+            if let key = layer.firstUnread { throw layer.error(path + [key], "unknown key '\(key)' in \(name)") }
         }
+        if let key = top.firstUnread { throw top.error(path + [key], "unknown key '\(key)' in \(name)") }
     }
 
     /// A key's value, from the last file that sets it, without marking it read.
     private func peek(_ key: String) -> SettingsValue? {
-        for layer in layers.reversed() {
+        top.table[key] ?? peekBelowTop(key)
+    }
+
+    /// A key's value from the files before the last, the last one that sets it.
+    private func peekBelowTop(_ key: String) -> SettingsValue? {
+        for layer in lower.reversed() {
             if let value = layer.table[key] { return value }
         }
         return nil
@@ -102,14 +145,22 @@ struct TableReader {
     /// Whether the table sets `key`.
     func has(_ key: String) -> Bool { peek(key) != nil }
 
+    /// A key's value, marked read; looked up once when one file has the table.
     private mutating func value(_ key: String) -> SettingsValue? {
-        guard let value = peek(key) else { return nil }
-        markRead(key)
-        return value
+        guard let position = top.table.position(of: key) else {
+            guard let value = peekBelowTop(key) else { return nil }
+            markRead(key)
+            return value
+        }
+        top.read.insert(position)
+        if !lower.isEmpty { markRead(key) }
+        return top.table.members[position].value
     }
 
+    /// Marks `key` read in every file that sets it.
     private mutating func markRead(_ key: String) {
-        if !read.contains(key) { read.append(key) }
+        top.markRead(key)
+        for index in lower.indices { lower[index].markRead(key) }
     }
 
     private func wrongType(_ key: String, _ expected: String, _ value: SettingsValue) -> ConfigurationError {
@@ -280,14 +331,13 @@ struct TableReader {
             throw wrongType(key, "a table: { tension = 342, friction = 30 }, { origami_tension = …, origami_friction = … } or { bounciness = …, speed = … }", value)
         }
         var inner = inner(table, below: key)
-        let keys = Set(table.keys)
         var configuration: SpringConfiguration
-        if keys.contains("origami_tension") || keys.contains("origami_friction") {
+        if table["origami_tension"] != nil || table["origami_friction"] != nil {
             guard let t = try inner.number("origami_tension"), let f = try inner.number("origami_friction") else {
                 throw inner.error(nil, "origami_tension and origami_friction go together")
             }
             configuration = SpringConfiguration(origamiTension: t, origamiFriction: f)
-        } else if keys.contains("bounciness") || keys.contains("speed") {
+        } else if table["bounciness"] != nil || table["speed"] != nil {
             guard let b = try inner.number("bounciness"), let s = try inner.number("speed") else {
                 throw inner.error(nil, "bounciness and speed go together")
             }
@@ -304,19 +354,28 @@ struct TableReader {
 
     /// A table below this one, if present: merged key by key across the files that have it.
     mutating func table(_ key: String) throws(ConfigurationError) -> TableReader? {
+        if lower.isEmpty {
+            // One file: one lookup, and no list of layers.
+            guard let position = top.table.position(of: key) else { return nil }
+            let value = top.table.members[position].value
+            guard let table = value.table else { throw notATable(key, value, in: top) }
+            top.read.insert(position)
+            return child(top: Layer(table: table, context: top.context), key: key)
+        }
         var found: [Layer] = []
         for layer in layers {
             guard let value = layer.table[key] else { continue }
-            guard let table = value.table else {
-                throw layer.error(path + [key], "\(key) must be a table ([\((path + [key]).joined(separator: "."))]), not \(value.description)")
-            }
+            guard let table = value.table else { throw notATable(key, value, in: layer) }
             found.append(Layer(table: table, context: layer.context))
         }
-        guard !found.isEmpty else { return nil }
+        guard let last = found.popLast() else { return nil }
         markRead(key)
-        var reader = TableReader(layers: found, path: path + [key])
-        reader.limits = limits
-        return reader
+        return child(top: last, lower: found, key: key)
+    }
+
+    /// The error for `key`, set in `layer` to `value`, which is not a table.
+    private func notATable(_ key: String, _ value: SettingsValue, in layer: Layer) -> ConfigurationError {
+        layer.error(path + [key], "\(key) must be a table ([\((path + [key]).joined(separator: "."))]), not \(value.description)")
     }
 
     /// An array of tables (`[[key]]`), each with its index in the path: every file's, in
@@ -326,22 +385,21 @@ struct TableReader {
         var tables: [TableReader] = []
         for layer in layers {
             guard let value = layer.table[key] else { continue }
-            let wrong = layer.error(path + [key], "\(key) must be an array of tables ([[\(key)]]), not \(value.description)")
-            guard let array = value.array else { throw wrong }
+            guard let array = value.array, array.allSatisfy({ $0.table != nil }) else {
+                throw layer.error(path + [key], "\(key) must be an array of tables ([[\(key)]]), not \(value.description)")
+            }
             for (index, element) in array.enumerated() {
-                guard let table = element.table else { throw wrong }
-                var reader = TableReader(table, path: path + ["\(key)[\(index)]"], context: layer.context)
-                reader.limits = limits
-                tables.append(reader)
+                tables.append(child(top: Layer(table: element.table ?? SettingsTable(), context: layer.context), key: "\(key)[\(index)]"))
             }
         }
         return tables
     }
 
+    /// Two numbers, `[a, b]` or `{ names.0 = a, names.1 = b }`; nil when `value` is neither.
     private func pair(_ value: SettingsValue, key: String, names: (String, String)) throws(ConfigurationError) -> (Double, Double)? {
         if let array = value.array {
-            let numbers = array.compactMap(\.number)
-            return numbers.count == 2 && array.count == 2 ? (numbers[0], numbers[1]) : nil
+            guard array.count == 2, let a = array[0].number, let b = array[1].number else { return nil }
+            return (a, b)
         }
         if let table = value.table {
             var inner = inner(table, below: key)
@@ -350,5 +408,29 @@ struct TableReader {
             return (a, b)
         }
         return nil
+    }
+}
+
+/// Which members of a table were read, by position: a bit each for the first 64 (more than
+/// any table of settings has), a set for the rest (a client's table of thousands of snap
+/// points). Counted, so that ``TableReader/finish()`` knows at once that every one was.
+private struct ReadMarks {
+    private var first: UInt64 = 0
+    private var rest: Set<Int> = []
+    private(set) var count = 0
+
+    mutating func insert(_ position: Int) {
+        if position < 64 {
+            let bit = UInt64(1) << position
+            guard first & bit == 0 else { return }
+            first |= bit
+        } else {
+            guard rest.insert(position).inserted else { return }
+        }
+        count += 1
+    }
+
+    func contains(_ position: Int) -> Bool {
+        position < 64 ? first & (UInt64(1) << position) != 0 : rest.contains(position)
     }
 }

@@ -27,15 +27,14 @@ enum ElementInput {
                 throw ProtocolError(.badValue, "\(name) is given twice")
             }
         }
-        var table: [String: SettingsValue] = [:]
-        table.reserveCapacity(members.count + interactions.count)
+        var table = SettingsTable(minimumCapacity: members.count + interactions.count)
         for (key, value) in members where key != "interactions" {
             try refuseNUL(key, key)
-            table[key] = try settingsValue(value, key)
+            table.set(try settingsValue(value, key), for: key)
         }
         for (name, value) in interactions {
             try refuseNUL(name, name)
-            table[name] = try settingsValue(value, name)
+            table.set(try settingsValue(value, name), for: name)
         }
         do { return try ElementSettings.read(table, source: "element", limits: limits) } catch {
             throw ProtocolError(.badValue, error.message)
@@ -44,8 +43,11 @@ enum ElementInput {
 
     /// No string may hold a NUL: an id "car\u0000" would print as "car" in logs and in C
     /// libraries, and could not be told from the element "car".
+    /// In UTF-8 only U+0000 has a zero byte: the bytes are scanned in place, not decoded to
+    /// scalars nor stepped through one index at a time (every key and string of an element).
     private static func refuseNUL(_ text: String, _ key: String) throws(ProtocolError) {
-        guard !text.unicodeScalars.contains("\u{0}") else { throw ProtocolError(.badValue, "\(key) contains a NUL character (\\u0000)") }
+        let hasNUL = text.utf8.withContiguousStorageIfAvailable { $0.contains(0) } ?? text.utf8.contains(0)
+        guard !hasNUL else { throw ProtocolError(.badValue, "\(key) contains a NUL character (\\u0000)") }
     }
 
     /// JSON as settings: a whole number is an integer, as a TOML integer would be.
@@ -67,10 +69,10 @@ enum ElementInput {
             for item in items { values.append(try settingsValue(item, key)) }
             return .array(values)
         case .object(let members):
-            var table: [String: SettingsValue] = [:]
+            var table = SettingsTable(minimumCapacity: members.count)
             for (name, value) in members {
                 try refuseNUL(name, name)
-                table[name] = try settingsValue(value, name)
+                table.set(try settingsValue(value, name), for: name)
             }
             return .table(table)
         }
