@@ -18,16 +18,17 @@ public final class EventStream<Value>: QuietSource {
     }
 
     /// The stream to subscribe to.
-    public var stream: MotionObservable<Value> {
-        // Not holding the stream: a held subscription keeps this function, and the stream
-        // keeps the held subscription.
-        MotionObservable(from: self) { [weak self] observer in
-            guard let self else { return {} }
-            let id = self.nextID
-            self.nextID += 1
-            self.observers.append((id, observer))
-            return { [weak self] in self?.observers.removeAll { $0.id == id } }
-        }
+    public var stream: MotionObservable<Value> { MotionObservable(from: self, connectObserver) }
+
+    /// What ``stream`` runs for each subscription: made once, where each `stream` made it anew,
+    /// and an interaction draws several streams from one event stream. Not holding the stream:
+    /// a held subscription keeps this function, and the stream keeps the held subscription.
+    private lazy var connectObserver: MotionObservable<Value>.Connect = { [weak self] observer in
+        guard let self else { return {} }
+        let id = self.nextID
+        self.nextID += 1
+        self.observers.append((id, observer))
+        return { [weak self] in self?.observers.removeAll { $0.id == id } }
     }
 
     var isQuiet: Bool { !hasSent }
