@@ -11,7 +11,8 @@ public final class MotionRuntime {
     private var interactions: [AnyObject] = []
     private var activeStreams = ActiveIDs()
     private var nextStreamID = 0
-    private let aggregate = ReactiveProperty(MotionState.atRest)
+    /// A property only once ``state`` is asked for, which the engine never does.
+    private var aggregate = OnDemandProperty(MotionState.atRest)
 
     /// Creates a runtime whose springs run on `clock`.
     public init(clock: FrameClock) {
@@ -20,7 +21,7 @@ public final class MotionRuntime {
 
     /// `.active` while any connected stream is active, `.atRest` when all are at rest.
     /// Written only when it changes.
-    public var state: ReadOnlyProperty<MotionState> { aggregate.readOnly }
+    public var state: ReadOnlyProperty<MotionState> { aggregate.property().readOnly }
 
     /// Writes every value of `stream` to `property`, and counts the stream's state in ``state``.
     public func connect<Value>(_ stream: MotionObservable<Value>, to property: ReactiveProperty<Value>) {
@@ -84,6 +85,7 @@ public final class MotionRuntime {
 
     private func setAggregate() {
         let state: MotionState = activeStreams.isEmpty ? .atRest : .active
-        if aggregate.value != state { aggregate.value = state }
+        guard aggregate.value != state else { return }
+        if let observed = aggregate.store(state) { observed.value = state }
     }
 }

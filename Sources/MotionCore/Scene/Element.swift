@@ -78,7 +78,9 @@ public final class Element {
 /// Aggregates the motion state of several streams into one property: an element's or an
 /// interaction's `state`.
 public final class ActivityTracker {
-    private let aggregate = ReactiveProperty(MotionState.atRest)
+    /// A property only once ``state`` is asked for: the engine follows every element's, but
+    /// an interaction's is seldom observed.
+    private var aggregate = OnDemandProperty(MotionState.atRest)
     private var active = ActiveIDs()
     private var nextID = 0
 
@@ -86,7 +88,7 @@ public final class ActivityTracker {
     public init() {}
 
     /// `.active` while any tracked stream is.
-    public var state: ReadOnlyProperty<MotionState> { aggregate.readOnly }
+    public var state: ReadOnlyProperty<MotionState> { aggregate.property().readOnly }
 
     /// The stream, passing its values through and counting its state.
     public func tracked<Value>(_ stream: MotionObservable<Value>) -> MotionObservable<Value> {
@@ -128,7 +130,8 @@ public final class ActivityTracker {
     func set(_ id: Int, _ state: MotionState) {
         active.set(id, active: state == .active)
         let aggregate: MotionState = active.isEmpty ? .atRest : .active
-        if self.aggregate.value != aggregate { self.aggregate.value = aggregate }
+        guard self.aggregate.value != aggregate else { return }
+        if let observed = self.aggregate.store(aggregate) { observed.value = aggregate }
     }
 }
 

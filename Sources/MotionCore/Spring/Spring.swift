@@ -27,14 +27,26 @@ public final class Spring<Value: MotionVector> {
     /// Tension, friction and mass.
     public let configuration: ReactiveProperty<SpringConfiguration>
 
-    let stateStorage = ReactiveProperty(MotionState.atRest)
-    let velocityStorage: ReactiveProperty<Value>
+    /// Written by the running source (``setState(_:)``, ``setVelocity(_:)``); properties only
+    /// once ``state`` or ``velocity`` is asked for, which the engine never does.
+    private var stateStorage = OnDemandProperty(MotionState.atRest)
+    private var velocityStorage = OnDemandProperty(Value.zero)
 
     /// Whether the spring is moving; written by its running source.
-    public var state: ReadOnlyProperty<MotionState> { stateStorage.readOnly }
+    public var state: ReadOnlyProperty<MotionState> { stateStorage.property().readOnly }
 
     /// The current velocity, updated every frame while the spring moves; zero at rest.
-    public var velocity: ReadOnlyProperty<Value> { velocityStorage.readOnly }
+    public var velocity: ReadOnlyProperty<Value> { velocityStorage.property().readOnly }
+
+    /// Sets ``state``; for the running source.
+    func setState(_ state: MotionState) {
+        if let observed = stateStorage.store(state) { observed.value = state }
+    }
+
+    /// Sets ``velocity``; for the running source.
+    func setVelocity(_ velocity: Value) {
+        if let observed = velocityStorage.store(velocity) { observed.value = velocity }
+    }
 
     /// Creates a spring pulling from `initialValue` toward `destination`.
     public init(
@@ -49,7 +61,6 @@ public final class Spring<Value: MotionVector> {
         self.threshold = ReactiveProperty(threshold)
         self.enabled = ReactiveProperty(true)
         self.configuration = ReactiveProperty(configuration)
-        self.velocityStorage = ReactiveProperty(.zero)
     }
 
     /// Creates a spring from fixed values, with properties of its own.

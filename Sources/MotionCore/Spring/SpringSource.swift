@@ -131,7 +131,7 @@ final class SpringSimulation<Value: MotionVector> {
         segment = (curve, clock.now)
         if !isActive {
             isActive = true
-            spring.stateStorage.value = .active
+            spring.setState(.active)
             observer.state(.active)
         }
         if frames == nil {
@@ -144,11 +144,11 @@ final class SpringSimulation<Value: MotionVector> {
         let t = Swift.max(0, time - start)
         if curve.isAtRest(at: t, threshold: spring.threshold.value) {
             segment = nil
-            spring.velocityStorage.value = .zero
+            spring.setVelocity(.zero)
             observer.next(curve.destination)
             settle()
         } else {
-            spring.velocityStorage.value = curve.velocity(at: t)
+            spring.setVelocity(curve.velocity(at: t))
             observer.next(curve.value(at: t))
         }
     }
@@ -162,10 +162,10 @@ final class SpringSimulation<Value: MotionVector> {
 
     private func settle() {
         stopFrames()
-        spring.velocityStorage.value = .zero
+        spring.setVelocity(.zero)
         if isActive {
             isActive = false
-            spring.stateStorage.value = .atRest
+            spring.setState(.atRest)
             observer.state(.atRest)
         }
     }
