@@ -71,16 +71,30 @@ public final class ReactiveProperty<Value> {
     }
 
     fileprivate func add(_ observer: PropertyObserver<Value>) {
-        if first == nil { first = observer } else { others.append(observer) }
+        if first == nil { first = observer } else { changeOthers { $0.append(observer) } }
     }
 
     /// Lets go of `observer`.
     fileprivate func remove(_ observer: PropertyObserver<Value>) {
         if first === observer {
-            first = others.isEmpty ? nil : others.removeFirst()
+            var next: PropertyObserver<Value>?
+            if !others.isEmpty { changeOthers { next = $0.removeFirst() } }
+            first = next
         } else {
-            others.removeAll { $0 === observer }
+            changeOthers { $0.removeAll { $0 === observer } }
         }
+    }
+
+    /// Changes ``others`` by `change`, on a copy taken out of it: growing or shrinking an
+    /// array calls into the standard library, which the compiler cannot prove leaves
+    /// `others` alone, and one such change would have every access to `others` checked at
+    /// run time, each write of every property included. The list is taken out whole, so the
+    /// copy is the only one and changes in place.
+    private func changeOthers(_ change: (inout [PropertyObserver<Value>]) -> Void) {
+        var list = others
+        others = []
+        change(&list)
+        others = list
     }
 
     /// The property as a stream: the current value on subscription, then every write.
