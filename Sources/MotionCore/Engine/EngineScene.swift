@@ -184,17 +184,21 @@ extension MotionEngine {
 
         let predicted = predictions != nil && element !== scene.container ? PredictedElement(element) : nil
         let predictedStreams = predicted?.streams ?? []
+        // Filled here and handed to the entry whole: each change to an array an object holds
+        // is checked at run time for another access at once.
         let count = 6 + predictedStreams.count + element.extraProperties.count + (element === scene.container ? 1 : 0)
-        entry.values.reserveCapacity(count)
-        entry.links.reserveCapacity(count + 1)
+        var values: [(id: StreamID, property: PublishedProperty)] = []
+        var links: [Subscription] = []
+        values.reserveCapacity(count)
+        links.reserveCapacity(count + 1)
         let prefix = element.id + "."
         /// Numbers the stream `name` of `property`, next in the element's order, and follows it.
         func publish(_ name: String, _ property: PublishedProperty) {
-            let rank = PublishedStreams.Rank(element: ordinal, place: entry.values.count)
+            let rank = PublishedStreams.Rank(element: ordinal, place: values.count)
             let stream = published.register(joinedName(prefix, name), kind: .value, property: property, publishedAs: (entry: entry, rank: rank))
-            entry.values.append((stream, property))
+            values.append((stream, property))
             // Later writes only: what the property holds now is what registering read.
-            entry.links.append(property.follow(writes, stream.index))
+            links.append(property.follow(writes, stream.index))
         }
         publish("position", .writablePoint(element.position))
         publish("size", .size(element.size))
@@ -208,11 +212,13 @@ extension MotionEngine {
         }
         for extra in element.extraProperties { publish(extra.name, extra.property) }
         if element === scene.container { publish("idle", .flag(attract.idle.readOnly)) }
+        entry.values = values
         nameGestureStreams(of: entry, prefix: prefix)
         entry.activityLink = activity.follow(element.state)
-        entry.links.append(element.enabled.subscribe { [weak self, unowned entry] enabled in
+        links.append(element.enabled.subscribe { [weak self, unowned entry] enabled in
             if !enabled { self?.disabled(entry) }
         })
+        entry.links = links
     }
 
     /// Numbers the streams of the gestures `entry`'s interactions asked for, in the order of

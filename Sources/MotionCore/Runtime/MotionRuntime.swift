@@ -49,7 +49,7 @@ public final class MotionRuntime {
                 spring.enabled.value = shouldBeEnabled
             }
         })
-        subscriptions.append(subscription)
+        keep(subscription)
     }
 
     /// Calls `next` with every value of `stream` for as long as the runtime is connected,
@@ -57,7 +57,7 @@ public final class MotionRuntime {
     /// spring) that moves nothing itself. The runtime keeps the subscription, so
     /// ``disconnectAll()`` ends it with the rest.
     public func observe<Value>(_ stream: MotionObservable<Value>, next: @escaping (Value) -> Void) {
-        subscriptions.append(stream.subscribe(next: next))
+        keep(stream.subscribe(next: next))
     }
 
     /// Cancels every connection the runtime made: springs stop and let go of the clock, and
@@ -80,6 +80,14 @@ public final class MotionRuntime {
             self.activeStreams.set(id, active: state == .active)
             self.setAggregate()
         })
+        keep(subscription)
+    }
+
+    /// Keeps `subscription` until ``disconnectAll()``.
+    private func keep(_ subscription: Subscription) {
+        // Room for a few at once: an interaction makes three or four, and a scene has a
+        // runtime an element.
+        if subscriptions.isEmpty { subscriptions.reserveCapacity(4) }
         subscriptions.append(subscription)
     }
 

@@ -59,6 +59,9 @@ public final class Element {
 
     /// Publishes an interaction's property as `ID.name`.
     public func publish(_ name: String, _ property: PublishedProperty) {
+        // Room for a few at once: an interaction publishes two or three, and the list grew
+        // one step at each.
+        if extraProperties.isEmpty { extraProperties.reserveCapacity(4) }
         extraProperties.append((name, property))
     }
 

@@ -37,6 +37,8 @@ public final class EventStream<Value>: QuietSource {
         // Those unsubscribed while waiting are dropped now and then, so that a stream never
         // sent on (the screen's taps, say) does not collect every element's that came and went.
         if held.count >= 16, held.count & (held.count - 1) == 0 { held.removeAll { $0.isUnsubscribed } }
+        // Room for a few at once: an interaction's chains hold three or four.
+        if held.isEmpty { held.reserveCapacity(4) }
         held.append(subscription)
     }
 
