@@ -54,4 +54,40 @@ struct OnDemandTests {
         #expect(runtimeStates == [.active, .atRest])
         #expect(trackerStates == [.active, .atRest])
     }
+
+    @Test("a connection deferred to an event stream's first value runs in its turn among the subscriptions waiting, before the value is delivered; cancelled, never; once a value came, at once")
+    func deferredToFirstValue() {
+        let events = EventStream<Int>()
+        var log: [String] = []
+        events.stream.subscribe(next: { log.append("before \($0)") })
+        _ = events.onFirstValue {
+            log.append("deferred")
+            events.stream.subscribe(next: { log.append("made \($0)") })
+        }
+        events.stream.map { $0 * 10 }.subscribe(next: { log.append("after \($0)") })
+        events.onFirstValue { log.append("cancelled") }.unsubscribe()
+        #expect(log.isEmpty)
+        events.send(1)
+        #expect(log == ["deferred", "before 1", "made 1", "after 10"])
+        _ = events.onFirstValue { log.append("late") }
+        #expect(log.last == "late")
+    }
+
+    @Test("an untouched tossable waits on its drag with one deferred connection, its chains made at the first drag event; dragged and tossed then as before")
+    func tossableDragChainsMadeAtFirstDrag() throws {
+        let clock = ManualFrameClock(now: 0)
+        let engine = MotionEngine(scene: Scene(size: Size(width: 1920, height: 1080)), clock: clock)
+        let element = Element(id: "card", center: Point(x: 960, y: 540), size: Size(width: 400, height: 300))
+        let tossable = Tossable(element: element, destination: ReactiveProperty(Point(x: 960, y: 540)))
+        engine.add(element, interactions: [tossable])
+        #expect(element.gestures.drag.waiting == 1, "one deferred connection, not the three subscriptions of the chains")
+        var positions: [Point] = []
+        element.position.subscribe { positions.append($0) }
+        let script = FingerScript(fingers: [.line(id: 1, from: Point(x: 960, y: 540), to: Point(x: 1300, y: 540), down: 0...0.2)])
+        let outcome = Simulation().run(script.frames(rate: 100), through: engine, clock: clock)
+        #expect(element.gestures.drag.waiting == 0)
+        #expect(outcome.settled)
+        #expect(positions.contains { $0.x > 1200 }, "dragged")
+        #expect(element.position.value == Point(x: 960, y: 540), "tossed back to its destination")
+    }
 }

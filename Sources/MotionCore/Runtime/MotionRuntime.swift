@@ -83,8 +83,9 @@ public final class MotionRuntime {
         keep(subscription)
     }
 
-    /// Keeps `subscription` until ``disconnectAll()``.
-    private func keep(_ subscription: Subscription) {
+    /// Keeps `subscription` until ``disconnectAll()``: for one an interaction makes itself
+    /// (``EventStream/onFirstValue(_:)``).
+    func keep(_ subscription: Subscription) {
         // Room for a few at once: an interaction makes three or four, and a scene has a
         // runtime an element.
         if subscriptions.isEmpty { subscriptions.reserveCapacity(4) }

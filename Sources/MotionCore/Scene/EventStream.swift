@@ -31,7 +31,21 @@ public final class EventStream<Value>: QuietSource {
         return { [weak self] in self?.observers.removeAll { $0.id == id } }
     }
 
+    /// Runs `connect` when the first value comes, in its turn among the subscriptions waiting
+    /// for it and before the value is delivered (at once if one came already); cancelling
+    /// the subscription returned before then means it never runs. For an interaction to make
+    /// its chains of operators at the gesture's first event: even unconnected, making them is
+    /// most of what an untouched element's interactions cost.
+    func onFirstValue(_ connect: @escaping () -> Void) -> Subscription {
+        let deferred = DeferredConnection(running: connect)
+        if hasSent { deferred.connectNow() } else { hold(deferred) }
+        return deferred
+    }
+
     var isQuiet: Bool { !hasSent }
+
+    /// How many subscriptions wait for the first value (for tests).
+    var waiting: Int { held.count }
 
     func hold(_ subscription: Subscription) {
         // Those unsubscribed while waiting are dropped now and then, so that a stream never
@@ -56,6 +70,24 @@ public final class EventStream<Value>: QuietSource {
             for entry in current { entry.observer.state(state) }
         }
     }
+}
+
+/// A subscription that runs a function when connected (``EventStream/onFirstValue(_:)``).
+private final class DeferredConnection: Subscription {
+    private var connect: (() -> Void)?
+
+    init(running connect: @escaping () -> Void) {
+        self.connect = connect
+        super.init()
+    }
+
+    override func connectNow() {
+        guard let connect else { return }
+        self.connect = nil
+        connect()
+    }
+
+    override func cancel() { connect = nil }
 }
 
 /// The motion state a gesture event implies: active from `.began`, at rest once it ends.

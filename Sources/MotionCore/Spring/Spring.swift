@@ -19,7 +19,7 @@ public final class Spring<Value: MotionVector> {
     public let initialVelocity: ReactiveProperty<Value>
 
     /// How close to the destination counts as there, in the value's units.
-    public let threshold: ReactiveProperty<Double>
+    public var threshold: ReactiveProperty<Double> { thresholdStorage.property() }
 
     /// While false, the spring does not move the value (a finger is moving it instead).
     public let enabled: ReactiveProperty<Bool>
@@ -27,6 +27,9 @@ public final class Spring<Value: MotionVector> {
     /// Tension, friction and mass.
     public let configuration: ReactiveProperty<SpringConfiguration>
 
+    /// A property only once asked for: the running source reads the value alone
+    /// (``currentThreshold``), and few change it.
+    private var thresholdStorage: OnDemandProperty<Double>
     /// Written by the running source (``setState(_:)``, ``setVelocity(_:)``); properties only
     /// once ``state`` or ``velocity`` is asked for, which the engine never does.
     private var stateStorage = OnDemandProperty(MotionState.atRest)
@@ -37,6 +40,9 @@ public final class Spring<Value: MotionVector> {
 
     /// The current velocity, updated every frame while the spring moves; zero at rest.
     public var velocity: ReadOnlyProperty<Value> { velocityStorage.property().readOnly }
+
+    /// ``threshold``'s value, read without making its property.
+    var currentThreshold: Double { thresholdStorage.value }
 
     /// Sets ``state``; for the running source.
     func setState(_ state: MotionState) {
@@ -58,7 +64,7 @@ public final class Spring<Value: MotionVector> {
         self.destination = destination
         self.initialValue = initialValue
         self.initialVelocity = ReactiveProperty(.zero)
-        self.threshold = ReactiveProperty(threshold)
+        self.thresholdStorage = OnDemandProperty(threshold)
         self.enabled = ReactiveProperty(true)
         self.configuration = ReactiveProperty(configuration)
     }

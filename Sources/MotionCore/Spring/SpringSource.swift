@@ -123,7 +123,7 @@ final class SpringSimulation<Value: MotionVector> {
         // checks this when it is connected).
         if segment == nil, velocity == .zero, position == destination { return }
         let curve = SpringCurve(from: position, velocity: velocity, to: destination, configuration: configuration)
-        if segment == nil, curve.isAtRest(at: 0, threshold: spring.threshold.value) {
+        if segment == nil, curve.isAtRest(at: 0, threshold: spring.currentThreshold) {
             // Already there and still: no animation, but land exactly on the destination.
             if position != destination { observer.next(destination) }
             return
@@ -142,7 +142,7 @@ final class SpringSimulation<Value: MotionVector> {
     private func frame(at time: Double) {
         guard let (curve, start) = segment else { return }
         let t = Swift.max(0, time - start)
-        if curve.isAtRest(at: t, threshold: spring.threshold.value) {
+        if curve.isAtRest(at: t, threshold: spring.currentThreshold) {
             segment = nil
             spring.setVelocity(.zero)
             observer.next(curve.destination)
