@@ -178,41 +178,60 @@ extension MotionEngine {
         let ordinal = attached
         attached += 1
         for interaction in interactions { runtime.add(interaction, to: element) }
-        if let reset = interactions.lazy.compactMap({ $0 as? Resettable }).first { attract.add(reset, of: element) }
+        // Cast as a class, not as an existential: the runtime's cast of one took thousands of
+        // instructions an element.
+        if let reset = interactions.lazy.compactMap({ ($0 as AnyObject) as? Resettable }).first { attract.add(reset, of: element) }
 
-        // Made at its size: a scene attaches thousands of elements.
-        var values: [(String, PublishedProperty)] = []
-        values.reserveCapacity(7 + element.extraProperties.count + (predictions == nil ? 0 : 4))
-        values.append(("position", .writablePoint(element.position)))
-        values.append(("size", .size(element.size)))
-        values.append(("rotation", .number(element.rotation, writable: -1e6...1e6)))
-        values.append(("scale", .number(element.scale, writable: 1e-6...1e6)))
-        values.append(("state", .text(element.state) { $0.rawValue }))
-        values.append(("enabled", .flag(element.enabled)))
-        if predictions != nil, element !== scene.container, let predicted = PredictedElement(element) {
-            element.predicted = predicted
-            values += predicted.streams
-        }
-        for extra in element.extraProperties { values.append((extra.name, extra.property)) }
-        if element === scene.container { values.append(("idle", .flag(attract.idle.readOnly))) }
-        entry.values.reserveCapacity(values.count)
-        entry.links.reserveCapacity(values.count + 1)
+        let predicted = predictions != nil && element !== scene.container ? PredictedElement(element) : nil
+        let predictedStreams = predicted?.streams ?? []
+        // Filled here and handed to the entry whole: each change to an array an object holds
+        // is checked at run time for another access at once.
+        let count = 6 + predictedStreams.count + element.extraProperties.count + (element === scene.container ? 1 : 0)
+        var values: [(id: StreamID, property: PublishedProperty)] = []
+        var links: [Subscription] = []
+        values.reserveCapacity(count)
+        links.reserveCapacity(count + 1)
         let prefix = element.id + "."
-        for (place, (name, property)) in values.enumerated() {
-            let stream = published.register(joinedName(prefix, name), kind: .value, property: property,
-                                            publishedAs: (entry: entry, rank: PublishedStreams.Rank(element: ordinal, place: place)))
-            entry.values.append((stream, property))
-            entry.links.append(property.subscribe { [weak self] in self?.valueChanged(stream) })
-            // Subscribing delivered the current value: nothing is new.
-            published.unmark(stream)
+        /// Numbers the stream `name` of `property`, next in the element's order, and follows it.
+        func publish(_ name: String, _ property: PublishedProperty) {
+            let rank = PublishedStreams.Rank(element: ordinal, place: values.count)
+            let stream = published.register(joinedName(prefix, name), kind: .value, property: property, publishedAs: (entry: entry, rank: rank))
+            values.append((stream, property))
+            // Later writes only: what the property holds now is what registering read.
+            links.append(property.follow(writes, stream.index))
         }
-        entry.gestureStreams = GestureKind.allCases.map { kind in
-            element.recognizers.contains(kind) ? published.register(joinedName(prefix, kind.rawValue), kind: .gesture) : nil
+        publish("position", .writablePoint(element.position))
+        publish("size", .size(element.size))
+        publish("rotation", .number(element.rotation, writable: -1e6...1e6))
+        publish("scale", .number(element.scale, writable: 1e-6...1e6))
+        publish("state", .text(element.state) { $0.rawValue })
+        publish("enabled", .flag(element.enabled))
+        if let predicted {
+            element.predicted = predicted
+            for (name, property) in predictedStreams { publish(name, property) }
         }
+        for extra in element.extraProperties { publish(extra.name, extra.property) }
+        if element === scene.container { publish("idle", .flag(attract.idle.readOnly)) }
+        entry.values = values
+        nameGestureStreams(of: entry, prefix: prefix)
         entry.activityLink = activity.follow(element.state)
-        entry.links.append(element.enabled.subscribe { [weak self, unowned entry] enabled in
+        links.append(element.enabled.subscribe { [weak self, unowned entry] enabled in
             if !enabled { self?.disabled(entry) }
         })
+        entry.links = links
+    }
+
+    /// Numbers the streams of the gestures `entry`'s interactions asked for, in the order of
+    /// ``GestureKind/allCases``.
+    private func nameGestureStreams(of entry: EngineElement, prefix: String) {
+        let kinds = entry.element.recognizers
+        guard !kinds.isEmpty else {
+            entry.gestureStreams = Array(repeating: nil, count: GestureKind.allCases.count)
+            return
+        }
+        entry.gestureStreams = GestureKind.allCases.map { kind in
+            kinds.contains(kind) ? published.register(joinedName(prefix, kind.rawValue), kind: .gesture) : nil
+        }
     }
 
     /// An element turned off lets go of the fingers holding it, as UIKit cancels a disabled

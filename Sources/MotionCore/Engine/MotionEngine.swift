@@ -37,6 +37,8 @@ public final class MotionEngine {
     /// The fingers' predictions (ElementPrediction.swift); nil without prediction.
     let predictions: ScenePrediction?
     let activity = ActivityTracker()
+    /// What the links to the published properties tell of their writes.
+    let writes = PublishedWrites()
 
     /// The report being filled; lent to the caller when it is handed out, and emptied when
     /// the next one starts (``startReport(at:)``).
@@ -68,6 +70,7 @@ public final class MotionEngine {
         self.clock = clock
         self.thresholds = thresholds
         self.attract = AttractMode(idleAfter: idleAfter, now: clock.now)
+        writes.engine = self
         attach(scene.container, interactions: [])
     }
 
@@ -285,4 +288,17 @@ enum ReportPhase {
     case gathering
     /// Inside a call that hands out a report: values that change are collected at its end.
     case processing
+}
+
+/// Hears the writes to an engine's published properties (``WriteListener``) and marks their
+/// streams changed. Apart from the engine, and holding it weakly, so that each of the
+/// thousands of links holds a plain reference rather than a weak one of its own; weakly,
+/// because a property may outlive its engine (an element a test keeps, a spring still moving
+/// when an engine is dropped), and then tells no one.
+final class PublishedWrites: WriteListener {
+    weak var engine: MotionEngine?
+
+    /// A property was written: its stream, whose number is the tag it is followed with
+    /// (``MotionEngine/attach(_:interactions:)``), changed.
+    func propertyWritten(_ tag: Int) { engine?.valueChanged(StreamID(index: tag)) }
 }

@@ -132,6 +132,12 @@ public enum RecognizedGesture: Hashable, Sendable {
 }
 
 extension GestureKind {
+    // Compared and hashed by case, not by name: a raw-valued enum otherwise takes
+    // RawRepresentable's, which hash and compare the raw string, and every element of a scene
+    // asks its set of kinds for each one when its streams are named.
+    public static func == (lhs: GestureKind, rhs: GestureKind) -> Bool { lhs.allCasesIndex == rhs.allCasesIndex }
+    public func hash(into hasher: inout Hasher) { hasher.combine(allCasesIndex) }
+
     /// The kind's place in `allCases`, for tables indexed by kind.
     var allCasesIndex: Int {
         switch self {

@@ -14,17 +14,23 @@ public final class Tossable: Interaction, ReportsMotionState {
     /// Where the spring pulls.
     public let destination: ReactiveProperty<Point>
     /// Named points the destination snaps to on release; empty to keep ``destination``.
-    public let snapPoints: ReactiveProperty<[String: Point]>
+    public var snapPoints: ReactiveProperty<[String: Point]> { snapPointsStorage.property() }
     /// The snap point chosen last, published as `ID.snap`.
     public let snapPoint = ReactiveProperty<String?>(nil)
     /// How far a release coasts, in seconds of its velocity.
-    public let projection: ReactiveProperty<Double>
+    public var projection: ReactiveProperty<Double> { projectionStorage.property() }
     /// The element tossed.
     public let element: Element
     /// The positions the interaction writes: the drag, then the spring.
-    public private(set) var positionStream: MotionObservable<Point> = MotionObservable { _ in {} }
+    public private(set) lazy var positionStream: MotionObservable<Point> =
+        tracked(on: element, element.gestures.drag.stream).translated(from: element.position)
     /// The release velocity, once per toss, in pixels per second.
-    public private(set) var initialVelocityStream: MotionObservable<Point> = MotionObservable { _ in {} }
+    public private(set) lazy var initialVelocityStream: MotionObservable<Point> = element.gestures.drag.stream.velocity()
+
+    /// Properties only once asked for: read at a release, which most elements of a large scene
+    /// never see.
+    private var snapPointsStorage: OnDemandProperty<[String: Point]>
+    private var projectionStorage: OnDemandProperty<Double>
 
     /// The coasting time of UIKit's normal deceleration rate (0.998 per millisecond):
     /// rate / (1 − rate) milliseconds.
@@ -41,8 +47,8 @@ public final class Tossable: Interaction, ReportsMotionState {
     ) {
         self.element = element
         self.destination = destination
-        self.snapPoints = ReactiveProperty(snapPoints)
-        self.projection = ReactiveProperty(projection)
+        self.snapPointsStorage = OnDemandProperty(snapPoints)
+        self.projectionStorage = OnDemandProperty(projection)
         self.spring = Spring(to: destination, initialValue: element.position, threshold: 1, configuration: configuration)
     }
 
@@ -57,18 +63,30 @@ public final class Tossable: Interaction, ReportsMotionState {
     public func add(to element: Element, withRuntime runtime: MotionRuntime) {
         precondition(element === self.element, "a Tossable is added to the element it tosses")
         element.needs(.drag)
-        let spring = self.spring
-        let drag = tracked(on: element, element.gestures.drag.stream)
-        let dragged = drag.translated(from: element.position)
-        runtime.connect(dragged, to: element.position)
-        runtime.toggle(spring, inReactionTo: element.gestures.drag.stream)
+        // The drag's chains are made at its first event, connecting in the order they are
+        // made: an element nobody touches never makes them.
+        runtime.keep(element.gestures.drag.onFirstValue { [self, weak runtime] in
+            if let runtime { connectDrag(withRuntime: runtime) }
+        })
 
         // Before the velocity reaches the spring, choose where it goes.
-        if let start = Self.nearest(snapPoints.value, to: element.position.value, velocity: .zero, projection: 0) {
+        if let start = Self.nearest(snapPointsStorage.value, to: element.position.value, velocity: .zero, projection: 0) {
             destination.value = start.point
             snapPoint.value = start.name
         }
-        initialVelocityStream = element.gestures.drag.stream.velocity()
+        let springs = tracked(on: element, springSource(spring, clock: runtime.clock))
+        runtime.connect(springs, to: element.position)
+        element.publish("snap", .text(snapPoint.readOnly) { $0 ?? "" })
+        element.publish("destination", .writablePoint(destination))
+        element.publish("spring", .spring(spring.configuration))
+    }
+
+    /// The drag moves the element and holds the spring off; its release tosses the element
+    /// toward the destination, or the snap point nearest to where it would coast.
+    private func connectDrag(withRuntime runtime: MotionRuntime) {
+        let spring = self.spring, element = self.element
+        runtime.connect(positionStream, to: element.position)
+        runtime.toggle(spring, inReactionTo: element.gestures.drag.stream)
         runtime.connect(initialVelocityStream, next: { [snapPoints, projection, destination, snapPoint] velocity in
             if let snap = Self.nearest(snapPoints.value, to: element.position.value, velocity: velocity, projection: projection.value) {
                 snapPoint.value = snap.name
@@ -76,11 +94,5 @@ public final class Tossable: Interaction, ReportsMotionState {
             }
             spring.initialVelocity.value = velocity
         })
-        let springs = tracked(on: element, springSource(spring, clock: runtime.clock))
-        runtime.connect(springs, to: element.position)
-        positionStream = dragged
-        element.publish("snap", .text(snapPoint.readOnly) { $0 ?? "" })
-        element.publish("destination", .writablePoint(destination))
-        element.publish("spring", .spring(spring.configuration))
     }
 }

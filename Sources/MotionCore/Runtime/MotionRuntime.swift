@@ -11,7 +11,8 @@ public final class MotionRuntime {
     private var interactions: [AnyObject] = []
     private var activeStreams = ActiveIDs()
     private var nextStreamID = 0
-    private let aggregate = ReactiveProperty(MotionState.atRest)
+    /// A property only once ``state`` is asked for, which the engine never does.
+    private var aggregate = OnDemandProperty(MotionState.atRest)
 
     /// Creates a runtime whose springs run on `clock`.
     public init(clock: FrameClock) {
@@ -20,7 +21,7 @@ public final class MotionRuntime {
 
     /// `.active` while any connected stream is active, `.atRest` when all are at rest.
     /// Written only when it changes.
-    public var state: ReadOnlyProperty<MotionState> { aggregate.readOnly }
+    public var state: ReadOnlyProperty<MotionState> { aggregate.property().readOnly }
 
     /// Writes every value of `stream` to `property`, and counts the stream's state in ``state``.
     public func connect<Value>(_ stream: MotionObservable<Value>, to property: ReactiveProperty<Value>) {
@@ -48,7 +49,7 @@ public final class MotionRuntime {
                 spring.enabled.value = shouldBeEnabled
             }
         })
-        subscriptions.append(subscription)
+        keep(subscription)
     }
 
     /// Calls `next` with every value of `stream` for as long as the runtime is connected,
@@ -56,7 +57,7 @@ public final class MotionRuntime {
     /// spring) that moves nothing itself. The runtime keeps the subscription, so
     /// ``disconnectAll()`` ends it with the rest.
     public func observe<Value>(_ stream: MotionObservable<Value>, next: @escaping (Value) -> Void) {
-        subscriptions.append(stream.subscribe(next: next))
+        keep(stream.subscribe(next: next))
     }
 
     /// Cancels every connection the runtime made: springs stop and let go of the clock, and
@@ -79,11 +80,21 @@ public final class MotionRuntime {
             self.activeStreams.set(id, active: state == .active)
             self.setAggregate()
         })
+        keep(subscription)
+    }
+
+    /// Keeps `subscription` until ``disconnectAll()``: for one an interaction makes itself
+    /// (``EventStream/onFirstValue(_:)``).
+    func keep(_ subscription: Subscription) {
+        // Room for a few at once: an interaction makes three or four, and a scene has a
+        // runtime an element.
+        if subscriptions.isEmpty { subscriptions.reserveCapacity(4) }
         subscriptions.append(subscription)
     }
 
     private func setAggregate() {
         let state: MotionState = activeStreams.isEmpty ? .atRest : .active
-        if aggregate.value != state { aggregate.value = state }
+        guard aggregate.value != state else { return }
+        if let observed = aggregate.store(state) { observed.value = state }
     }
 }

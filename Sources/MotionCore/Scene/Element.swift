@@ -59,6 +59,9 @@ public final class Element {
 
     /// Publishes an interaction's property as `ID.name`.
     public func publish(_ name: String, _ property: PublishedProperty) {
+        // Room for a few at once: an interaction publishes two or three, and the list grew
+        // one step at each.
+        if extraProperties.isEmpty { extraProperties.reserveCapacity(4) }
         extraProperties.append((name, property))
     }
 
@@ -78,7 +81,9 @@ public final class Element {
 /// Aggregates the motion state of several streams into one property: an element's or an
 /// interaction's `state`.
 public final class ActivityTracker {
-    private let aggregate = ReactiveProperty(MotionState.atRest)
+    /// A property only once ``state`` is asked for: the engine follows every element's, but
+    /// an interaction's is seldom observed.
+    private var aggregate = OnDemandProperty(MotionState.atRest)
     private var active = ActiveIDs()
     private var nextID = 0
 
@@ -86,21 +91,16 @@ public final class ActivityTracker {
     public init() {}
 
     /// `.active` while any tracked stream is.
-    public var state: ReadOnlyProperty<MotionState> { aggregate.readOnly }
+    public var state: ReadOnlyProperty<MotionState> { aggregate.property().readOnly }
 
     /// The stream, passing its values through and counting its state.
     public func tracked<Value>(_ stream: MotionObservable<Value>) -> MotionObservable<Value> {
         let id = nextID
         nextID += 1
-        return MotionObservable(from: stream.quietSource) { observer in
-            let subscription = stream.subscribe(next: observer.next, state: { [weak self] state in
-                self?.set(id, state)
-                observer.state(state)
-            })
-            return { [weak self] in
-                subscription.unsubscribe()
-                self?.set(id, .atRest)
-            }
+        return MotionObservable(from: stream.quietSource) { [self] observer in
+            let counted = CountedStream(observer, counting: (self, id))
+            counted.connect(to: stream)
+            return counted.disconnect
         }
     }
 
@@ -113,17 +113,10 @@ public final class ActivityTracker {
         nextID += 1
         let outerID = outer.nextID
         outer.nextID += 1
-        return MotionObservable(from: stream.quietSource) { observer in
-            let subscription = stream.subscribe(next: observer.next, state: { [weak self, weak outer] state in
-                self?.set(id, state)
-                outer?.set(outerID, state)
-                observer.state(state)
-            })
-            return { [weak self, weak outer] in
-                subscription.unsubscribe()
-                self?.set(id, .atRest)
-                outer?.set(outerID, .atRest)
-            }
+        return MotionObservable(from: stream.quietSource) { [self] observer in
+            let counted = CountedStream(observer, counting: (self, id), alsoIn: (outer, outerID))
+            counted.connect(to: stream)
+            return counted.disconnect
         }
     }
 
@@ -133,17 +126,49 @@ public final class ActivityTracker {
     public func follow(_ state: ReadOnlyProperty<MotionState>) -> Subscription {
         let id = nextID
         nextID += 1
-        let subscription = state.subscribe { [weak self] state in self?.set(id, state) }
-        return Subscription { [weak self] in
-            subscription.unsubscribe()
-            self?.set(id, .atRest)
-        }
+        return state.base.subscribe(countingIn: self, as: id)
     }
 
-    private func set(_ id: Int, _ state: MotionState) {
+    /// Counts stream `id` as being in `state`.
+    func set(_ id: Int, _ state: MotionState) {
         active.set(id, active: state == .active)
         let aggregate: MotionState = active.isEmpty ? .atRest : .active
-        if self.aggregate.value != aggregate { self.aggregate.value = aggregate }
+        guard self.aggregate.value != aggregate else { return }
+        if let observed = self.aggregate.store(aggregate) { observed.value = aggregate }
+    }
+}
+
+/// One subscription to a tracked stream: passes its values on, and counts its state in one
+/// or two trackers (an interaction's and its element's) until disconnected. One object where
+/// closures for the state and the disconnection were two, each holding the trackers weakly.
+/// The trackers are held: they hold nothing back, so this makes no cycle.
+private final class CountedStream<Value> {
+    typealias Count = (tracker: ActivityTracker, id: Int)
+    private let observer: MotionObserver<Value>
+    private let count: Count
+    private let outerCount: Count?
+    private var upstream: Subscription?
+
+    init(_ observer: MotionObserver<Value>, counting count: Count, alsoIn outerCount: Count? = nil) {
+        self.observer = observer
+        self.count = count
+        self.outerCount = outerCount
+    }
+
+    func connect(to stream: MotionObservable<Value>) {
+        upstream = stream.subscribe(next: observer.next, state: stateChanged)
+    }
+
+    private func stateChanged(_ state: MotionState) {
+        count.tracker.set(count.id, state)
+        if let outerCount { outerCount.tracker.set(outerCount.id, state) }
+        observer.state(state)
+    }
+
+    func disconnect() {
+        upstream?.unsubscribe()
+        count.tracker.set(count.id, .atRest)
+        if let outerCount { outerCount.tracker.set(outerCount.id, .atRest) }
     }
 }
 
@@ -157,6 +182,10 @@ public struct PublishedProperty {
     /// Writes a value, returning why it cannot be written (wrong shape, out of range), or
     /// nil when it was; nil itself for a property clients cannot set.
     public var write: ((PublishedValue) -> String?)?
+    /// Follows the later writes for a listener, with a tag (``ReactiveProperty/follow(_:tag:)``):
+    /// how the engine follows the property, without the closure and the call at once that
+    /// ``subscribe`` takes, for each of the dozen properties of every element of a scene.
+    let follow: (WriteListener, Int) -> Subscription
 
     /// Creates a published property.
     public init(read: @escaping () -> PublishedValue, subscribe: @escaping (@escaping () -> Void) -> Subscription,
@@ -164,6 +193,23 @@ public struct PublishedProperty {
         self.read = read
         self.subscribe = subscribe
         self.write = write
+        self.follow = { listener, tag in
+            // `subscribe` delivers the current value at once: only what follows is a write.
+            var isCurrent = true
+            return subscribe {
+                if isCurrent { isCurrent = false } else { listener.propertyWritten(tag) }
+            }
+        }
+    }
+
+    /// Publishes `property`, read through `read`; each closure holds the property alone,
+    /// which costs no allocation.
+    init<Value>(_ property: ReactiveProperty<Value>, read: @escaping () -> PublishedValue,
+                write: ((PublishedValue) -> String?)? = nil) {
+        self.read = read
+        self.subscribe = { notify in property.subscribeToWrites(notify) }
+        self.write = write
+        self.follow = { listener, tag in property.follow(listener, tag: tag) }
     }
 
     /// Publishes a writable point property.
@@ -179,70 +225,60 @@ public struct PublishedProperty {
 
     /// Publishes a writable spring configuration.
     public static func spring(_ property: ReactiveProperty<SpringConfiguration>) -> PublishedProperty {
-        PublishedProperty(
-            read: { .spring(property.value) },
-            subscribe: { notify in property.subscribeToWrites(notify) },
-            write: { value in
-                guard case .spring(let configuration) = value else { return "a spring is {\"tension\": …, \"friction\": …, \"mass\": …}" }
-                do { property.value = try configuration.validated() } catch { return "this spring cannot run: \(error)" }
-                return nil
-            })
+        PublishedProperty(property, read: { .spring(property.value) }, write: { value in
+            guard case .spring(let configuration) = value else { return "a spring is {\"tension\": …, \"friction\": …, \"mass\": …}" }
+            do { property.value = try configuration.validated() } catch { return "this spring cannot run: \(error)" }
+            return nil
+        })
     }
 
     /// Publishes a writable flag.
     public static func flag(_ property: ReactiveProperty<Bool>) -> PublishedProperty {
-        PublishedProperty(
-            read: { .bool(property.value) },
-            subscribe: { notify in property.subscribeToWrites(notify) },
-            write: { value in
-                guard case .bool(let flag) = value else { return "a flag is true or false" }
-                property.value = flag
-                return nil
-            })
+        PublishedProperty(property, read: { .bool(property.value) }, write: { value in
+            guard case .bool(let flag) = value else { return "a flag is true or false" }
+            property.value = flag
+            return nil
+        })
     }
 
     /// Publishes a flag clients only read (`screen.idle`).
     public static func flag(_ property: ReadOnlyProperty<Bool>) -> PublishedProperty {
-        PublishedProperty(read: { .bool(property.value) }, subscribe: { notify in property.subscribeToWrites(notify) })
+        let base = property.base
+        return PublishedProperty(base, read: { .bool(base.value) })
     }
 
     /// Publishes a point property.
     public static func point(_ property: ReactiveProperty<Point>) -> PublishedProperty {
-        PublishedProperty(read: { .point(property.value) }, subscribe: { notify in property.subscribeToWrites(notify) })
+        PublishedProperty(property, read: { .point(property.value) })
     }
 
     /// Publishes a number property; writable with `range`, the values a client may set.
     public static func number(_ property: ReactiveProperty<Double>, writable range: ClosedRange<Double>? = nil) -> PublishedProperty {
-        PublishedProperty(
-            read: { .number(property.value) },
-            subscribe: { notify in property.subscribeToWrites(notify) },
-            write: range.map { range in
-                { value in
-                    guard case .number(let number) = value, number.isFinite else { return "a number" }
-                    guard range.contains(number) else { return "between \(range.lowerBound) and \(range.upperBound)" }
-                    property.value = number
-                    return nil
-                }
-            })
+        PublishedProperty(property, read: { .number(property.value) }, write: range.map { range in
+            { value in
+                guard case .number(let number) = value, number.isFinite else { return "a number" }
+                guard range.contains(number) else { return "between \(range.lowerBound) and \(range.upperBound)" }
+                property.value = number
+                return nil
+            }
+        })
     }
 
     /// Publishes a text property (a state, a direction, a snap point's name).
     public static func text<Value>(_ property: ReadOnlyProperty<Value>, _ describe: @escaping (Value) -> String) -> PublishedProperty {
-        PublishedProperty(read: { .text(describe(property.value)) }, subscribe: { notify in property.subscribeToWrites(notify) })
+        let base = property.base
+        return PublishedProperty(base, read: { .text(describe(base.value)) })
     }
 
     /// Publishes a size property, which clients may set to positive sizes.
     public static func size(_ property: ReactiveProperty<Size>) -> PublishedProperty {
-        PublishedProperty(
-            read: { .size(property.value) },
-            subscribe: { notify in property.subscribeToWrites(notify) },
-            write: { value in
-                guard case .size(let size) = value, size.width > 0, size.height > 0, size.width.isFinite, size.height.isFinite else {
-                    return "a size is {\"width\": …, \"height\": …}, both positive"
-                }
-                property.value = size
-                return nil
-            })
+        PublishedProperty(property, read: { .size(property.value) }, write: { value in
+            guard case .size(let size) = value, size.width > 0, size.height > 0, size.width.isFinite, size.height.isFinite else {
+                return "a size is {\"width\": …, \"height\": …}, both positive"
+            }
+            property.value = size
+            return nil
+        })
     }
 }
 

@@ -18,24 +18,41 @@ public final class EventStream<Value>: QuietSource {
     }
 
     /// The stream to subscribe to.
-    public var stream: MotionObservable<Value> {
-        // Not holding the stream: a held subscription keeps this function, and the stream
-        // keeps the held subscription.
-        MotionObservable(from: self) { [weak self] observer in
-            guard let self else { return {} }
-            let id = self.nextID
-            self.nextID += 1
-            self.observers.append((id, observer))
-            return { [weak self] in self?.observers.removeAll { $0.id == id } }
-        }
+    public var stream: MotionObservable<Value> { MotionObservable(from: self, connectObserver) }
+
+    /// What ``stream`` runs for each subscription: made once, where each `stream` made it anew,
+    /// and an interaction draws several streams from one event stream. Not holding the stream:
+    /// a held subscription keeps this function, and the stream keeps the held subscription.
+    private lazy var connectObserver: MotionObservable<Value>.Connect = { [weak self] observer in
+        guard let self else { return {} }
+        let id = self.nextID
+        self.nextID += 1
+        self.observers.append((id, observer))
+        return { [weak self] in self?.observers.removeAll { $0.id == id } }
+    }
+
+    /// Runs `connect` when the first value comes, in its turn among the subscriptions waiting
+    /// for it and before the value is delivered (at once if one came already); cancelling
+    /// the subscription returned before then means it never runs. For an interaction to make
+    /// its chains of operators at the gesture's first event: even unconnected, making them is
+    /// most of what an untouched element's interactions cost.
+    func onFirstValue(_ connect: @escaping () -> Void) -> Subscription {
+        let deferred = DeferredConnection(running: connect)
+        if hasSent { deferred.connectNow() } else { hold(deferred) }
+        return deferred
     }
 
     var isQuiet: Bool { !hasSent }
+
+    /// How many subscriptions wait for the first value (for tests).
+    var waiting: Int { held.count }
 
     func hold(_ subscription: Subscription) {
         // Those unsubscribed while waiting are dropped now and then, so that a stream never
         // sent on (the screen's taps, say) does not collect every element's that came and went.
         if held.count >= 16, held.count & (held.count - 1) == 0 { held.removeAll { $0.isUnsubscribed } }
+        // Room for a few at once: an interaction's chains hold three or four.
+        if held.isEmpty { held.reserveCapacity(4) }
         held.append(subscription)
     }
 
@@ -53,6 +70,24 @@ public final class EventStream<Value>: QuietSource {
             for entry in current { entry.observer.state(state) }
         }
     }
+}
+
+/// A subscription that runs a function when connected (``EventStream/onFirstValue(_:)``).
+private final class DeferredConnection: Subscription {
+    private var connect: (() -> Void)?
+
+    init(running connect: @escaping () -> Void) {
+        self.connect = connect
+        super.init()
+    }
+
+    override func connectNow() {
+        guard let connect else { return }
+        self.connect = nil
+        connect()
+    }
+
+    override func cancel() { connect = nil }
 }
 
 /// The motion state a gesture event implies: active from `.began`, at rest once it ends.

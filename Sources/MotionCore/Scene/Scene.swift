@@ -23,9 +23,10 @@ public final class Scene {
 
     /// Adds an element. An id already used is a programming error; callers check first.
     public func add(_ element: Element) {
-        precondition(self.element(element.id) == nil, "an element named \(element.id) exists")
+        // One lookup that both checks and inserts: a restore adds thousands.
+        let taken = element.id == container.id ? container : byID.updateValue(element, forKey: element.id)
+        precondition(taken == nil, "an element named \(element.id) exists")
         elements.append(element)
-        byID[element.id] = element
     }
 
     /// Makes room for `count` more elements.

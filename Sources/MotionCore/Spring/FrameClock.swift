@@ -36,12 +36,29 @@ struct FrameEndCallbacks {
     }
 }
 
+/// A clock that keeps its observers in ``FrameObservers``, and hears when one unsubscribes.
+protocol FrameObserverOwner: AnyObject {
+    /// `entry` unsubscribed: it comes off the list.
+    func remove(_ entry: FrameObservers.Entry)
+}
+
 /// A list of frame observers, shared by the clocks.
 struct FrameObservers {
-    private final class Entry {
+    /// An observer, which is also its subscription: one object where an entry, a subscription
+    /// and its closure were three, for each spring set going (a restored scene sets thousands).
+    final class Entry: Subscription {
         let handler: (Double) -> Void
         var isActive = true
-        init(_ handler: @escaping (Double) -> Void) { self.handler = handler }
+        /// Weak: a subscription may outlive its clock.
+        private weak var owner: FrameObserverOwner?
+
+        init(_ handler: @escaping (Double) -> Void, of owner: FrameObserverOwner) {
+            self.handler = handler
+            self.owner = owner
+            super.init()
+        }
+
+        override func cancel() { owner?.remove(self) }
     }
 
     private var entries: [Entry] = []
@@ -54,15 +71,15 @@ struct FrameObservers {
     var isEmpty: Bool { entries.count == removed }
     var count: Int { entries.count - removed }
 
-    /// Adds a handler; the returned closure removes it.
-    mutating func add(_ handler: @escaping (Double) -> Void) -> AnyObject {
-        let entry = Entry(handler)
+    /// Adds a handler of `owner`'s; unsubscribing from the entry returned removes it.
+    mutating func add(_ handler: @escaping (Double) -> Void, of owner: FrameObserverOwner) -> Entry {
+        let entry = Entry(handler, of: owner)
         entries.append(entry)
         return entry
     }
 
-    mutating func remove(_ token: AnyObject) {
-        guard let entry = token as? Entry, entry.isActive else { return }
+    mutating func remove(_ entry: Entry) {
+        guard entry.isActive else { return }
         entry.isActive = false
         removed += 1
         if removed * 2 > entries.count {
@@ -82,7 +99,7 @@ struct FrameObservers {
 
 /// A clock driven by hand: frames happen when ``tick(at:)`` is called. For tests, and for
 /// offline tools such as `motionctl spring` that sample a curve at chosen times.
-public final class ManualFrameClock: FrameClock {
+public final class ManualFrameClock: FrameClock, FrameObserverOwner {
     private var observers = FrameObservers()
 
     /// The current time; set it to start springs at a chosen moment.
@@ -114,8 +131,11 @@ public final class ManualFrameClock: FrameClock {
     private var frameEnd = FrameEndCallbacks()
 
     public func observeFrames(_ handler: @escaping (Double) -> Void) -> Subscription {
-        let token = observers.add(handler)
-        return Subscription { [weak self] in self?.observers.remove(token) }
+        observers.add(handler, of: self)
+    }
+
+    func remove(_ entry: FrameObservers.Entry) {
+        observers.remove(entry)
     }
 
     /// Sets the time to `time`, then runs `body`.
@@ -149,7 +169,7 @@ public protocol FrameScheduler: AnyObject {
 /// carries its real time and springs, evaluated in closed form, stay exact. Deadlines follow
 /// a fixed grid from the first frame, so the rate does not drift; frames missed while the
 /// process was busy are skipped, not replayed.
-public final class TimedFrameClock: FrameClock {
+public final class TimedFrameClock: FrameClock, FrameObserverOwner {
     /// Frames per second.
     public let rate: Double
     private let scheduler: FrameScheduler
@@ -197,19 +217,20 @@ public final class TimedFrameClock: FrameClock {
     public var isRunning: Bool { cancelPending != nil }
 
     public func observeFrames(_ handler: @escaping (Double) -> Void) -> Subscription {
-        let token = observers.add(handler)
+        let entry = observers.add(handler, of: self)
         if cancelPending == nil {
             gridOrigin = scheduler.now
             nextFrame = 1
             scheduleNextFrame()
         }
-        return Subscription { [weak self] in
-            guard let self else { return }
-            self.observers.remove(token)
-            if self.observers.isEmpty {
-                self.cancelPending?()
-                self.cancelPending = nil
-            }
+        return entry
+    }
+
+    func remove(_ entry: FrameObservers.Entry) {
+        observers.remove(entry)
+        if observers.isEmpty {
+            cancelPending?()
+            cancelPending = nil
         }
     }
 

@@ -19,7 +19,7 @@ public final class Spring<Value: MotionVector> {
     public let initialVelocity: ReactiveProperty<Value>
 
     /// How close to the destination counts as there, in the value's units.
-    public let threshold: ReactiveProperty<Double>
+    public var threshold: ReactiveProperty<Double> { thresholdStorage.property() }
 
     /// While false, the spring does not move the value (a finger is moving it instead).
     public let enabled: ReactiveProperty<Bool>
@@ -27,14 +27,32 @@ public final class Spring<Value: MotionVector> {
     /// Tension, friction and mass.
     public let configuration: ReactiveProperty<SpringConfiguration>
 
-    let stateStorage = ReactiveProperty(MotionState.atRest)
-    let velocityStorage: ReactiveProperty<Value>
+    /// A property only once asked for: the running source reads the value alone
+    /// (``currentThreshold``), and few change it.
+    private var thresholdStorage: OnDemandProperty<Double>
+    /// Written by the running source (``setState(_:)``, ``setVelocity(_:)``); properties only
+    /// once ``state`` or ``velocity`` is asked for, which the engine never does.
+    private var stateStorage = OnDemandProperty(MotionState.atRest)
+    private var velocityStorage = OnDemandProperty(Value.zero)
 
     /// Whether the spring is moving; written by its running source.
-    public var state: ReadOnlyProperty<MotionState> { stateStorage.readOnly }
+    public var state: ReadOnlyProperty<MotionState> { stateStorage.property().readOnly }
 
     /// The current velocity, updated every frame while the spring moves; zero at rest.
-    public var velocity: ReadOnlyProperty<Value> { velocityStorage.readOnly }
+    public var velocity: ReadOnlyProperty<Value> { velocityStorage.property().readOnly }
+
+    /// ``threshold``'s value, read without making its property.
+    var currentThreshold: Double { thresholdStorage.value }
+
+    /// Sets ``state``; for the running source.
+    func setState(_ state: MotionState) {
+        if let observed = stateStorage.store(state) { observed.value = state }
+    }
+
+    /// Sets ``velocity``; for the running source.
+    func setVelocity(_ velocity: Value) {
+        if let observed = velocityStorage.store(velocity) { observed.value = velocity }
+    }
 
     /// Creates a spring pulling from `initialValue` toward `destination`.
     public init(
@@ -46,10 +64,9 @@ public final class Spring<Value: MotionVector> {
         self.destination = destination
         self.initialValue = initialValue
         self.initialVelocity = ReactiveProperty(.zero)
-        self.threshold = ReactiveProperty(threshold)
+        self.thresholdStorage = OnDemandProperty(threshold)
         self.enabled = ReactiveProperty(true)
         self.configuration = ReactiveProperty(configuration)
-        self.velocityStorage = ReactiveProperty(.zero)
     }
 
     /// Creates a spring from fixed values, with properties of its own.

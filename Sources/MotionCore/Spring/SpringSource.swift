@@ -123,7 +123,7 @@ final class SpringSimulation<Value: MotionVector> {
         // checks this when it is connected).
         if segment == nil, velocity == .zero, position == destination { return }
         let curve = SpringCurve(from: position, velocity: velocity, to: destination, configuration: configuration)
-        if segment == nil, curve.isAtRest(at: 0, threshold: spring.threshold.value) {
+        if segment == nil, curve.isAtRest(at: 0, threshold: spring.currentThreshold) {
             // Already there and still: no animation, but land exactly on the destination.
             if position != destination { observer.next(destination) }
             return
@@ -131,7 +131,7 @@ final class SpringSimulation<Value: MotionVector> {
         segment = (curve, clock.now)
         if !isActive {
             isActive = true
-            spring.stateStorage.value = .active
+            spring.setState(.active)
             observer.state(.active)
         }
         if frames == nil {
@@ -142,13 +142,13 @@ final class SpringSimulation<Value: MotionVector> {
     private func frame(at time: Double) {
         guard let (curve, start) = segment else { return }
         let t = Swift.max(0, time - start)
-        if curve.isAtRest(at: t, threshold: spring.threshold.value) {
+        if curve.isAtRest(at: t, threshold: spring.currentThreshold) {
             segment = nil
-            spring.velocityStorage.value = .zero
+            spring.setVelocity(.zero)
             observer.next(curve.destination)
             settle()
         } else {
-            spring.velocityStorage.value = curve.velocity(at: t)
+            spring.setVelocity(curve.velocity(at: t))
             observer.next(curve.value(at: t))
         }
     }
@@ -162,10 +162,10 @@ final class SpringSimulation<Value: MotionVector> {
 
     private func settle() {
         stopFrames()
-        spring.velocityStorage.value = .zero
+        spring.setVelocity(.zero)
         if isActive {
             isActive = false
-            spring.stateStorage.value = .atRest
+            spring.setState(.atRest)
             observer.state(.atRest)
         }
     }

@@ -6,7 +6,7 @@
 /// is unchanged, as in Material Motion; use ``MotionObservable/dedupe()`` on ``stream``
 /// where repeats matter.
 public final class ReactiveProperty<Value> {
-    private var storage: Value
+    fileprivate var storage: Value
     /// The first subscriber apart from the rest: most properties have one or none, and a
     /// scene holds thousands, so the list is made only for a second.
     private var first: PropertyObserver<Value>?
@@ -61,17 +61,40 @@ public final class ReactiveProperty<Value> {
         return observer
     }
 
-    private func add(_ observer: PropertyObserver<Value>) {
-        if first == nil { first = observer } else { others.append(observer) }
+    /// Tells `listener` of every later write, with `tag`; unlike the `subscribe`s, not of the
+    /// current value now. One object a link, with no closure: how the engine follows every
+    /// property it publishes (``WriteListener``).
+    func follow(_ listener: WriteListener, tag: Int) -> Subscription {
+        let observer = ListenerLink(listener, tag: tag, of: self)
+        add(observer)
+        return observer
+    }
+
+    fileprivate func add(_ observer: PropertyObserver<Value>) {
+        if first == nil { first = observer } else { changeOthers { $0.append(observer) } }
     }
 
     /// Lets go of `observer`.
     fileprivate func remove(_ observer: PropertyObserver<Value>) {
         if first === observer {
-            first = others.isEmpty ? nil : others.removeFirst()
+            var next: PropertyObserver<Value>?
+            if !others.isEmpty { changeOthers { next = $0.removeFirst() } }
+            first = next
         } else {
-            others.removeAll { $0 === observer }
+            changeOthers { $0.removeAll { $0 === observer } }
         }
+    }
+
+    /// Changes ``others`` by `change`, on a copy taken out of it: growing or shrinking an
+    /// array calls into the standard library, which the compiler cannot prove leaves
+    /// `others` alone, and one such change would have every access to `others` checked at
+    /// run time, each write of every property included. The list is taken out whole, so the
+    /// copy is the only one and changes in place.
+    private func changeOthers(_ change: (inout [PropertyObserver<Value>]) -> Void) {
+        var list = others
+        others = []
+        change(&list)
+        others = list
     }
 
     /// The property as a stream: the current value on subscription, then every write.
@@ -90,7 +113,7 @@ public final class ReactiveProperty<Value> {
 
 /// A read-only view of a ``ReactiveProperty``: the value can be read and observed, not written.
 public struct ReadOnlyProperty<Value> {
-    private let base: ReactiveProperty<Value>
+    let base: ReactiveProperty<Value>
 
     /// Creates a read-only view of `base`.
     public init(_ base: ReactiveProperty<Value>) {
@@ -156,4 +179,56 @@ private final class WriteObserver<Value>: PropertyObserver<Value> {
     }
 
     override func receive(_ value: Value) { notify() }
+}
+
+extension ReactiveProperty where Value == MotionState {
+    /// Counts the state in `tracker` as its stream `id`, now and at every write, until the
+    /// subscription is cancelled, which counts it at rest (``ActivityTracker/follow(_:)``).
+    /// One object, where a closure for the value and another for the cancelling were four.
+    func subscribe(countingIn tracker: ActivityTracker, as id: Int) -> Subscription {
+        let observer = CountingLink(tracker, id: id, of: self)
+        add(observer)
+        observer.receive(storage)
+        return observer
+    }
+}
+
+private final class CountingLink: PropertyObserver<MotionState> {
+    /// Held: a tracker holds nothing back, so this makes no cycle.
+    private let tracker: ActivityTracker
+    private let id: Int
+
+    init(_ tracker: ActivityTracker, id: Int, of property: ReactiveProperty<MotionState>) {
+        self.tracker = tracker
+        self.id = id
+        super.init(of: property)
+    }
+
+    override func receive(_ value: MotionState) { tracker.set(id, value) }
+
+    override func cancel() {
+        super.cancel()
+        tracker.set(id, .atRest)
+    }
+}
+
+/// Hears the writes to the properties it follows, each link with a tag of its own
+/// (``ReactiveProperty/follow(_:tag:)``), which holds it: the engine's ``PublishedWrites``,
+/// whose tags are the streams' numbers.
+protocol WriteListener: AnyObject {
+    /// A property followed with `tag` was written.
+    func propertyWritten(_ tag: Int)
+}
+
+private final class ListenerLink<Value>: PropertyObserver<Value> {
+    private let listener: WriteListener
+    private let tag: Int
+
+    init(_ listener: WriteListener, tag: Int, of property: ReactiveProperty<Value>) {
+        self.listener = listener
+        self.tag = tag
+        super.init(of: property)
+    }
+
+    override func receive(_ value: Value) { listener.propertyWritten(tag) }
 }

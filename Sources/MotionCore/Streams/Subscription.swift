@@ -9,7 +9,13 @@
 /// thousands of links.
 public class Subscription {
     private var disconnect: (() -> Void)?
-    public private(set) var isUnsubscribed = false
+    /// Stored apart from ``isUnsubscribed``, which other modules read: a property only this
+    /// file sees is one the compiler can prove is never accessed twice at once, and so checks
+    /// at no cost, where a public one is checked at run time at each of the many reads.
+    private var unsubscribed = false
+
+    /// Whether `unsubscribe()` was called.
+    public var isUnsubscribed: Bool { unsubscribed }
 
     /// Creates a subscription that runs `disconnect` once, on the first `unsubscribe()`.
     public init(_ disconnect: @escaping () -> Void) {
@@ -22,13 +28,13 @@ public class Subscription {
 
     /// The function that disconnects from the source, once connected.
     final func setDisconnect(_ disconnect: @escaping () -> Void) {
-        if isUnsubscribed { disconnect() } else { self.disconnect = disconnect }
+        if unsubscribed { disconnect() } else { self.disconnect = disconnect }
     }
 
     /// Disconnects the subscription. Later calls do nothing.
     public final func unsubscribe() {
-        guard !isUnsubscribed else { return }
-        isUnsubscribed = true
+        guard !unsubscribed else { return }
+        unsubscribed = true
         let disconnect = self.disconnect
         self.disconnect = nil
         cancel()

@@ -33,26 +33,31 @@ extension DaemonScene {
         var notes: [String] = []
         reserveCapacity(added: state.elements.count { $0.added != nil })
         for saved in state.elements {
+            // The element added again, or the configuration's of that id.
+            let element: Element?
             if let added = saved.added {
                 if engine.scene.element(saved.id) != nil || saved.id == engine.scene.container.id {
                     notes.append("'\(saved.id)', which a client added, is not restored: the configuration now has an element of that name")
                     continue
                 }
                 do throws(ProtocolError) {
-                    try add(ElementInput.settings(from: added, limits: limits), object: added)
+                    element = try add(ElementInput.settings(from: added, limits: limits), object: added)
                 } catch {
                     notes.append("'\(saved.id)', which a client added, is not restored: \(error.message)")
                     continue
                 }
+            } else {
+                element = engine.scene.element(saved.id)
             }
-            if let note = putBack(saved, limits: limits) { notes.append(note) }
+            if let note = putBack(saved, on: element, limits: limits) { notes.append(note) }
         }
         return notes
     }
 
-    /// Puts the element `saved` names where it was; what was not put back, if anything.
-    func putBack(_ saved: SceneState.Element, limits: ValueLimits) -> String? {
-        guard let element = engine.scene.element(saved.id) else {
+    /// Puts `element`, the one `saved` names (nil when there is none), where it was; what was
+    /// not put back, if anything.
+    func putBack(_ saved: SceneState.Element, on element: Element?, limits: ValueLimits) -> String? {
+        guard let element else {
             return "'\(saved.id)' is not in the configuration any more: its saved place is dropped"
         }
         if let problem = limits.problem(position: saved.position) {
