@@ -288,9 +288,9 @@ extension Daemons {
             let example = Process()
             example.executableURL = command[0].hasPrefix("/") ? URL(fileURLWithPath: command[0]) : try Run.onPath(command[0])
             example.arguments = [EndToEnd.repository.appendingPathComponent(command[1]).path, "note", "--socket", first.socket]
-            let output = Pipe()
+            let output = Pipe(), errors = Pipe()
             example.standardOutput = output
-            example.standardError = FileHandle.nullDevice
+            example.standardError = errors
             let exit = ExitWatch()
             exit.watch(example)
             try example.run()
@@ -299,6 +299,9 @@ extension Daemons {
                 _ = exit.wait(seconds: 10)
             }
             let reader = ThreadedReader(output.fileHandleForReading)
+            // What the example said on stderr, for a failure's message: an example that ends
+            // early (it once did under load) says why there.
+            let errorReader = ThreadedReader(errors.fileHandleForReading)
             func lines(_ data: Data) -> [String] { String(decoding: data, as: UTF8.self).split(separator: "\n").map(String.init) }
             func positions(_ lines: some Sequence<String>) -> [String] { lines.filter { $0.contains(" note.position x=") } }
 
@@ -314,7 +317,8 @@ extension Daemons {
                 return Array(all[(reconnect + 1)...])
             }
             let all = lines(reader.waitUntil(seconds: 30) { after(lines($0)).map { !positions($0).isEmpty } ?? false })
-            let next = try #require(after(all).flatMap { positions($0).first }, "the example did not follow the note after the restart: \(all)")
+            let next = try #require(after(all).flatMap { positions($0).first },
+                                    "the example did not follow the note after the restart: \(all); it had exited: \(exit.hasExited); its stderr: \(String(decoding: errorReader.waitUntil(seconds: 1) { _ in false }, as: UTF8.self))")
             #expect(next.hasSuffix(" note.position x=222.0 y=333.0"), "\(all)")
             #expect(second.stop().status == 0)
         }
