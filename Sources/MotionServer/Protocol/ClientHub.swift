@@ -97,8 +97,7 @@ final class ClientHub {
         }
         for stream in streams {
             if stream == scene.contactsStream {
-                let fingers = contacts.contacts
-                lines.writeValueLine(stream: ContactsStream.name, time: clock.now, seq: publisher.seq(stream)) { $0.writeContacts(fingers) }
+                lines.writeContactsLine(contacts.contacts, time: clock.now, seq: publisher.seq(stream))
                 continue
             }
             guard let property = engine.property(stream) else { continue }

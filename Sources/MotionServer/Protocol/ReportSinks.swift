@@ -77,11 +77,8 @@ final class ClientsSink: ReportSink {
     /// `screen.contacts`' line, numbered, at `time`.
     private func encodedContacts(time: Double) -> (stream: StreamID, line: ByteBuffer) {
         contactsBuffer.clear()
-        let fingers = clients.contacts.contacts
         let stream = scene.contactsStream
-        contactsBuffer.writeValueLine(stream: ContactsStream.name, time: time, seq: clients.publisher.nextSeq(stream)) {
-            $0.writeContacts(fingers)
-        }
+        contactsBuffer.writeContactsLine(clients.contacts.contacts, time: time, seq: clients.publisher.nextSeq(stream))
         return (stream, contactsBuffer)
     }
 }

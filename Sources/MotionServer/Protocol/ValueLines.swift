@@ -54,6 +54,12 @@ extension ByteBuffer {
         }
     }
 
+    /// `screen.contacts`' `value` line: what a frame that moved the fingers publishes, and
+    /// what a subscriber gets first.
+    mutating func writeContactsLine(_ contacts: [ContactsStream.Contact], time: Double, seq: Int) {
+        writeValueLine(stream: ContactsStream.name, time: time, seq: seq) { $0.writeContacts(contacts) }
+    }
+
     /// `screen.contacts`' value as ``ContactsStream/json`` encodes it.
     mutating func writeContacts(_ contacts: [ContactsStream.Contact]) {
         writeStaticString("[")
