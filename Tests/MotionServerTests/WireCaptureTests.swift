@@ -101,6 +101,11 @@ struct WireCaptureTests {
         let first = try WireCapture.play(path, configuration: Scene.everything.configuration())
         let second = try WireCapture.play(path, configuration: Scene.everything.configuration())
         #expect(first == second)
+        // The digests hold on any clone: the recording's path, which names the replayed
+        // device on the wire, is the same placeholder wherever the repository is.
+        let text = String(decoding: first, as: UTF8.self)
+        #expect(text.contains("replay:<fixtures>/recordings/generated/fling.clean.evemu"))
+        #expect(!text.contains(Self.fixtures.path))
         let other = try WireCapture.play(path, configuration: Scene.example.configuration())
         #expect(Digest(first) != Digest(other))
     }
@@ -183,7 +188,27 @@ enum WireCapture {
             capture += Array("== client \(index) \(streams)\n".utf8) + output.bytes
         }
         capture += datagrams.bytes
-        return capture
+        return withoutCheckout(capture)
+    }
+
+    /// `capture` with the checkout's place on this machine replaced by `<fixtures>`: a replayed
+    /// device is named by its recording's path (`replay:/…/recordings/x.evemu`), which clients
+    /// are sent, and the digests must not depend on where the repository was cloned.
+    static func withoutCheckout(_ capture: [UInt8]) -> [UInt8] {
+        let place = Array(WireCaptureTests.fixtures.path.utf8), placeholder = Array("<fixtures>".utf8)
+        var result: [UInt8] = []
+        result.reserveCapacity(capture.count)
+        var index = 0
+        while index < capture.count {
+            if capture[index] == place[0], capture[index...].starts(with: place) {
+                result += placeholder
+                index += place.count
+            } else {
+                result.append(capture[index])
+                index += 1
+            }
+        }
+        return result
     }
 
     /// A client that reads everything at once, or one behind that gets each line by itself.
