@@ -112,6 +112,11 @@ struct PublishedStreams {
         marked = []
     }
 
+    /// The element that publishes a stream.
+    func publisher(of stream: StreamID) -> EngineElement? {
+        stream.index < publishers.count ? publishers[stream.index] : nil
+    }
+
     /// A stream's property.
     func property(_ stream: StreamID) -> PublishedProperty? {
         stream.index < properties.count ? properties[stream.index] : nil
