@@ -192,20 +192,22 @@ extension MotionEngine {
         values.reserveCapacity(count)
         links.reserveCapacity(count + 1)
         let prefix = element.id + "."
-        /// Numbers the stream `name` of `property`, next in the element's order, and follows it.
-        func publish(_ name: String, _ property: PublishedProperty) {
+        /// Numbers the stream `name` of `property`, next in the element's order, and follows it
+        /// (with `follow`, given the stream's number, if not as every property is).
+        func publish(_ name: String, _ property: PublishedProperty, follow: ((Int) -> Subscription)? = nil) {
             let rank = PublishedStreams.Rank(element: ordinal, place: values.count)
             let stream = published.register(joinedName(prefix, name), kind: .value, property: property, publishedAs: (entry: entry, rank: rank))
             values.append((stream, property))
             // Later writes only: what the property holds now is what registering read.
-            links.append(property.follow(writes, stream.index))
+            links.append(follow?(stream.index) ?? property.follow(writes, stream.index))
         }
         publish("position", .writablePoint(element.position))
         publish("size", .size(element.size))
         publish("rotation", .number(element.rotation, writable: -1e6...1e6))
         publish("scale", .number(element.scale, writable: 1e-6...1e6))
         publish("state", .text(element.state) { $0.rawValue })
-        publish("enabled", .flag(element.enabled))
+        // One link that also lets go of the fingers when the element is turned off.
+        publish("enabled", .flag(element.enabled)) { element.enabled.follow(values: self.writes, tag: $0) }
         if let predicted {
             element.predicted = predicted
             for (name, property) in predictedStreams { publish(name, property) }
@@ -215,22 +217,19 @@ extension MotionEngine {
         entry.values = values
         nameGestureStreams(of: entry, prefix: prefix)
         entry.activityLink = activity.follow(element.state)
-        links.append(element.enabled.subscribe { [weak self, unowned entry] enabled in
-            if !enabled { self?.disabled(entry) }
-        })
+        if !element.enabled.value { disabled(entry) }
         entry.links = links
     }
 
     /// Numbers the streams of the gestures `entry`'s interactions asked for, in the order of
     /// ``GestureKind/allCases``.
     private func nameGestureStreams(of entry: EngineElement, prefix: String) {
-        let kinds = entry.element.recognizers
-        guard !kinds.isEmpty else {
-            entry.gestureStreams = Array(repeating: nil, count: GestureKind.allCases.count)
-            return
-        }
+        // The kinds as bits by their place in `allCases`, from one walk over the set: asking
+        // the set for each kind hashed seven times an element.
+        var kinds = 0
+        for kind in entry.element.recognizers { kinds |= 1 << kind.allCasesIndex }
         entry.gestureStreams = GestureKind.allCases.map { kind in
-            kinds.contains(kind) ? published.register(joinedName(prefix, kind.rawValue), kind: .gesture) : nil
+            kinds & (1 << kind.allCasesIndex) != 0 ? published.register(joinedName(prefix, kind.rawValue), kind: .gesture) : nil
         }
     }
 
@@ -238,7 +237,7 @@ extension MotionEngine {
     /// recognizer's gesture: its gestures in progress end `cancelled`, so a drag does not
     /// carry on, nor a toss at the lift override a destination set meanwhile; the fingers
     /// move nothing until they lift. The cancellations are in the next report.
-    private func disabled(_ element: EngineElement) {
+    func disabled(_ element: EngineElement) {
         startReport(at: clock.now)
         cancelTouches(of: element, at: clock.now)
     }

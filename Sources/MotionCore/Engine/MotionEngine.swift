@@ -291,14 +291,24 @@ enum ReportPhase {
 }
 
 /// Hears the writes to an engine's published properties (``WriteListener``) and marks their
-/// streams changed. Apart from the engine, and holding it weakly, so that each of the
+/// streams changed; of its elements' `enabled` flags (``FlagListener``), also lets go of the
+/// fingers on an element turned off. Apart from the engine, and holding it weakly, so that each of the
 /// thousands of links holds a plain reference rather than a weak one of its own; weakly,
 /// because a property may outlive its engine (an element a test keeps, a spring still moving
 /// when an engine is dropped), and then tells no one.
-final class PublishedWrites: WriteListener {
+final class PublishedWrites: WriteListener, FlagListener {
     weak var engine: MotionEngine?
 
     /// A property was written: its stream, whose number is the tag it is followed with
     /// (``MotionEngine/attach(_:interactions:)``), changed.
     func propertyWritten(_ tag: Int) { engine?.valueChanged(StreamID(index: tag)) }
+
+    /// An element's `enabled` was written: its stream changed, and an element turned off
+    /// lets go of the fingers holding it.
+    func flagWritten(_ tag: Int, to value: Bool) {
+        guard let engine else { return }
+        let stream = StreamID(index: tag)
+        engine.valueChanged(stream)
+        if !value, let element = engine.published.publisher(of: stream) { engine.disabled(element) }
+    }
 }

@@ -18,10 +18,11 @@ struct PublishedStreams {
 
     /// Every stream's name and number.
     private(set) var catalog = StreamCatalog()
-    /// Per stream: the property, the value last published, whether it changed since, the
-    /// element publishing it and its rank (apart, so that sorting by rank touches no
-    /// reference count).
-    private var properties: [PublishedProperty?] = []
+    /// Per stream: the value last published, whether it changed since, the element
+    /// publishing it and its rank (apart, so that sorting by rank touches no reference
+    /// count). A value stream's property is its publisher's, at the stream's place among its
+    /// values (``property(_:)``): a table of them here held a second copy of each, closures
+    /// that took a kilobyte an element.
     private var lastPublished: [PublishedValue?] = []
     private var isDirty: [Bool] = []
     private var publishers: [EngineElement?] = []
@@ -35,19 +36,18 @@ struct PublishedStreams {
     /// Whether anything changed since the last collection.
     var hasChanges: Bool { dirtyCount > 0 }
 
-    /// Numbers a stream, with its property if it has one (a value stream), and the element
-    /// that publishes it, where (``collect(at:into:broken:)``).
+    /// Numbers a stream, with the property it publishes if it has one (a value stream), read
+    /// now for the value last published, and the element that publishes it, where: the
+    /// element's entry holds the property among its values at the rank's place.
     mutating func register(_ name: String, kind: StreamKind, property: PublishedProperty? = nil,
                            publishedAs publisher: (entry: EngineElement, rank: Rank)? = nil) -> StreamID {
         let id = catalog.register(name, kind: kind)
-        if id.index == properties.count {
-            properties.append(nil)
+        if id.index == lastPublished.count {
             lastPublished.append(nil)
             isDirty.append(false)
             publishers.append(nil)
             ranks.append(Rank(element: 0, place: 0))
         }
-        properties[id.index] = property
         lastPublished[id.index] = property?.read()
         publishers[id.index] = publisher?.entry
         ranks[id.index] = publisher?.rank ?? Rank(element: 0, place: 0)
@@ -57,8 +57,7 @@ struct PublishedStreams {
     /// Makes room for `count` more streams (``StreamCatalog/reserveCapacity(_:)``).
     mutating func reserveCapacity(_ count: Int) {
         catalog.reserveCapacity(count)
-        let total = properties.count + count
-        properties.reserveCapacity(total)
+        let total = lastPublished.count + count
         lastPublished.reserveCapacity(total)
         isDirty.reserveCapacity(total)
         publishers.reserveCapacity(total)
@@ -94,7 +93,6 @@ struct PublishedStreams {
     mutating func remove(_ streams: [StreamID]) {
         for stream in streams {
             unmark(stream)
-            properties[stream.index] = nil
             lastPublished[stream.index] = nil
             publishers[stream.index] = nil
             catalog.remove(stream)
@@ -103,7 +101,6 @@ struct PublishedStreams {
 
     /// Forgets every stream's property (the engine is taken apart).
     mutating func removeAll() {
-        properties = []
         lastPublished = []
         isDirty = []
         publishers = []
@@ -112,9 +109,15 @@ struct PublishedStreams {
         marked = []
     }
 
+    /// The element that publishes a stream.
+    func publisher(of stream: StreamID) -> EngineElement? {
+        stream.index < publishers.count ? publishers[stream.index] : nil
+    }
+
     /// A stream's property.
     func property(_ stream: StreamID) -> PublishedProperty? {
-        stream.index < properties.count ? properties[stream.index] : nil
+        guard stream.index < publishers.count, let entry = publishers[stream.index] else { return nil }
+        return entry.values[ranks[stream.index].place].property
     }
 
     /// The value last published on a stream.
@@ -145,7 +148,7 @@ struct PublishedStreams {
         for stream in changed where isDirty[stream.index] {
             isDirty[stream.index] = false
             let entry = publishers[stream.index]!
-            let value = properties[stream.index]!.read()
+            let value = entry.values[ranks[stream.index].place].property.read()
             guard value.isFinite else {
                 if broken.last !== entry { broken.append(entry) }
                 continue

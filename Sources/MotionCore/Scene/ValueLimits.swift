@@ -24,6 +24,10 @@ public struct ValueLimits: Hashable, Sendable {
     /// Why `point` is not a position the engine takes, naming the coordinate and its range;
     /// nil when it is one.
     public func problem(position point: Point) -> String? {
+        // The usual answer first, making nothing: a restore asks this twice for each of
+        // thousands of elements, and the list the loop below walks is an array made each time.
+        let x = self.x, y = self.y
+        if point.x.isFinite, point.y.isFinite, x.contains(point.x), y.contains(point.y) { return nil }
         for (name, value, range) in [("x", point.x, x), ("y", point.y, y)] where !(value.isFinite && range.contains(value)) {
             return "\(name) must be within \(Self.describe(range)) (\(Int(Self.screensAround)) screens around the \(Self.describe(screen)) screen), not \(value)"
         }
@@ -32,11 +36,18 @@ public struct ValueLimits: Hashable, Sendable {
 
     /// Why `size` is not a size the engine takes (each side positive and at most 10 screens'); nil when it is one.
     public func problem(size: Size) -> String? {
+        // The usual answer first, making nothing (``problem(position:)``).
+        if Self.isSide(size.width, of: screen.width), Self.isSide(size.height, of: screen.height) { return nil }
         for (name, value, side) in [("width", size.width, screen.width), ("height", size.height, screen.height)]
-        where !(value.isFinite && value > 0 && value <= Self.largestSize * side) {
+        where !Self.isSide(value, of: side) {
             return "\(name) must be more than 0 and at most \(Self.describe(Self.largestSize * side)) (\(Int(Self.largestSize)) screens), not \(value)"
         }
         return nil
+    }
+
+    /// Whether `value` is a side a size may have on a screen `side` pixels that way.
+    private static func isSide(_ value: Double, of side: Double) -> Bool {
+        value.isFinite && value > 0 && value <= largestSize * side
     }
 
     private static func describe(_ range: ClosedRange<Double>) -> String { "\(describe(range.lowerBound))…\(describe(range.upperBound))" }

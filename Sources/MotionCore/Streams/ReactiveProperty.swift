@@ -181,6 +181,37 @@ private final class WriteObserver<Value>: PropertyObserver<Value> {
     override func receive(_ value: Value) { notify() }
 }
 
+extension ReactiveProperty where Value == Bool {
+    /// Tells `listener` of every later write, with `tag` and the value written: what
+    /// ``follow(_:tag:)`` does, for a listener that also acts on the value (the engine, on an
+    /// element turned off).
+    func follow(values listener: FlagListener, tag: Int) -> Subscription {
+        let observer = FlagLink(listener, tag: tag, of: self)
+        add(observer)
+        return observer
+    }
+}
+
+/// Hears the writes to the flags it follows, with their values, each link with a tag of its
+/// own (``ReactiveProperty/follow(values:tag:)``), which holds it.
+protocol FlagListener: AnyObject {
+    /// A flag followed with `tag` was set to `value`.
+    func flagWritten(_ tag: Int, to value: Bool)
+}
+
+private final class FlagLink: PropertyObserver<Bool> {
+    private let listener: FlagListener
+    private let tag: Int
+
+    init(_ listener: FlagListener, tag: Int, of property: ReactiveProperty<Bool>) {
+        self.listener = listener
+        self.tag = tag
+        super.init(of: property)
+    }
+
+    override func receive(_ value: Bool) { listener.flagWritten(tag, to: value) }
+}
+
 extension ReactiveProperty where Value == MotionState {
     /// Counts the state in `tracker` as its stream `id`, now and at every write, until the
     /// subscription is cancelled, which counts it at rest (``ActivityTracker/follow(_:)``).
