@@ -191,7 +191,7 @@ struct StateFileSafetyTests {
         let directory = try temporaryDirectory()
         let first = try SceneKeeperTests.Kiosk(directory: directory, interval: 1)
         let error = try #require(throws: StateFileError.self) { _ = try SceneKeeperTests.Kiosk(directory: directory, interval: 1) }
-        #expect(error.cause == .inUse && error.holder == getpid(), "\(error)")
+        #expect(error.problem == .inUse(holder: getpid()), "\(error)")
         #expect(error.description == "the state file \(directory)/scene.json is in use by another motiond (pid \(getpid())): two daemons cannot keep one scene")
         // `motionctl state clear --file` takes the same lock.
         #expect(throws: StateFileError.self) { _ = try StateFile(path: directory + "/scene.json").lock() }

@@ -232,14 +232,14 @@ struct StateFileTests {
         let file = StateFile(path: directory + "/missing/scene.json")
         let error = try #require(throws: StateFileError.self) { try file.replace(with: Self.scene, over: nil) }
         #expect(error.cause == .create)
-        #expect(error.errno == ENOENT)
+        #expect(error.problem == .failed(.create, errno: ENOENT))
         #expect(try contents(directory) == [])
         #expect(try file.read(limits: limits) == nil)
     }
 
     @Test("a system error is named in words, such as no space left")
     func systemErrorWords() {
-        let error = StateFileError(.write, "/var/lib/motiond/.scene.json.1.tmp", errno: ENOSPC)
+        let error = StateFileError("/var/lib/motiond/.scene.json.1.tmp", .failed(.write, errno: ENOSPC))
         #expect(error.description == "cannot write /var/lib/motiond/.scene.json.1.tmp: No space left on device")
     }
 

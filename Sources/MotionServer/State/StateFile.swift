@@ -41,7 +41,7 @@ public struct StateFile: Sendable {
         let bytes = state.encoded
         if let limits {
             do { _ = try StateContents(reading: bytes, limits: limits) } catch {
-                throw StateFileError(refused: error, path: path, cause: .unreadable)
+                throw StateFileError(path, .unreadable(error))
             }
         }
         let (temporary, fd) = try createTemporary()
@@ -49,14 +49,14 @@ public struct StateFile: Sendable {
         let identity: FileIdentity
         do throws(StateFileError) {
             try writeAll(bytes, to: fd, named: temporary)
-            guard fsync(fd) == 0 else { throw StateFileError(.sync, temporary, errno: errno) }
+            guard fsync(fd) == 0 else { throw StateFileError(temporary, .failed(.sync, errno: errno)) }
             var status = stat()
-            guard fstat(fd, &status) == 0 else { throw StateFileError(.write, temporary, errno: errno) }
+            guard fstat(fd, &status) == 0 else { throw StateFileError(temporary, .failed(.write, errno: errno)) }
             identity = FileIdentity(status)
             // Closed once whatever close says: after a failed close the descriptor is gone
             // too, and closing it again could close another thread's new file.
             isOpen = false
-            guard close(fd) == 0 else { throw StateFileError(.write, temporary, errno: errno) }
+            guard close(fd) == 0 else { throw StateFileError(temporary, .failed(.write, errno: errno)) }
             try moveIntoPlace(temporary, over: expected)
         } catch {
             if isOpen { close(fd) }
@@ -71,22 +71,22 @@ public struct StateFile: Sendable {
     private func moveIntoPlace(_ temporary: String, over expected: FileIdentity?) throws(StateFileError) {
         var status = stat()
         if lstat(path, &status) != 0 {
-            guard errno == ENOENT else { throw StateFileError(.rename, path, errno: errno) }
+            guard errno == ENOENT else { throw StateFileError(path, .failed(.rename, errno: errno)) }
             // Nothing there: link(2), unlike rename(2), fails if something appears meanwhile.
             guard link(temporary, path) == 0 else {
-                if errno == EEXIST { throw StateFileError(replaced: path, "something was put there while motiond wrote") }
-                throw StateFileError(.rename, path, errno: errno)
+                if errno == EEXIST { throw StateFileError(path, .replaced(found: "something was put there while motiond wrote")) }
+                throw StateFileError(path, .failed(.rename, errno: errno))
             }
             unlink(temporary)
             return
         }
         guard let expected else {
-            throw StateFileError(replaced: path, "\(FileIdentity.kind(of: status)) was put there, which motiond did not write")
+            throw StateFileError(path, .replaced(found: "\(FileIdentity.kind(of: status)) was put there, which motiond did not write"))
         }
         guard status.st_mode & S_IFMT == S_IFREG, FileIdentity(status) == expected else {
-            throw StateFileError(replaced: path, "\(FileIdentity.kind(of: status)) was put in place of the file motiond wrote")
+            throw StateFileError(path, .replaced(found: "\(FileIdentity.kind(of: status)) was put in place of the file motiond wrote"))
         }
-        guard rename(temporary, path) == 0 else { throw StateFileError(.rename, path, errno: errno) }
+        guard rename(temporary, path) == 0 else { throw StateFileError(path, .failed(.rename, errno: errno)) }
     }
 
     /// Appends `changes`, which turn `old` (the scene the file holds) into `new`, to the file
@@ -99,20 +99,20 @@ public struct StateFile: Sendable {
         let bytes = SceneState.encode(changes, leaving: new.elements.count)
         if let limits {
             do { try StateContents.check(appending: bytes, to: old, gives: new, limits: limits) } catch {
-                throw StateFileError(refused: error, path: path, cause: .unreadable)
+                throw StateFileError(path, .unreadable(error))
             }
         }
         let fd = open(path, O_WRONLY | O_APPEND | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC)
         if fd < 0 {
             if errno == ENOENT { return try replace(with: new, checkedAgainst: limits, over: nil) }
-            if errno == ELOOP { throw StateFileError(replaced: path, "a symbolic link was put in place of the file motiond wrote") }
-            throw StateFileError(.write, path, errno: errno)
+            if errno == ELOOP { throw StateFileError(path, .replaced(found: "a symbolic link was put in place of the file motiond wrote")) }
+            throw StateFileError(path, .failed(.write, errno: errno))
         }
         defer { close(fd) }
         var status = stat()
-        guard fstat(fd, &status) == 0 else { throw StateFileError(.write, path, errno: errno) }
+        guard fstat(fd, &status) == 0 else { throw StateFileError(path, .failed(.write, errno: errno)) }
         guard status.st_mode & S_IFMT == S_IFREG, FileIdentity(status) == shape.identity else {
-            throw StateFileError(replaced: path, "\(FileIdentity.kind(of: status)) was put in place of the file motiond wrote")
+            throw StateFileError(path, .replaced(found: "\(FileIdentity.kind(of: status)) was put in place of the file motiond wrote"))
         }
         let size = Int(status.st_size)
         guard size == shape.wholeBytes + shape.appendedBytes, size + bytes.count <= SceneState.maximumBytes else {
@@ -120,7 +120,7 @@ public struct StateFile: Sendable {
         }
         do throws(StateFileError) {
             try writeAll(bytes, to: fd, named: path)
-            guard fsync(fd) == 0 else { throw StateFileError(.sync, path, errno: errno) }
+            guard fsync(fd) == 0 else { throw StateFileError(path, .failed(.sync, errno: errno)) }
         } catch {
             // Cut back what got written; should even that fail, the next start ignores a
             // write without its closing line.
@@ -141,7 +141,7 @@ public struct StateFile: Sendable {
             let fd = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
             if fd >= 0 { return (temporary, fd) }
             attempt += 1
-            guard errno == EEXIST, attempt < 8 else { throw StateFileError(.create, temporary, errno: errno) }
+            guard errno == EEXIST, attempt < 8 else { throw StateFileError(temporary, .failed(.create, errno: errno)) }
         }
     }
 
@@ -151,7 +151,7 @@ public struct StateFile: Sendable {
             let written = bytes.withUnsafeBytes { Glibc.write(fd, $0.baseAddress! + offset, $0.count - offset) }
             if written < 0 {
                 if errno == EINTR { continue }
-                throw StateFileError(.write, name, errno: errno)
+                throw StateFileError(name, .failed(.write, errno: errno))
             }
             offset += written
         }
@@ -159,9 +159,9 @@ public struct StateFile: Sendable {
 
     private func syncDirectory() throws(StateFileError) {
         let fd = open(directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
-        guard fd >= 0 else { throw StateFileError(.syncDirectory, directory, errno: errno) }
+        guard fd >= 0 else { throw StateFileError(directory, .failed(.syncDirectory, errno: errno)) }
         defer { close(fd) }
-        guard fsync(fd) == 0 else { throw StateFileError(.syncDirectory, directory, errno: errno) }
+        guard fsync(fd) == 0 else { throw StateFileError(directory, .failed(.syncDirectory, errno: errno)) }
     }
 
     // MARK: Reading
@@ -187,7 +187,7 @@ public struct StateFile: Sendable {
             let got = bytes.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress! + count, $0.count - count) }
             if got < 0 {
                 if errno == EINTR { continue }
-                throw StateFileError(.read, path, errno: errno)
+                throw StateFileError(path, .failed(.read, errno: errno))
             }
             if got == 0 { break }
             count += got
@@ -197,7 +197,7 @@ public struct StateFile: Sendable {
         bytes.removeSubrange(count...)
         if bytes.isEmpty { return StateFileReading(contents: nil, identity: identity) }
         do { return StateFileReading(contents: try StateContents(reading: bytes, limits: limits), identity: identity) } catch {
-            throw StateFileError(refused: error, path: path, cause: error.kind == .notAStateFile ? .foreign : .refused)
+            throw StateFileError(path, error.kind == .notAStateFile ? .foreign(error) : .refused(error))
         }
     }
 
@@ -225,9 +225,9 @@ public struct StateFile: Sendable {
     public func setAside() throws(StateFileError) {
         var status = stat()
         if lstat(refusedPath, &status) == 0, status.st_mode & S_IFMT != S_IFREG {
-            throw StateFileError(notRegular: refusedPath, FileIdentity.kind(of: status))
+            throw StateFileError(refusedPath, .notRegular(found: FileIdentity.kind(of: status)))
         }
-        guard rename(path, refusedPath) == 0 else { throw StateFileError(.setAside, path, errno: errno) }
+        guard rename(path, refusedPath) == 0 else { throw StateFileError(path, .failed(.setAside, errno: errno)) }
         try syncDirectory()
     }
 
@@ -237,18 +237,18 @@ public struct StateFile: Sendable {
         let fd = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC)
         if fd < 0 {
             if errno == ENOENT { return nil }
-            if errno == ELOOP { throw StateFileError(notRegular: path, "a symbolic link") }
-            throw StateFileError(.read, path, errno: errno)
+            if errno == ELOOP { throw StateFileError(path, .notRegular(found: "a symbolic link")) }
+            throw StateFileError(path, .failed(.read, errno: errno))
         }
         var status = stat()
         guard fstat(fd, &status) == 0 else {
             let reason = errno
             close(fd)
-            throw StateFileError(.read, path, errno: reason)
+            throw StateFileError(path, .failed(.read, errno: reason))
         }
         guard status.st_mode & S_IFMT == S_IFREG else {
             close(fd)
-            throw StateFileError(notRegular: path, FileIdentity.kind(of: status))
+            throw StateFileError(path, .notRegular(found: FileIdentity.kind(of: status)))
         }
         return (fd, status)
     }
@@ -260,17 +260,17 @@ public struct StateFile: Sendable {
         defer { close(fd) }
         var start = [UInt8](repeating: 0, count: 32)
         let got = start.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress, $0.count) }
-        guard got >= 0 else { throw StateFileError(.read, path, errno: errno) }
+        guard got >= 0 else { throw StateFileError(path, .failed(.read, errno: errno)) }
         start.removeSubrange(got...)
         guard start.isEmpty || StateContents.looksLikeStateFile(start) else {
-            throw StateFileError(refused: SceneStateError(.notAStateFile, "it does not begin as a state file does"), path: path, cause: .foreign)
+            throw StateFileError(path, .foreign(SceneStateError(.notAStateFile, "it does not begin as a state file does")))
         }
         // The path must still lead to the file checked.
         var now = stat()
         guard lstat(path, &now) == 0, FileIdentity(now) == FileIdentity(status) else {
-            throw StateFileError(replaced: path, "another file was put there meanwhile")
+            throw StateFileError(path, .replaced(found: "another file was put there meanwhile"))
         }
-        guard unlink(path) == 0 else { throw StateFileError(.setAside, path, errno: errno) }
+        guard unlink(path) == 0 else { throw StateFileError(path, .failed(.setAside, errno: errno)) }
         return true
     }
 
@@ -288,13 +288,13 @@ public struct StateFile: Sendable {
     public func lock() throws(StateFileError) -> StateFileLock? {
         let fd = open(lockPath, O_RDWR | O_CREAT | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC, 0o600)
         if fd < 0 {
-            if errno == ELOOP { throw StateFileError(notRegular: lockPath, "a symbolic link") }
+            if errno == ELOOP { throw StateFileError(lockPath, .notRegular(found: "a symbolic link")) }
             return nil
         }
         var status = stat()
         guard fstat(fd, &status) == 0, status.st_mode & S_IFMT == S_IFREG else {
             close(fd)
-            throw StateFileError(notRegular: lockPath, FileIdentity.kind(of: status))
+            throw StateFileError(lockPath, .notRegular(found: FileIdentity.kind(of: status)))
         }
         // flock(2), not fcntl's record locks: those belong to the process, so a second lock
         // taken in the same process would succeed, and closing any descriptor of the file
@@ -306,7 +306,7 @@ public struct StateFile: Sendable {
             close(fd)
             guard reason == EWOULDBLOCK else { return nil }
             let holder = got > 0 ? Int32(String(decoding: text.prefix(got).prefix { $0 != UInt8(ascii: "\n") }, as: UTF8.self)) : nil
-            throw StateFileError(inUse: path, by: holder)
+            throw StateFileError(path, .inUse(holder: holder))
         }
         // The holder's pid in the file, for the next one to name it.
         let text = Array("\(getpid())\n".utf8)
@@ -373,98 +373,101 @@ public struct StateFileReading: Sendable {
     }
 }
 
-/// Why the state file could not be read or written, naming the step, the path and the
-/// system's reason (such as "No space left on device"), or the file's refusal.
+/// Why the state file could not be read or written: the path, and what went wrong there (a
+/// step the system refused, with its reason such as "No space left on device", or the file's
+/// refusal), each problem carrying only what it has.
 public struct StateFileError: Error, Sendable, CustomStringConvertible {
-    /// The step that failed.
-    public enum Cause: String, Sendable {
+    /// A step of reading or writing the file, as a log line names it ("cannot sync …").
+    public enum Step: String, Sendable {
         case create = "create", write = "write", sync = "sync", rename = "rename over the state file"
         case syncDirectory = "sync the directory", read = "read", setAside = "set aside"
+    }
+
+    /// What went wrong.
+    public enum Problem: Sendable, Equatable {
+        /// The system refused a step, with its error number.
+        case failed(Step, errno: CInt)
         /// The scene would make a file this motiond could not read back (too large, say), so
-        /// it was not written; see ``StateFileError/refusal``.
-        case unreadable = "keep the scene in"
-        /// The file was read but its contents are refused; see ``StateFileError/refusal``.
-        case refused = "use"
+        /// it was not written.
+        case unreadable(SceneStateError)
+        /// The file was read but its contents are refused.
+        case refused(SceneStateError)
         /// The file is not a state file at all (it does not begin as one): left alone.
-        case foreign = "use a file that is not a state file"
+        case foreign(SceneStateError)
         /// The path is not a regular file (a FIFO, a device, a directory, a link): left alone.
-        case notRegular = "use something that is not a regular file"
+        case notRegular(found: String)
         /// Something other than the file motiond wrote is at the path now: left alone.
-        case replaced = "replace"
-        /// Another motiond keeps its scene in the file.
-        case inUse = "share"
+        case replaced(found: String)
+        /// Another motiond keeps its scene in the file; its process when the kernel says.
+        case inUse(holder: Int32?)
     }
 
-    /// The step that failed, or ``Cause/refused``.
-    public var cause: Cause
-    /// The file or directory the step was on.
+    /// The problem's kind, for code that only asks which it was.
+    public enum Cause: Sendable, Equatable {
+        case create, write, sync, rename, syncDirectory, read, setAside
+        case unreadable, refused, foreign, notRegular, replaced, inUse
+    }
+
+    /// The file or directory the problem was on.
     public var path: String
-    /// The system's error number, for a failed system call.
-    public var errno: CInt?
-    /// Why the contents were refused, for ``Cause/refused``, ``Cause/unreadable`` and
-    /// ``Cause/foreign``.
-    public var refusal: SceneStateError?
-    /// What was found, in words, for ``Cause/notRegular`` and ``Cause/replaced``.
-    public var found: String?
-    /// The other motiond's process, for ``Cause/inUse``, when the kernel says.
-    public var holder: Int32?
+    public var problem: Problem
 
-    init(_ cause: Cause, _ path: String, errno: CInt) {
-        self.cause = cause
+    init(_ path: String, _ problem: Problem) {
         self.path = path
-        self.errno = errno
+        self.problem = problem
     }
 
-    init(refused: SceneStateError, path: String, cause: Cause = .refused) {
-        self.cause = cause
-        self.path = path
-        self.refusal = refused
+    public var cause: Cause {
+        switch problem {
+        case .failed(let step, _):
+            switch step {
+            case .create: .create
+            case .write: .write
+            case .sync: .sync
+            case .rename: .rename
+            case .syncDirectory: .syncDirectory
+            case .read: .read
+            case .setAside: .setAside
+            }
+        case .unreadable: .unreadable
+        case .refused: .refused
+        case .foreign: .foreign
+        case .notRegular: .notRegular
+        case .replaced: .replaced
+        case .inUse: .inUse
+        }
     }
 
-    init(notRegular path: String, _ found: String) {
-        self.cause = .notRegular
-        self.path = path
-        self.found = found
-    }
-
-    init(replaced path: String, _ found: String) {
-        self.cause = .replaced
-        self.path = path
-        self.found = found
-    }
-
-    init(inUse path: String, by holder: Int32?) {
-        self.cause = .inUse
-        self.path = path
-        self.holder = holder
+    /// Why the contents were refused, for the problems that are a refusal of them.
+    public var refusal: SceneStateError? {
+        switch problem {
+        case .unreadable(let refusal), .refused(let refusal), .foreign(let refusal): refusal
+        default: nil
+        }
     }
 
     /// Whether the file is not motiond's to replace: not a regular file, not a state file,
     /// not readable, or not the file motiond wrote. The scene is then not kept at all, so
     /// that what the file holds is never lost to a scene that did not come from it.
     public var leavesFileAlone: Bool {
-        switch cause {
-        case .foreign, .notRegular, .replaced, .read: return true
-        default: return false
+        switch problem {
+        case .foreign, .notRegular, .replaced, .failed(.read, _): true
+        default: false
         }
     }
 
     /// What failed and why, in words, as a log line says it.
     public var description: String {
-        switch cause {
-        case .unreadable: return "cannot keep the scene in \(path): it would not be read back: \(refusal.map(\.description) ?? "")"
-        case .refused: return "the state file \(path) is refused: \(refusal.map(\.description) ?? "")"
-        case .foreign: return "\(path) is not a state file (\(refusal?.message ?? "")): motiond leaves it alone"
-        case .notRegular: return "\(path) is \(found ?? "not a regular file"), not a regular file: motiond leaves it alone"
-        case .replaced: return "\(path): \(found ?? "another file is there"): motiond leaves it alone"
-        case .inUse:
-            return "the state file \(path) is in use by another motiond" + (holder.map { " (pid \($0))" } ?? "") + ": two daemons cannot keep one scene"
-        case .read:
-            let reason = errno.map { String(cString: strerror($0)) } ?? "failed"
-            return "cannot read \(path): \(reason): motiond leaves it alone"
-        default:
-            let reason = errno.map { String(cString: strerror($0)) } ?? "failed"
-            return "cannot \(cause.rawValue) \(path): \(reason)"
+        switch problem {
+        case .unreadable(let refusal): "cannot keep the scene in \(path): it would not be read back: \(refusal)"
+        case .refused(let refusal): "the state file \(path) is refused: \(refusal)"
+        case .foreign(let refusal): "\(path) is not a state file (\(refusal.message)): motiond leaves it alone"
+        case .notRegular(let found): "\(path) is \(found), not a regular file: motiond leaves it alone"
+        case .replaced(let found): "\(path): \(found): motiond leaves it alone"
+        case .inUse(let holder):
+            "the state file \(path) is in use by another motiond" + (holder.map { " (pid \($0))" } ?? "") + ": two daemons cannot keep one scene"
+        case .failed(.read, let errno): "cannot read \(path): \(String(cString: strerror(errno))): motiond leaves it alone"
+        case .failed(let step, let errno): "cannot \(step.rawValue) \(path): \(String(cString: strerror(errno)))"
         }
     }
 }
