@@ -5,33 +5,19 @@ import TouchInput
 /// The daemon's metrics (docs/operations.md), made through swift-metrics' API into a
 /// Prometheus registry of the daemon's own.
 ///
-/// Two kinds of work, kept apart: what happens per frame costs an increment or a histogram
-/// observation (``frame(_:touches:)``, ``published(values:latency:)``); everything
-/// else (gauges, and totals other parts of motiond already count) is read when a scraper
-/// asks, in ``collect(_:)``.
+/// The daemon counts once, in ``DaemonStatus`` (what `stats` shows too); the metrics read
+/// those counts when a scraper asks, in ``collect(_:)``, adding to each counter what its
+/// count grew by. Per frame only the publication's latency is observed here
+/// (``published(latency:)``), a histogram no count can stand for.
 final class DaemonMetrics {
     let registry: PrometheusCollectorRegistry
     private let factory: CatalogMetricsFactory
 
     // Per frame
-    typealias DeviceCounters = (frames: CoreMetrics.Counter, touches: CoreMetrics.Counter)
-    /// By node, the `device` label, made when the device comes (so a scraper sees 0 before
-    /// its first touch); and by the device's number, for the frame path.
-    private var countersByNode: [String: DeviceCounters] = [:]
-    private var countersByNumber: [Int: DeviceCounters] = [:]
-    private let publishedFrames: CoreMetrics.Counter
-    private let publishedValues: CoreMetrics.Counter
     private let latency: CoreMetrics.Timer
 
-    // As it happens
-    private let framesCoalesced: CoreMetrics.Counter
-    private let connections: [ClientTransport: CoreMetrics.Counter]
-    private let dropped: [ClientTransport: CoreMetrics.Counter]
-    private let reloads: CoreMetrics.Counter
-    private let reloadFailures: CoreMetrics.Counter
-    private let lastReloadSuccessful: CoreMetrics.Gauge
-
     // When scraped
+    private let lastReloadSuccessful: CoreMetrics.Gauge
     private let devices: CoreMetrics.Gauge
     private let skipped: [(kind: TouchInputHub.SkipReason.Kind, gauge: CoreMetrics.Gauge)]
     private let lastInput: CoreMetrics.Gauge
@@ -48,30 +34,17 @@ final class DaemonMetrics {
         let factory = CatalogMetricsFactory(registry: registry)
         self.registry = registry
         self.factory = factory
-        func counter(_ metric: MetricDefinition, _ labels: [(String, String)] = []) -> CoreMetrics.Counter {
-            CoreMetrics.Counter(label: metric.name, dimensions: labels, factory: factory)
-        }
         func gauge(_ metric: MetricDefinition, _ labels: [(String, String)] = []) -> CoreMetrics.Gauge {
             CoreMetrics.Gauge(label: metric.name, dimensions: labels, factory: factory)
         }
-        func byTransport<T>(_ make: (ClientTransport) -> T) -> [ClientTransport: T] {
-            Dictionary(uniqueKeysWithValues: ClientTransport.allCases.map { ($0, make($0)) })
-        }
-        publishedFrames = counter(MetricCatalog.publishedFrames)
-        publishedValues = counter(MetricCatalog.publishedValues)
         latency = CoreMetrics.Timer(label: MetricCatalog.publishLatency.name, dimensions: [], factory: factory)
-        framesCoalesced = counter(MetricCatalog.inputFramesCoalesced)
-        connections = byTransport { counter(MetricCatalog.connections, [("transport", $0.rawValue)]) }
-        dropped = byTransport { counter(MetricCatalog.clientsDropped, [("transport", $0.rawValue)]) }
-        reloads = counter(MetricCatalog.reloads)
-        reloadFailures = counter(MetricCatalog.reloadFailures)
         lastReloadSuccessful = gauge(MetricCatalog.lastReloadSuccessful)
         lastReloadSuccessful.record(1)
         devices = gauge(MetricCatalog.devices)
         skipped = TouchInputHub.SkipReason.Kind.allCases.map { ($0, gauge(MetricCatalog.devicesSkipped, [("reason", $0.rawValue)])) }
         lastInput = gauge(MetricCatalog.lastInput)
         lastTouch = gauge(MetricCatalog.lastTouch)
-        clients = byTransport { gauge(MetricCatalog.clients, [("transport", $0.rawValue)]) }
+        clients = Dictionary(uniqueKeysWithValues: ClientTransport.allCases.map { ($0, gauge(MetricCatalog.clients, [("transport", $0.rawValue)])) })
         loopLag = gauge(MetricCatalog.loopLag)
         gauge(MetricCatalog.buildInfo, [("version", version)]).record(1)
         cpu = FloatingPointCounter(label: MetricCatalog.cpu.name, dimensions: [], factory: factory)
@@ -84,59 +57,19 @@ final class DaemonMetrics {
 
     // MARK: Per frame
 
-    /// A frame of `device`, with `touches` fingers that landed in it.
-    func frame(_ device: DeviceIdentity, touches: Int) {
-        let counters = countersByNumber[device.number] ?? numbered(device)
-        counters.frames.increment()
-        if touches > 0 { counters.touches.increment(by: touches) }
-    }
-
-    /// The counters of a device whose frames come before the device was added (a test's): by
-    /// its node, or its number when it has none.
-    private func numbered(_ device: DeviceIdentity) -> DeviceCounters {
-        let counters = counters(label: device.node.isEmpty ? "device \(device.number)" : device.node)
-        countersByNumber[device.number] = counters
-        return counters
-    }
-
-    /// A touchscreen came: its counters start at 0, or go on from where they were.
-    func deviceAdded(_ device: DeviceIdentity) {
-        countersByNumber[device.number] = counters(label: device.node)
-    }
-
-    private func counters(label node: String) -> DeviceCounters {
-        if let counters = countersByNode[node] { return counters }
-        let label = [("device", node)]
-        let counters = (CoreMetrics.Counter(label: MetricCatalog.inputFrames.name, dimensions: label, factory: factory),
-                        CoreMetrics.Counter(label: MetricCatalog.touches.name, dimensions: label, factory: factory))
-        countersByNode[node] = counters
-        return counters
-    }
-
-    /// A frame's or a spring step's `values` lines went out to the clients; `latency`, for a
-    /// touch frame, is from its timestamp until then.
-    func published(values: Int, latency seconds: Double?) {
-        publishedFrames.increment()
-        publishedValues.increment(by: values)
+    /// A frame's or a spring step's lines went out to the clients; `latency`, for a touch
+    /// frame, is from its timestamp until then.
+    func published(latency seconds: Double?) {
         // A frame stamped by another clock (a kernel that refused the monotonic one) says nothing.
         if let seconds, seconds >= 0, seconds < 3600 { latency.recordNanoseconds(Int64(seconds * 1e9)) }
-    }
-
-    // MARK: As it happens
-
-    func framesCoalesced(_ count: Int) { framesCoalesced.increment(by: count) }
-    func connected(_ transport: ClientTransport) { connections[transport]?.increment() }
-    func dropped(_ transport: ClientTransport) { dropped[transport]?.increment() }
-
-    func reloaded(successfully: Bool) {
-        (successfully ? reloads : reloadFailures).increment()
-        lastReloadSuccessful.record(successfully ? 1 : 0)
     }
 
     // MARK: When scraped
 
     /// What the daemon knows at a scrape, for the metrics read then.
     struct Snapshot {
+        /// The daemon's own counts.
+        var status: DaemonStatus
         var devices: DeviceRegistry
         /// Clients connected, by transport.
         var clients: [ClientTransport: Int]
@@ -153,6 +86,7 @@ final class DaemonMetrics {
     }
 
     func collect(_ snapshot: Snapshot) {
+        collect(snapshot.status)
         devices.record(snapshot.devices.devices.count)
         for (kind, count) in snapshot.devices.skippedByKind {
             skipped.first { $0.kind == kind }?.gauge.record(count)
@@ -193,6 +127,26 @@ final class DaemonMetrics {
         }
     }
 
+    /// The counts the daemon keeps in ``DaemonStatus``.
+    private func collect(_ status: DaemonStatus) {
+        for device in status.devices.counts {
+            let label = [("device", device.node)]
+            totals.update(MetricCatalog.inputFrames, label, to: device.frames, factory)
+            totals.update(MetricCatalog.touches, label, to: device.touches, factory)
+        }
+        totals.update(MetricCatalog.publishedFrames, [], to: status.publishedFrames, factory)
+        totals.update(MetricCatalog.publishedValues, [], to: status.publishedValues, factory)
+        totals.update(MetricCatalog.inputFramesCoalesced, [], to: status.coalescedFrames, factory)
+        for transport in ClientTransport.allCases {
+            let label = [("transport", transport.rawValue)]
+            totals.update(MetricCatalog.connections, label, to: status.connections[transport] ?? 0, factory)
+            totals.update(MetricCatalog.clientsDropped, label, to: status.dropped[transport] ?? 0, factory)
+        }
+        totals.update(MetricCatalog.reloads, [], to: status.reloads, factory)
+        totals.update(MetricCatalog.reloadFailures, [], to: status.reloadFailures, factory)
+        lastReloadSuccessful.record(status.lastReloadError == nil ? 1 : 0)
+    }
+
     /// The metrics in Prometheus's text format (version 0.0.4).
     func exposition() -> [UInt8] {
         var text: [UInt8] = []
@@ -205,8 +159,9 @@ final class DaemonMetrics {
     static let contentType = "text/plain; version=0.0.4; charset=utf-8"
 }
 
-/// Counters whose totals another part of motiond keeps (the devices' filters and the
-/// kernel's drops in ``DeviceRegistry``, TUIO's senders in `TUIOTargets`): each scrape adds
+/// Counters whose totals another part of motiond keeps (the daemon's in ``DaemonStatus``,
+/// the devices' filters and the kernel's drops in ``DeviceRegistry``, TUIO's senders in
+/// `TUIOTargets`): each scrape adds
 /// what a total grew by. Their keepers make the totals whole over the daemon's life (what a
 /// device counted before it went, what a target was sent before a reload, two `[[tuio]]`
 /// with one target as one), so that a counter is what happened, whenever the scrapes come.

@@ -86,7 +86,7 @@ public final class Daemon {
         self.dispatcher = RequestDispatcher(scene: scene, clients: clients, touchscreens: touchscreens, status: status, clock: clock, output: output)
         let outputSink = output.map { [scene] in SceneOutputSink($0, scene: scene) }
         self.outputSink = outputSink
-        sinks = [outputSink as ReportSink?, ClientsSink(clients: clients, scene: scene, metrics: metrics, clock: clock)].compactMap { $0 }
+        sinks = [outputSink as ReportSink?, ClientsSink(clients: clients, scene: scene, status: status, metrics: metrics, clock: clock)].compactMap { $0 }
         self.timer = idleScheduler.map { EngineTimer($0) { [unowned self] in tick(at: $0) } }
         engine.observer = self
         configureOutput()
@@ -112,11 +112,7 @@ public final class Daemon {
     /// engine → TUIO → clients.
     public func process(_ frame: TouchFrame, from device: DeviceIdentity) {
         let now = clock.now
-        status.frames += 1
-        status.lastInput = now
-        let touches = frame.contacts.count { $0.phase == .began }
-        if touches > 0 { status.lastTouch = now }
-        metrics.frame(device, touches: touches)
+        status.frame(of: device, touches: frame.contacts.count { $0.phase == .began }, at: now)
         var frame = frame
         if touchscreens.capturesTouches(of: device.node) {
             touchscreens.takeCalibrationTouches(&frame, node: device.node)
@@ -146,7 +142,6 @@ public final class Daemon {
     /// waiting (``FrameCoalescing``), for `stats`.
     public func framesCoalesced(_ count: Int) {
         status.coalescedFrames += count
-        metrics.framesCoalesced(count)
     }
 
     // MARK: Configuration
@@ -175,8 +170,7 @@ public final class Daemon {
             replaceScene(with: configuration, carryingOver: keeper != nil)
         }
         status.configurationLoadedAt = clock.now
-        status.lastReloadError = nil
-        metrics.reloaded(successfully: true)
+        status.reloaded(refusedFor: nil)
     }
 
     /// Makes the scene anew from the configuration in force, without what clients added or
@@ -231,8 +225,7 @@ public final class Daemon {
 
     /// Records a refused reload, for `stats`.
     public func reloadFailed(_ reason: String) {
-        status.lastReloadError = reason
-        metrics.reloaded(successfully: false)
+        status.reloaded(refusedFor: reason)
     }
 
     // MARK: Clients
@@ -240,7 +233,7 @@ public final class Daemon {
     /// A client connected: it gets the hello.
     public func connect(_ output: ClientOutput, credentials: PeerCredentials?) -> ClientSession {
         let session = clients.open(credentials: credentials, control: controlPolicy(credentials), output: output)
-        metrics.connected(output.transport)
+        status.connections[output.transport, default: 0] += 1
         clients.send(ProtocolLine.hello(streams: scene.firstStreams(ProtocolLine.helloStreams), count: scene.streamCount, control: session.control), to: session)
         session.output.flush()
         return session
@@ -249,7 +242,7 @@ public final class Daemon {
     /// A client went.
     public func disconnect(_ session: ClientSession) {
         if touchscreens.calibration?.sessionID == session.id { touchscreens.endCalibration() }
-        if session.output.wasDropped { metrics.dropped(session.output.transport) }
+        if session.output.wasDropped { status.dropped[session.output.transport, default: 0] += 1 }
         status.coalescedByClosedClients += session.output.coalesced
         clients.close(session)
     }

@@ -12,7 +12,7 @@ extension Daemon {
             process(frame, from: device)
         case let .added(device, description, setup):
             touchscreens.devices.add(device, description: description, setup: setup)
-            metrics.deviceAdded(device)
+            status.deviceAdded(device)
             clients.broadcast(ProtocolLine.device(added: true, node: device.node, name: description.name))
         case let .reconfigured(device, setup):
             touchscreens.devices.reconfigured(node: device.node, setup: setup)

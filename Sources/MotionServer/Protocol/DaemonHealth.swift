@@ -78,7 +78,7 @@ extension Daemon {
         let now = clock.now, wallNow = wallClockNow()
         func wall(_ time: Double?) -> Double? { time.map { wallNow - (now - $0) } }
         metrics.collect(DaemonMetrics.Snapshot(
-            devices: touchscreens.devices, clients: clientsByTransport,
+            status: status, devices: touchscreens.devices, clients: clientsByTransport,
             valuesCoalesced: status.coalescedByClosedClients + clients.sessions.values.reduce(0) { $0 + $1.output.coalesced },
             lastInput: wall(status.lastInput), lastTouch: wall(status.lastTouch), loopLag: status.loopLag,
             tuio: output?.counts ?? [], process: ProcessStatistics.current(),

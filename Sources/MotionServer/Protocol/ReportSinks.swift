@@ -47,14 +47,16 @@ final class SceneOutputSink: ReportSink {
 final class ClientsSink: ReportSink {
     private let clients: ClientHub
     private unowned let scene: DaemonScene
+    private let status: DaemonStatus
     private let metrics: DaemonMetrics
     private let clock: FrameClock
     /// The frame's `screen.contacts` line; the publisher copies it, so it is reused.
     private var contactsBuffer = ByteBufferAllocator().buffer(capacity: 256)
 
-    init(clients: ClientHub, scene: DaemonScene, metrics: DaemonMetrics, clock: FrameClock) {
+    init(clients: ClientHub, scene: DaemonScene, status: DaemonStatus, metrics: DaemonMetrics, clock: FrameClock) {
         self.clients = clients
         self.scene = scene
+        self.status = status
         self.metrics = metrics
         self.clock = clock
     }
@@ -69,7 +71,10 @@ final class ClientsSink: ReportSink {
         }
         if !report.values.isEmpty || !report.events.isEmpty || contactsLine != nil {
             let sent = clients.publisher.publish(report, contacts: contactsLine, to: clients.subscriptions)
-            if sent > 0 { metrics.published(values: sent, latency: input.map { clock.now - $0.time }) }
+            if sent > 0 {
+                status.published(values: sent)
+                metrics.published(latency: input.map { clock.now - $0.time })
+            }
         }
         if !report.removedStreams.isEmpty { clients.streamsRemoved(report.removedStreams) }
     }
