@@ -11,6 +11,11 @@ import TouchInput
 
 /// The running daemon: the event loop everything lives on, the socket, the input, signals
 /// and systemd. ``run(_:)`` returns when the daemon has stopped.
+///
+/// Its parts (``DaemonPart``) start in order and stop in reverse: the scene (restored from
+/// its state file), the input thread, the socket, the web listener, the replay, and the
+/// loop's probe with systemd's watchdog. So a stop ends the input first, whose cancelled
+/// touches reach the clients, then their goodbye, and last the scene's final write.
 public final class DaemonService {
     private let options: DaemonOptions
     private let loop: EventLoop
@@ -18,29 +23,47 @@ public final class DaemonService {
     /// The input's events as the log words them.
     private var inputLog: InputLog
     private let notifier = SystemdNotifier()
-    private var daemon: Daemon!
+    private let daemon: Daemon
     /// The clients' connections, on either transport, and the slow-client rule's check.
-    private var connections: ClientConnections!
-    private var server: Channel?
-    /// The browser pages' listener.
+    private let connections: ClientConnections
+    /// The browser pages' listener, and who it lets in (set when it starts, and by reloads).
     private var web: WebListener?
+    private let webAccess = WebAccess(origins: [])
     private var input: InputThread?
-    private var replay: ReplayDriver?
-    /// How late the loop runs, for `/healthz` and the metrics.
-    private var lagProbe: LoopLagProbe?
-    private var relay: SignalRelay?
+    /// The parts started, to stop in reverse.
+    private var parts = DaemonParts()
     private var stopping = false
-    private var stopped: EventLoopPromise<Void>
+    private let stopped: EventLoopPromise<Void>
 
     /// How long a stop waits for the input thread to end.
     private static let inputJoinTimeout = 1.0
 
-    private init(options: DaemonOptions, loop: EventLoop, logger: Logger) {
+    /// Makes the daemon and its scene, restored from the state file if there is one: the
+    /// first part, on the loop.
+    private init(options: DaemonOptions, configuration: Configuration, loop: EventLoop, logger: Logger) throws(StartupFailure) {
         self.options = options
         self.loop = loop
         self.logger = logger
         self.inputLog = InputLog(logger: logger)
         self.stopped = loop.makePromise()
+        let scheduler = EventLoopFrameScheduler(eventLoop: loop)
+        let clock = TimedFrameClock(rate: configuration.daemon.frameRate, scheduler: scheduler)
+        daemon = Daemon(configuration: configuration, clock: clock, idleScheduler: scheduler, output: TUIOTargets(),
+                        controlPolicy: ControlPolicy(configuration.daemon).allows)
+        connections = ClientConnections(daemon: daemon, loop: loop)
+        daemon.onWarning = { [logger] in logger.warning("\($0)") }
+        connections.onLaggardsDropped = { [logger] in logger.warning("disconnected \($0) client(s) that stopped reading") }
+        if let path = options.state ?? configuration.daemon.state {
+            do {
+                try keepScene(in: StateFile(path: path), interval: options.stateInterval ?? configuration.daemon.stateInterval, scheduler: scheduler)
+            } catch {
+                // Nothing started: the promise a stop would keep is kept now.
+                stopped.succeed()
+                throw error
+            }
+        }
+        daemon.reloadConfiguration = { [unowned self] in reload() }
+        parts.append(DaemonPart(name: "scene") { [unowned self] in finish() })
     }
 
     /// Runs motiond until SIGTERM or SIGINT. Throws when it cannot start (a broken
@@ -61,61 +84,96 @@ public final class DaemonService {
         let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
         defer { try? group.syncShutdownGracefully() }
         let loop = group.next()
-        // The daemon is made on the loop; the input thread and the socket are started from
-        // here (both wait, which the loop must never do); then everything starts on the loop.
-        let service = try onLoop(loop) {
-            let service = DaemonService(options: options, loop: loop, logger: logger)
-            do { try service.prepare(configuration) } catch {
-                // Nothing started: the promise a stop would keep is kept now.
-                service.stopped.succeed()
-                throw error
-            }
-            return NIOLoopBound(service, eventLoop: loop)
+        // The scene is made on the loop; the parts that wait to start (the input thread, the
+        // listeners) are started from here, which the loop must never do; the rest starts on
+        // the loop with them. Two hops onto the loop in all.
+        let made = try onLoop(loop) { () throws(StartupFailure) in
+            Made(try DaemonService(options: options, configuration: configuration, loop: loop, logger: logger))
         }
-        var input: InputThread?
+        let service = made.service
+        var started = DaemonParts()
+        /// What started stops, in reverse, as a stop would.
+        func stopStarted() { try? loop.flatSubmit { [started] in service.value.stopAll(adding: started) }.wait() }
         let done: EventLoopFuture<Void>
         do throws(StartupFailure) {
-            if options.replay == nil {
-                let queue = InputQueue(loop: loop) { batch, coalesced in
-                    let service = service.value
-                    service.daemon.framesCoalesced(coalesced)
-                    for event in batch { service.handle(event) }
-                }
-                input = try InputThread(configuration: configuration, logger: logger, deliver: queue.deliver)
-            }
+            let input = options.replay != nil ? nil : try startInput(configuration, service: service, loop: loop, logger: logger, into: &started)
             if relay.stopRequested {
-                input?.stop(timeout: inputJoinTimeout)
-                try onLoop(loop) { service.value.stopped.succeed() }
+                stopStarted()
                 return logger.info("stopped before starting")
             }
-            let connections = try onLoop(loop) { service.value.boundConnections }
-            let passed = SystemdActivation.inheritedSockets(ProcessInfo.processInfo.environment)
-            let inherited = passed.control
-            let path = options.socket ?? configuration.daemon.socket
-            let server = try SocketServer.start(connections: connections, on: loop, path: path,
-                                                group: inherited == nil ? configuration.daemon.socketGroup : nil, descriptor: inherited)
-            if inherited == nil { relay.socketBound(path) }
-            let listening = inherited == nil ? path : "the socket systemd passed"
-            try onLoop(loop) { service.value.server = server }
-            if let settings = try WebListener.settings(configuration, options, passed: passed.web != nil) {
-                let access = try onLoop(loop) { NIOLoopBound(WebAccess(origins: []), eventLoop: loop) }
-                let web = try WebServer.start(connections: connections, access: access, on: loop,
-                                              address: settings.listen, descriptor: passed.web)
-                try onLoop(loop) { service.value.webStarted(WebListener(channel: web, access: access.value, settings: settings, logger: logger)) }
-            }
-            done = try onLoop(loop) { [input] () throws(StartupFailure) in
-                try service.value.start(configuration, server: server, listening: listening, input: input, relay: relay)
+            let listeners = try startListeners(configuration, options, made, relay: relay, loop: loop, into: &started)
+            done = try onLoop(loop) { [started] () throws(StartupFailure) in
+                try service.value.start(configuration, started: started, input: input, listeners: listeners, relay: relay)
                 return service.value.stopped.futureResult
             }
         } catch {
-            // Nothing is running yet but what start made: undo it, and say why.
-            try? loop.submit { service.value.abandon(error) }.wait()
-            input?.stop(timeout: inputJoinTimeout)
-            relay.removeSocket()
+            stopStarted()
             throw error
         }
         // Started: the daemon runs until it stops, which fails only if the loop went first.
         do { try done.wait() } catch { throw .eventLoop(error) }
+    }
+
+    /// The input thread, unless motiond replays a recording: its events reach the daemon on
+    /// the loop in batches (``InputQueue``).
+    private static func startInput(_ configuration: Configuration, service: NIOLoopBound<DaemonService>, loop: EventLoop, logger: Logger,
+                                   into started: inout DaemonParts) throws(StartupFailure) -> InputThread? {
+        let queue = InputQueue(loop: loop) { batch, coalesced in
+            let service = service.value
+            service.daemon.framesCoalesced(coalesced)
+            for event in batch { service.handle(event) }
+        }
+        let input = try InputThread(configuration: configuration, logger: logger, deliver: queue.deliver)
+        started.append(DaemonPart(name: "input") {
+            // The contacts it cancels on the way out are queued on the loop: they reach the
+            // clients before the parts started earlier stop (their goodbye).
+            if !input.stop(timeout: inputJoinTimeout) {
+                logger.warning("the input thread did not end within \(inputJoinTimeout) s; what it sends from now on is dropped")
+            }
+            return loop.submit {}
+        })
+        return input
+    }
+
+    /// The scene made on the loop, with what the listeners started outside it need.
+    private struct Made: Sendable {
+        let service: NIOLoopBound<DaemonService>
+        let connections: NIOLoopBound<ClientConnections>
+        let webAccess: NIOLoopBound<WebAccess>
+
+        init(_ service: DaemonService) {
+            self.service = NIOLoopBound(service, eventLoop: service.loop)
+            connections = NIOLoopBound(service.connections, eventLoop: service.loop)
+            webAccess = NIOLoopBound(service.webAccess, eventLoop: service.loop)
+        }
+    }
+
+    /// Where the listeners were bound, for the log and the live page.
+    private struct Listeners: @unchecked Sendable {
+        /// The socket in the log: the path motiond bound, or systemd's.
+        var socket: String
+        var web: (channel: Channel, settings: WebSocketSettings)?
+    }
+
+    /// The control socket, and the web listener if one is configured; each stops by closing
+    /// (the socket's file removed after).
+    private static func startListeners(_ configuration: Configuration, _ options: DaemonOptions, _ made: Made, relay: SignalRelay,
+                                       loop: EventLoop, into started: inout DaemonParts) throws(StartupFailure) -> Listeners {
+        let connections = made.connections
+        let passed = SystemdActivation.inheritedSockets(ProcessInfo.processInfo.environment)
+        let inherited = passed.control
+        let path = options.socket ?? configuration.daemon.socket
+        let server = try SocketServer.start(connections: connections, on: loop, path: path,
+                                            group: inherited == nil ? configuration.daemon.socketGroup : nil, descriptor: inherited)
+        if inherited == nil { relay.socketBound(path) }
+        started.append(DaemonPart(name: "socket") { server.close().always { _ in relay.removeSocket() } })
+        var listeners = Listeners(socket: inherited == nil ? path : "the socket systemd passed")
+        if let settings = try WebListener.settings(configuration, options, passed: passed.web != nil) {
+            let web = try WebServer.start(connections: connections, access: made.webAccess, on: loop, address: settings.listen, descriptor: passed.web)
+            started.append(DaemonPart(name: "web listener") { web.close() })
+            listeners.web = (web, settings)
+        }
+        return listeners
     }
 
     /// Runs `body` on `loop` and waits for its result: how start-up, off the loop, reaches
@@ -125,21 +183,6 @@ public final class DaemonService {
         do { return try loop.submit(body).wait() } catch let failure as StartupFailure { throw failure } catch { throw .eventLoop(error) }
     }
 
-    /// Undoes a start that failed half-way (the caller stops the input thread).
-    private func abandon(_ error: Error) {
-        replay?.stop()
-        lagProbe?.stop()
-        server?.close(promise: nil)
-        web?.channel.close(promise: nil)
-        stopped.fail(error)
-    }
-
-    /// The listener is bound: the daemon says where the live page is.
-    private func webStarted(_ listener: WebListener) {
-        web = listener
-        daemon.webAddress = "\(listener.address)"
-    }
-
     /// The configuration to start with: the file's, or the built-in default without one.
     static func loadConfiguration(_ options: DaemonOptions, logger: Logger) throws(StartupFailure) -> Configuration {
         if let file = options.configurationFile {
@@ -147,20 +190,6 @@ public final class DaemonService {
         }
         logger.info("no \(DaemonOptions.defaultConfigFile): running the built-in default, one full-screen element 'surface'")
         return .builtInDefault
-    }
-
-    private func prepare(_ configuration: Configuration) throws(StartupFailure) {
-        let scheduler = EventLoopFrameScheduler(eventLoop: loop)
-        let clock = TimedFrameClock(rate: configuration.daemon.frameRate, scheduler: scheduler)
-        daemon = Daemon(configuration: configuration, clock: clock, idleScheduler: scheduler, output: TUIOTargets(),
-                        controlPolicy: ControlPolicy(configuration.daemon).allows)
-        daemon.onWarning = { [logger] in logger.warning("\($0)") }
-        daemon.reloadConfiguration = { [unowned self] in reload() }
-        connections = ClientConnections(daemon: daemon, loop: loop)
-        connections.onLaggardsDropped = { [logger] in logger.warning("disconnected \($0) client(s) that stopped reading") }
-        if let path = options.state ?? configuration.daemon.state {
-            try keepScene(in: StateFile(path: path), interval: options.stateInterval ?? configuration.daemon.stateInterval, scheduler: scheduler)
-        }
     }
 
     /// Restores the scene from its state file, before the first client and the first frame,
@@ -202,28 +231,40 @@ public final class DaemonService {
         }
     }
 
-    /// The connections, for the listeners started from outside the loop.
-    private var boundConnections: NIOLoopBound<ClientConnections> { NIOLoopBound(connections, eventLoop: loop) }
-
-    /// `listening` names the socket in the log: a path motiond bound, or systemd's.
-    private func start(_ configuration: Configuration, server: Channel, listening: String, input: InputThread?, relay: SignalRelay) throws(StartupFailure) {
-        let environment = ProcessInfo.processInfo.environment
-        self.input = input
-        self.relay = relay
-        logger.info("listening on \(listening)")
-
-        if let recording = options.replay {
-            replay = try ReplayDriver(path: recording, device: options.replayDevice, configuration: configuration, speed: options.speed, loops: options.loop,
-                                      daemon: daemon, eventLoop: loop, logger: logger)
-            replay?.start()
-        }
-        // Signals that came during start-up are handled now, a stop first of all.
-        let bound = NIOLoopBound(self, eventLoop: loop)
+    /// The rest of the start, on the loop: the parts started outside it join the scene's,
+    /// then the replay, signals (a stop that came during start-up first of all), systemd's
+    /// watchdog and the loop's probe; then systemd hears that motiond is ready.
+    private func start(_ configuration: Configuration, started: DaemonParts, input: InputThread?, listeners: Listeners, relay: SignalRelay) throws(StartupFailure) {
         let loop = self.loop
+        // The one step that may fail comes before the parts from outside join: a failed start
+        // stops those itself (``run(_:)``).
+        let replay = try options.replay.map { recording throws(StartupFailure) in
+            try ReplayDriver(path: recording, device: options.replayDevice, configuration: configuration, speed: options.speed, loops: options.loop,
+                             daemon: daemon, eventLoop: loop, logger: logger)
+        }
+        parts.append(contentsOf: started)
+        self.input = input
+        logger.info("listening on \(listeners.socket)")
+        if let bound = listeners.web {
+            web = WebListener(channel: bound.channel, access: webAccess, settings: bound.settings, logger: logger)
+            daemon.webAddress = web.map { "\($0.address)" }
+        }
+        if let replay {
+            replay.start()
+            parts.append(DaemonPart(name: "replay") {
+                replay.stop()
+                return loop.makeSucceededVoidFuture()
+            })
+        }
+        let bound = NIOLoopBound(self, eventLoop: loop)
         relay.run { signal in loop.execute { bound.value.handle(signal) } }
-        SystemdActivation.startWatchdog(notifier, on: loop, environment: environment)
-        lagProbe = LoopLagProbe(daemon: daemon, loop: loop)
-        lagProbe?.start()
+        SystemdActivation.startWatchdog(notifier, on: loop, environment: ProcessInfo.processInfo.environment)
+        let probe = LoopLagProbe(daemon: daemon, loop: loop)
+        probe.start()
+        parts.append(DaemonPart(name: "loop probe") {
+            probe.stop()
+            return loop.makeSucceededVoidFuture()
+        })
         notifier.notify("READY=1\nSTATUS=\(status)")
     }
 
@@ -274,39 +315,36 @@ public final class DaemonService {
         }
     }
 
-    /// Stops in two steps. First the input: the thread ends (waited for, with a bound),
-    /// and the contacts it cancels on the way out are queued on the loop, ahead of the second
-    /// step, so clients see their touches cancelled before the goodbye. Then the clients,
-    /// the scene and the socket.
+    /// Stops every part, the last started first (``DaemonParts``); once, whatever asks.
     private func stop(reason: String) {
         guard !stopping else { return }
         stopping = true
+        stopReason = reason
         notifier.notify("STOPPING=1")
         logger.info("stopping")
-        replay?.stop()
-        lagProbe?.stop()
-        connections.stopChecking()
-        if let input, !input.stop(timeout: Self.inputJoinTimeout) {
-            logger.warning("the input thread did not end within \(Self.inputJoinTimeout) s; what it sends from now on is dropped")
-        }
-        let bound = NIOLoopBound(self, eventLoop: loop)
-        loop.execute { bound.value.finishStopping(reason: reason) }
+        _ = stopAll(adding: DaemonParts())
     }
 
-    private func finishStopping(reason: String) {
-        // The scene as the stop left it, on disk before anyone is told goodbye: a client that
-        // reconnects at once to a new motiond finds it there.
+    /// Stops the parts started, with `more` started outside the loop that have not joined
+    /// them (a start that failed half-way); the promise ``run(_:)`` waits for is kept then.
+    private func stopAll(adding more: DaemonParts) -> EventLoopFuture<Void> {
+        parts.append(contentsOf: more)
+        let done = parts.stopAll(on: loop, logger: logger)
+        done.cascade(to: stopped)
+        return done
+    }
+
+    /// Why clients are told goodbye when the scene stops.
+    private var stopReason = "the daemon is stopping"
+
+    /// The scene's stop, the last: what the stop left, on disk before anyone is told goodbye
+    /// (a client that reconnects at once to a new motiond finds it there); the goodbye; and
+    /// the springs in flight stopped, so no frame is scheduled on a loop that is going away.
+    private func finish() -> EventLoopFuture<Void> {
+        connections.stopChecking()
         if let failure = daemon.keepSceneFinally() { logger.error("\(failure.description): the scene of this stop is not kept") }
-        daemon.closeAll(reason: reason)
-        // Springs in flight stop, so no frame is scheduled on a loop that is going away.
+        daemon.closeAll(reason: stopReason)
         daemon.engine.disconnect()
-        let promise = stopped
-        let relay = self.relay
-        web?.channel.close(promise: nil)
-        guard let server else { return promise.succeed() }
-        server.close().whenComplete { _ in
-            relay?.removeSocket()
-            promise.succeed()
-        }
+        return loop.makeSucceededVoidFuture()
     }
 }
