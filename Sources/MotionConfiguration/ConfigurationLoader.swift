@@ -39,25 +39,52 @@ extension Configuration {
     /// key by key (a later file's value wins), arrays of tables (`[[element]]`, `[[device]]`,
     /// `[[tuio]]`) appended. Errors name the file and line the problem is on.
     public static func parse(_ sources: [(text: String, file: String)]) throws(ConfigurationError) -> Configuration {
-        var layers: [(table: SettingsTable, context: ReadContext)] = []
-        for (text, file) in sources {
-            if let trap = TOMLParserTraps.first(in: text) {
-                throw ConfigurationError(file: file, line: trap.line, message: "not valid TOML: \(trap.message)")
-            }
-            let table: SettingsTable
-            do { table = try ParsedTOML.table(text) } catch let error as TOMLParseError {
-                throw ConfigurationError(file: file, line: error.source.begin.line, message: "not valid TOML: \(error.description)")
-            } catch {
-                throw ConfigurationError(file: file, line: 0, message: "not valid TOML: \(error)")
-            }
-            layers.append((table, ReadContext(file: file, locator: TOMLLocator(text))))
-        }
         let file = sources.first?.file ?? "-"
-        var root = TableReader(merging: layers, path: [])
+        var root = TableReader(merging: try sources.map(layer), path: [])
         var configuration = Configuration()
         configuration.file = file
         configuration.files = sources.map(\.file)
+        try readDaemonAndScreen(&root, into: &configuration)
+        if var websocket = try root.table("websocket") {
+            configuration.websocket = try readWebSocket(&websocket, file: file)
+        }
+        if var gestures = try root.table("gestures") {
+            configuration.gestures = try readGestures(&gestures)
+        }
+        for var device in try root.tables("device") {
+            configuration.devices.append(try readDevice(&device, screen: configuration.screen))
+        }
+        for var calibration in try root.tables("calibration") {
+            configuration.calibrations.append(try readCalibration(&calibration))
+        }
+        var elements = try root.tables("element")
+        let ids = try readElements(&elements, into: &configuration)
+        try readOutputsAndScreenGestures(&root, into: &configuration)
+        try root.finish()
 
+        // References between elements, now that every id is known.
+        for (index, element) in configuration.elements.enumerated() {
+            if let problem = element.referenceProblem(among: ids) { throw elements[index].error(problem.keys, problem.message) }
+        }
+        return configuration
+    }
+
+    /// One file's text as a table to merge, with where its keys are for errors.
+    private static func layer(_ source: (text: String, file: String)) throws(ConfigurationError) -> (table: SettingsTable, context: ReadContext) {
+        if let trap = TOMLParserTraps.first(in: source.text) {
+            throw ConfigurationError(file: source.file, line: trap.line, message: "not valid TOML: \(trap.message)")
+        }
+        let table: SettingsTable
+        do { table = try ParsedTOML.table(source.text) } catch let error as TOMLParseError {
+            throw ConfigurationError(file: source.file, line: error.source.begin.line, message: "not valid TOML: \(error.description)")
+        } catch {
+            throw ConfigurationError(file: source.file, line: 0, message: "not valid TOML: \(error)")
+        }
+        return (table, ReadContext(file: source.file, locator: TOMLLocator(source.text)))
+    }
+
+    /// `[daemon]` and `[screen]`; the screen's size sets the limits values are read within.
+    private static func readDaemonAndScreen(_ root: inout TableReader, into configuration: inout Configuration) throws(ConfigurationError) {
         if var daemon = try root.table("daemon") {
             configuration.daemon.socket = try daemon.string("socket") ?? configuration.daemon.socket
             configuration.daemon.frameRate = try daemon.number("frame_rate", in: 1...1000) ?? configuration.daemon.frameRate
@@ -76,19 +103,10 @@ extension Configuration {
             configuration.prediction = try screen.number("prediction", in: 0...0.05) ?? configuration.prediction
             try screen.finish()
         }
-        if var websocket = try root.table("websocket") {
-            configuration.websocket = try readWebSocket(&websocket, file: file)
-        }
-        if var gestures = try root.table("gestures") {
-            configuration.gestures = try readGestures(&gestures)
-        }
-        for var device in try root.tables("device") {
-            configuration.devices.append(try readDevice(&device, screen: configuration.screen))
-        }
-        for var calibration in try root.tables("calibration") {
-            configuration.calibrations.append(try readCalibration(&calibration))
-        }
-        var elements = try root.tables("element")
+    }
+
+    /// The `[[element]]` tables, each id once; returns the ids.
+    private static func readElements(_ elements: inout [TableReader], into configuration: inout Configuration) throws(ConfigurationError) -> Set<String> {
         // Where each id was defined (FILE:LINE), to name both places when one comes again.
         var definedAt: [String: String] = [:]
         for index in elements.indices {
@@ -100,7 +118,12 @@ extension Configuration {
             definedAt[element.id] = elements[index].place("id")
             configuration.elements.append(element)
         }
-        let ids = Set(definedAt.keys)
+        return Set(definedAt.keys)
+    }
+
+    /// The `[[tuio]]` targets (of the elements read before) and the `[[screen_gesture]]`
+    /// tables, each list within its limit.
+    private static func readOutputsAndScreenGestures(_ root: inout TableReader, into configuration: inout Configuration) throws(ConfigurationError) {
         var targets = try root.tables("tuio")
         if targets.count > TUIOSettings.maximumTargets {
             throw targets[TUIOSettings.maximumTargets].error(nil, "at most \(TUIOSettings.maximumTargets) [[tuio]] targets; each costs a datagram per frame")
@@ -116,13 +139,6 @@ extension Configuration {
         for index in screenGestures.indices {
             configuration.screenGestures.append(try ScreenGestureSettings.read(&screenGestures[index], names: &gestureNames))
         }
-        try root.finish()
-
-        // References between elements, now that every id is known.
-        for (index, element) in configuration.elements.enumerated() {
-            if let problem = element.referenceProblem(among: ids) { throw elements[index].error(problem.keys, problem.message) }
-        }
-        return configuration
     }
 
     /// Attract mode's delays: from a tenth of a second (for tests and demonstrations) to a day.
