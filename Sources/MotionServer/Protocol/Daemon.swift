@@ -21,7 +21,7 @@ import TouchInput
 ///   ``Publisher`` that numbers, encodes and fans out values, `screen.contacts`, and every
 ///   line but the replies (``ProtocolLine`` builds those);
 /// - ``TouchscreenState``: the touchscreens used and skipped, and the one being calibrated;
-/// - ``DaemonStatus``: the counters `stats` reports;
+/// - ``DaemonStatus``: the daemon's counts, kept once, which `stats` shows and the metrics read;
 /// - ``DaemonMetrics``: the Prometheus metrics (`GET /metrics`), and ``HealthReport`` its
 ///   verdict (`GET /healthz`, DaemonHealth.swift).
 /// ``Request`` reads a line into a typed request; ``EngineTimer`` wakes the engine (attract
