@@ -25,40 +25,19 @@ public final class TouchDevice {
     public let usesMonotonicClock: Bool
 
     private var evdev: OpaquePointer?
-    private var assembler: TouchFrameAssembler
+    /// The device's slots, filters and mapping: how its events become frames, and what its
+    /// readers ask of them (the mapping, the filters, the drops, the next deadline).
+    public private(set) var assembler: TouchFrameAssembler
     private var event = input_event()
 
-    /// How many times the kernel dropped events (`SYN_DROPPED`) and the device was resynced.
-    public var droppedReports: Int { assembler.droppedReports }
-
-    /// The contacts down now.
-    public var activeContactCount: Int { assembler.activeContactCount }
-
-    /// How device units map to the screen; changing it applies from the next frame.
-    public var mapping: OutputMapping {
-        get { assembler.mapper.mapping }
-        set { assembler.setMapping(newValue) }
+    /// Changes where the device's touches land and how its contacts are filtered; applies
+    /// from the next frame, and the contacts down stay followed.
+    public func configure(mapping: OutputMapping, filters: ContactFilterSettings) {
+        assembler.configure(mapping: mapping, filters: filters)
     }
 
-    /// How device units map to the screen.
-    public var mapper: CoordinateMapper { assembler.mapper }
-
-    /// The contact filters; changing them applies from the next frame.
-    public var filters = ContactFilterSettings() {
-        didSet { assembler.setFilters(filters) }
-    }
-
-    /// The filters as they apply to this device.
-    public var resolvedFilters: ResolvedContactFilters { assembler.resolvedFilters }
-
-    /// How often each filter acted.
-    public var filterCounts: ContactFilters.Counts { assembler.filterCounts }
-
-    /// What the filters did since the last call, for the log.
-    public func takeFilterNotices() -> [ContactFilters.Notice] { assembler.takeFilterNotices() }
-
-    /// When a contact down would be stuck, on ``now``'s clock; nil when none would.
-    public var nextDeadline: Double? { assembler.nextDeadline }
+    /// What the filters did since the last call: the notices, and the counts when changed.
+    public func takeFilterReport() -> ContactFilters.Report { assembler.takeFilterReport() }
 
     /// Now, on the clock the device's events are stamped with: the monotonic clock less
     /// how far the events' stamps were behind it when last read. That is the kernel's own

@@ -17,8 +17,6 @@ public final class TouchInputHub {
     /// The number each node's device was given (``DeviceIdentity/number``): kept when it
     /// goes, so a device plugged in again at its node has its number again.
     private var numbers: [String: Int] = [:]
-    /// The filter counts last reported, by node.
-    private var reportedCounts: [String: ContactFilters.Counts] = [:]
 
     /// How a touchscreen is used: where it maps, and whether motiond takes it for itself.
     public struct DeviceUse {
@@ -102,8 +100,7 @@ public final class TouchInputHub {
             }
             switch use {
             case .success(let use):
-                device.mapping = use.mapping
-                device.filters = use.filters
+                device.configure(mapping: use.mapping, filters: use.filters)
                 handle(.reconfigured(device.identity, DeviceSetup(device)))
             case .failure(let reason):
                 devices[node] = nil
@@ -131,12 +128,12 @@ public final class TouchInputHub {
     public func poll(timeout: Int32, _ handle: (TouchInputEvent) -> Void) -> Bool {
         var timeout = timeout
         for device in devices.values {
-            guard let deadline = device.nextDeadline else { continue }
+            guard let deadline = device.assembler.nextDeadline else { continue }
             let wait = Int32(clamping: Int64(((deadline - device.now) * 1000).rounded(.up)))
             timeout = timeout < 0 ? Swift.max(wait, 0) : Swift.min(timeout, Swift.max(wait, 0))
         }
         defer {
-            for device in devices.values where device.nextDeadline.map({ $0 <= device.now }) == true {
+            for device in devices.values where device.assembler.nextDeadline.map({ $0 <= device.now }) == true {
                 device.expire { handle(.frame($0, from: device.identity)) }
                 reportFilters(device, handle)
             }
@@ -173,9 +170,9 @@ public final class TouchInputHub {
     }
 
     private func read(_ device: TouchDevice, _ handle: (TouchInputEvent) -> Void) {
-        let drops = device.droppedReports
+        let drops = device.assembler.droppedReports
         let outcome = device.read { handle(.frame($0, from: device.identity)) }
-        if device.droppedReports > drops { handle(.eventsDropped(device.identity, total: device.droppedReports)) }
+        if device.assembler.droppedReports > drops { handle(.eventsDropped(device.identity, total: device.assembler.droppedReports)) }
         reportFilters(device, handle)
         if outcome == .removed {
             devices[device.node] = nil
@@ -185,12 +182,9 @@ public final class TouchInputHub {
 
     /// Reports what the device's filters did since the last report.
     private func reportFilters(_ device: TouchDevice, _ handle: (TouchInputEvent) -> Void) {
-        for notice in device.takeFilterNotices() { handle(.filtered(device.identity, notice)) }
-        let counts = device.filterCounts
-        if reportedCounts[device.node] != counts {
-            reportedCounts[device.node] = counts
-            handle(.filterCounts(device.identity, counts))
-        }
+        let report = device.takeFilterReport()
+        for notice in report.notices { handle(.filtered(device.identity, notice)) }
+        if let counts = report.counts { handle(.filterCounts(device.identity, counts)) }
     }
 
     private func handleHotplug(_ handle: (TouchInputEvent) -> Void) {
@@ -222,12 +216,10 @@ public final class TouchInputHub {
                 skip(node.node, reason, handle)
                 return
             case .success(let use):
-                device.mapping = use.mapping
-                device.filters = use.filters
+                device.configure(mapping: use.mapping, filters: use.filters)
                 try device.setGrabbed(use.grab)
             }
             devices[node.node] = device
-            reportedCounts[node.node] = ContactFilters.Counts()
             udevNodes[node.node] = node
             skippedNodes.remove(node.node)
             handle(.added(device.identity, device.description, DeviceSetup(device)))
