@@ -81,7 +81,7 @@ public final class DaemonService {
                     service.daemon.framesCoalesced(coalesced)
                     for event in batch { service.handle(event) }
                 }
-                input = try InputThread(configuration: configuration, logger: logger, deliver: queue.deliver)
+                input = try InputThread(configuration: configuration, logger: logger, queue: queue)
             }
             if relay.stopRequested {
                 input?.stop(timeout: inputJoinTimeout)

@@ -49,9 +49,9 @@ public final class TouchDevice {
     /// The monotonic clock minus the last event's stamp, when it was read.
     private var eventClockOffset = 0.0
 
-    /// Cancels the contacts that stayed put until now, delivering that frame.
-    public func expire(_ deliver: (TouchFrame) -> Void) {
-        if let frame = assembler.expire(at: now) { deliver(frame) }
+    /// Cancels the contacts that stayed put until now, appending that frame to `events`.
+    public func expire(into events: inout [TouchInputEvent]) {
+        if let frame = assembler.expire(at: now) { events.append(.frame(frame, from: identity)) }
     }
 
     /// Opens `node` and checks that it is a touchscreen.
@@ -101,15 +101,16 @@ public final class TouchDevice {
         case removed
     }
 
-    /// Reads every event available now and calls `deliver` with each complete frame.
+    /// Reads every event available now and appends each complete frame to `frames`: the
+    /// reader's buffer, so that a read allocates nothing once it has grown.
     ///
     /// Handles `SYN_DROPPED` by resyncing through libevdev: contacts that vanished during
-    /// the gap are cancelled, new ones begin. When the device has gone, delivers a last
+    /// the gap are cancelled, new ones begin. When the device has gone, appends a last
     /// frame cancelling its contacts, closes it and returns ``ReadOutcome/removed``.
     ///
     /// `events`, when given, sees every event as read (after a drop, the state libevdev
     /// replays in its place, and `resynced` is called first): what `motionctl record` writes.
-    public func read(events: ((InputEvent) -> Void)? = nil, resynced: (() -> Void)? = nil, _ deliver: (TouchFrame) -> Void) -> ReadOutcome {
+    public func read(into frames: inout [TouchInputEvent], events: ((InputEvent) -> Void)? = nil, resynced: (() -> Void)? = nil) -> ReadOutcome {
         guard let evdev else { return .removed }
         var flags = LIBEVDEV_READ_FLAG_NORMAL.rawValue
         var readAny = false
@@ -128,7 +129,7 @@ public final class TouchDevice {
                     type: event.type, code: event.code, value: event.value)
                 events?(input)
                 readAny = true
-                if let frame = assembler.consume(input) { deliver(frame) }
+                if let frame = assembler.consume(input) { frames.append(.frame(frame, from: identity)) }
             } else if status == -EAGAIN {
                 if flags == LIBEVDEV_READ_FLAG_SYNC.rawValue {
                     assembler.endResync()
@@ -139,20 +140,20 @@ public final class TouchDevice {
                 return .drained
             } else {
                 // -ENODEV when unplugged; any other error leaves the device unusable too.
-                remove(deliver)
+                remove(into: &frames)
                 return .removed
             }
         }
     }
 
-    /// Cancels the device's contacts (delivering that frame) and closes it: for a device
+    /// Cancels the device's contacts (appending that frame to `events`) and closes it: for a device
     /// that udev says was removed, before a read notices, and for shutting down.
     ///
     /// The frame is stamped now on the device's clock: the monotonic clock, or, where the
     /// kernel refused it, the time of the device's last event.
-    public func remove(_ deliver: (TouchFrame) -> Void) {
+    public func remove(into events: inout [TouchInputEvent]) {
         let time = usesMonotonicClock ? monotonicNow() : lastEventTime
-        if let frame = assembler.cancelAll(at: time) { deliver(frame) }
+        if let frame = assembler.cancelAll(at: time) { events.append(.frame(frame, from: identity)) }
         close()
     }
 
