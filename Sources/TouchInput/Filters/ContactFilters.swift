@@ -71,11 +71,11 @@ public struct ContactFilters {
     }
     /// Whether `counts` changed since the last ``takeReport()``.
     private var countsChanged = false
-    var notices: [Notice] = []
+    fileprivate var notices: [Notice] = []
     /// Ids for contacts begun again after a jump, far from the kernel's (which count up from 0).
-    var nextJumpID: Int32 = 1 << 30
+    fileprivate var nextJumpID: Int32 = 1 << 30
     /// How often the device reports: the jump filter's window is a few of its frames.
-    var interval = FrameInterval()
+    fileprivate var interval = FrameInterval()
 
     /// The filters `settings` make of a device described by `device` and mapped by `mapping`.
     init(_ settings: ContactFilterSettings, device: DeviceDescription, mapping: OutputMapping) {

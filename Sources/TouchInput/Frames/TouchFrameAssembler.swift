@@ -309,13 +309,18 @@ public struct TouchFrameAssembler {
 
     /// Gathers the frame's contacts into `reported`: first those that ended, then those down,
     /// so that an id that ends and begins again within one frame reads in order.
+    ///
+    /// Each contact is made from stored properties alone: a method of the assembler called
+    /// while appending to one of its arrays had the optimizer copy the whole assembler, with
+    /// a retain of everything it holds, for each contact.
     private mutating func collectContacts() {
         reported.removeAll(keepingCapacity: true)
         for index in slots.indices {
-            if let ended = slots[index].ended {
-                reported.append(contact(index, id: ended.trackingID, phase: ended.cancelled ? .cancelled : .ended, x: ended.x, y: ended.y))
-                slots[index].ended = nil
-            }
+            guard let ended = slots[index].ended else { continue }
+            let touchMajor = reportsTouchMajor ? slots[index].touchMajor ?? 0 : nil
+            reported.append(SlotContact(slot: index, trackingID: ended.trackingID, phase: ended.cancelled ? .cancelled : .ended,
+                                        x: ended.x, y: ended.y, touchMajor: touchMajor))
+            slots[index].ended = nil
         }
         for index in slots.indices {
             let state = slots[index].state
@@ -325,14 +330,11 @@ public struct TouchFrameAssembler {
             case .down(_, let moved): phase = moved ? .moved : .stationary
             case .empty, .palm: continue
             }
-            reported.append(contact(index, id: state.trackingID, phase: phase, x: slots[index].x, y: slots[index].y))
+            let touchMajor = reportsTouchMajor ? slots[index].touchMajor ?? 0 : nil
+            reported.append(SlotContact(slot: index, trackingID: state.trackingID, phase: phase,
+                                        x: slots[index].x, y: slots[index].y, touchMajor: touchMajor))
             apply(.report, to: index)
         }
-    }
-
-    private func contact(_ index: Int, id: Int32, phase: TouchPhase, x: Int32, y: Int32) -> SlotContact {
-        SlotContact(slot: index, trackingID: id, phase: phase, x: x, y: y,
-                    touchMajor: reportsTouchMajor ? slots[index].touchMajor ?? 0 : nil)
     }
 
     /// The frame of `contacts` at `time`, each mapped to the screen: the one place device
