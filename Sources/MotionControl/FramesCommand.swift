@@ -119,7 +119,7 @@ struct FramesCommand: ParsableCommand {
                 if let count = self.count, frames >= count { done = true }
             }
         }
-        do { try hub.start(handle) } catch { fail("motionctl: \(error)") }
+        do { try hub.start().forEach(handle) } catch { fail("motionctl: \(error)") }
         while !done {
             var wait: Int32 = -1
             if let deadline {
@@ -129,7 +129,7 @@ struct FramesCommand: ParsableCommand {
                 }
                 wait = Int32((remaining * 1000).rounded(.up))
             }
-            hub.poll(timeout: wait, handle)
+            hub.poll(timeout: wait).forEach(handle)
         }
     }
 

@@ -46,6 +46,8 @@ struct RecordCommand: ParsableCommand {
         var start: Double?
         var frames = 0, events = 0
         var pending = ""
+        /// The frames a read makes: what is recorded is the events, not these.
+        var assembled: [TouchInputEvent] = []
         let began = monotonicNow()
         let deadline = duration.map { began + $0 }
         var why = "stopped"
@@ -62,7 +64,8 @@ struct RecordCommand: ParsableCommand {
             if fds[1].revents != 0 { why = "interrupted"; break }
             guard fds[0].revents != 0 else { continue }
             var done = false
-            let outcome = touchscreen.read(events: { event in
+            assembled.removeAll(keepingCapacity: true)
+            let outcome = touchscreen.read(into: &assembled, events: { event in
                 guard !done else { return }
                 let first = start ?? event.time
                 start = first
@@ -76,7 +79,7 @@ struct RecordCommand: ParsableCommand {
                 }
             }, resynced: {
                 pending += "# SYN_DROPPED: the kernel dropped events; the state libevdev resynced follows\n"
-            }, { _ in })
+            })
             if done { why = "\(frames) frames were recorded"; break recording }
             if outcome == .removed { why = "the device was unplugged"; break }
         }

@@ -33,9 +33,9 @@ struct InputQueueTests {
         // The loop is busy until released: everything delivered meanwhile waits in the queue.
         let release = DispatchSemaphore(value: 0)
         loop.execute { release.wait() }
-        for step in 0..<50 { queue.deliver(moved(Double(step))) }
-        queue.deliver(.removed(DeviceIdentity(number: 1, node: "/dev/input/event1")))
-        queue.deliver(moved(50))
+        for step in 0..<50 { queue.deliver([moved(Double(step))]) }
+        queue.deliver([.removed(DeviceIdentity(number: 1, node: "/dev/input/event1"))])
+        queue.deliver([moved(50)])
         release.signal()
         #expect(handled.wait(timeout: .now() + 10) == .success, "the loop never handled the batch")
         let seen = batches.withLockedValue { $0 }
@@ -56,7 +56,7 @@ struct InputQueueTests {
             handled.signal()
         }
         for step in 0..<20 {
-            queue.deliver(moved(Double(step)))
+            queue.deliver([moved(Double(step))])
             // Each frame handled before the next is sent: a loop that keeps up.
             #expect(handled.wait(timeout: .now() + 10) == .success)
         }

@@ -3,6 +3,8 @@ import Foundation
 import Glibc
 import Logging
 import NIOConcurrencyHelpers
+import NIOCore
+import NIOPosix
 import Testing
 import TouchInput
 @testable import MotionConfiguration
@@ -22,9 +24,13 @@ struct InputThreadTests {
     func stopReleasesEverything() throws {
         /// The device node each delivered event is about.
         let delivered = NIOLockedValueBox<[String]>([])
-        let input = try InputThread(configuration: .builtInDefault, logger: Logger(label: "test")) { event in
-            delivered.withLockedValue { $0.append(Self.node(of: event)) }
+        let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
+        defer { try? group.syncShutdownGracefully() }
+        let loop = group.next()
+        let queue = InputQueue(loop: loop) { batch, _ in
+            delivered.withLockedValue { $0 += batch.map(Self.node(of:)) }
         }
+        let input = try InputThread(configuration: .builtInDefault, logger: Logger(label: "test"), queue: queue)
         // The pipe by identity ("pipe:[inode]"), since other tests open and close
         // descriptors meanwhile and may reuse the numbers.
         let wake = try #require(input.wake)
@@ -34,6 +40,8 @@ struct InputThreadTests {
         try #require(Self.openFiles().contains(pipe))
         #expect(input.stop(timeout: 10), "the input thread did not end")
         #expect(!Self.openFiles().contains(pipe), "the wake pipe is still open after stop")
+        // What the thread handed over before stop returned reaches the loop before this does.
+        try loop.submit {}.wait()
         let atStop = delivered.withLockedValue { $0 }
         // Every event names a node udev has under /dev/input (none at all on a machine, or in
         // a container, without input devices).
@@ -61,13 +69,17 @@ struct InputThreadTests {
         let finished = DispatchSemaphore(value: 0)
         // A thread that delivers, then sticks as in a device read that does not return, and
         // delivers again when let go.
-        let input = try InputThread(configuration: .builtInDefault, deliver: { event in
-            if case .skippedRemoved(let node) = event { delivered.withLockedValue { $0.append(node) } }
-        }) { _, deliver, _, started in
-            deliver(.skippedRemoved(node: "before stop"))
+        let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
+        defer { try? group.syncShutdownGracefully() }
+        let loop = group.next()
+        let queue = InputQueue(loop: loop) { batch, _ in
+            for case .skippedRemoved(let node) in batch { delivered.withLockedValue { $0.append(node) } }
+        }
+        let input = try InputThread(configuration: .builtInDefault, queue: queue) { _, queue, _, started in
+            queue.deliver([.skippedRemoved(node: "before stop")])
             started.signal()
             _ = unstick.wait(timeout: .now() + 60)
-            deliver(.skippedRemoved(node: "after stop"))
+            queue.deliver([.skippedRemoved(node: "after stop")])
             finished.signal()
         }
         #expect(!input.stop(timeout: 0.2), "stop waited for a thread that cannot end")
@@ -75,6 +87,7 @@ struct InputThreadTests {
         unstick.signal()
         // Once the thread has tried to deliver (it signals after), not at once.
         try #require(finished.wait(timeout: .now() + 10) == .success, "the thread did not finish once let go")
+        try loop.submit {}.wait()
         #expect(delivered.withLockedValue { $0 } == ["before stop"])
         #expect(input.stop(timeout: 10), "the thread has ended: a second stop joins it")
         #expect(input.wake == nil)

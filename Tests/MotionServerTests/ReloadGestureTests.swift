@@ -224,17 +224,16 @@ struct ReloadGestureTests {
         let device = { (stuck: Int) in "[[device]]\nname = \"*\"\nstuck_after = \(stuck)" }
         let before = try Self.configuration(device(30), Self.elements, Self.admin)
         let after = try Self.configuration(device(2), Self.elements, Self.admin)
-        // The panel's contact filters, as the input thread keeps them across the reload.
-        var filters = ContactFilters(try Self.filters(before), mapper: CoordinateMapper(xAxis: Self.panelX, yAxis: Self.panelY), slots: 10)
+        // The panel's slots and contact filters, as the input thread keeps them across the reload.
+        var panel = TouchFrameAssembler(description: Self.panel, filters: try #require(before.devices.first).filters)
         let kiosk = try Kiosk(before)
-        let landed = filters.filter(TouchFrame(time: 10, contacts: [
-            ScreenGestureProtocolTests.contact(1, .began, 950, 950), ScreenGestureProtocolTests.contact(2, .began, 1050, 950)]))
+        let landed = Self.land(on: &panel, at: 10, [(1, 950, 950), (2, 1050, 950)])
         try kiosk.frame(try #require(landed))
         #expect(Self.states(try kiosk.wait(until: 11.05), "screen.gesture", name: "admin") == ["began"])
 
-        filters.resolved = try Self.filters(after)
+        panel.configure(mapping: panel.mapper.mapping, filters: try #require(after.devices.first).filters)
         #expect(Self.states(try kiosk.reload(after, at: 11.1), "screen.gesture").isEmpty)
-        let expired = filters.expire(at: 12)
+        let expired = panel.expire(at: 12)
         let stuck = try #require(expired, "held still since 10, stuck after 2 s")
         let cancelled = try kiosk.frame(stuck)
         #expect(Self.states(cancelled, "screen.gesture", name: "admin") == ["cancelled"], "\(cancelled)")
@@ -263,9 +262,27 @@ struct ReloadGestureTests {
     /// A panel whose units are the screen's pixels.
     static let panelX = AxisInfo(minimum: 0, maximum: 1919), panelY = AxisInfo(minimum: 0, maximum: 1079)
 
-    /// The contact filters the configuration's first `[[device]]` gives the panel.
-    static func filters(_ configuration: Configuration) throws -> ResolvedContactFilters {
-        ResolvedContactFilters(try #require(configuration.devices.first).filters, xAxis: panelX, yAxis: panelY, touchMajor: nil)
+    /// A panel whose units are the screen's pixels, with ten slots.
+    static let panel: DeviceDescription = {
+        var device = DeviceDescription(name: "reload panel")
+        device.properties = [InputProperty.direct]
+        device.codes[EventType.synchronization] = [SynchronizationCode.report]
+        device.codes[EventType.absolute] = [AbsoluteAxis.slot, AbsoluteAxis.trackingID, AbsoluteAxis.positionX, AbsoluteAxis.positionY]
+        device.axes[AbsoluteAxis.slot] = AxisInfo(minimum: 0, maximum: 9)
+        device.axes[AbsoluteAxis.trackingID] = AxisInfo(minimum: 0, maximum: 65535)
+        device.axes[AbsoluteAxis.positionX] = panelX
+        device.axes[AbsoluteAxis.positionY] = panelY
+        return device
+    }()
+
+    /// The frame of contacts landing on `panel` at `time`, each in the slot of its id.
+    static func land(on panel: inout TouchFrameAssembler, at time: Double, _ contacts: [(id: Int32, x: Int32, y: Int32)]) -> TouchFrame? {
+        for contact in contacts {
+            for (code, value) in [(AbsoluteAxis.slot, contact.id), (AbsoluteAxis.trackingID, contact.id), (AbsoluteAxis.positionX, contact.x), (AbsoluteAxis.positionY, contact.y)] {
+                _ = panel.consume(InputEvent(time: time, type: EventType.absolute, code: code, value: value))
+            }
+        }
+        return panel.consume(InputEvent(time: time, type: EventType.synchronization, code: SynchronizationCode.report, value: 0))
     }
 
     @Test("a drag on the card and a pinch on the photo across a reload that keeps the card and removes the photo: both end cancelled; the rest of the touches moves nothing, and the next touch drags the new card")

@@ -123,7 +123,7 @@ public final class DaemonService {
             service.daemon.framesCoalesced(coalesced)
             for event in batch { service.handle(event) }
         }
-        let input = try InputThread(configuration: configuration, logger: logger, deliver: queue.deliver)
+        let input = try InputThread(configuration: configuration, logger: logger, queue: queue)
         started.append(DaemonPart(name: "input") {
             // The contacts it cancels on the way out are queued on the loop: they reach the
             // clients before the parts started earlier stop (their goodbye).

@@ -3,15 +3,24 @@ import NIOConcurrencyHelpers
 import NIOCore
 import TouchInput
 
-/// Carries the input thread's events to the event loop, in batches: the thread appends,
-/// and the loop is woken once for whatever has gathered by the time it runs. When the loop
-/// falls behind (a thousand clients to write to, input faster than it can process), the
-/// frames that queued up are coalesced (``FrameCoalescing``), so the daemon works on the
-/// newest state and its latency stays bounded instead of growing with the queue.
+/// Carries the input thread's events to the event loop, in batches: the thread hands over
+/// what one poll of the hub reported, under one lock, and the loop is woken once for
+/// whatever has gathered by the time it runs. When the loop falls behind (a thousand clients
+/// to write to, input faster than it can process), the frames that queued up are coalesced
+/// (``FrameCoalescing``), so the daemon works on the newest state and its latency stays
+/// bounded instead of growing with the queue.
+///
+/// The same lock closes it (``close()``): once the input thread is stopped, whatever it
+/// still hands over is dropped, since the loop it goes to is stopping.
 final class InputQueue: @unchecked Sendable {
     private let lock = NIOLock()
+    /// What the thread handed over since the loop last took it; under `lock`.
     private var events: [TouchInputEvent] = []
     private var wakeScheduled = false
+    private var open = true
+    /// The batch the loop works on: exchanged with `events` under the lock, so that neither
+    /// side copies the other's and both keep their storage. Only the loop touches it.
+    private var taken: [TouchInputEvent] = []
     private let loop: any EventLoop
     private let handle: @Sendable ([TouchInputEvent], _ coalesced: Int) -> Void
 
@@ -21,24 +30,38 @@ final class InputQueue: @unchecked Sendable {
         self.handle = handle
     }
 
-    /// Queues an event (from any thread); wakes the loop unless a wake is pending.
-    func deliver(_ event: TouchInputEvent) {
+    /// Queues a batch (from any thread), unless the queue is closed; wakes the loop unless a
+    /// wake is pending.
+    func deliver(_ batch: [TouchInputEvent]) {
+        guard !batch.isEmpty else { return }
         let wake = lock.withLock { () -> Bool in
-            events.append(event)
+            guard open else { return false }
+            events.append(contentsOf: batch)
             defer { wakeScheduled = true }
             return !wakeScheduled
         }
         if wake { loop.execute { self.drain() } }
     }
 
+    /// Drops whatever is delivered from now on; what was queued before still reaches the loop.
+    func close() {
+        lock.withLock { open = false }
+    }
+
     private func drain() {
-        let batch = lock.withLock { () -> [TouchInputEvent] in
+        lock.withLock {
             wakeScheduled = false
-            defer { events.removeAll(keepingCapacity: true) }
-            return events
+            swap(&events, &taken)
         }
-        let kept = Self.coalesced(batch)
-        handle(kept, batch.count - kept.count)
+        handleTaken()
+        taken.removeAll(keepingCapacity: true)
+    }
+
+    /// Hands the taken batch to `handle`; a function of its own so that nothing holds the
+    /// batch once it returns, and `taken` keeps its storage.
+    private func handleTaken() {
+        let kept = Self.coalesced(taken)
+        handle(kept, taken.count - kept.count)
     }
 
     /// The batch with the frames that newer ones of the same device make redundant taken out.

@@ -8,43 +8,43 @@ import NIOConcurrencyHelpers
 import TouchInput
 
 /// Reads the touchscreens on a thread of its own, blocked in `poll` until there is input,
-/// and hands what the hub reports (``TouchInputEvent``) to the event loop as it is. A pipe
-/// wakes it for a reload or to stop, so it never polls on a timer.
+/// and hands what each poll of the hub reports (``TouchInputEvent``s, in the hub's buffer)
+/// to the event loop's ``InputQueue`` as a batch. A pipe wakes it for a reload or to stop,
+/// so it never polls on a timer.
 ///
 /// Its life: ``init`` returns once the thread watches udev (so readiness means no device
 /// plugged in from then on is missed), which takes a moment: call it from outside the
-/// event loop. ``stop(timeout:)`` ends the thread, waits for it, and closes the pipe; what
-/// it delivers from then on is dropped, since the loop it goes to is stopping.
+/// event loop. ``stop(timeout:)`` ends the thread, waits for it, closes the queue and the
+/// pipe; what it delivers from then on is dropped, since the loop it goes to is stopping.
 final class InputThread: @unchecked Sendable {
     private let lock = NIOLock()
     private var configuration: Configuration
     private var reconfigure = false
     private var stopping = false
-    /// Whether messages still go out; closed by ``stop(timeout:)``. Under `gate`, so that
-    /// once it is closed nothing more goes out.
-    private var delivering = true
-    private let gate = NIOLock()
+    /// Where the batches go; closed by ``stop(timeout:)``.
+    private let queue: InputQueue
     /// The pipe that wakes the thread; nil once closed.
     private(set) var wake: (read: Int32, write: Int32)?
     private var thread: JoinableThread?
 
-    /// What the thread does: given the input thread, what delivers its messages, the wake
+    /// What the thread does: given the input thread, the queue its batches go to, the wake
     /// pipe's read end, and the semaphore to signal once it is ready.
-    typealias Work = @Sendable (InputThread, _ deliver: @escaping @Sendable (TouchInputEvent) -> Void, _ wake: Int32, _ started: DispatchSemaphore) -> Void
+    typealias Work = @Sendable (InputThread, _ queue: InputQueue, _ wake: Int32, _ started: DispatchSemaphore) -> Void
 
     /// Starts the thread and returns once it watches udev and has opened the touchscreens
     /// present. Blocks the caller meanwhile, so never call it on the event loop. Should udev
     /// fail it, the thread says so in `logger` and ends; the daemon goes on without touch.
-    convenience init(configuration: Configuration, logger: Logger, deliver: @escaping @Sendable (TouchInputEvent) -> Void) throws(StartupFailure) {
-        try self.init(configuration: configuration, deliver: deliver) { thread, deliver, wake, started in
-            thread.run(deliver, wake: wake, started: started, logger: logger)
+    convenience init(configuration: Configuration, logger: Logger, queue: InputQueue) throws(StartupFailure) {
+        try self.init(configuration: configuration, queue: queue) { thread, queue, wake, started in
+            thread.run(queue, wake: wake, started: started, logger: logger)
         }
     }
 
     /// The same, with `work` in place of reading the touchscreens: how a test has the thread
     /// misbehave (stick, deliver late) and sees what ``stop(timeout:)`` does about it.
-    init(configuration: Configuration, deliver: @escaping @Sendable (TouchInputEvent) -> Void, work: @escaping Work) throws(StartupFailure) {
+    init(configuration: Configuration, queue: InputQueue, work: @escaping Work) throws(StartupFailure) {
         self.configuration = configuration
+        self.queue = queue
         var fds: [Int32] = [0, 0]
         guard pipe(&fds) == 0 else { throw .wakePipe(errno: errno) }
         for fd in fds {
@@ -56,7 +56,7 @@ final class InputThread: @unchecked Sendable {
         let started = DispatchSemaphore(value: 0)
         do {
             thread = try JoinableThread(name: "motiond input") { [self] in
-                work(self, { [self] event in gated(deliver, event) }, wake.read, started)
+                work(self, queue, wake.read, started)
             }
         } catch {
             closePipe()
@@ -76,20 +76,16 @@ final class InputThread: @unchecked Sendable {
 
     /// Cancels the contacts down, closes the devices, and ends the thread, waiting for it
     /// at most `timeout` seconds. The cancelled contacts have been delivered when it
-    /// returns; anything later is dropped. Returns false if the thread did not end in time
+    /// returns; anything later is dropped (``InputQueue/close()``). Returns false if the thread did not end in time
     /// (a stuck device read): its pipe then stays open, since the thread may still use it.
     @discardableResult
     func stop(timeout: Double) -> Bool {
         lock.withLock { stopping = true }
         poke()
         let ended = thread?.join(timeout: timeout) ?? true
-        gate.withLock { delivering = false }
+        queue.close()
         if ended { closePipe() }
         return ended
-    }
-
-    private func gated(_ deliver: @Sendable (TouchInputEvent) -> Void, _ event: TouchInputEvent) {
-        gate.withLock { if delivering { deliver(event) } }
     }
 
     private func poke() {
@@ -105,7 +101,7 @@ final class InputThread: @unchecked Sendable {
         self.wake = nil
     }
 
-    private func run(_ deliver: @escaping @Sendable (TouchInputEvent) -> Void, wake: Int32, started: DispatchSemaphore, logger: Logger) {
+    private func run(_ queue: InputQueue, wake: Int32, started: DispatchSemaphore, logger: Logger) {
         var signalled = false
         func signalStarted() {
             if !signalled { started.signal() }
@@ -126,7 +122,7 @@ final class InputThread: @unchecked Sendable {
             return
         }
         hub.wakeDescriptor = wake
-        do { try hub.start(deliver) } catch {
+        do { queue.deliver(try hub.start()) } catch {
             logger.error("touch input stopped: \(error.description)")
             return
         }
@@ -137,11 +133,11 @@ final class InputThread: @unchecked Sendable {
                 return (stopping, reconfigure)
             }
             if stop {
-                hub.stop(deliver)
+                queue.deliver(hub.stop())
                 return
             }
-            if again { hub.reconfigure(deliver) }
-            hub.poll(timeout: -1, deliver)
+            if again { queue.deliver(hub.reconfigure()) }
+            queue.deliver(hub.poll(timeout: -1))
         }
     }
 }

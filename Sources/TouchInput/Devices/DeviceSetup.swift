@@ -23,7 +23,7 @@ public struct DeviceSetup: Sendable, Hashable {
 
     /// How `device` is used now.
     public init(_ device: TouchDevice) {
-        self.init(output: device.mapper.outputRect, filters: device.resolvedFilters, mapping: device.mapper.mapping, grabbed: device.isGrabbed)
+        self.init(output: device.assembler.mapper.outputRect, filters: device.assembler.resolvedFilters, mapping: device.assembler.mapper.mapping, grabbed: device.isGrabbed)
     }
 
     /// How a device described by `description` is used when mapped by `mapping` and filtered

@@ -45,6 +45,14 @@ extension ContactFilters {
         }
     }
 
+    /// What the filters did since they last said: the notices for the log, and for the
+    /// metrics the counts, only when they changed.
+    public struct Report: Sendable {
+        public var notices: [Notice]
+        /// The totals since the device was opened; nil when unchanged since the last report.
+        public var counts: Counts?
+    }
+
     /// Something a filter did that an operator should hear of, once per contact.
     public struct Notice: Hashable, Sendable {
         /// Which filter acted, and what only that filter says.

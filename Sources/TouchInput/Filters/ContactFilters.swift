@@ -3,7 +3,8 @@ import TouchModel
 /// Cleans one device's frames of what no finger does, after ``TouchFrameAssembler`` and
 /// before anything reads them: contacts stuck in place, palms, jumps, and jitter.
 ///
-/// Each contact the assembler reports lives here as a ``Track``, in one of two states:
+/// The filters follow each contact the assembler reports as a ``Track``, kept in the record
+/// of the slot it is reported in (``Slot/track``), in one of three states:
 ///
 /// | state     | event                                          | next      | what the frame says |
 /// |-----------|------------------------------------------------|-----------|---------------------|
@@ -30,53 +31,63 @@ import TouchModel
 ///
 /// A contact cancelled here ends its gestures as cancelled (no fling, no release velocity),
 /// as a palm the kernel reports with `MT_TOOL_PALM` does. Positions are filtered in device
-/// units and mapped again, so pixels and millimetres always agree with `device_x/_y`.
+/// units, and the frame maps what the filters show once, so pixels and millimetres always
+/// agree with `device_x/_y`.
+///
+/// This type holds what is the device's rather than a contact's: the settings, their
+/// resolution in the device's units, the counts and the notices. The filtering itself works
+/// on the assembler's slots (the extension of ``TouchFrameAssembler`` below).
 public struct ContactFilters {
-    /// One contact the filters follow.
-    private struct Track {
+    /// One contact the filters follow, in its slot's record.
+    struct Track {
         /// `landing`: palm-sized so far, within ``ContactFilterSettings/palmVerdictWindow``
         /// of landing at `since`, and not yet reported.
         enum State: Equatable { case live, landing(since: Double), ignored }
         var state: State
         /// The id the frames carry: the firmware's, until a jump gives the contact a new one.
         var outputID: Int32
-        /// Where the contact was last reported (device units, after hysteresis).
+        /// Where the contact was last reported (device units, after hysteresis): the
+        /// hysteresis centre.
         var shownX: Int32
         var shownY: Int32
         /// Where the firmware last put it, and when: for jumps.
         var rawX: Int32
         var rawY: Int32
         var rawTime: Double
-        /// Where the contact last moved beyond the stuck slop, and when.
+        /// Where the contact last moved beyond the stuck slop (in the slop's unit), and when.
         var anchor: Point
         var anchorTime: Double
     }
 
+    /// The settings as the configuration and its quirks give them: kept to resolve them
+    /// again when the mapping changes.
+    public private(set) var settings: ContactFilterSettings
     /// The thresholds in this device's units; changing them (a reload) keeps the contacts
     /// followed so far.
-    public var resolved: ResolvedContactFilters
-    /// How often each filter acted.
-    public private(set) var counts = Counts()
-
-    /// Device units to pixels, kept equal to the assembler's.
-    var mapper: CoordinateMapper
-    /// By slot (the assembler's slots are few and dense).
-    private var tracks: [Track?]
-    private var notices: [Notice] = []
+    public private(set) var resolved: ResolvedContactFilters
+    /// How often each filter acted, since the device was opened.
+    public internal(set) var counts = Counts() {
+        didSet { countsChanged = true }
+    }
+    /// Whether `counts` changed since the last ``takeReport()``.
+    private var countsChanged = false
+    fileprivate var notices: [Notice] = []
     /// Ids for contacts begun again after a jump, far from the kernel's (which count up from 0).
-    private var nextJumpID: Int32 = 1 << 30
-    /// The frame being made; its time is the frame's being filtered.
-    private var output = TouchFrame(time: 0, contacts: [])
+    fileprivate var nextJumpID: Int32 = 1 << 30
     /// How often the device reports: the jump filter's window is a few of its frames.
-    private var interval = FrameInterval()
+    fileprivate var interval = FrameInterval()
 
-    /// Filters for a device with `slots` slots, mapped by `mapper`.
-    public init(_ resolved: ResolvedContactFilters, mapper: CoordinateMapper, slots: Int) {
-        self.resolved = resolved
-        self.mapper = mapper
-        self.tracks = Array(repeating: nil, count: Swift.max(slots, 1))
-        // A jump reports two contacts for one slot: room for that, so frames never grow it.
-        self.output.contacts.reserveCapacity(Swift.max(slots, 1) * 2)
+    /// The filters `settings` make of a device described by `device` and mapped by `mapping`.
+    init(_ settings: ContactFilterSettings, device: DeviceDescription, mapping: OutputMapping) {
+        self.settings = settings
+        self.resolved = ResolvedContactFilters(settings, device: device, mapping: mapping)
+    }
+
+    /// Applies new settings or a new mapping (a reload, a calibration); the contacts followed
+    /// so far stay followed.
+    mutating func configure(_ settings: ContactFilterSettings, device: DeviceDescription, mapping: OutputMapping) {
+        self.settings = settings
+        resolved = ResolvedContactFilters(settings, device: device, mapping: mapping)
     }
 
     /// Whether any filter is on: when none is, frames pass untouched.
@@ -84,22 +95,35 @@ public struct ContactFilters {
         resolved.stuckAfter != nil || resolved.palmUnits != nil || resolved.jump != nil || resolved.hysteresisMargin != nil
     }
 
-    /// What the filters did since the last call, for the log.
-    public mutating func takeNotices() -> [Notice] {
-        defer { notices.removeAll(keepingCapacity: true) }
-        return notices
+    /// What the filters did since the last call: what the log hears once, and the counts
+    /// when they changed, so that the metrics hear only news.
+    mutating func takeReport() -> Report {
+        let report = Report(notices: notices, counts: countsChanged ? counts : nil)
+        // Most frames notice nothing: the empty list is left as it is rather than replaced.
+        if !notices.isEmpty { notices.removeAll(keepingCapacity: true) }
+        countsChanged = false
+        return report
     }
+}
 
+private typealias Track = ContactFilters.Track
+private typealias Notice = ContactFilters.Notice
+
+/// The contact filters at work on the assembler's slots: each contact's state is its slot's,
+/// in device units, and the frame maps what they show once (``mapped(_:at:)``).
+extension TouchFrameAssembler {
     /// When the next contact would be stuck if it stays put, or a palm that landed becomes
     /// one for good, in the frames' clock; nil when none would. A contact that does not move
-    /// sends nothing, so only a timer can decide either.
+    /// sends nothing, so only a timer can decide either; a reader that waits for input wakes
+    /// then and calls ``expire(at:)``.
     public var nextDeadline: Double? {
         var next: Double?
-        for case let track? in tracks {
+        for slot in slots {
+            guard let track = slot.track else { continue }
             let deadline: Double
             switch track.state {
             case .live:
-                guard let stuckAfter = resolved.stuckAfter else { continue }
+                guard let stuckAfter = filters.resolved.stuckAfter else { continue }
                 deadline = track.anchorTime + stuckAfter
             case .landing(let since):
                 deadline = since + ContactFilterSettings.palmVerdictWindow
@@ -115,47 +139,42 @@ public struct ContactFilters {
     /// verdict window has passed for palms: for the stretch between frames. Nil when no
     /// contact is cancelled (a palm's verdict shows in the counts and notices alone).
     public mutating func expire(at time: Double) -> TouchFrame? {
-        output.time = time
-        output.contacts.removeAll(keepingCapacity: true)
-        for slot in tracks.indices {
-            guard let track = tracks[slot] else { continue }
+        shown.removeAll(keepingCapacity: true)
+        for slot in slots.indices {
+            guard let track = slots[slot].track else { continue }
             switch track.state {
             case .live:
-                guard let stuckAfter = resolved.stuckAfter, track.anchorTime + stuckAfter <= time else { continue }
-                output.contacts.append(ignore(slot, because: .stuck, at: time))
+                guard let stuckAfter = filters.resolved.stuckAfter, track.anchorTime + stuckAfter <= time else { continue }
+                shown.append(ignore(slot, because: .stuck, at: time))
             case .landing(let since):
                 if since + ContactFilterSettings.palmVerdictWindow <= time { judgePalm(slot, at: time) }
             case .ignored:
                 continue
             }
         }
-        return output.contacts.isEmpty ? nil : output
+        return mapped(shown, at: time)
     }
 
-    /// The frame with the filters applied; nil when nothing in it is left to report.
-    public mutating func filter(_ frame: TouchFrame) -> TouchFrame? {
-        interval.frame(at: frame.time)
-        output.time = frame.time
-        output.contacts.removeAll(keepingCapacity: true)
-        let mayJump = repairExchanges(in: frame)
-        for contact in frame.contacts {
-            guard tracks.indices.contains(contact.slot) else { continue }
+    /// Applies the filters to the frame's `contacts`, at `time`, into ``shown``.
+    mutating func filter(_ contacts: [SlotContact], at time: Double) {
+        filters.interval.frame(at: time)
+        shown.removeAll(keepingCapacity: true)
+        let mayJump = repairExchanges(in: contacts, at: time)
+        for contact in contacts {
             switch contact.phase {
-            case .began: land(contact, at: frame.time)
-            case .moved, .stationary: move(contact, at: frame.time, mayJump: mayJump)
-            case .ended, .cancelled: end(contact)
+            case .began: land(contact, at: time)
+            case .moved, .stationary: move(contact, at: time, mayJump: mayJump)
+            case .ended, .cancelled: end(contact, at: time)
             }
         }
-        return output.contacts.isEmpty ? nil : output
     }
 
     // MARK: Exchanged positions
 
     /// Whether a contact of the frame may be another's finger: its slot's contact was live
     /// before this frame and neither lands nor lifts in it.
-    private func isExchangeable(_ contact: TouchContact) -> Bool {
-        (contact.phase == .moved || contact.phase == .stationary) && tracks.indices.contains(contact.slot)
-            && tracks[contact.slot]?.state == .live
+    private func isExchangeable(_ contact: SlotContact) -> Bool {
+        (contact.phase == .moved || contact.phase == .stationary) && slots[contact.slot].track?.state == .live
     }
 
     /// Moves the tracks of contacts whose positions the panel exchanged to the slots their
@@ -169,28 +188,28 @@ public struct ContactFilters {
     ///
     /// Returns whether any contact jumps under its slot's identity; when none does, no
     /// contact of the frame can jump.
-    private mutating func repairExchanges(in frame: TouchFrame) -> Bool {
+    private mutating func repairExchanges(in frame: [SlotContact], at time: Double) -> Bool {
         // Most frames have no jump: nothing to pair, and nothing allocated.
-        guard frame.contacts.contains(where: { isExchangeable($0) && isJump(tracks[$0.slot]!, to: $0, at: frame.time) }) else { return false }
-        let contacts = frame.contacts.filter(isExchangeable)
-        let followed = contacts.map { tracks[$0.slot]! }
+        guard frame.contains(where: { isExchangeable($0) && isJump(slots[$0.slot].track!, to: $0, at: time) }) else { return false }
+        let contacts = frame.filter(isExchangeable)
+        let followed = contacts.map { slots[$0.slot].track! }
         var repaired = Array(repeating: false, count: contacts.count)
-        for jumped in contacts.indices where !repaired[jumped] && isJump(followed[jumped], to: contacts[jumped], at: frame.time) {
-            let group = exchangeGroup(around: jumped, followed, contacts, excluding: repaired, at: frame.time)
+        for jumped in contacts.indices where !repaired[jumped] && isJump(followed[jumped], to: contacts[jumped], at: time) {
+            let group = exchangeGroup(around: jumped, followed, contacts, excluding: repaired, at: time)
             guard group.count > 1 else { continue }
             let steps = group.flatMap { from in
                 group.map { to in
                     let distance = jumpDistance(from: followed[from], to: contacts[to]) ?? 0
-                    return ContactPairing.Step(jumps: isJump(followed[from], to: contacts[to], at: frame.time), squaredDistance: distance * distance)
+                    return ContactPairing.Step(jumps: isJump(followed[from], to: contacts[to], at: time), squaredDistance: distance * distance)
                 }
             }
             let pairing = ContactPairing(count: group.count, steps: steps).best()
             for (from, to) in zip(group, pairing.map { group[$0] }) where from != to {
-                tracks[contacts[to].slot] = followed[from]
+                slots[contacts[to].slot].track = followed[from]
                 repaired[to] = true
-                counts.repaired += 1
-                notices.append(Notice(kind: .repaired(inSlotOf: followed[to].outputID), trackingID: followed[from].outputID,
-                                      position: contacts[to].position, time: frame.time))
+                filters.counts.repaired += 1
+                filters.notices.append(Notice(kind: .repaired(inSlotOf: followed[to].outputID), trackingID: followed[from].outputID,
+                                      position: mapper.pixels(x: contacts[to].x, y: contacts[to].y), time: time))
             }
         }
         return true
@@ -201,7 +220,7 @@ public struct ContactFilters {
     /// (``ContactPairing/group(around:among:excluding:jumps:nearness:)``). Nearness is how
     /// close either could come to continuing the other: the jumped contact's track to the
     /// other's new position, or the other's track to the jumped contact's new position.
-    private func exchangeGroup(around jumped: Int, _ followed: [Track], _ contacts: [TouchContact], excluding: [Bool], at time: Double) -> [Int] {
+    private func exchangeGroup(around jumped: Int, _ followed: [Track], _ contacts: [SlotContact], excluding: [Bool], at time: Double) -> [Int] {
         ContactPairing.group(around: jumped, among: contacts.count, excluding: excluding,
                              jumps: { isJump(followed[$0], to: contacts[$0], at: time) }) { jumped, other in
             let there = jumpDistance(from: followed[jumped], to: contacts[other]) ?? .infinity
@@ -212,7 +231,7 @@ public struct ContactFilters {
 
     // MARK: Transitions
 
-    private mutating func land(_ contact: TouchContact, at time: Double) {
+    private mutating func land(_ contact: SlotContact, at time: Double) {
         // A slot's old contact that ended in this same frame was reported before this one.
         var track = follow(contact, as: contact.trackingID, at: time)
         if isPalm(contact) {
@@ -220,27 +239,27 @@ public struct ContactFilters {
             // the verdict waits for the window (or the lift) before it is a palm's.
             track.state = .landing(since: time)
         } else {
-            output.contacts.append(contact)
+            shown.append(contact)
         }
-        tracks[contact.slot] = track
+        slots[contact.slot].track = track
     }
 
     /// Follows a contact that was down before; `mayJump` false when no contact of the frame
-    /// jumps (``repairExchanges(in:)`` looked).
-    private mutating func move(_ contact: TouchContact, at time: Double, mayJump: Bool) {
-        guard var track = tracks[contact.slot] else {
+    /// jumps (``repairExchanges(in:at:)`` looked).
+    private mutating func move(_ contact: SlotContact, at time: Double, mayJump: Bool) {
+        guard var track = slots[contact.slot].track else {
             // Not seen landing (a contact down when the filters were made): follow it from here.
-            tracks[contact.slot] = follow(contact, as: contact.trackingID, at: time)
-            output.contacts.append(contact)
+            slots[contact.slot].track = follow(contact, as: contact.trackingID, at: time)
+            shown.append(contact)
             return
         }
         if case .landing(let since) = track.state {
             if !isPalm(contact) {
                 // Finger-sized within the window: a finger, begun where it is now.
-                tracks[contact.slot] = follow(contact, as: contact.trackingID, at: time)
+                slots[contact.slot].track = follow(contact, as: contact.trackingID, at: time)
                 var began = contact
                 began.phase = .began
-                output.contacts.append(began)
+                shown.append(began)
             } else if since + ContactFilterSettings.palmVerdictWindow <= time {
                 judgePalm(contact.slot, at: time)
             }
@@ -248,93 +267,91 @@ public struct ContactFilters {
         }
         guard track.state == .live else { return }
         if isPalm(contact) {
-            output.contacts.append(ignore(contact.slot, because: .palm(fromLanding: false), at: time))
+            shown.append(ignore(contact.slot, because: .palm(fromLanding: false), at: time))
             return
         }
         if mayJump && isJump(track, to: contact, at: time) {
-            output.contacts.append(shown(track, contact, phase: .cancelled))
-            counts.jumps += 1
-            notices.append(Notice(kind: .jump, trackingID: track.outputID, position: contact.position, time: time))
+            shown.append(showing(track, contact, phase: .cancelled))
+            filters.counts.jumps += 1
+            filters.notices.append(Notice(kind: .jump, trackingID: track.outputID, position: mapper.pixels(x: contact.x, y: contact.y), time: time))
             track = follow(contact, as: freshID(), at: time)
-            tracks[contact.slot] = track
-            output.contacts.append(shown(track, contact, phase: .began))
+            slots[contact.slot].track = track
+            shown.append(showing(track, contact, phase: .began))
             return
         }
-        track.rawX = contact.deviceX
-        track.rawY = contact.deviceY
+        track.rawX = contact.x
+        track.rawY = contact.y
         track.rawTime = time
-        let (x, y) = hysteresis(contact.deviceX, contact.deviceY, center: (track.shownX, track.shownY))
+        let (x, y) = hysteresis(contact.x, contact.y, center: (track.shownX, track.shownY))
         let moved = x != track.shownX || y != track.shownY
-        if !moved && contact.phase == .moved { counts.held += 1 }
+        if !moved && contact.phase == .moved { filters.counts.held += 1 }
         track.shownX = x
         track.shownY = y
-        if let stuckAfter = resolved.stuckAfter {
+        if let stuckAfter = filters.resolved.stuckAfter {
             let point = anchorPoint(contact)
-            if point.distance(to: track.anchor) > resolved.stuckSlop {
+            if point.distance(to: track.anchor) > filters.resolved.stuckSlop {
                 track.anchor = point
                 track.anchorTime = time
             } else if track.anchorTime + stuckAfter <= time {
-                tracks[contact.slot] = track
-                output.contacts.append(ignore(contact.slot, because: .stuck, at: time))
+                slots[contact.slot].track = track
+                shown.append(ignore(contact.slot, because: .stuck, at: time))
                 return
             }
         }
-        tracks[contact.slot] = track
-        output.contacts.append(shown(track, contact, phase: moved ? .moved : .stationary))
+        slots[contact.slot].track = track
+        shown.append(showing(track, contact, phase: moved ? .moved : .stationary))
     }
 
-    private mutating func end(_ contact: TouchContact) {
-        guard let track = tracks[contact.slot] else {
+    private mutating func end(_ contact: SlotContact, at time: Double) {
+        guard let track = slots[contact.slot].track else {
             // Never seen (filters switched on mid-contact): pass it on as it is.
-            output.contacts.append(contact)
+            shown.append(contact)
             return
         }
-        if case .landing = track.state { judgePalm(contact.slot, at: output.time) }
-        tracks[contact.slot] = nil
+        if case .landing = track.state { judgePalm(contact.slot, at: time) }
+        slots[contact.slot].track = nil
         guard track.state == .live else { return }
         // A lift lands where the contact was shown unless it moved beyond the margin.
         var ended = track
-        (ended.shownX, ended.shownY) = hysteresis(contact.deviceX, contact.deviceY, center: (track.shownX, track.shownY))
-        output.contacts.append(shown(ended, contact, phase: contact.phase))
+        (ended.shownX, ended.shownY) = hysteresis(contact.x, contact.y, center: (track.shownX, track.shownY))
+        shown.append(showing(ended, contact, phase: contact.phase))
     }
 
     /// A contact followed from here, shown where the device puts it, under `id`.
-    private func follow(_ contact: TouchContact, as id: Int32, at time: Double) -> Track {
-        Track(state: .live, outputID: id, shownX: contact.deviceX, shownY: contact.deviceY,
-              rawX: contact.deviceX, rawY: contact.deviceY, rawTime: time, anchor: anchorPoint(contact), anchorTime: time)
+    private func follow(_ contact: SlotContact, as id: Int32, at time: Double) -> Track {
+        Track(state: .live, outputID: id, shownX: contact.x, shownY: contact.y,
+              rawX: contact.x, rawY: contact.y, rawTime: time, anchor: anchorPoint(contact), anchorTime: time)
     }
 
     /// A contact palm-sized since it landed is a palm: ignored until it lifts, never reported.
     private mutating func judgePalm(_ slot: Int, at time: Double) {
-        guard var track = tracks[slot] else { return }
+        guard var track = slots[slot].track else { return }
         track.state = .ignored
-        tracks[slot] = track
-        counts.palms += 1
-        notices.append(Notice(kind: .palm(fromLanding: true), trackingID: track.outputID, position: mapper.pixels(x: track.rawX, y: track.rawY), time: time))
+        slots[slot].track = track
+        filters.counts.palms += 1
+        filters.notices.append(Notice(kind: .palm(fromLanding: true), trackingID: track.outputID, position: mapper.pixels(x: track.rawX, y: track.rawY), time: time))
     }
 
     /// Cancels the slot's contact and ignores it until it lifts; returns the cancelling contact.
-    private mutating func ignore(_ slot: Int, because kind: Notice.Kind, at time: Double) -> TouchContact {
-        var track = tracks[slot]!
+    private mutating func ignore(_ slot: Int, because kind: Notice.Kind, at time: Double) -> SlotContact {
+        var track = slots[slot].track!
         track.state = .ignored
-        tracks[slot] = track
+        slots[slot].track = track
         let position = mapper.pixels(x: track.shownX, y: track.shownY)
         switch kind {
-        case .stuck: counts.stuck += 1
-        case .palm: counts.palms += 1
-        case .jump: counts.jumps += 1
+        case .stuck: filters.counts.stuck += 1
+        case .palm: filters.counts.palms += 1
+        case .jump: filters.counts.jumps += 1
         case .repaired: break  // never here: a re-paired contact carries on
         }
-        notices.append(Notice(kind: kind, trackingID: track.outputID, position: position, time: time))
-        return TouchContact(
-            slot: slot, trackingID: track.outputID, phase: .cancelled, deviceX: track.shownX, deviceY: track.shownY,
-            position: position, millimetres: mapper.millimetres(x: track.shownX, y: track.shownY))
+        filters.notices.append(Notice(kind: kind, trackingID: track.outputID, position: position, time: time))
+        return SlotContact(slot: slot, trackingID: track.outputID, phase: .cancelled, x: track.shownX, y: track.shownY, measured: false)
     }
 
     // MARK: Tests
 
-    private func isPalm(_ contact: TouchContact) -> Bool {
-        guard let limit = resolved.palmUnits, let major = contact.touchMajor else { return false }
+    private func isPalm(_ contact: SlotContact) -> Bool {
+        guard let limit = filters.resolved.palmUnits, let major = contact.touchMajor else { return false }
         return major > limit
     }
 
@@ -342,16 +359,16 @@ public struct ContactFilters {
     /// within the jump window (``ContactFilterSettings/jumpWindow(frameInterval:)``); over a
     /// gap longer than ``ContactFilterSettings/jumpWindow``, farther than the limit per that
     /// time, so that a slow panel's fast finger is not a jump.
-    private func isJump(_ track: Track, to contact: TouchContact, at time: Double) -> Bool {
+    private func isJump(_ track: Track, to contact: SlotContact, at time: Double) -> Bool {
         let gap = time - track.rawTime
-        return gap <= ContactFilterSettings.jumpWindow(frameInterval: interval.median)
+        return gap <= ContactFilterSettings.jumpWindow(frameInterval: filters.interval.median)
             && jumpDistanceExceeded(from: track, to: contact, scale: Swift.max(1, gap / ContactFilterSettings.jumpWindow))
     }
 
     /// Whether the contact is farther than `scale` times the jump limit from where the
     /// firmware last put `track`; false when the filter is off or the distance unknown.
-    private func jumpDistanceExceeded(from track: Track, to contact: TouchContact, scale: Double) -> Bool {
-        guard let limit = resolved.jump, let distance = jumpDistance(from: track, to: contact) else { return false }
+    private func jumpDistanceExceeded(from track: Track, to contact: SlotContact, scale: Double) -> Bool {
+        guard let limit = filters.resolved.jump, let distance = jumpDistance(from: track, to: contact) else { return false }
         switch limit {
         case .millimetres(let limit), .pixels(let limit): return distance > limit * scale
         }
@@ -360,28 +377,29 @@ public struct ContactFilters {
     /// How far the contact is from where the firmware last put `track`, in the jump limit's
     /// unit (millimetres on a panel whose size is believed, else screen pixels); nil when
     /// that is unknown.
-    private func jumpDistance(from track: Track, to contact: TouchContact) -> Double? {
-        switch resolved.jump {
+    private func jumpDistance(from track: Track, to contact: SlotContact) -> Double? {
+        switch filters.resolved.jump {
         case .millimetres?:
-            guard let from = mapper.millimetres(x: track.rawX, y: track.rawY), let to = contact.millimetres else { return nil }
+            guard let from = mapper.millimetres(x: track.rawX, y: track.rawY), let to = mapper.millimetres(x: contact.x, y: contact.y) else { return nil }
             return from.distance(to: to)
         case .pixels?:
-            return mapper.pixels(x: track.rawX, y: track.rawY).distance(to: contact.position)
+            return mapper.pixels(x: track.rawX, y: track.rawY).distance(to: mapper.pixels(x: contact.x, y: contact.y))
         case nil:
             return nil
         }
     }
 
     /// Where a contact is, for the stuck slop: millimetres where the device has them.
-    private func anchorPoint(_ contact: TouchContact) -> Point {
-        resolved.stuckSlopIsPhysical ? contact.millimetres ?? contact.position : contact.position
+    private func anchorPoint(_ contact: SlotContact) -> Point {
+        if filters.resolved.stuckSlopIsPhysical, let millimetres = mapper.millimetres(x: contact.x, y: contact.y) { return millimetres }
+        return mapper.pixels(x: contact.x, y: contact.y)
     }
 
     /// Hysteresis: a position within the margin's ellipse around the last one shown stays
     /// where it was; beyond it, the shown position follows the finger at the ellipse's edge,
     /// so it never lags more than the margin behind.
     private func hysteresis(_ x: Int32, _ y: Int32, center: (Int32, Int32)) -> (Int32, Int32) {
-        guard let margin = resolved.hysteresisMargin else { return (x, y) }
+        guard let margin = filters.resolved.hysteresisMargin else { return (x, y) }
         let dx = Double(x) - Double(center.0), dy = Double(y) - Double(center.1)
         // How far out the point is, in units of the ellipse: below 1, inside it.
         let (mx, my) = (Double(margin.x), Double(margin.y))
@@ -394,25 +412,21 @@ public struct ContactFilters {
         return (Int32((Double(center.0) + dx * keep).rounded()), Int32((Double(center.1) + dy * keep).rounded()))
     }
 
-    /// The contact as shown: its id and filtered position, mapped again.
-    private func shown(_ track: Track, _ contact: TouchContact, phase: TouchPhase) -> TouchContact {
+    /// The contact as `track` shows it: under its id, at its filtered position.
+    private func showing(_ track: Track, _ contact: SlotContact, phase: TouchPhase) -> SlotContact {
         var shown = contact
         shown.trackingID = track.outputID
         shown.phase = phase
-        if shown.deviceX != track.shownX || shown.deviceY != track.shownY {
-            shown.deviceX = track.shownX
-            shown.deviceY = track.shownY
-            shown.position = mapper.pixels(x: track.shownX, y: track.shownY)
-            shown.millimetres = mapper.millimetres(x: track.shownX, y: track.shownY)
-        }
+        shown.x = track.shownX
+        shown.y = track.shownY
         return shown
     }
 
     private mutating func freshID() -> Int32 {
-        let inUse = Set(tracks.compactMap { $0?.outputID })
+        let inUse = Set(slots.compactMap { $0.track?.outputID })
         repeat {
-            nextJumpID = nextJumpID == Int32.max ? 1 << 30 : nextJumpID + 1
-        } while inUse.contains(nextJumpID)
-        return nextJumpID
+            filters.nextJumpID = filters.nextJumpID == Int32.max ? 1 << 30 : filters.nextJumpID + 1
+        } while inUse.contains(filters.nextJumpID)
+        return filters.nextJumpID
     }
 }

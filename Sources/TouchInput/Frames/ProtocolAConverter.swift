@@ -34,10 +34,6 @@ public final class ProtocolAConverter {
     private var axesInFrame = false
     private var event = input_event()
 
-    /// Frames with no contact that came without the empty `SYN_MT_REPORT`, which was
-    /// supplied: how often the firmware ended its last touch that way.
-    private(set) var suppliedLastLifts = 0
-
     /// Creates a converter for a protocol A device, configured from its description.
     init(description: DeviceDescription) {
         self.description = description
@@ -53,8 +49,11 @@ public final class ProtocolAConverter {
     deinit { mtdev_close_delete(mtdev) }
 
     /// Converts one event, calling `emit` with each protocol B event it completes (a frame's
-    /// worth at each `SYN_REPORT`).
-    func convert(_ input: InputEvent, _ emit: (InputEvent) -> Void) {
+    /// worth at each `SYN_REPORT`). Returns whether it lifted the last contact for firmware
+    /// that ended its last touch without the empty `SYN_MT_REPORT`: counted with the
+    /// device's filters (``ContactFilters/Counts/lastLifts``).
+    @discardableResult
+    func convert(_ input: InputEvent, _ emit: (InputEvent) -> Void) -> Bool {
         switch (input.type, input.code) {
         case (EventType.synchronization, SynchronizationCode.report):
             if contactsInFrame == 0 && !axesInFrame {
@@ -68,26 +67,26 @@ public final class ProtocolAConverter {
                     if event.type == EventType.absolute && event.code == AbsoluteAxis.trackingID && event.value < 0 { lifted = true }
                     emit(event)
                 }
-                if lifted { suppliedLastLifts += 1 }
                 contactsInFrame = 0
                 axesInFrame = false
-                return
+                return lifted
             }
             contactsInFrame = 0
             axesInFrame = false
         case (EventType.synchronization, SynchronizationCode.multitouchReport):
             contactsInFrame += 1
-            guard contactsInFrame <= Self.maximumContacts else { return }
+            guard contactsInFrame <= Self.maximumContacts else { return false }
         case (EventType.absolute, AbsoluteAxis.touchMajor...AbsoluteAxis.multitouchPressure):
             // libmtdev's own codes (not ABS_MT_SLOT, which a protocol A device never sends).
             axesInFrame = true
-            guard contactsInFrame < Self.maximumContacts else { return }
+            guard contactsInFrame < Self.maximumContacts else { return false }
         default:
             // Nothing else is multitouch: single-touch emulation the assembler ignores on a
             // multitouch device, and codes libmtdev's tables do not cover.
-            return
+            return false
         }
         put(input.type, input.code, input.value, at: input.time, emit)
+        return false
     }
 
     /// Puts one event into libmtdev and emits what it gives back.

@@ -1,3 +1,5 @@
+import TouchModel
+
 /// Where a slot's contact is in its life: one state per slot, as libinput keeps one per
 /// touch, and one function for every change (``transition(_:_:)``).
 enum SlotState: Equatable {
@@ -95,4 +97,45 @@ enum SlotState: Equatable {
         case .empty, .palm: return false
         }
     }
+}
+
+/// One slot of a device: everything known of the contact in it, from the kernel's events to
+/// the filters' verdict, in device units, as libinput's `struct mt_slot` holds a touch's
+/// state, point, hysteresis centre and palm state together. Nothing here is in pixels: the
+/// frame maps a contact once, when it is made.
+struct Slot {
+    /// Where the slot's contact is in its life (``SlotState``).
+    var state = SlotState.empty
+    /// `ABS_MT_TOOL_TYPE`: per-slot state the kernel sends only when it changes.
+    var toolType = ToolType.finger
+    var x: Int32 = 0
+    var y: Int32 = 0
+    var pressure: Int32?
+    var touchMajor: Int32?
+    var touchMinor: Int32?
+    /// A contact that ended since the last frame, kept to report where it lifted.
+    var ended: (trackingID: Int32, x: Int32, y: Int32, cancelled: Bool)?
+    /// What the contact filters know of the contact they follow here; nil when they follow
+    /// none. Not always the kernel's contact of this slot: a track re-paired with its finger
+    /// moves to the slot that finger is reported in (``ContactFilters``).
+    var track: ContactFilters.Track?
+
+    var isDown: Bool { state.isDown }
+}
+
+/// A contact of a frame in device units, before the filters judge it and before it is
+/// mapped to the screen: the kernel's, or what the filters show of it.
+struct SlotContact {
+    /// The slot that reports it: whose pressure and size the frame gives it.
+    var slot: Int
+    var trackingID: Int32
+    var phase: TouchPhase
+    var x: Int32
+    var y: Int32
+    /// `ABS_MT_TOUCH_MAJOR` as the frame reports it (nil when the device does not): what the
+    /// palm filter reads.
+    var touchMajor: Int32?
+    /// Whether the frame gives it the slot's pressure and size: a contact the filters cancel
+    /// is reported bare, since what it measures is what they refused.
+    var measured = true
 }

@@ -33,46 +33,35 @@ import TouchModel
 /// Single-touch devices (`ABS_X/Y` with `BTN_TOUCH`) are one slot whose tracking id the
 /// assembler makes up; on multitouch devices the legacy `ABS_X/Y` and `BTN_TOUCH` are ignored.
 ///
-/// Last, the frame goes through the device's ``ContactFilters`` (stuck contacts, palms,
-/// jumps, jitter), so that every reader of frames, live or replayed, sees them filtered the
-/// same way; ``ContactFilterSettings/off`` gives the device's own frames.
+/// Last, the frame's contacts go through the device's ``ContactFilters`` (stuck contacts,
+/// palms, jumps, jitter), so that every reader of frames, live or replayed, sees them filtered
+/// the same way; ``ContactFilterSettings/off`` gives the device's own frames. Everything up
+/// to here is in device units, in one record per slot (``Slot``): the filters' state of a
+/// contact sits beside the kernel's. Only what the frame shows is mapped to the screen, once.
 /// After setup, reading events allocates
 /// nothing; building a frame reuses the previous frame's storage when its reader let go of it.
 public struct TouchFrameAssembler {
-    private struct Slot {
-        /// Where the slot's contact is in its life (``SlotState``).
-        var state = SlotState.empty
-        /// `ABS_MT_TOOL_TYPE`: per-slot state the kernel sends only when it changes.
-        var toolType = ToolType.finger
-        var x: Int32 = 0
-        var y: Int32 = 0
-        var pressure: Int32?
-        var touchMajor: Int32?
-        var touchMinor: Int32?
-        /// A contact that ended since the last frame, kept to report where it lifted.
-        var ended: (trackingID: Int32, x: Int32, y: Int32, cancelled: Bool)?
-
-        var isDown: Bool { state.isDown }
-    }
-
     /// The device's description.
     public let description: DeviceDescription
-    /// Device units to pixels and millimetres.
-    public private(set) var mapper: CoordinateMapper {
-        didSet { filters.mapper = mapper }
-    }
-    /// The filters after assembly.
-    private var filters: ContactFilters
-    /// The filters' settings, kept to resolve them again when the mapping changes.
-    private var filterSettings: ContactFilterSettings
+    /// Device units to pixels and millimetres: applied once to each contact, as the frame is
+    /// made (``mapped(_:at:)``).
+    public private(set) var mapper: CoordinateMapper
+    /// The device's filter settings, counts and notices; the filters' state of each contact
+    /// is its slot's (``Slot/track``).
+    var filters: ContactFilters
 
-    private var slots: [Slot]
+    /// By slot number: the kernel's state of each contact and the filters'.
+    var slots: [Slot]
     private var currentSlot = 0
     private let isMultitouch: Bool
     private let reportsPressure: Bool
     private let reportsTouchMajor: Bool
     private let reportsTouchMinor: Bool
     private var nextSyntheticID: Int32 = 0
+    /// The frame's contacts as the kernel's events left them, in device units.
+    private var reported: [SlotContact] = []
+    /// The same after the filters: what the frame shows.
+    var shown: [SlotContact] = []
     private var frame = TouchFrame(time: 0, contacts: [])
     /// Between a `SYN_DROPPED` and the `SYN_REPORT` that ends the resync.
     private var resyncing = false
@@ -94,11 +83,10 @@ public struct TouchFrameAssembler {
         precondition(description.positionAxes != nil, "\(description.name) has no position axes")
         precondition(description.problems.isEmpty, "\(description.name): \(description.problems)")
         self.description = description
+        self.filters = ContactFilters(filters, device: description, mapping: mapping)
         // Millimetres only where the device's size is believed (PanelGeometry): every reader
         // of this mapper measures in what the filters measure in.
-        let resolved = ResolvedContactFilters(filters, device: description, mapping: mapping)
-        self.mapper = CoordinateMapper(geometry: resolved.geometry, mapping: mapping)
-        self.filterSettings = filters
+        self.mapper = CoordinateMapper(geometry: self.filters.resolved.geometry, mapping: mapping)
         self.protocolA = description.isProtocolA ? ProtocolAConverter(description: description) : nil
         let description = protocolA?.slotted ?? description
         self.isMultitouch = description.isMultitouch
@@ -107,48 +95,30 @@ public struct TouchFrameAssembler {
         self.reportsTouchMajor = absolute.contains(AbsoluteAxis.touchMajor)
         self.reportsTouchMinor = absolute.contains(AbsoluteAxis.touchMinor)
         self.slots = Array(repeating: Slot(), count: isMultitouch ? Swift.max(description.slotCount, 1) : 1)
+        // A jump reports two contacts for one slot: room for that, so frames never grow it.
+        self.reported.reserveCapacity(slots.count * 2)
+        self.shown.reserveCapacity(slots.count * 2)
         self.frame.contacts.reserveCapacity(slots.count * 2)
-        self.filters = ContactFilters(resolved, mapper: mapper, slots: slots.count)
     }
 
     /// The filters as they apply to this device: thresholds in its units, and why any is off.
     public var resolvedFilters: ResolvedContactFilters { filters.resolved }
 
-    /// Changes the filters' settings (a reload); contacts down stay followed.
-    public mutating func setFilters(_ settings: ContactFilterSettings) {
-        filterSettings = settings
-        resolve(mapping: mapper.mapping)
+    /// Changes where the device's touches land and how its contacts are filtered (a reload,
+    /// a calibration); applies from the next frame, and the contacts down stay followed. The
+    /// output's shape takes part in whether the panel's size is believed, so the filters are
+    /// resolved again with the mapping.
+    public mutating func configure(mapping: OutputMapping, filters settings: ContactFilterSettings) {
+        filters.configure(settings, device: description, mapping: mapping)
+        mapper = CoordinateMapper(geometry: filters.resolved.geometry, mapping: mapping)
     }
 
-    /// Changes where the device's touches land (a reload, a calibration); applies from the
-    /// next frame. The output's shape takes part in whether the panel's size is believed.
-    public mutating func setMapping(_ mapping: OutputMapping) {
-        resolve(mapping: mapping)
-    }
+    /// How often each filter acted on this device, since it was opened.
+    public var filterCounts: ContactFilters.Counts { filters.counts }
 
-    /// The filters and the mapper for the settings and `mapping`, in the device's believed size.
-    private mutating func resolve(mapping: OutputMapping) {
-        let resolved = ResolvedContactFilters(filterSettings, device: description, mapping: mapping)
-        filters.resolved = resolved
-        mapper = CoordinateMapper(geometry: resolved.geometry, mapping: mapping)
-    }
-
-    /// How often each filter acted on this device.
-    public var filterCounts: ContactFilters.Counts {
-        var counts = filters.counts
-        counts.lastLifts = protocolA?.suppliedLastLifts ?? 0
-        return counts
-    }
-
-    /// What the filters did since the last call, for the log.
-    public mutating func takeFilterNotices() -> [ContactFilters.Notice] { filters.takeNotices() }
-
-    /// When a contact down now would be stuck if nothing moves (on the events' clock), for
-    /// a reader that waits for input to wake then and call ``expire(at:)``.
-    public var nextDeadline: Double? { filters.nextDeadline }
-
-    /// Cancels the contacts that stayed put until `time`; nil when none did.
-    public mutating func expire(at time: Double) -> TouchFrame? { filters.expire(at: time) }
+    /// What the filters did since the last call, for the log and the metrics: what they
+    /// noticed, and their counts when these changed.
+    public mutating func takeFilterReport() -> ContactFilters.Report { filters.takeReport() }
 
     /// The contacts down now.
     public var activeContactCount: Int { slots.reduce(0) { $0 + ($1.isDown ? 1 : 0) } }
@@ -173,9 +143,10 @@ public struct TouchFrameAssembler {
         // A local, not a stored property: a second reference to the frame would make the next
         // frame copy its contacts instead of reusing their storage.
         var completed: TouchFrame?
-        protocolA.convert(event) { converted in
+        let suppliedLift = protocolA.convert(event) { converted in
             if let frame = consumeProtocolB(converted) { completed = frame }
         }
+        if suppliedLift { filters.counts.lastLifts += 1 }
         return completed
     }
 
@@ -326,39 +297,62 @@ public struct TouchFrameAssembler {
 
     // MARK: Frames
 
+    /// The frame the slots report at `time`, filtered and mapped; nil when nothing in it is
+    /// left to report.
     private mutating func makeFrame(at time: Double) -> TouchFrame? {
-        frame.time = time
-        frame.contacts.removeAll(keepingCapacity: true)
+        collectContacts()
+        guard !reported.isEmpty else { return nil }
+        guard filters.isActive else { return mapped(reported, at: time) }
+        filter(reported, at: time)
+        return mapped(shown, at: time)
+    }
+
+    /// Gathers the frame's contacts into `reported`: first those that ended, then those down,
+    /// so that an id that ends and begins again within one frame reads in order.
+    ///
+    /// Each contact is made from stored properties alone: a method of the assembler called
+    /// while appending to one of its arrays had the optimizer copy the whole assembler, with
+    /// a retain of everything it holds, for each contact.
+    private mutating func collectContacts() {
+        reported.removeAll(keepingCapacity: true)
         for index in slots.indices {
-            if let ended = slots[index].ended {
-                frame.contacts.append(contact(index, id: ended.trackingID, phase: ended.cancelled ? .cancelled : .ended, x: ended.x, y: ended.y))
-                slots[index].ended = nil
-            }
+            guard let ended = slots[index].ended else { continue }
+            let touchMajor = reportsTouchMajor ? slots[index].touchMajor ?? 0 : nil
+            reported.append(SlotContact(slot: index, trackingID: ended.trackingID, phase: ended.cancelled ? .cancelled : .ended,
+                                        x: ended.x, y: ended.y, touchMajor: touchMajor))
+            slots[index].ended = nil
         }
         for index in slots.indices {
-            let slot = slots[index]
+            let state = slots[index].state
             let phase: TouchPhase
-            switch slot.state {
+            switch state {
             case .began: phase = .began
             case .down(_, let moved): phase = moved ? .moved : .stationary
             case .empty, .palm: continue
             }
-            frame.contacts.append(contact(index, id: slot.state.trackingID, phase: phase, x: slot.x, y: slot.y))
+            let touchMajor = reportsTouchMajor ? slots[index].touchMajor ?? 0 : nil
+            reported.append(SlotContact(slot: index, trackingID: state.trackingID, phase: phase,
+                                        x: slots[index].x, y: slots[index].y, touchMajor: touchMajor))
             apply(.report, to: index)
         }
-        guard !frame.contacts.isEmpty else { return nil }
-        return filters.isActive ? filters.filter(frame) : frame
     }
 
-    private func contact(_ index: Int, id: Int32, phase: TouchPhase, x: Int32, y: Int32) -> TouchContact {
-        let slot = slots[index]
-        return TouchContact(
-            slot: index, trackingID: id, phase: phase, deviceX: x, deviceY: y,
-            position: mapper.pixels(x: x, y: y),
-            millimetres: mapper.millimetres(x: x, y: y),
-            pressure: reportsPressure ? slot.pressure ?? 0 : nil,
-            touchMajor: reportsTouchMajor ? slot.touchMajor ?? 0 : nil,
-            touchMinor: reportsTouchMinor ? slot.touchMinor ?? 0 : nil
-        )
+    /// The frame of `contacts` at `time`, each mapped to the screen: the one place device
+    /// units become pixels and millimetres. Nil when there is none.
+    mutating func mapped(_ contacts: [SlotContact], at time: Double) -> TouchFrame? {
+        guard !contacts.isEmpty else { return nil }
+        frame.time = time
+        frame.contacts.removeAll(keepingCapacity: true)
+        for contact in contacts {
+            frame.contacts.append(TouchContact(
+                slot: contact.slot, trackingID: contact.trackingID, phase: contact.phase, deviceX: contact.x, deviceY: contact.y,
+                position: mapper.pixels(x: contact.x, y: contact.y),
+                millimetres: mapper.millimetres(x: contact.x, y: contact.y),
+                pressure: contact.measured && reportsPressure ? slots[contact.slot].pressure ?? 0 : nil,
+                touchMajor: contact.measured ? contact.touchMajor : nil,
+                touchMinor: contact.measured && reportsTouchMinor ? slots[contact.slot].touchMinor ?? 0 : nil
+            ))
+        }
+        return frame
     }
 }

@@ -64,14 +64,12 @@ public struct RecordingReplay: Sendable {
     public func replayedFrames(startingAt offset: Double = 0) -> [ReplayedFrame] {
         var assembler = TouchFrameAssembler(description: device, mapping: mapping, filters: filters)
         var moments: [ReplayedFrame] = []
-        var counted = ContactFilters.Counts()
         let start = recording.startTime
         func add(_ frame: TouchFrame?, at time: Double) {
-            let counts = assembler.filterCounts, notices = assembler.takeFilterNotices()
+            let report = assembler.takeFilterReport()
             // A frame is always kept; a moment without one only when the filters acted.
-            guard frame != nil || counts != counted || !notices.isEmpty else { return }
-            counted = counts
-            moments.append(ReplayedFrame(time: time, frame: frame, counts: counts, notices: notices))
+            guard frame != nil || report.counts != nil || !report.notices.isEmpty else { return }
+            moments.append(ReplayedFrame(time: time, frame: frame, counts: assembler.filterCounts, notices: report.notices))
         }
         for var event in recording.events {
             event.time = event.time - start + offset

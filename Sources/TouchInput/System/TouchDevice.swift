@@ -25,40 +25,19 @@ public final class TouchDevice {
     public let usesMonotonicClock: Bool
 
     private var evdev: OpaquePointer?
-    private var assembler: TouchFrameAssembler
+    /// The device's slots, filters and mapping: how its events become frames, and what its
+    /// readers ask of them (the mapping, the filters, the drops, the next deadline).
+    public private(set) var assembler: TouchFrameAssembler
     private var event = input_event()
 
-    /// How many times the kernel dropped events (`SYN_DROPPED`) and the device was resynced.
-    public var droppedReports: Int { assembler.droppedReports }
-
-    /// The contacts down now.
-    public var activeContactCount: Int { assembler.activeContactCount }
-
-    /// How device units map to the screen; changing it applies from the next frame.
-    public var mapping: OutputMapping {
-        get { assembler.mapper.mapping }
-        set { assembler.setMapping(newValue) }
+    /// Changes where the device's touches land and how its contacts are filtered; applies
+    /// from the next frame, and the contacts down stay followed.
+    public func configure(mapping: OutputMapping, filters: ContactFilterSettings) {
+        assembler.configure(mapping: mapping, filters: filters)
     }
 
-    /// How device units map to the screen.
-    public var mapper: CoordinateMapper { assembler.mapper }
-
-    /// The contact filters; changing them applies from the next frame.
-    public var filters = ContactFilterSettings() {
-        didSet { assembler.setFilters(filters) }
-    }
-
-    /// The filters as they apply to this device.
-    public var resolvedFilters: ResolvedContactFilters { assembler.resolvedFilters }
-
-    /// How often each filter acted.
-    public var filterCounts: ContactFilters.Counts { assembler.filterCounts }
-
-    /// What the filters did since the last call, for the log.
-    public func takeFilterNotices() -> [ContactFilters.Notice] { assembler.takeFilterNotices() }
-
-    /// When a contact down would be stuck, on ``now``'s clock; nil when none would.
-    public var nextDeadline: Double? { assembler.nextDeadline }
+    /// What the filters did since the last call: the notices, and the counts when changed.
+    public func takeFilterReport() -> ContactFilters.Report { assembler.takeFilterReport() }
 
     /// Now, on the clock the device's events are stamped with: the monotonic clock less
     /// how far the events' stamps were behind it when last read. That is the kernel's own
@@ -70,9 +49,9 @@ public final class TouchDevice {
     /// The monotonic clock minus the last event's stamp, when it was read.
     private var eventClockOffset = 0.0
 
-    /// Cancels the contacts that stayed put until now, delivering that frame.
-    public func expire(_ deliver: (TouchFrame) -> Void) {
-        if let frame = assembler.expire(at: now) { deliver(frame) }
+    /// Cancels the contacts that stayed put until now, appending that frame to `events`.
+    public func expire(into events: inout [TouchInputEvent]) {
+        if let frame = assembler.expire(at: now) { events.append(.frame(frame, from: identity)) }
     }
 
     /// Opens `node` and checks that it is a touchscreen.
@@ -122,15 +101,16 @@ public final class TouchDevice {
         case removed
     }
 
-    /// Reads every event available now and calls `deliver` with each complete frame.
+    /// Reads every event available now and appends each complete frame to `frames`: the
+    /// reader's buffer, so that a read allocates nothing once it has grown.
     ///
     /// Handles `SYN_DROPPED` by resyncing through libevdev: contacts that vanished during
-    /// the gap are cancelled, new ones begin. When the device has gone, delivers a last
+    /// the gap are cancelled, new ones begin. When the device has gone, appends a last
     /// frame cancelling its contacts, closes it and returns ``ReadOutcome/removed``.
     ///
     /// `events`, when given, sees every event as read (after a drop, the state libevdev
     /// replays in its place, and `resynced` is called first): what `motionctl record` writes.
-    public func read(events: ((InputEvent) -> Void)? = nil, resynced: (() -> Void)? = nil, _ deliver: (TouchFrame) -> Void) -> ReadOutcome {
+    public func read(into frames: inout [TouchInputEvent], events: ((InputEvent) -> Void)? = nil, resynced: (() -> Void)? = nil) -> ReadOutcome {
         guard let evdev else { return .removed }
         var flags = LIBEVDEV_READ_FLAG_NORMAL.rawValue
         var readAny = false
@@ -149,7 +129,7 @@ public final class TouchDevice {
                     type: event.type, code: event.code, value: event.value)
                 events?(input)
                 readAny = true
-                if let frame = assembler.consume(input) { deliver(frame) }
+                if let frame = assembler.consume(input) { frames.append(.frame(frame, from: identity)) }
             } else if status == -EAGAIN {
                 if flags == LIBEVDEV_READ_FLAG_SYNC.rawValue {
                     assembler.endResync()
@@ -160,20 +140,20 @@ public final class TouchDevice {
                 return .drained
             } else {
                 // -ENODEV when unplugged; any other error leaves the device unusable too.
-                remove(deliver)
+                remove(into: &frames)
                 return .removed
             }
         }
     }
 
-    /// Cancels the device's contacts (delivering that frame) and closes it: for a device
+    /// Cancels the device's contacts (appending that frame to `events`) and closes it: for a device
     /// that udev says was removed, before a read notices, and for shutting down.
     ///
     /// The frame is stamped now on the device's clock: the monotonic clock, or, where the
     /// kernel refused it, the time of the device's last event.
-    public func remove(_ deliver: (TouchFrame) -> Void) {
+    public func remove(into events: inout [TouchInputEvent]) {
         let time = usesMonotonicClock ? monotonicNow() : lastEventTime
-        if let frame = assembler.cancelAll(at: time) { deliver(frame) }
+        if let frame = assembler.cancelAll(at: time) { events.append(.frame(frame, from: identity)) }
         close()
     }
 

@@ -17,8 +17,6 @@ public final class TouchInputHub {
     /// The number each node's device was given (``DeviceIdentity/number``): kept when it
     /// goes, so a device plugged in again at its node has its number again.
     private var numbers: [String: Int] = [:]
-    /// The filter counts last reported, by node.
-    private var reportedCounts: [String: ContactFilters.Counts] = [:]
 
     /// How a touchscreen is used: where it maps, and whether motiond takes it for itself.
     public struct DeviceUse {
@@ -66,7 +64,7 @@ public final class TouchInputHub {
         }
     }
 
-    /// A descriptor that wakes ``poll(timeout:_:)`` when readable (another thread's pipe);
+    /// A descriptor that wakes ``poll(timeout:)`` when readable (another thread's pipe);
     /// what was written to it is read and discarded.
     public var wakeDescriptor: Int32?
 
@@ -91,9 +89,16 @@ public final class TouchInputHub {
         self.configure = configure
     }
 
+    /// What the hub reports, in order, from the call that returned it: its own buffer, lent
+    /// to the caller until the next call (as libinput's events are read after
+    /// `libinput_dispatch`), so that reading input allocates nothing once it has grown.
+    private var events: [TouchInputEvent] = []
+
     /// Applies `configure` again to the open devices (after a configuration reload): new
-    /// mappings apply from the next frame; a device no longer selected is closed.
-    public func reconfigure(_ handle: (TouchInputEvent) -> Void) {
+    /// mappings apply from the next frame; a device no longer selected is closed. Returns
+    /// what that changed (lent until the next call).
+    public func reconfigure() -> [TouchInputEvent] {
+        events.removeAll(keepingCapacity: true)
         for (node, device) in devices {
             guard let udev = udevNodes[node] else { continue }
             let use = configure(device.identity, udev.calibration).flatMap { use in
@@ -102,137 +107,149 @@ public final class TouchInputHub {
             }
             switch use {
             case .success(let use):
-                device.mapping = use.mapping
-                device.filters = use.filters
-                handle(.reconfigured(device.identity, DeviceSetup(device)))
+                device.configure(mapping: use.mapping, filters: use.filters)
+                events.append(.reconfigured(device.identity, DeviceSetup(device)))
             case .failure(let reason):
                 devices[node] = nil
-                device.remove { handle(.frame($0, from: device.identity)) }
-                handle(.removed(device.identity, why: .deselected))
-                skip(node, reason, handle)
+                device.remove(into: &events)
+                events.append(.removed(device.identity, why: .deselected))
+                skip(node, reason)
             }
         }
+        return events
     }
 
-    /// Starts watching for hotplug and opens the touchscreens present now.
-    public func start(_ handle: (TouchInputEvent) -> Void) throws(DiscoveryError) {
+    /// Starts watching for hotplug and opens the touchscreens present now; returns what it
+    /// found (lent until the next call).
+    public func start() throws(DiscoveryError) -> [TouchInputEvent] {
+        events.removeAll(keepingCapacity: true)
         monitor = try discovery.monitor()
         for node in discovery.touchscreens() {
-            open(node, handle)
+            open(node)
         }
+        return events
     }
 
-    /// Waits up to `timeout` milliseconds (−1: forever) for input or hotplug, and handles
-    /// what is ready. Returns false when interrupted by a signal.
+    /// Waits up to `timeout` milliseconds (−1: forever) for input or hotplug, and returns
+    /// what is ready (lent until the next call): empty when the wait timed out or a signal
+    /// interrupted it.
     ///
     /// It wakes earlier when a contact down would be stuck (``ContactFilters``): a finger
     /// that does not move sends nothing, so only a timer can cancel it.
-    @discardableResult
-    public func poll(timeout: Int32, _ handle: (TouchInputEvent) -> Void) -> Bool {
+    public func poll(timeout: Int32) -> [TouchInputEvent] {
+        events.removeAll(keepingCapacity: true)
+        let wait = earliest(timeout)
+        listDescriptors()
+        let ready = Glibc.poll(&pollDescriptors, nfds_t(pollDescriptors.count), wait)
+        if ready > 0 {
+            for descriptor in pollDescriptors where descriptor.revents != 0 {
+                if descriptor.fd == monitor?.fileDescriptor {
+                    handleHotplug()
+                } else if descriptor.fd == wakeDescriptor {
+                    var bytes = [UInt8](repeating: 0, count: 64)
+                    _ = Glibc.read(descriptor.fd, &bytes, bytes.count)
+                } else if let device = devices.values.first(where: { $0.fileDescriptor == descriptor.fd }) {
+                    read(device)
+                }
+            }
+        }
+        for device in devices.values where device.assembler.nextDeadline.map({ $0 <= device.now }) == true {
+            device.expire(into: &events)
+            reportFilters(device)
+        }
+        return events
+    }
+
+    /// `timeout`, or sooner when a device's contact would be stuck sooner.
+    private func earliest(_ timeout: Int32) -> Int32 {
         var timeout = timeout
         for device in devices.values {
-            guard let deadline = device.nextDeadline else { continue }
+            guard let deadline = device.assembler.nextDeadline else { continue }
             let wait = Int32(clamping: Int64(((deadline - device.now) * 1000).rounded(.up)))
             timeout = timeout < 0 ? Swift.max(wait, 0) : Swift.min(timeout, Swift.max(wait, 0))
         }
-        defer {
-            for device in devices.values where device.nextDeadline.map({ $0 <= device.now }) == true {
-                device.expire { handle(.frame($0, from: device.identity)) }
-                reportFilters(device, handle)
-            }
-        }
+        return timeout
+    }
+
+    /// Lists the descriptors to poll: udev's, the wake pipe's, each device's.
+    private func listDescriptors() {
         pollDescriptors.removeAll(keepingCapacity: true)
         if let monitor { pollDescriptors.append(pollfd(fd: monitor.fileDescriptor, events: Int16(POLLIN), revents: 0)) }
         if let wakeDescriptor { pollDescriptors.append(pollfd(fd: wakeDescriptor, events: Int16(POLLIN), revents: 0)) }
         for device in devices.values {
             pollDescriptors.append(pollfd(fd: device.fileDescriptor, events: Int16(POLLIN), revents: 0))
         }
-        let ready = Glibc.poll(&pollDescriptors, nfds_t(pollDescriptors.count), timeout)
-        guard ready > 0 else { return ready == 0 }
-        for descriptor in pollDescriptors where descriptor.revents != 0 {
-            if descriptor.fd == monitor?.fileDescriptor {
-                handleHotplug(handle)
-            } else if descriptor.fd == wakeDescriptor {
-                var bytes = [UInt8](repeating: 0, count: 64)
-                _ = Glibc.read(descriptor.fd, &bytes, bytes.count)
-            } else if let device = devices.values.first(where: { $0.fileDescriptor == descriptor.fd }) {
-                read(device, handle)
-            }
-        }
-        return true
     }
 
-    /// Closes every device, cancelling the contacts that were down.
-    public func stop(_ handle: (TouchInputEvent) -> Void) {
+    /// Closes every device, cancelling the contacts that were down; returns those last
+    /// frames and removals (lent until the next call).
+    public func stop() -> [TouchInputEvent] {
+        events.removeAll(keepingCapacity: true)
         for device in devices.values {
-            device.remove { handle(.frame($0, from: device.identity)) }
-            handle(.removed(device.identity, why: .stopped))
+            device.remove(into: &events)
+            events.append(.removed(device.identity, why: .stopped))
         }
         devices = [:]
         monitor = nil
+        return events
     }
 
-    private func read(_ device: TouchDevice, _ handle: (TouchInputEvent) -> Void) {
-        let drops = device.droppedReports
-        let outcome = device.read { handle(.frame($0, from: device.identity)) }
-        if device.droppedReports > drops { handle(.eventsDropped(device.identity, total: device.droppedReports)) }
-        reportFilters(device, handle)
+    private func read(_ device: TouchDevice) {
+        let drops = device.assembler.droppedReports
+        let outcome = device.read(into: &events)
+        if device.assembler.droppedReports > drops { events.append(.eventsDropped(device.identity, total: device.assembler.droppedReports)) }
+        reportFilters(device)
         if outcome == .removed {
             devices[device.node] = nil
-            handle(.removed(device.identity))
+            events.append(.removed(device.identity))
         }
     }
 
     /// Reports what the device's filters did since the last report.
-    private func reportFilters(_ device: TouchDevice, _ handle: (TouchInputEvent) -> Void) {
-        for notice in device.takeFilterNotices() { handle(.filtered(device.identity, notice)) }
-        let counts = device.filterCounts
-        if reportedCounts[device.node] != counts {
-            reportedCounts[device.node] = counts
-            handle(.filterCounts(device.identity, counts))
-        }
+    private func reportFilters(_ device: TouchDevice) {
+        let report = device.takeFilterReport()
+        for notice in report.notices { events.append(.filtered(device.identity, notice)) }
+        if let counts = report.counts { events.append(.filterCounts(device.identity, counts)) }
     }
 
-    private func handleHotplug(_ handle: (TouchInputEvent) -> Void) {
+    private func handleHotplug() {
         while let event = monitor?.receive() {
             switch event {
             case .added(let node):
-                open(node, handle)
+                open(node)
             case .removed(let node, _):
-                if skippedNodes.remove(node) != nil { handle(.skippedRemoved(node: node)) }
+                if skippedNodes.remove(node) != nil { events.append(.skippedRemoved(node: node)) }
                 guard let device = devices.removeValue(forKey: node) else { continue }
                 // Read what the device still had to say, and what its filters decided of it
                 // (a palm ignored from landing gives no frame), then cancel what is left down.
                 // Cancelling decides too: a palm still within its verdict window is one now.
-                _ = device.read { handle(.frame($0, from: device.identity)) }
-                device.remove { handle(.frame($0, from: device.identity)) }
-                reportFilters(device, handle)
-                handle(.removed(device.identity))
+                _ = device.read(into: &events)
+                device.remove(into: &events)
+                reportFilters(device)
+                events.append(.removed(device.identity))
             }
         }
     }
 
-    private func open(_ node: TouchscreenNode, _ handle: (TouchInputEvent) -> Void) {
+    private func open(_ node: TouchscreenNode) {
         guard devices[node.node] == nil else { return }
         do throws(DeviceError) {
             let device = try TouchDevice(node: node.node)
             device.identity = DeviceIdentity(number: number(of: node.node), node: node.node, path: node.path, description: device.description)
             switch configure(device.identity, node.calibration) {
             case .failure(let reason):
-                skip(node.node, reason, handle)
+                skip(node.node, reason)
                 return
             case .success(let use):
-                device.mapping = use.mapping
-                device.filters = use.filters
+                device.configure(mapping: use.mapping, filters: use.filters)
                 try device.setGrabbed(use.grab)
             }
             devices[node.node] = device
-            reportedCounts[node.node] = ContactFilters.Counts()
             udevNodes[node.node] = node
             skippedNodes.remove(node.node)
-            handle(.added(device.identity, device.description, DeviceSetup(device)))
+            events.append(.added(device.identity, device.description, DeviceSetup(device)))
         } catch {
-            skip(node.node, SkipReason(error), handle)
+            skip(node.node, SkipReason(error))
         }
     }
 
@@ -243,8 +260,8 @@ public final class TouchInputHub {
         return numbers.count - 1
     }
 
-    private func skip(_ node: String, _ reason: SkipReason, _ handle: (TouchInputEvent) -> Void) {
+    private func skip(_ node: String, _ reason: SkipReason) {
         skippedNodes.insert(node)
-        handle(.skipped(node: node, reason: reason))
+        events.append(.skipped(node: node, reason: reason))
     }
 }
