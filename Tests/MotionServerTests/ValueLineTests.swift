@@ -52,21 +52,21 @@ struct ValueLineTests {
 
     @Test("screen.contacts: none, one, several, device names that need escapes")
     func contacts() {
-        let fingers: [ContactsStream.Contact] = [
+        let fingers: [ScreenContact] = [
             .init(id: 0, position: Point(x: 960, y: 540), device: "/dev/input/event3"),
             .init(id: 17, position: Point(x: -0.25, y: 1e-7), device: "odd \"node\" é"),
             .init(id: Int(Int32.max), position: Point(x: .nan, y: 12_345.678_9), device: ""),
         ]
         for count in 0...fingers.count {
-            var state = ContactsStream()
+            var state = ScreenContacts()
             for (index, finger) in fingers.prefix(count).enumerated() {
                 let contact = TouchContact(slot: index, trackingID: Int32(index), phase: .began, deviceX: 0, deviceY: 0, position: finger.position)
-                _ = state.update(with: [ReportedContact(device: index, finger: finger.id, contact: contact, predicted: nil)], node: finger.device)
+                _ = state.update(with: [ReportedContact(device: index, finger: finger.id, contact: contact, predicted: nil)], device: finger.device)
             }
-            let expected = JSONValue.object([("event", "value"), ("stream", .string(ContactsStream.name)), ("value", state.json), ("t", .number(4.25)), ("seq", .integer(9))]).encoded + "\n"
+            let expected = JSONValue.object([("event", "value"), ("stream", .string(ScreenContacts.name)), ("value", .published(.contacts(state.contacts))), ("t", .number(4.25)), ("seq", .integer(9))]).encoded + "\n"
             var buffer = ByteBufferAllocator().buffer(capacity: 16)
             let contacts = state.contacts
-            buffer.writeValueLine(stream: ContactsStream.name, time: 4.25, seq: 9) { $0.writeContacts(contacts) }
+            buffer.writeValueLine(stream: ScreenContacts.name, time: 4.25, seq: 9) { $0.writeContacts(contacts) }
             #expect(String(buffer: buffer) == expected)
             #expect(contacts.count == count)
         }

@@ -59,11 +59,11 @@ final class Publisher {
     }
 
     /// Publishes a frame's report to the subscribers of what it holds, in the protocol's order
-    /// (docs/protocol.md, "A frame's lines"): the values, `contacts` (`screen.contacts`' line,
-    /// already encoded, when it changed), then the gesture events. Each subscriber gets its
-    /// lines in one write. Returns the value lines sent, over all subscribers.
+    /// (docs/protocol.md, "A frame's lines"): the values (`screen.contacts` the last of them),
+    /// then the gesture events. Each subscriber gets its lines in one write. Returns the value
+    /// lines sent, over all subscribers.
     @discardableResult
-    func publish(_ report: FrameReport, contacts: (stream: StreamID, line: ByteBuffer)? = nil, to index: SubscriptionIndex) -> Int {
+    func publish(_ report: FrameReport, to index: SubscriptionIndex) -> Int {
         publication &+= 1
         frame.clear()
         lines.removeAll(keepingCapacity: true)
@@ -76,11 +76,6 @@ final class Publisher {
                 frame.writeValueLine(stream: update.stream, value: update.value, time: update.time, seq: seq)
             }
             add(update.id, start..<frame.writerIndex, index)
-        }
-        if let contacts {
-            let start = frame.writerIndex
-            frame.writeImmutableBuffer(contacts.line)
-            add(contacts.stream, start..<frame.writerIndex, index)
         }
         let values = lines.count
         for event in report.events where index.hasSubscribers(event.stream) {

@@ -51,17 +51,12 @@ extension ByteBuffer {
             writeStaticString(",\"mass\":")
             writeJSONNumber(spring.mass)
             writeStaticString("}")
+        case .contacts(let fingers): writeContacts(fingers)
         }
     }
 
-    /// `screen.contacts`' `value` line: what a frame that moved the fingers publishes, and
-    /// what a subscriber gets first.
-    mutating func writeContactsLine(_ contacts: [ContactsStream.Contact], time: Double, seq: Int) {
-        writeValueLine(stream: ContactsStream.name, time: time, seq: seq) { $0.writeContacts(contacts) }
-    }
-
-    /// `screen.contacts`' value as ``ContactsStream/json`` encodes it.
-    mutating func writeContacts(_ contacts: [ContactsStream.Contact]) {
+    /// `screen.contacts`' value as ``JSONValue/published(_:)`` encodes it.
+    mutating func writeContacts(_ contacts: [ScreenContact]) {
         writeStaticString("[")
         for (index, contact) in contacts.enumerated() {
             writeStaticString(index == 0 ? "{\"id\":" : ",{\"id\":")
