@@ -88,14 +88,18 @@ final class ClientHub {
         let engine = scene.engine
         let room = Swift.min(streams.count * 128, Self.valuesBufferBytes)
         var lines = allocator.buffer(capacity: room)
+        var ranges: [Range<Int>] = []
         func sendLines() {
             guard lines.readableBytes > 0 else { return }
-            session.output.send(lines, coalescing: nil)
+            session.output.sendNow(lines, ranges: ranges)
             lines = allocator.buffer(capacity: room)
+            ranges.removeAll(keepingCapacity: true)
         }
         for stream in streams {
             guard let value = engine.currentValue(stream) else { continue }
+            let start = lines.writerIndex
             lines.writeValueLine(stream: engine.catalog.name(of: stream), value: value, time: clock.now, seq: publisher.seq(stream))
+            ranges.append(start..<lines.writerIndex)
             session.sent += 1
             if lines.readableBytes >= Self.valuesBufferBytes { sendLines() }
         }

@@ -21,8 +21,9 @@ final class Publisher {
     private var streams: [StreamID] = []
     /// The sessions the current frame goes to; kept between frames.
     private var touched: [ClientSession] = []
-    /// Buffers for subscribers that want part of a frame, by which part.
-    private var partial: [(wanted: UInt64, lines: ByteBuffer)] = []
+    /// Buffers for subscribers that want part of a frame, by which part, with where each
+    /// line is in them.
+    private var partial: [(wanted: UInt64, lines: ByteBuffer, ranges: [Range<Int>])] = []
     private var publication = 0
 
     init(allocator: ByteBufferAllocator) {
@@ -91,11 +92,11 @@ final class Publisher {
         partial.removeAll(keepingCapacity: true)
         for session in touched {
             if session.output.isKeepingUp && count <= 64 {
-                let lines = session.wanted == everything ? frame : lines(session.wanted)
+                let (buffer, ranges) = session.wanted == everything ? (frame, lines) : lines(session.wanted)
                 let valuesSent = (session.wanted & valueLines).nonzeroBitCount
                 session.sent += valuesSent
                 sent += valuesSent
-                session.output.sendNow(lines)
+                session.output.sendNow(buffer, ranges: ranges)
             } else {
                 // Behind: line by line, each value replaceable by its stream's next value
                 // (events are never replaced).
@@ -130,17 +131,21 @@ final class Publisher {
     }
 
     /// The lines of the updates in `wanted`, in one buffer shared by every subscriber
-    /// wanting the same ones.
-    private func lines(_ wanted: UInt64) -> ByteBuffer {
-        if let found = partial.first(where: { $0.wanted == wanted }) { return found.lines }
+    /// wanting the same ones, and where each is in it.
+    private func lines(_ wanted: UInt64) -> (ByteBuffer, [Range<Int>]) {
+        if let found = partial.first(where: { $0.wanted == wanted }) { return (found.lines, found.ranges) }
         var buffer = allocator.buffer(capacity: 256 * wanted.nonzeroBitCount)
+        var ranges: [Range<Int>] = []
+        ranges.reserveCapacity(wanted.nonzeroBitCount)
         var rest = wanted
         while rest != 0 {
             let line = lines[rest.trailingZeroBitCount]
+            let start = buffer.writerIndex
             buffer.writeImmutableBuffer(frame.getSlice(at: line.lowerBound, length: line.count)!)
+            ranges.append(start..<buffer.writerIndex)
             rest &= rest - 1
         }
-        partial.append((wanted, buffer))
-        return buffer
+        partial.append((wanted, buffer, ranges))
+        return (buffer, ranges)
     }
 }
