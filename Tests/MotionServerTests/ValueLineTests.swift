@@ -34,6 +34,27 @@ struct ValueLineTests {
         }
     }
 
+    @Test("numbers of a few decimals, which are written without the standard library's algorithm, at every magnitude and either side of its bounds")
+    func fewDecimals() {
+        var generator = SystemRandomNumberGenerator()
+        var numbers: [Double] = [1e-4, -1e-4, 1e-4.nextDown, 1e-4.nextUp, 0.00011, 0.0009999, 0.001, 0.1, 0.2, 0.3, 0.1 + 0.2, 0x1p33, 0x1p33.nextDown,
+                                 -0x1p33.nextDown, 8_589_934_591.999_9, 8_589_934_591.5, 880.8, 882.800_000_000_000_1, 263.25, 1234.567_8, 99_999.999_9]
+        for _ in 0..<100_000 {
+            let places = Int.random(in: 1...6, using: &generator)
+            let magnitude = Int64.random(in: 0...14, using: &generator)
+            var power: Int64 = 1
+            for _ in 0..<magnitude { power *= 10 }
+            let digits = Int64.random(in: -power...power, using: &generator)
+            var scale = 1.0
+            for _ in 0..<places { scale *= 10 }
+            numbers.append(Double(digits) / scale)
+            numbers.append((Double(digits) / scale).nextUp)
+        }
+        for number in numbers {
+            #expect(direct("a.x", .number(number), 1, 1) == general("a.x", .number(number), 1, 1), "\(number)")
+        }
+    }
+
     @Test("every kind of value, and names and texts that need escapes")
     func kinds() {
         let values: [PublishedValue] = [

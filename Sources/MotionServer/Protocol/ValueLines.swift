@@ -163,7 +163,45 @@ struct ValueLine: TextOutputStream {
     mutating func writeJSONNumber(_ value: Double) {
         guard value.isFinite else { return write(static: "null") }
         if value == value.rounded(), Swift.abs(value) < 1e15 { return writeDecimal(Int64(value)) }
+        if writeFewDecimals(value) { return }
         value.write(to: &self)
+    }
+
+    /// Writes `value` with its decimals when it has four at most (a finger's position:
+    /// 880.8, 263.25), as Swift's shortest round-trip form writes it, without the standard
+    /// library's general algorithm, which costs some 500 instructions a number; false,
+    /// writing nothing, for any other.
+    ///
+    /// Why the digits are Swift's: `n / 10ᵏ` divided in floating point is the double nearest
+    /// the decimal n·10⁻ᵏ, as reading that decimal gives, so when it is `value` those k places
+    /// read back as `value`. Between 10⁻⁴ and 2³³ neighbouring doubles are less than 10⁻⁶
+    /// apart, so no other decimal of k places reads back as `value`, nor one of fewer (the
+    /// loop tried them first, and `rounded()` finds the one nearest): it is the shortest
+    /// form, the only one of its length, so the one Swift writes, and Swift writes these
+    /// magnitudes without an exponent. ValueLineTests compares the two on a few hundred
+    /// thousand numbers.
+    private mutating func writeFewDecimals(_ value: Double) -> Bool {
+        let magnitude = Swift.abs(value)
+        guard magnitude >= 1e-4, magnitude < 0x1p33 else { return false }
+        var scale = 1.0
+        for places in 1...4 {
+            scale *= 10
+            let scaled = (magnitude * scale).rounded()
+            guard scaled / scale == magnitude else { continue }
+            let digits = Int64(scaled), unit = Int64(scale)
+            if value < 0 { writeByte(UInt8(ascii: "-")) }
+            writeDecimal(digits / unit)
+            writeByte(UInt8(ascii: "."))
+            assert(count + places <= memory.count, "a line is longer than its bound")
+            var fraction = digits % unit
+            for place in (0..<places).reversed() {
+                memory[count + place] = UInt8(ascii: "0") + UInt8(fraction % 10)
+                fraction /= 10
+            }
+            count += places
+            return true
+        }
+        return false
     }
 
     /// A whole number in decimal.
