@@ -162,7 +162,9 @@ struct ValueLine: TextOutputStream {
     /// A number as ``compactNumber(_:)`` writes it; null when not finite.
     mutating func writeJSONNumber(_ value: Double) {
         guard value.isFinite else { return write(static: "null") }
-        if value == value.rounded(), Swift.abs(value) < 1e15 { return writeDecimal(Int64(value)) }
+        // Whole, as `value == value.rounded()` says, by a conversion: `rounded()` is a call
+        // into the C library, twenty a frame.
+        if Swift.abs(value) < 1e15, Double(Int64(value)) == value { return writeDecimal(Int64(value)) }
         if writeFewDecimals(value) { return }
         value.write(to: &self)
     }
@@ -176,7 +178,7 @@ struct ValueLine: TextOutputStream {
     /// the decimal n·10⁻ᵏ, as reading that decimal gives, so when it is `value` those k places
     /// read back as `value`. Between 10⁻⁴ and 2³³ neighbouring doubles are less than 10⁻⁶
     /// apart, so no other decimal of k places reads back as `value`, nor one of fewer (the
-    /// loop tried them first, and `rounded()` finds the one nearest): it is the shortest
+    /// loop tried them first, and rounding half up finds the one nearest): it is the shortest
     /// form, the only one of its length, so the one Swift writes, and Swift writes these
     /// magnitudes without an exponent. ValueLineTests compares the two on a few hundred
     /// thousand numbers.
@@ -186,7 +188,7 @@ struct ValueLine: TextOutputStream {
         var scale = 1.0
         for places in 1...4 {
             scale *= 10
-            let scaled = (magnitude * scale).rounded()
+            let scaled = Double(Int64(magnitude * scale + 0.5))
             guard scaled / scale == magnitude else { continue }
             let digits = Int64(scaled), unit = Int64(scale)
             if value < 0 { writeByte(UInt8(ascii: "-")) }
