@@ -260,6 +260,7 @@ struct SimulateCommand: ParsableCommand {
         case .text(let t): return t
         case .bool(let b): return b ? "true" : "false"
         case .spring(let s): return formatted("tension %.1f, friction %.1f, mass %g", s.tension, s.friction, s.mass)
+        case .contacts(let fingers): return "\(fingers.count) fingers"
         }
     }
 }

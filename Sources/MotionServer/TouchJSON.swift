@@ -147,7 +147,8 @@ public enum DeviceText {
 }
 
 extension JSONValue {
-    /// A published value: a point as `{x, y}`, a size as `{width, height}`, a number, a string.
+    /// A published value: a point as `{x, y}`, a size as `{width, height}`, a number, a string;
+    /// the fingers as `screen.contacts`' `[{"id", "x", "y", "device", "predicted"?}, …]`.
     public static func published(_ value: PublishedValue) -> JSONValue {
         switch value {
         case .point(let point): return .point(point)
@@ -157,6 +158,13 @@ extension JSONValue {
         case .bool(let flag): return .bool(flag)
         case .spring(let spring):
             return .object([("tension", .number(spring.tension)), ("friction", .number(spring.friction)), ("mass", .number(spring.mass))])
+        case .contacts(let fingers):
+            return .array(fingers.map { finger in
+                var members: [(String, JSONValue)] = [("id", .integer(Int64(finger.id))), ("x", .number(finger.position.x)),
+                                                      ("y", .number(finger.position.y)), ("device", .string(finger.device))]
+                if let predicted = finger.predicted { members.append(("predicted", .point(predicted))) }
+                return .object(members)
+            })
         }
     }
 

@@ -168,7 +168,7 @@ struct CalibrationProtocolTests {
         #expect(try second.take().contains { $0["id"]?.integer == 2 && $0["ok"]?.bool == true })
 
         Self.rest(of: 5, on: node, device: 0, from: 100.1, daemon, clock)
-        let leaked = try watcher.take().filter { $0["stream"]?.string == ContactsStream.name || $0["stream"]?.string?.hasPrefix("card.") == true }
+        let leaked = try watcher.take().filter { $0["stream"]?.string == ScreenContacts.name || $0["stream"]?.string?.hasPrefix("card.") == true }
         #expect(leaked.isEmpty, "the rest of touch 5 reached the scene: \(leaked)")
         // The second calibration takes its own touches, and only those.
         for (index, phase) in [TouchPhase.began, .ended].enumerated() {
@@ -177,7 +177,7 @@ struct CalibrationProtocolTests {
         }
         let touches = try second.take().filter { $0["event"]?.string == "calibration_touch" }
         #expect(touches.count == 1 && Swift.abs((touches.first?["raw"]?["x"]?.number ?? 0) - 100.0 / 800) < 1e-12, "\(touches)")
-        #expect(try watcher.take().allSatisfy { $0["stream"]?.string != ContactsStream.name })
+        #expect(try watcher.take().allSatisfy { $0["stream"]?.string != ScreenContacts.name })
     }
 
     @Test("a touch begun in a calibration stays the calibration's when its client switches to another device before it lifts")
@@ -195,12 +195,12 @@ struct CalibrationProtocolTests {
         #expect(try output.take().contains { $0["id"]?.integer == 2 && $0["ok"]?.bool == true })
 
         Self.rest(of: 5, on: "/dev/input/event7", device: 0, from: 100.1, daemon, clock)
-        let leaked = try watcher.take().filter { $0["stream"]?.string == ContactsStream.name || $0["stream"]?.string?.hasPrefix("card.") == true }
+        let leaked = try watcher.take().filter { $0["stream"]?.string == ScreenContacts.name || $0["stream"]?.string?.hasPrefix("card.") == true }
         #expect(leaked.isEmpty, "the rest of touch 5 reached the scene: \(leaked)")
         #expect(try output.take().allSatisfy { $0["event"]?.string != "calibration_touch" }, "touch 5 lifted after its calibration ended")
         // The first device's next touch is the scene's again.
         clock.now = 101
         daemon.process(TouchFrame(time: 101, contacts: [Self.touch(7, .began, deviceX: 360, deviceY: 369)]), from: DeviceIdentity(number: 0, node: "/dev/input/event7"))
-        #expect(try watcher.take().contains { $0["stream"]?.string == ContactsStream.name })
+        #expect(try watcher.take().contains { $0["stream"]?.string == ScreenContacts.name })
     }
 }

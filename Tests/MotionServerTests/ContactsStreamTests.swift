@@ -13,7 +13,7 @@ struct ContactsStreamTests {
 
     /// The values of screen.contacts among what a client received: each as [(id, x, y, device)].
     func values(_ messages: [JSONInput]) -> [[(id: Int, x: Double, y: Double, device: String)]] {
-        messages.filter { $0["event"]?.string == "value" && $0["stream"]?.string == ContactsStream.name }.map { message in
+        messages.filter { $0["event"]?.string == "value" && $0["stream"]?.string == ScreenContacts.name }.map { message in
             (message["value"]?.array ?? []).map { ($0["id"]?.integer ?? -1, $0["x"]?.number ?? .nan, $0["y"]?.number ?? .nan, $0["device"]?.string ?? "") }
         }
     }
@@ -70,10 +70,10 @@ struct ContactsStreamTests {
         let output = RecordingOutput()
         let session = daemon.connect(output, credentials: nil)
         let hello = try #require(try output.take().first)
-        #expect(hello["streams"]?.array?.contains { $0.string == ContactsStream.name } == true)
+        #expect(hello["streams"]?.array?.contains { $0.string == ScreenContacts.name } == true)
         daemon.receive(#"{"id": 1, "op": "list"}"#, from: session)
         let list = try #require(try output.take().first?["result"]?["streams"]?.array)
-        #expect(list.first { $0["stream"]?.string == ContactsStream.name }?["kind"]?.string == "contacts")
+        #expect(list.first { $0["stream"]?.string == ScreenContacts.name }?["kind"]?.string == "contacts")
         daemon.receive(#"{"id": 2, "op": "subscribe", "streams": ["*"]}"#, from: session)
         _ = try output.take()
         daemon.process(TouchFrame(time: 1, contacts: [contact(1, .began, 10, 20)]), from: DeviceIdentity(number: 0, node: "n"))

@@ -43,10 +43,28 @@ extension MotionEngine {
         for interaction in interactions { runtime.add(interaction, to: scene.container) }
     }
 
-    /// Names a stream published from outside the engine (the daemon's `screen.contacts`),
-    /// so that it is numbered like the rest.
-    public func registerExternalStream(_ name: String) -> StreamID {
-        published.catalog.id(named: name) ?? published.register(name, kind: .external)
+    /// Reports the fingers on the screen as the stream `name` (``ScreenContacts``), numbered
+    /// like the rest and published in the report's values, after the elements' (while
+    /// someone follows them, ``followContacts(_:)``).
+    public func reportContacts(on name: String = ScreenContacts.name) -> StreamID {
+        let stream = published.catalog.id(named: name) ?? published.register(name, kind: .contacts)
+        contactsStream = stream
+        return stream
+    }
+
+    /// Whether anyone follows the fingers: only then are they compared frame by frame and
+    /// reported. Unfollowed, they are forgotten, so that a later follower does not get
+    /// stale ones.
+    public func followContacts(_ followed: Bool) {
+        followsContacts = followed
+        if !followed { screenContacts.reset() }
+    }
+
+    /// A stream's current value: its property's, or the fingers; nil for a stream with no
+    /// value (a gesture's) or none at all.
+    public func currentValue(_ stream: StreamID) -> PublishedValue? {
+        if stream == contactsStream { return .contacts(screenContacts.contacts) }
+        return property(stream)?.read()
     }
 
     /// Removes an element: its gestures are cancelled, its interactions disconnected, and the
@@ -150,6 +168,9 @@ extension MotionEngine {
             reportScreenGestures()
         }
         successor.router = router.handedOver
+        // The fingers down keep their numbers, and a follower does not hear them again.
+        successor.screenContacts = screenContacts
+        successor.followsContacts = followsContacts
         reportPhase = .handedOut
         return report
     }

@@ -64,7 +64,8 @@ public struct FrameReport: Sendable {
     /// The frame's time, in seconds on the monotonic clock.
     public internal(set) var time: Double = 0
     /// The values that changed, each stream at most once, in publication order (elements in
-    /// the order they were added, each element's properties in a fixed order).
+    /// the order they were added, each element's properties in a fixed order), then the
+    /// fingers (`screen.contacts`) if the engine reports them and they changed.
     public internal(set) var values: [PublishedUpdate] = []
     /// Gesture events, in the order they happened.
     public internal(set) var events: [FrameEvent] = []
@@ -76,6 +77,13 @@ public struct FrameReport: Sendable {
     /// Streams that went with an element in this report; their numbers will name other
     /// streams. Whoever keeps state per ``StreamID`` forgets it after the report's lines.
     public internal(set) var removedStreams: [StreamID] = []
+
+    /// Whether values of elements changed, not only the fingers: what a keeper of the scene
+    /// follows.
+    public var elementValuesChanged: Bool {
+        guard case .contacts? = values.last?.value else { return !values.isEmpty }
+        return values.count > 1
+    }
 
     /// Whether the report has nothing to publish.
     public var isEmpty: Bool {

@@ -36,6 +36,12 @@ public final class MotionEngine {
     var screenWatch: ScreenWatch?
     /// The fingers' predictions (ElementPrediction.swift); nil without prediction.
     let predictions: ScenePrediction?
+    /// The fingers on the screen, the stream they are reported on (``reportContacts(on:)``),
+    /// whether anyone follows them, and whether they changed since the last report.
+    var screenContacts = ScreenContacts()
+    var contactsStream: StreamID?
+    var followsContacts = false
+    private var contactsChanged = false
     let activity = ActivityTracker()
     /// What the links to the published properties tell of their writes.
     let writes = PublishedWrites()
@@ -76,9 +82,10 @@ public final class MotionEngine {
 
     // MARK: Frames
 
-    /// Processes one device's frame at its timestamp: what it changed, in order.
+    /// Processes one device's frame at its timestamp: what it changed, in order. `deviceName`
+    /// is what `screen.contacts` says the fingers are on.
     @discardableResult
-    public func process(_ frame: TouchFrame, device: Int = 0) -> FrameReport {
+    public func process(_ frame: TouchFrame, device: Int = 0, deviceName: String = "") -> FrameReport {
         beginProcessing(at: frame.time)
         clock.perform(at: frame.time) {
             if let screenWatch {
@@ -111,6 +118,9 @@ public final class MotionEngine {
                 report.contacts[index].predicted = predictions.move(ContactKey(device: device, trackingID: report.contacts[index].contact.trackingID))?.then
             }
         }
+        if followsContacts, screenContacts.update(with: report.contacts.suffix(frame.contacts.count), device: deviceName) {
+            contactsChanged = true
+        }
         return endReport(at: frame.time)
     }
 
@@ -119,7 +129,10 @@ public final class MotionEngine {
     /// (a command from a client, an element removed).
     public func tick(at time: Double) -> FrameReport {
         beginProcessing(at: time)
-        if let predictions, predictions.lapse(by: time) { report.predictionsLapsed = true }
+        if let predictions, predictions.lapse(by: time) {
+            report.predictionsLapsed = true
+            if followsContacts, screenContacts.lapsePredictions() { contactsChanged = true }
+        }
         if let screenWatch, let due = screenWatch.nextDeadline, due <= time {
             screenWatch.advance(to: time, into: &screenEvents)
             reportScreenGestures()
@@ -223,8 +236,18 @@ public final class MotionEngine {
         updatePredictions()
         published.collect(at: time, into: &report, broken: &broken)
         repairBroken()
+        reportContacts(at: time)
         reportPhase = .handedOut
         return report
+    }
+
+    /// The fingers, after the elements' values, if they changed since the last report. The
+    /// value shares the fingers' storage: the report is emptied before they change again.
+    private func reportContacts(at time: Double) {
+        guard contactsChanged, let contactsStream else { return }
+        contactsChanged = false
+        report.values.append(PublishedUpdate(id: contactsStream, stream: published.catalog.name(of: contactsStream),
+                                             value: .contacts(screenContacts.contacts), time: time))
     }
 
     /// A clock frame moved springs: its report goes to the observer.

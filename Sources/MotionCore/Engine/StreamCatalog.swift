@@ -23,8 +23,8 @@ public enum StreamKind: Hashable, Sendable {
     case value
     /// An element's recognizer's states (`card.drag`).
     case gesture
-    /// Something published from outside the engine (the daemon's `screen.contacts`).
-    case external
+    /// The fingers on the screen (`screen.contacts`, ``MotionEngine/reportContacts(on:)``).
+    case contacts
 }
 
 /// The names of an engine's streams and their numbers, both ways.

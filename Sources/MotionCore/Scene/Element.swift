@@ -296,6 +296,8 @@ public enum PublishedValue: Hashable, Sendable {
     case bool(Bool)
     /// A spring's constants.
     case spring(SpringConfiguration)
+    /// The fingers on the screen (`screen.contacts`).
+    case contacts([ScreenContact])
 }
 
 extension PublishedValue {
@@ -306,7 +308,8 @@ extension PublishedValue {
         case .size(let size): return size.width.isFinite && size.height.isFinite
         case .number(let number): return number.isFinite
         case .spring(let spring): return spring.tension.isFinite && spring.friction.isFinite && spring.mass.isFinite
-        case .text, .bool: return true
+        // The fingers are published where the devices put them; no element's value is one.
+        case .text, .bool, .contacts: return true
         }
     }
 }

@@ -2,8 +2,8 @@ import MotionCore
 import NIOCore
 
 /// The connected clients and what each follows: the sessions, who subscribes to what, the
-/// values' numbering and encoding (``Publisher``), and `screen.contacts`. Every line but a
-/// reply leaves through here: values on subscribing, gesture events, broadcasts.
+/// values' numbering and encoding (``Publisher``). Every line but a reply leaves through
+/// here: values on subscribing, gesture events, broadcasts.
 final class ClientHub {
     /// The connected clients, by session id: the daemon's one list of them, which the check
     /// for slow clients walks too (``ClientConnections``). A session leaves it through
@@ -14,8 +14,6 @@ final class ClientHub {
     var subscriptions = SubscriptionIndex()
     let publisher: Publisher
     let allocator = ByteBufferAllocator()
-    /// `screen.contacts`, fed only while someone subscribes to it.
-    var contacts = ContactsStream()
     private unowned let scene: DaemonScene
     private let clock: FrameClock
 
@@ -90,18 +88,18 @@ final class ClientHub {
         let engine = scene.engine
         let room = Swift.min(streams.count * 128, Self.valuesBufferBytes)
         var lines = allocator.buffer(capacity: room)
+        var ranges: [Range<Int>] = []
         func sendLines() {
             guard lines.readableBytes > 0 else { return }
-            session.output.send(lines, coalescing: nil)
+            session.output.sendNow(lines, ranges: ranges)
             lines = allocator.buffer(capacity: room)
+            ranges.removeAll(keepingCapacity: true)
         }
         for stream in streams {
-            if stream == scene.contactsStream {
-                lines.writeContactsLine(contacts.contacts, time: clock.now, seq: publisher.seq(stream))
-                continue
-            }
-            guard let property = engine.property(stream) else { continue }
-            lines.writeValueLine(stream: engine.catalog.name(of: stream), value: property.read(), time: clock.now, seq: publisher.seq(stream))
+            guard let value = engine.currentValue(stream) else { continue }
+            let start = lines.writerIndex
+            lines.writeValueLine(stream: engine.catalog.name(of: stream), value: value, time: clock.now, seq: publisher.seq(stream))
+            ranges.append(start..<lines.writerIndex)
             session.sent += 1
             if lines.readableBytes >= Self.valuesBufferBytes { sendLines() }
         }
@@ -140,13 +138,13 @@ final class ClientHub {
 
     // MARK: screen.contacts
 
-    /// Whether anyone follows `screen.contacts`: the fingers are tracked only then.
+    /// Whether anyone follows `screen.contacts`: the engine reports the fingers only then.
     var contactsWanted: Bool { subscriptions.hasSubscribers(scene.contactsStream) }
 
-    /// Forgets the fingers when the last subscriber of `screen.contacts` went, so a later
-    /// one does not get stale contacts.
+    /// Tells the engine whether anyone follows the fingers; it forgets them when the last
+    /// subscriber of `screen.contacts` went, so a later one does not get stale contacts.
     func contactsSubscriptionsChanged() {
-        if !contactsWanted { contacts.reset() }
+        scene.engine.followContacts(contactsWanted)
     }
 
 }

@@ -3,14 +3,18 @@ import NIOCore
 
 /// Where a client's lines go: the NIO channel in the daemon, a list in tests.
 public protocol ClientOutput: AnyObject {
-    /// Queues a line. While the client is behind, a line with a `coalescing` stream
-    /// replaces the one of the same stream still waiting, so it reads only the latest value.
+    /// Queues a line (one: a WebSocket sends it as one message). While the client is behind,
+    /// a line with a `coalescing` stream replaces the one of the same stream still waiting, so
+    /// it reads only the latest value.
     func send(_ line: ByteBuffer, coalescing stream: StreamID?)
     /// Writes what was queued.
     func flush()
     /// Writes `lines` and flushes, in one step: what a client that keeps up gets each frame
     /// (one system call per client per frame).
     func sendNow(_ lines: ByteBuffer)
+    /// ``sendNow(_:)`` of lines whose places in the buffer the writer knew (offsets from its
+    /// reader index): a WebSocket sends each as a message without looking for the newlines.
+    func sendNow(_ lines: ByteBuffer, ranges: [Range<Int>])
     /// Says goodbye (best effort) and closes.
     func close(saying line: ByteBuffer?)
     /// How many queued lines were replaced by newer ones.
@@ -43,6 +47,8 @@ extension ClientOutput {
         send(lines, coalescing: nil)
         flush()
     }
+
+    public func sendNow(_ lines: ByteBuffer, ranges: [Range<Int>]) { sendNow(lines) }
 }
 
 /// Who is on the other end of a connection, from `SO_PEERCRED`.

@@ -86,7 +86,7 @@ public final class Daemon {
         self.dispatcher = RequestDispatcher(scene: scene, clients: clients, touchscreens: touchscreens, status: status, clock: clock, output: output)
         let outputSink = output.map { [scene] in SceneOutputSink($0, scene: scene) }
         self.outputSink = outputSink
-        sinks = [outputSink as ReportSink?, ClientsSink(clients: clients, scene: scene, status: status, metrics: metrics, clock: clock)].compactMap { $0 }
+        sinks = [outputSink as ReportSink?, ClientsSink(clients: clients, status: status, metrics: metrics, clock: clock)].compactMap { $0 }
         self.timer = idleScheduler.map { EngineTimer($0) { [unowned self] in tick(at: $0) } }
         engine.observer = self
         configureOutput()
@@ -118,7 +118,7 @@ public final class Daemon {
             touchscreens.takeCalibrationTouches(&frame, node: device.node)
             if frame.contacts.isEmpty { return }
         }
-        publish(engine.process(frame, device: device.number), input: InputFrame(device: device, time: frame.time))
+        publish(engine.process(frame, device: device.number, deviceName: device.node), input: InputFrame(device: device, time: frame.time))
         scheduleTimer()
     }
 

@@ -20,7 +20,7 @@ final class DaemonScene {
     /// What the elements take of a state file's limits, at most: kept up to date as they come
     /// and go, so that `add_element` can refuse an element the file could not hold.
     private(set) var stateCost = SceneState.Cost()
-    /// `screen.contacts`, which the daemon (not the engine) feeds.
+    /// `screen.contacts`, which the engine reports while someone follows it.
     private(set) var contactsStream: StreamID
     private let clock: FrameClock
 
@@ -28,7 +28,7 @@ final class DaemonScene {
         self.clock = clock
         self.configuration = configuration
         self.engine = configuration.makeEngine(clock: clock)
-        self.contactsStream = engine.registerExternalStream(ContactsStream.name)
+        self.contactsStream = engine.reportContacts()
         settings = Self.settings(configuration)
         stateCost = Self.stateCost(configuration)
     }
@@ -46,7 +46,7 @@ final class DaemonScene {
         let oldCatalog = engine.catalog
         self.configuration = configuration
         engine = successor
-        contactsStream = engine.registerExternalStream(ContactsStream.name)
+        contactsStream = engine.reportContacts()
         settings = Self.settings(configuration)
         stateCost = Self.stateCost(configuration)
         added = [:]

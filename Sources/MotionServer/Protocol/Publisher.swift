@@ -13,116 +13,164 @@ import NIOCore
 /// a newer value can replace an older one still waiting (``ClientOutput``).
 final class Publisher {
     private let allocator: ByteBufferAllocator
-    /// Per ``StreamID/index``: how many values the stream has published.
-    private var sequence: [Int] = []
-    /// The current frame's lines, back to back, where each is in it, and its stream.
-    private var frame: ByteBuffer
-    private var lines: [Range<Int>] = []
-    private var streams: [StreamID] = []
-    /// The sessions the current frame goes to; kept between frames.
-    private var touched: [ClientSession] = []
-    /// Buffers for subscribers that want part of a frame, by which part.
-    private var partial: [(wanted: UInt64, lines: ByteBuffer)] = []
-    private var publication = 0
+    /// The current frame's lines and the streams' counts (``FrameLines``).
+    private var frame: FrameLines
+    /// Buffers for subscribers that want part of a frame, by which part, with where each
+    /// line is in them.
+    private var partial: [(wanted: UInt64, lines: ByteBuffer, ranges: [Range<Int>])] = []
 
     init(allocator: ByteBufferAllocator) {
         self.allocator = allocator
-        self.frame = allocator.buffer(capacity: 4096)
+        self.frame = FrameLines(buffer: allocator.buffer(capacity: 4096))
     }
 
     /// The count of `stream`'s values so far (0 before the first).
-    func seq(_ stream: StreamID) -> Int { stream.index < sequence.count ? sequence[stream.index] : 0 }
-
-    /// Counts one more value on `stream`; the count.
-    func nextSeq(_ stream: StreamID) -> Int {
-        while sequence.count <= stream.index { sequence.append(0) }
-        sequence[stream.index] += 1
-        return sequence[stream.index]
-    }
+    func seq(_ stream: StreamID) -> Int { frame.seq(stream) }
 
     /// How many streams have published (for tests: it must not outgrow the streams).
-    var countedStreams: Int { sequence.count { $0 > 0 } }
+    var countedStreams: Int { frame.sequence.count { $0 > 0 } }
 
     /// Forgets the counts of streams that went: their numbers will name other streams.
     func forget(_ streams: [StreamID]) {
-        for stream in streams where stream.index < sequence.count { sequence[stream.index] = 0 }
+        for stream in streams where stream.index < frame.sequence.count { frame.sequence[stream.index] = 0 }
     }
 
     /// A reload numbered the streams anew: a stream that keeps its name keeps its count.
     func renumber(from old: StreamCatalog, to new: StreamCatalog) {
         var counts = [Int](repeating: 0, count: new.capacity)
-        for index in sequence.indices where sequence[index] > 0 {
+        for index in frame.sequence.indices where frame.sequence[index] > 0 {
             let stream = StreamID(index: index)
-            if let renamed = new.id(named: old.name(of: stream)) { counts[renamed.index] = sequence[index] }
+            if let renamed = new.id(named: old.name(of: stream)) { counts[renamed.index] = frame.sequence[index] }
         }
-        sequence = counts
+        frame.sequence = counts
     }
 
     /// Publishes a frame's report to the subscribers of what it holds, in the protocol's order
-    /// (docs/protocol.md, "A frame's lines"): the values, `contacts` (`screen.contacts`' line,
-    /// already encoded, when it changed), then the gesture events. Each subscriber gets its
-    /// lines in one write. Returns the value lines sent, over all subscribers.
+    /// (docs/protocol.md, "A frame's lines"): the values (`screen.contacts` the last of them),
+    /// then the gesture events. Each subscriber gets its lines in one write. Returns the value
+    /// lines sent, over all subscribers.
     @discardableResult
-    func publish(_ report: FrameReport, contacts: (stream: StreamID, line: ByteBuffer)? = nil, to index: SubscriptionIndex) -> Int {
-        publication &+= 1
-        frame.clear()
-        lines.removeAll(keepingCapacity: true)
-        streams.removeAll(keepingCapacity: true)
-        touched.removeAll(keepingCapacity: true)
-        for update in report.values {
-            let seq = nextSeq(update.id)
-            let start = frame.writerIndex
-            if index.hasSubscribers(update.id) {
-                frame.writeValueLine(stream: update.stream, value: update.value, time: update.time, seq: seq)
-            }
-            add(update.id, start..<frame.writerIndex, index)
-        }
-        if let contacts {
-            let start = frame.writerIndex
-            frame.writeImmutableBuffer(contacts.line)
-            add(contacts.stream, start..<frame.writerIndex, index)
-        }
-        let values = lines.count
-        for event in report.events where index.hasSubscribers(event.stream) {
-            let start = frame.writerIndex
-            guard frame.writeStateEvent(event) else { continue }
-            add(event.stream, start..<frame.writerIndex, index)
-        }
-        guard !touched.isEmpty else { return 0 }
+    func publish(_ report: FrameReport, to index: SubscriptionIndex) -> Int {
+        frame.collect(report, for: index)
+        // Read out of the publisher, once: the outputs may call back into the daemon.
+        let frame = self.frame
+        guard !frame.touched.isEmpty else { return 0 }
         var sent = 0
-        let count = lines.count
+        let count = frame.ranges.count
         let everything: UInt64 = count >= 64 ? .max : (1 << count) - 1
-        let valueLines: UInt64 = values >= 64 ? .max : (1 << values) - 1
+        let valueLines: UInt64 = frame.values >= 64 ? .max : (1 << frame.values) - 1
         partial.removeAll(keepingCapacity: true)
-        for session in touched {
+        for session in frame.touched {
             if session.output.isKeepingUp && count <= 64 {
-                let lines = session.wanted == everything ? frame : lines(session.wanted)
+                let (buffer, ranges) = session.wanted == everything ? (frame.buffer, frame.ranges) : lines(session.wanted, of: frame)
                 let valuesSent = (session.wanted & valueLines).nonzeroBitCount
                 session.sent += valuesSent
                 sent += valuesSent
-                session.output.sendNow(lines)
+                session.output.sendNow(buffer, ranges: ranges)
             } else {
-                // Behind: line by line, each value replaceable by its stream's next value
-                // (events are never replaced).
-                for position in 0..<count where session.subscriptions[streams[position]] != nil {
-                    let line = self.lines[position]
-                    let isValue = position < values
-                    session.output.send(frame.getSlice(at: line.lowerBound, length: line.count)!, coalescing: isValue ? streams[position] : nil)
-                    if isValue {
-                        session.sent += 1
-                        sent += 1
-                    }
-                }
-                session.output.flush()
+                sent += sendByLine(frame, to: session)
             }
         }
         return sent
     }
 
+    /// To a subscriber that is behind: line by line, each value replaceable by its stream's
+    /// next value (events are never replaced). The values sent.
+    private func sendByLine(_ frame: FrameLines, to session: ClientSession) -> Int {
+        var sent = 0
+        for position in frame.ranges.indices where session.subscriptions[frame.streams[position]] != nil {
+            let line = frame.ranges[position]
+            let isValue = position < frame.values
+            session.output.send(frame.buffer.getSlice(at: line.lowerBound, length: line.count)!, coalescing: isValue ? frame.streams[position] : nil)
+            if isValue {
+                session.sent += 1
+                sent += 1
+            }
+        }
+        session.output.flush()
+        return sent
+    }
+
+    /// The lines of the updates in `wanted`, in one buffer shared by every subscriber
+    /// wanting the same ones, and where each is in it.
+    private func lines(_ wanted: UInt64, of frame: FrameLines) -> (ByteBuffer, [Range<Int>]) {
+        if let found = partial.first(where: { $0.wanted == wanted }) { return (found.lines, found.ranges) }
+        var buffer = allocator.buffer(capacity: 256 * wanted.nonzeroBitCount)
+        var ranges: [Range<Int>] = []
+        ranges.reserveCapacity(wanted.nonzeroBitCount)
+        var rest = wanted
+        while rest != 0 {
+            let line = frame.ranges[rest.trailingZeroBitCount]
+            let start = buffer.writerIndex
+            buffer.writeImmutableBuffer(frame.buffer.getSlice(at: line.lowerBound, length: line.count)!)
+            ranges.append(start..<buffer.writerIndex)
+            rest &= rest - 1
+        }
+        partial.append((wanted, buffer, ranges))
+        return (buffer, ranges)
+    }
+}
+
+/// A frame's lines, back to back in one buffer, where each is, its stream, and the sessions
+/// that want which (``ClientSession/wanted``), with the count of each stream's values that
+/// numbers them. Filled by one mutating call (``collect(_:for:)``): the publisher's stored
+/// properties, a class's, are checked for exclusive access at run time at every access, and
+/// a frame's lines took a score of such accesses; a value's fields are checked when compiled.
+struct FrameLines {
+    var buffer: ByteBuffer
+    /// Where each line is in ``buffer``, and the stream it is of.
+    private(set) var ranges: [Range<Int>] = []
+    private(set) var streams: [StreamID] = []
+    /// How many of the lines are values (they come first).
+    private(set) var values = 0
+    /// The sessions the frame goes to; the list is kept between frames.
+    private(set) var touched: [ClientSession] = []
+    /// Per ``StreamID/index``: how many values the stream has published.
+    var sequence: [Int] = []
+    private var publication = 0
+
+    init(buffer: ByteBuffer) {
+        self.buffer = buffer
+    }
+
+    /// The count of `stream`'s values so far (0 before the first).
+    func seq(_ stream: StreamID) -> Int { stream.index < sequence.count ? sequence[stream.index] : 0 }
+
+    /// The report's lines for the subscribers in `index`: each value numbered (and written
+    /// if anyone wants it), then the gesture events someone hears.
+    mutating func collect(_ report: FrameReport, for index: SubscriptionIndex) {
+        publication &+= 1
+        buffer.clear()
+        ranges.removeAll(keepingCapacity: true)
+        streams.removeAll(keepingCapacity: true)
+        touched.removeAll(keepingCapacity: true)
+        for update in report.values {
+            let seq = nextSeq(update.id)
+            let start = buffer.writerIndex
+            if index.hasSubscribers(update.id) {
+                buffer.writeValueLine(stream: update.stream, value: update.value, time: update.time, seq: seq)
+            }
+            add(update.id, start..<buffer.writerIndex, index)
+        }
+        values = ranges.count
+        for event in report.events where index.hasSubscribers(event.stream) {
+            let start = buffer.writerIndex
+            guard buffer.writeStateEvent(event) else { continue }
+            add(event.stream, start..<buffer.writerIndex, index)
+        }
+    }
+
+    /// Counts one more value on `stream`; the count.
+    private mutating func nextSeq(_ stream: StreamID) -> Int {
+        while sequence.count <= stream.index { sequence.append(0) }
+        sequence[stream.index] += 1
+        return sequence[stream.index]
+    }
+
     /// Notes the frame's next line, for `stream`, and which subscribers want it.
-    private func add(_ stream: StreamID, _ line: Range<Int>, _ index: SubscriptionIndex) {
-        let position = lines.count
-        lines.append(line)
+    private mutating func add(_ stream: StreamID, _ line: Range<Int>, _ index: SubscriptionIndex) {
+        let position = ranges.count
+        ranges.append(line)
         streams.append(stream)
         for session in index.subscribers(of: stream) {
             if session.publication != publication {
@@ -132,20 +180,5 @@ final class Publisher {
             }
             if position < 64 { session.wanted |= 1 << position } else { session.wanted = .max }
         }
-    }
-
-    /// The lines of the updates in `wanted`, in one buffer shared by every subscriber
-    /// wanting the same ones.
-    private func lines(_ wanted: UInt64) -> ByteBuffer {
-        if let found = partial.first(where: { $0.wanted == wanted }) { return found.lines }
-        var buffer = allocator.buffer(capacity: 256 * wanted.nonzeroBitCount)
-        var rest = wanted
-        while rest != 0 {
-            let line = lines[rest.trailingZeroBitCount]
-            buffer.writeImmutableBuffer(frame.getSlice(at: line.lowerBound, length: line.count)!)
-            rest &= rest - 1
-        }
-        partial.append((wanted, buffer))
-        return buffer
     }
 }

@@ -5,8 +5,8 @@ import TouchInput
 /// A consumer of what the engine did: each frame's ``FrameReport`` goes to every sink the
 /// daemon has, one after the other, in this order (``Daemon/publish(_:input:)``):
 /// 1. TUIO's receivers (``SceneOutputSink``), over UDP, which never waits;
-/// 2. the clients (``ClientsSink``): the values, `screen.contacts` and the gesture events,
-///    each client's lines in one write;
+/// 2. the clients (``ClientsSink``): the values (`screen.contacts` among them) and the
+///    gesture events, each client's lines in one write;
 /// 3. the state file (``SceneKeeper``), whose write a change of values schedules.
 ///
 /// A report comes from an input frame, the engine's timer, a spring's step or a command;
@@ -35,42 +35,30 @@ final class SceneOutputSink: ReportSink {
     }
 
     func take(_ report: FrameReport, input: InputFrame?) {
-        guard output.isActive, input != nil || !report.values.isEmpty else { return }
+        guard output.isActive, input != nil || report.elementValuesChanged else { return }
         if input != nil { output.take(report.contacts, time: report.time) }
         output.publish(scene.engine.scene.elements, time: report.time)
     }
 }
 
-/// The report to the clients that subscribe to what it holds (``Publisher``), with
-/// `screen.contacts` when the fingers changed and someone follows them; then the streams
-/// that went are forgotten.
+/// The report to the clients that subscribe to what it holds (``Publisher``); then the
+/// streams that went are forgotten.
 final class ClientsSink: ReportSink {
     private let clients: ClientHub
-    private unowned let scene: DaemonScene
     private let status: DaemonStatus
     private let metrics: DaemonMetrics
     private let clock: FrameClock
-    /// The frame's `screen.contacts` line; the publisher copies it, so it is reused.
-    private var contactsBuffer = ByteBufferAllocator().buffer(capacity: 256)
 
-    init(clients: ClientHub, scene: DaemonScene, status: DaemonStatus, metrics: DaemonMetrics, clock: FrameClock) {
+    init(clients: ClientHub, status: DaemonStatus, metrics: DaemonMetrics, clock: FrameClock) {
         self.clients = clients
-        self.scene = scene
         self.status = status
         self.metrics = metrics
         self.clock = clock
     }
 
     func take(_ report: FrameReport, input: InputFrame?) {
-        var contactsLine: (stream: StreamID, line: ByteBuffer)?
-        if clients.contactsWanted {
-            let changed = clients.contacts.update(with: report.contacts, node: input?.device.node ?? "")
-            if changed || (report.predictionsLapsed && clients.contacts.lapsePredictions()) {
-                contactsLine = encodedContacts(time: report.time)
-            }
-        }
-        if !report.values.isEmpty || !report.events.isEmpty || contactsLine != nil {
-            let sent = clients.publisher.publish(report, contacts: contactsLine, to: clients.subscriptions)
+        if !report.values.isEmpty || !report.events.isEmpty {
+            let sent = clients.publisher.publish(report, to: clients.subscriptions)
             if sent > 0 {
                 status.published(values: sent)
                 metrics.published(latency: input.map { clock.now - $0.time })
@@ -78,19 +66,11 @@ final class ClientsSink: ReportSink {
         }
         if !report.removedStreams.isEmpty { clients.streamsRemoved(report.removedStreams) }
     }
-
-    /// `screen.contacts`' line, numbered, at `time`.
-    private func encodedContacts(time: Double) -> (stream: StreamID, line: ByteBuffer) {
-        contactsBuffer.clear()
-        let stream = scene.contactsStream
-        contactsBuffer.writeContactsLine(clients.contacts.contacts, time: time, seq: clients.publisher.nextSeq(stream))
-        return (stream, contactsBuffer)
-    }
 }
 
 extension SceneKeeper: ReportSink {
-    /// Values changed: the scene is written within the interval.
+    /// Elements' values changed: the scene is written within the interval.
     func take(_ report: FrameReport, input: InputFrame?) {
-        if !report.values.isEmpty { sceneChanged() }
+        if report.elementValuesChanged { sceneChanged() }
     }
 }

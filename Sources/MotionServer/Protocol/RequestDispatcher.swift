@@ -163,17 +163,14 @@ final class RequestDispatcher {
         return .object([("streams", .array(streams.map { stream in
             let kind = engine.catalog.kind(of: stream.id)
             return .object([("stream", .string(stream.name)), ("writable", .bool(engine.property(stream.id)?.write != nil)),
-                            ("kind", .string(kind == .external ? "contacts" : kind == .gesture ? "gesture" : "value"))])
+                            ("kind", .string(kind == .contacts ? "contacts" : kind == .gesture ? "gesture" : "value"))])
         }))])
     }
 
     private func get(_ name: String) throws(ProtocolError) -> JSONValue {
-        if name == ContactsStream.name {
-            // Fed while someone subscribes; otherwise nothing is known of the fingers.
-            return .object([("stream", .string(name)), ("value", clients.contacts.json), ("t", .number(clock.now)), ("seq", .integer(Int64(clients.publisher.seq(scene.contactsStream))))])
-        }
-        guard let stream = engine.catalog.id(named: name), let property = engine.property(stream) else { throw unknownStream(name) }
-        return .object([("stream", .string(name)), ("value", .published(property.read())), ("t", .number(clock.now)), ("seq", .integer(Int64(clients.publisher.seq(stream))))])
+        // The fingers are followed while someone subscribes; otherwise they are `[]`.
+        guard let stream = engine.catalog.id(named: name), let value = engine.currentValue(stream) else { throw unknownStream(name) }
+        return .object([("stream", .string(name)), ("value", .published(value)), ("t", .number(clock.now)), ("seq", .integer(Int64(clients.publisher.seq(stream))))])
     }
 
     private func set(_ name: String, to input: JSONInput) throws(ProtocolError) -> JSONValue {

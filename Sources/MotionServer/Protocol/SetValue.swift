@@ -20,6 +20,7 @@ extension PublishedValue {
             return .spring(SpringConfiguration(
                 tension: input["tension"]?.number ?? spring.tension, friction: input["friction"]?.number ?? spring.friction,
                 mass: input["mass"]?.number ?? spring.mass))
+        case .contacts: return nil
         }
     }
 
@@ -32,6 +33,7 @@ extension PublishedValue {
         case .bool: return "true or false"
         case .text: return "a string"
         case .spring: return "{\"tension\": …, \"friction\": …, \"mass\": …}"
+        case .contacts: return "nothing: the fingers are the touchscreens' to set"
         }
     }
 }

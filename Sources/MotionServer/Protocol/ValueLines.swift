@@ -5,158 +5,270 @@ import NIOCore
 /// Writes the protocol's `value` lines straight into a `ByteBuffer`, byte for byte as
 /// ``JSONValue/encoded`` would write them, without building a `JSONValue` or a `String`
 /// first: the publisher writes one per changed stream per frame, on the path every frame
-/// takes, so this is where allocations per frame would come from.
+/// takes. Each line is written in one step into room reserved for its longest form
+/// (``ValueLine``): a byte buffer's own writes check its storage's uniqueness and exclusive
+/// access at each call, which cost more than the bytes of a line's dozen pieces.
 extension ByteBuffer {
     /// `{"event":"value","stream":NAME,"value":VALUE,"t":TIME,"seq":SEQ}` and a newline.
     mutating func writeValueLine(stream: String, value: PublishedValue, time: Double, seq: Int) {
-        writeValueLine(stream: stream, time: time, seq: seq) { $0.writePublished(value) }
+        writeLine(atMost: ValueLine.mostBytes(head: stream) + ValueLine.mostBytes(value) + ValueLine.mostTailBytes) { line in
+            line.writeHead(stream: stream)
+            line.writePublished(value)
+            line.writeTail(time: time, seq: seq)
+        }
     }
 
     /// A `value` line whose value `writeValue` writes.
     mutating func writeValueLine(stream: String, time: Double, seq: Int, _ writeValue: (inout ByteBuffer) -> Void) {
-        writeStaticString("{\"event\":\"value\",\"stream\":")
-        writeJSONString(stream)
-        writeStaticString(",\"value\":")
+        writeLine(atMost: ValueLine.mostBytes(head: stream)) { $0.writeHead(stream: stream) }
         writeValue(&self)
-        writeStaticString(",\"t\":")
+        writeLine(atMost: ValueLine.mostTailBytes) { $0.writeTail(time: time, seq: seq) }
+    }
+
+    /// `screen.contacts`' value as ``JSONValue/published(_:)`` encodes it.
+    mutating func writeContacts(_ contacts: [ScreenContact]) {
+        writeLine(atMost: ValueLine.mostBytes(.contacts(contacts))) { $0.writeContacts(contacts) }
+    }
+
+    /// Writes what `body` writes, at most `most` bytes, in one access to the storage.
+    private mutating func writeLine(atMost most: Int, _ body: (inout ValueLine) -> Void) {
+        _ = writeWithUnsafeMutableBytes(minimumWritableBytes: most) { memory in
+            var line = ValueLine(memory)
+            body(&line)
+            return line.count
+        }
+    }
+}
+
+/// A line written into memory reserved for it, at most as many bytes as ``mostBytes(_:)``
+/// and its kin say its parts take: a byte at a time or a piece at a time, with nothing
+/// checked but that bound (in debug builds).
+///
+/// Numbers are Swift's own shortest round-trip digits (`description`), which the standard
+/// library hands a text stream as ASCII (``_writeASCII(_:)``): taken here straight into the
+/// line, never a `String`.
+struct ValueLine: TextOutputStream {
+    private let memory: UnsafeMutableRawBufferPointer
+    /// The bytes written so far.
+    private(set) var count = 0
+
+    init(_ memory: UnsafeMutableRawBufferPointer) {
+        self.memory = memory
+    }
+
+    // MARK: Bounds
+
+    /// The longest a number is written: `-2.2250738585072014e-308`.
+    static let mostNumberBytes = 24
+    /// The longest the tail is: `,"t":TIME,"seq":SEQ}` and the newline.
+    static let mostTailBytes = 15 + mostNumberBytes + 20
+
+    /// The longest a string is once quoted and escaped: an escape is at most six bytes
+    /// (`\u0085`) for a character of at least one.
+    static func mostBytes(string: String) -> Int { 2 + 6 * string.utf8.count }
+
+    /// The longest the head is: `{"event":"value","stream":NAME,"value":`.
+    static func mostBytes(head stream: String) -> Int { 35 + mostBytes(string: stream) }
+
+    /// The longest `value` is written.
+    static func mostBytes(_ value: PublishedValue) -> Int {
+        switch value {
+        case .point, .size: return 20 + 2 * mostNumberBytes
+        case .number: return mostNumberBytes
+        case .text(let text): return mostBytes(string: text)
+        case .bool: return 5
+        case .spring: return 32 + 3 * mostNumberBytes
+        case .contacts(let fingers):
+            var most = 2
+            for finger in fingers { most += 64 + 20 + 4 * mostNumberBytes + mostBytes(string: finger.device) }
+            return most
+        }
+    }
+
+    // MARK: Writing
+
+    /// `{"event":"value","stream":NAME,"value":`.
+    mutating func writeHead(stream: String) {
+        write(static: "{\"event\":\"value\",\"stream\":")
+        writeJSONString(stream)
+        write(static: ",\"value\":")
+    }
+
+    /// `,"t":TIME,"seq":SEQ}` and the newline.
+    mutating func writeTail(time: Double, seq: Int) {
+        write(static: ",\"t\":")
         writeJSONNumber(time)
-        writeStaticString(",\"seq\":")
+        write(static: ",\"seq\":")
         writeDecimal(Int64(seq))
-        writeStaticString("}\n")
+        write(static: "}\n")
     }
 
     /// A published value as ``JSONValue/published(_:)`` encodes it.
     mutating func writePublished(_ value: PublishedValue) {
         switch value {
-        case .point(let point):
-            writeStaticString("{\"x\":")
-            writeJSONNumber(point.x)
-            writeStaticString(",\"y\":")
-            writeJSONNumber(point.y)
-            writeStaticString("}")
+        case .point(let point): writePoint(point)
         case .size(let size):
-            writeStaticString("{\"width\":")
+            write(static: "{\"width\":")
             writeJSONNumber(size.width)
-            writeStaticString(",\"height\":")
+            write(static: ",\"height\":")
             writeJSONNumber(size.height)
-            writeStaticString("}")
+            writeByte(UInt8(ascii: "}"))
         case .number(let number): writeJSONNumber(number)
         case .text(let text): writeJSONString(text)
-        case .bool(let flag): writeStaticString(flag ? "true" : "false")
+        case .bool(let flag): write(static: flag ? "true" : "false")
         case .spring(let spring):
-            writeStaticString("{\"tension\":")
+            write(static: "{\"tension\":")
             writeJSONNumber(spring.tension)
-            writeStaticString(",\"friction\":")
+            write(static: ",\"friction\":")
             writeJSONNumber(spring.friction)
-            writeStaticString(",\"mass\":")
+            write(static: ",\"mass\":")
             writeJSONNumber(spring.mass)
-            writeStaticString("}")
+            writeByte(UInt8(ascii: "}"))
+        case .contacts(let fingers): writeContacts(fingers)
         }
     }
 
-    /// `screen.contacts`' `value` line: what a frame that moved the fingers publishes, and
-    /// what a subscriber gets first.
-    mutating func writeContactsLine(_ contacts: [ContactsStream.Contact], time: Double, seq: Int) {
-        writeValueLine(stream: ContactsStream.name, time: time, seq: seq) { $0.writeContacts(contacts) }
+    /// `{"x":X,"y":Y}`.
+    private mutating func writePoint(_ point: Point) {
+        write(static: "{\"x\":")
+        writeJSONNumber(point.x)
+        write(static: ",\"y\":")
+        writeJSONNumber(point.y)
+        writeByte(UInt8(ascii: "}"))
     }
 
-    /// `screen.contacts`' value as ``ContactsStream/json`` encodes it.
-    mutating func writeContacts(_ contacts: [ContactsStream.Contact]) {
-        writeStaticString("[")
+    /// `screen.contacts`' value: `[{"id","x","y","device","predicted"?}, …]`.
+    mutating func writeContacts(_ contacts: [ScreenContact]) {
+        writeByte(UInt8(ascii: "["))
         for (index, contact) in contacts.enumerated() {
-            writeStaticString(index == 0 ? "{\"id\":" : ",{\"id\":")
+            if index > 0 { writeByte(UInt8(ascii: ",")) }
+            write(static: "{\"id\":")
             writeDecimal(Int64(contact.id))
-            writeStaticString(",\"x\":")
+            write(static: ",\"x\":")
             writeJSONNumber(contact.position.x)
-            writeStaticString(",\"y\":")
+            write(static: ",\"y\":")
             writeJSONNumber(contact.position.y)
-            writeStaticString(",\"device\":")
+            write(static: ",\"device\":")
             writeJSONString(contact.device)
             if let predicted = contact.predicted {
-                writeStaticString(",\"predicted\":")
-                writePublished(.point(predicted))
+                write(static: ",\"predicted\":")
+                writePoint(predicted)
             }
-            writeStaticString("}")
+            writeByte(UInt8(ascii: "}"))
         }
-        writeStaticString("]")
+        writeByte(UInt8(ascii: "]"))
     }
 
     /// A number as ``compactNumber(_:)`` writes it; null when not finite.
     mutating func writeJSONNumber(_ value: Double) {
-        guard value.isFinite else {
-            writeStaticString("null")
-            return
-        }
-        if value == value.rounded(), Swift.abs(value) < 1e15 { return writeDecimal(Int64(value)) }
-        // Swift's shortest round-trip form, as `"\(value)"` gives it, but written through a
-        // small stream on the stack: the description of a Double longer than 15 bytes (a
-        // timestamp is) would allocate a String.
-        var digits = ShortASCII()
-        value.write(to: &digits)
-        digits.withBytes { writeBytes($0) }
+        guard value.isFinite else { return write(static: "null") }
+        // Whole, as `value == value.rounded()` says, by a conversion: `rounded()` is a call
+        // into the C library, twenty a frame.
+        if Swift.abs(value) < 1e15, Double(Int64(value)) == value { return writeDecimal(Int64(value)) }
+        if writeFewDecimals(value) { return }
+        value.write(to: &self)
     }
 
-    /// A whole number in decimal, without allocating.
+    /// Writes `value` with its decimals when it has four at most (a finger's position:
+    /// 880.8, 263.25), as Swift's shortest round-trip form writes it, without the standard
+    /// library's general algorithm, which costs some 500 instructions a number; false,
+    /// writing nothing, for any other.
+    ///
+    /// Why the digits are Swift's: `n / 10ᵏ` divided in floating point is the double nearest
+    /// the decimal n·10⁻ᵏ, as reading that decimal gives, so when it is `value` those k places
+    /// read back as `value`. Between 10⁻⁴ and 2³³ neighbouring doubles are less than 10⁻⁶
+    /// apart, so no other decimal of k places reads back as `value`, nor one of fewer (the
+    /// loop tried them first, and rounding half up finds the one nearest): it is the shortest
+    /// form, the only one of its length, so the one Swift writes, and Swift writes these
+    /// magnitudes without an exponent. ValueLineTests compares the two on a few hundred
+    /// thousand numbers.
+    private mutating func writeFewDecimals(_ value: Double) -> Bool {
+        let magnitude = Swift.abs(value)
+        guard magnitude >= 1e-4, magnitude < 0x1p33 else { return false }
+        var scale = 1.0
+        for places in 1...4 {
+            scale *= 10
+            let scaled = Double(Int64(magnitude * scale + 0.5))
+            guard scaled / scale == magnitude else { continue }
+            let digits = Int64(scaled), unit = Int64(scale)
+            if value < 0 { writeByte(UInt8(ascii: "-")) }
+            writeDecimal(digits / unit)
+            writeByte(UInt8(ascii: "."))
+            assert(count + places <= memory.count, "a line is longer than its bound")
+            var fraction = digits % unit
+            for place in (0..<places).reversed() {
+                memory[count + place] = UInt8(ascii: "0") + UInt8(fraction % 10)
+                fraction /= 10
+            }
+            count += places
+            return true
+        }
+        return false
+    }
+
+    /// A whole number in decimal.
     mutating func writeDecimal(_ value: Int64) {
-        _ = writeWithUnsafeMutableBytes(minimumWritableBytes: 20) { buffer in
-            var magnitude = value.magnitude
-            var digits = 0
-            repeat {
-                digits += 1
-                magnitude /= 10
-            } while magnitude > 0
-            let sign = value < 0 ? 1 : 0
-            magnitude = value.magnitude
-            var index = sign + digits
-            repeat {
-                index -= 1
-                buffer[index] = UInt8(ascii: "0") + UInt8(magnitude % 10)
-                magnitude /= 10
-            } while magnitude > 0
-            if sign == 1 { buffer[0] = UInt8(ascii: "-") }
-            return sign + digits
-        }
+        var magnitude = value.magnitude
+        var digits = 0
+        repeat {
+            digits += 1
+            magnitude /= 10
+        } while magnitude > 0
+        if value < 0 { writeByte(UInt8(ascii: "-")) }
+        assert(count + digits <= memory.count, "a line is longer than its bound")
+        magnitude = value.magnitude
+        var index = count + digits
+        repeat {
+            index -= 1
+            memory[index] = UInt8(ascii: "0") + UInt8(magnitude % 10)
+            magnitude /= 10
+        } while magnitude > 0
+        count += digits
     }
 
-    /// A string with JSON's escapes, as ``JSONValue`` writes strings.
+    /// A string with JSON's escapes, as ``JSONValue`` writes strings: printable ASCII with
+    /// nothing to escape (names, states, device nodes) is checked and copied whole.
     mutating func writeJSONString(_ text: String) {
-        writeInteger(UInt8(ascii: "\""))
-        // Printable ASCII goes as it is; anything else through JSONValue's escapes.
-        let plain = text.utf8.allSatisfy { (0x20..<0x7F).contains($0) && $0 != UInt8(ascii: "\"") && $0 != UInt8(ascii: "\\") }
-        if plain {
-            writeString(text)
-        } else {
-            var escaped = ""
-            JSONValue.string(text).encode(into: &escaped)
-            writeString(String(escaped.dropFirst().dropLast()))
+        var text = text
+        let plain = text.withUTF8 { bytes in
+            for byte in bytes where byte < 0x20 || byte >= 0x7F || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") {
+                return false
+            }
+            writeByte(UInt8(ascii: "\""))
+            write(bytes: UnsafeRawBufferPointer(bytes))
+            writeByte(UInt8(ascii: "\""))
+            return true
         }
-        writeInteger(UInt8(ascii: "\""))
-    }
-}
-
-/// A text stream into 32 bytes on the stack: enough for any Double (at most 24 characters).
-/// The standard library writes a number's digits as ASCII through `_writeASCII`, which
-/// this takes as they are.
-private struct ShortASCII: TextOutputStream {
-    private var storage: (UInt64, UInt64, UInt64, UInt64) = (0, 0, 0, 0)
-    private var count = 0
-
-    mutating func write(_ string: String) {
-        for byte in string.utf8 { append(byte) }
+        guard !plain else { return }
+        JSONValue.string(text).encodedBytes.withUnsafeBytes { write(bytes: $0) }
     }
 
-    mutating func _writeASCII(_ buffer: UnsafeBufferPointer<UInt8>) {
-        for byte in buffer { append(byte) }
+    private mutating func write(static text: StaticString) {
+        write(bytes: UnsafeRawBufferPointer(start: text.utf8Start, count: text.utf8CodeUnitCount))
     }
 
-    private mutating func append(_ byte: UInt8) {
-        guard count < 32 else { return }
-        withUnsafeMutableBytes(of: &storage) { $0[count] = byte }
+    private mutating func writeByte(_ byte: UInt8) {
+        assert(count < memory.count, "a line is longer than its bound")
+        memory[count] = byte
         count += 1
     }
 
-    func withBytes(_ body: (UnsafeRawBufferPointer) -> Void) {
-        withUnsafeBytes(of: storage) { body(UnsafeRawBufferPointer(rebasing: $0[..<count])) }
+    private mutating func write(bytes: UnsafeRawBufferPointer) {
+        assert(count + bytes.count <= memory.count, "a line is longer than its bound")
+        guard let source = bytes.baseAddress, bytes.count > 0 else { return }
+        (memory.baseAddress! + count).copyMemory(from: source, byteCount: bytes.count)
+        count += bytes.count
+    }
+
+    // MARK: TextOutputStream, for the standard library's digits
+
+    mutating func write(_ string: String) {
+        var string = string
+        string.withUTF8 { write(bytes: UnsafeRawBufferPointer($0)) }
+    }
+
+    mutating func _writeASCII(_ buffer: UnsafeBufferPointer<UInt8>) {
+        write(bytes: UnsafeRawBufferPointer(buffer))
     }
 }
 

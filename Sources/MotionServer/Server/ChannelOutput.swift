@@ -85,6 +85,17 @@ final class ChannelOutput: ClientOutput {
         socketTakesMore = channel.isWritable
     }
 
+    /// A frame's lines: on the socket as they are, on a WebSocket one message a line, cut at
+    /// the ranges the publisher noted as it wrote them.
+    func sendNow(_ lines: ByteBuffer, ranges: [Range<Int>]) {
+        guard framing == .webSocket else { return sendNow(lines) }
+        guard !isClosed else { return }
+        for range in ranges {
+            send(lines.getSlice(at: lines.readerIndex + range.lowerBound, length: range.count)!, coalescing: nil)
+        }
+        flush()
+    }
+
     func send(_ line: ByteBuffer, coalescing stream: StreamID?) {
         guard !isClosed else { return }
         if isKeepingUp {
@@ -236,19 +247,18 @@ final class ChannelOutput: ClientOutput {
         stopOutput()
     }
 
-    /// Writes one or more protocol lines (a frame's lines come as one buffer) as the
-    /// transport frames them: as they are on a socket, one text frame each on a WebSocket.
+    /// Writes what was sent as the transport frames it: as it is on a socket (a frame's
+    /// lines come as one buffer), a text message without its newline on a WebSocket (a
+    /// line: a frame's come one by one, ``sendNow(_:ranges:)``).
     private func write(_ lines: ByteBuffer) {
         switch framing {
         case .newlines:
             channel.write(lines, promise: nil)
         case .webSocket:
-            var rest = lines
-            while let newline = rest.readableBytesView.firstIndex(of: UInt8(ascii: "\n")) {
-                let text = rest.readSlice(length: newline - rest.readerIndex)!
-                rest.moveReaderIndex(forwardBy: 1)
-                channel.write(WebSocketFrame(fin: true, opcode: .text, data: text), promise: nil)
-            }
+            guard lines.readableBytes > 0 else { return }
+            var text = lines
+            if text.getInteger(at: text.writerIndex - 1, as: UInt8.self) == UInt8(ascii: "\n") { text.moveWriterIndex(to: text.writerIndex - 1) }
+            channel.write(WebSocketFrame(fin: true, opcode: .text, data: text), promise: nil)
         }
     }
 

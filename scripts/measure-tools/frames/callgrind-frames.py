@@ -72,6 +72,9 @@ parser.add_argument("--plays", default="1,3")
 parser.add_argument("--only", choices=["motiond", "floor"])
 parser.add_argument("--capture")
 parser.add_argument("--retries", type=int, default=3)
+parser.add_argument("--slow", type=float, default=1.0,
+                    help="the measured plays this many times slower than recorded: on a loaded machine valgrind's loop is late "
+                         "at the recorded speed and frames are coalesced (compare only runs made with the same factor)")
 parser.add_argument("--valgrind", default="valgrind")
 parser.add_argument("--split", default="$s12MotionServer12ReplayDriverC5startyyF",
                     help="the (mangled) function before which callgrind dumps the start-up part (default ReplayDriver.start())")
@@ -218,6 +221,7 @@ def recording(plays):
     first = float(events[0].split()[1])
     length = float(events[-1].split()[1]) - first
     start = LEAD + WARM_UP * length + GAP
+    played = args.slow * length
     # The replayed device's node is "replay:" + this path, and every screen.contacts value
     # names it: the path's length is work per frame (about 2 Ir per character per frame), so
     # it is the same short path in every run, whatever --out is (one measurement at a time).
@@ -229,10 +233,10 @@ def recording(plays):
         for play in range(-1, plays):
             for line in events:
                 fields = line.split(None, 2)
-                at = (LEAD + WARM_UP * (float(fields[1]) - first)) if play < 0 else start + play * (length + GAP) + float(fields[1]) - first
+                at = (LEAD + WARM_UP * (float(fields[1]) - first)) if play < 0 else start + play * (played + GAP) + args.slow * (float(fields[1]) - first)
                 file.write(f"E: {at:.6f} {fields[2]}")
     shutil.copy(path, os.path.join(args.out, f"plays-{plays}.evemu"))
-    return path, start, length + GAP
+    return path, start, played + GAP
 
 
 def motiond_command(config, plays):
@@ -280,7 +284,7 @@ def calibrate(config, plays):
         if line.get("event") == "value" and line.get("seq", 0) > 0:
             values.append((line["t"], line["stream"], line["seq"], text))
     one = frame_times()
-    frames = [LEAD + WARM_UP * f for f in one] + [start + k * period + f for k in range(plays) for f in one]
+    frames = [LEAD + WARM_UP * f for f in one] + [start + k * period + args.slow * f for k in range(plays) for f in one]
     base = replay_base(values, frames)
     starts = [-float("inf")] + [base + start + k * period for k in range(plays)] + [float("inf")]
 

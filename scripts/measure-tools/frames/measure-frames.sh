@@ -11,7 +11,8 @@
 # are played (default this repository). CAPTURE=FILE in the environment: the floor replays that
 # capture (e.g. out-6cba3b5/capture-1x.txt) instead of one made from this motiond; the floor's
 # count depends on the time stamps' digits in its capture (about +-3 % from one capture to
-# another), so compare floors with the same capture. Takes about 5 minutes.
+# another), so compare floors with the same capture. SLOW=N: the measured plays N times slower
+# than recorded, for a loaded machine (compare only runs with the same N). Takes about 5 minutes.
 set -eu
 HERE=$(dirname "$(readlink -f "$0")")
 BIN=${1:?usage: measure-frames.sh MOTIOND [OUT] [REPO]}
@@ -19,7 +20,7 @@ OUT=${2:-./out-$(date +%Y%m%d-%H%M%S)}
 REPO=${3:-$(readlink -f "$HERE/../../..")}
 mkdir -p "$OUT"
 strip --strip-debug "$BIN" -o "$OUT/motiond"
-python3 "$HERE/callgrind-frames.py" --motiond "$OUT/motiond" --out "$OUT" --repo "$REPO" ${CAPTURE:+--capture "$CAPTURE"}
+python3 "$HERE/callgrind-frames.py" --motiond "$OUT/motiond" --out "$OUT" --repo "$REPO" ${CAPTURE:+--capture "$CAPTURE"} ${SLOW:+--slow "$SLOW"}
 python3 "$HERE/analyze.py" --out "$OUT" --tree 300 --names --markdown "$OUT/motiond.md" > /dev/null
 python3 "$HERE/analyze.py" --out "$OUT" --startup --markdown "$OUT/motiond-startup.md" > /dev/null
 python3 "$HERE/analyze.py" --out "$OUT" --server floor --markdown "$OUT/floor.md" > /dev/null
