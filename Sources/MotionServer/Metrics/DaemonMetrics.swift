@@ -79,7 +79,7 @@ final class DaemonMetrics {
         var lastInput: Double?
         var lastTouch: Double?
         var loopLag: Double?
-        var tuio: [SceneOutputStatistics]
+        var tuio: [TUIOTargetCounts]
         var process: ProcessStatistics?
         /// The state file's writes that succeeded and failed; nil when none is kept.
         var stateWrites: (written: Int, failed: Int)? = nil

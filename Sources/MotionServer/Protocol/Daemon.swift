@@ -26,7 +26,7 @@ import TouchInput
 ///   verdict (`GET /healthz`, DaemonHealth.swift).
 /// ``Request`` reads a line into a typed request; ``EngineTimer`` wakes the engine (attract
 /// mode, a long press held still, predictions lapsing); TUIO goes out through a
-/// ``SceneOutput`` the daemon is given.
+/// ``TUIOReceivers`` the daemon is given.
 public final class Daemon {
     /// The engine running the configured scene.
     public var engine: MotionEngine { scene.engine }
@@ -43,8 +43,8 @@ public final class Daemon {
     private let dispatcher: RequestDispatcher
     private let controlPolicy: (PeerCredentials?) -> Bool
     /// Where the scene goes besides the clients (TUIO's receivers), if anywhere.
-    var output: SceneOutput? { outputSink?.output }
-    private let outputSink: SceneOutputSink?
+    var output: TUIOReceivers? { outputSink?.output }
+    private let outputSink: TUIOSink?
     /// What takes each report, in order (``ReportSink``): TUIO, the clients, the state file.
     private var sinks: [ReportSink] = []
 
@@ -75,7 +75,7 @@ public final class Daemon {
     /// which peers may change things; `idleScheduler`, on the clock's time, wakes the engine
     /// when it has something due without a frame (``MotionEngine/nextDeadline``); `output`
     /// (TUIO's receivers) gets the scene each frame besides the clients.
-    public init(configuration: Configuration, clock: FrameClock, idleScheduler: FrameScheduler? = nil, output: SceneOutput? = nil,
+    public init(configuration: Configuration, clock: FrameClock, idleScheduler: FrameScheduler? = nil, output: TUIOReceivers? = nil,
                 controlPolicy: @escaping (PeerCredentials?) -> Bool) {
         self.clock = clock
         self.controlPolicy = controlPolicy
@@ -84,7 +84,7 @@ public final class Daemon {
         self.touchscreens = TouchscreenState(clients: clients)
         self.status = DaemonStatus(now: clock.now)
         self.dispatcher = RequestDispatcher(scene: scene, clients: clients, touchscreens: touchscreens, status: status, clock: clock, output: output)
-        let outputSink = output.map { [scene] in SceneOutputSink($0, scene: scene) }
+        let outputSink = output.map { [scene] in TUIOSink($0, scene: scene) }
         self.outputSink = outputSink
         sinks = [outputSink as ReportSink?, ClientsSink(clients: clients, status: status, metrics: metrics, clock: clock)].compactMap { $0 }
         self.timer = idleScheduler.map { EngineTimer($0) { [unowned self] in tick(at: $0) } }

@@ -3,7 +3,7 @@ import MotionCore
 
 /// The scene the daemon runs and what it was made from: the engine, the configuration in
 /// force, and the settings each element was made with. A reload replaces all three together
-/// (or, when it keeps the scene, only what it changes: SceneReload.swift); the daemon, its
+/// (or, when it keeps the scene, only what it changes: ``reloadKeepingScene(_:)``); the daemon, its
 /// clients and its request dispatcher share this one object, so none of them can hold an
 /// engine the others have dropped.
 final class DaemonScene {

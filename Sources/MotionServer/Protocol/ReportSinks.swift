@@ -4,7 +4,7 @@ import TouchInput
 
 /// A consumer of what the engine did: each frame's ``FrameReport`` goes to every sink the
 /// daemon has, one after the other, in this order (``Daemon/publish(_:input:)``):
-/// 1. TUIO's receivers (``SceneOutputSink``), over UDP, which never waits;
+/// 1. TUIO's receivers (``TUIOSink``), over UDP, which never waits;
 /// 2. the clients (``ClientsSink``): the values (`screen.contacts` among them) and the
 ///    gesture events, each client's lines in one write;
 /// 3. the state file (``SceneKeeper``), whose write a change of values schedules.
@@ -25,11 +25,11 @@ struct InputFrame {
 
 /// The scene to TUIO's receivers: the fingers of each input frame, then the elements as
 /// they are, whenever a frame came or values changed.
-final class SceneOutputSink: ReportSink {
-    let output: SceneOutput
+final class TUIOSink: ReportSink {
+    let output: TUIOReceivers
     private unowned let scene: DaemonScene
 
-    init(_ output: SceneOutput, scene: DaemonScene) {
+    init(_ output: TUIOReceivers, scene: DaemonScene) {
         self.output = output
         self.scene = scene
     }

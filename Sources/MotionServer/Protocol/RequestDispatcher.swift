@@ -52,9 +52,9 @@ final class RequestDispatcher {
     private let status: DaemonStatus
     private let clock: FrameClock
     /// TUIO's receivers and what they were sent, for `stats`.
-    private let output: SceneOutput?
+    private let output: TUIOReceivers?
 
-    init(scene: DaemonScene, clients: ClientHub, touchscreens: TouchscreenState, status: DaemonStatus, clock: FrameClock, output: SceneOutput?) {
+    init(scene: DaemonScene, clients: ClientHub, touchscreens: TouchscreenState, status: DaemonStatus, clock: FrameClock, output: TUIOReceivers?) {
         self.scene = scene
         self.clients = clients
         self.touchscreens = touchscreens

@@ -1,7 +1,7 @@
 import MotionTUIO
 
 /// TUIO is the daemon's scene output; `stats` shows each target.
-extension TUIOTargets: SceneOutput {
+extension TUIOTargets: TUIOReceivers {
     public var json: JSONValue {
         .array(statistics.map { target in
             .object([
@@ -12,7 +12,7 @@ extension TUIOTargets: SceneOutput {
         })
     }
 
-    public var counts: [SceneOutputStatistics] {
-        sentByTarget.map { SceneOutputStatistics(target: $0.key, datagrams: $0.value.datagrams, failures: $0.value.failures) }
+    public var counts: [TUIOTargetCounts] {
+        sentByTarget.map { TUIOTargetCounts(target: $0.key, datagrams: $0.value.datagrams, failures: $0.value.failures) }
     }
 }

@@ -4,7 +4,7 @@ import MotionCore
 /// Where the scene goes besides the clients, frame by frame: TUIO's receivers (MotionTUIO's
 /// `TUIOTargets`). The daemon knows outputs only by this; whoever makes the daemon (the
 /// service, a test, a benchmark) gives it one.
-public protocol SceneOutput: AnyObject {
+public protocol TUIOReceivers: AnyObject {
     /// The configuration in force, at start and on each reload: what to send, and where.
     func configure(_ configuration: Configuration, elements: [Element], time: Double)
     /// Whether it sends anything: without, the daemon skips the calls below.
@@ -19,11 +19,11 @@ public protocol SceneOutput: AnyObject {
     var json: JSONValue { get }
     /// What it sent to each target since the daemon started, one entry per target: totals
     /// that never go down (reloads and repeated targets included), for metrics.
-    var counts: [SceneOutputStatistics] { get }
+    var counts: [TUIOTargetCounts] { get }
 }
 
 /// What a scene output sent to one target: its metrics' values.
-public struct SceneOutputStatistics: Equatable, Sendable {
+public struct TUIOTargetCounts: Equatable, Sendable {
     /// Where it goes (`127.0.0.1:3333`), the metrics' label.
     public var target: String
     public var datagrams: Int
