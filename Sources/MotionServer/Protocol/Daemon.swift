@@ -252,7 +252,7 @@ public final class Daemon {
 
     /// Says goodbye to every client and closes their connections.
     public func closeAll(reason: String) {
-        clients.closeAll(saying: clients.encode(ProtocolLine.bye(reason)))
+        clients.closeAll(saying: clients.allocator.buffer(string: ProtocolLine.bye(reason)))
         output?.finish()
     }
 

@@ -18,9 +18,11 @@ enum ProtocolLine {
         ])
     }
 
-    /// The last line of a connection motiond closes, saying why.
-    static func bye(_ reason: String) -> JSONValue {
-        .object([("event", "bye"), ("reason", .string(reason))])
+    /// The last line of a connection motiond closes, saying why, newline included: every
+    /// goodbye (a stop, a client too slow, a line too long, no descriptor left for one more)
+    /// is this line.
+    static func bye(_ reason: String) -> String {
+        text(.object([("event", "bye"), ("reason", .string(reason))]))
     }
 
     /// The reply to a request: its result, or its error; `id` is null when it could not be read.

@@ -151,7 +151,7 @@ final class ChannelOutput: ClientOutput {
     /// client reads `bye` with `reason` (a WebSocket also gets a close frame, 1008).
     func drop(because reason: String) {
         guard !isClosed else { return }
-        close(saying: channel.allocator.buffer(string: ProtocolLine.text(ProtocolLine.bye(reason))), because: .tooSlow)
+        close(saying: channel.allocator.buffer(string: ProtocolLine.bye(reason)), because: .tooSlow)
         onDropped()
     }
 

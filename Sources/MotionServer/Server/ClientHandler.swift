@@ -67,7 +67,7 @@ final class ClientHandler: ChannelInboundHandler {
         let message = "a line is longer than 64 KiB; the connection is closed"
         var buffer = context.channel.allocator.buffer(capacity: 256)
         buffer.writeString(ProtocolLine.text(ProtocolLine.reply(id: nil, .failure(ProtocolError(.lineTooLong, message)))))
-        buffer.writeString(ProtocolLine.text(ProtocolLine.bye(message)))
+        buffer.writeString(ProtocolLine.bye(message))
         client?.output.finish(saying: buffer)
     }
 

@@ -111,7 +111,7 @@ final class DescriptorReserve: ChannelInboundHandler {
     private let logger = Logger(label: "motiond")
     /// Connections refused, logged at most every 10 s.
     private var refusals = LogRateLimit()
-    static let bye = ProtocolLine.text(ProtocolLine.bye("motiond has no descriptor left for another client; try again later"))
+    static let bye = ProtocolLine.bye("motiond has no descriptor left for another client; try again later")
 
     init(listener: Int32) {
         self.listener = listener
