@@ -143,11 +143,11 @@ STAGES = [
                                                                r"FrameCoalescing|libevdev|mtdev|InputThread|Evemu|EvdevReader|DeviceIdentity"),
     ("hand-off to the loop (InputQueue, locks)", r"InputQueue"),
     ("publishing (Publisher, value lines, ChannelOutput, writes)",
-     r"Publisher|ValueLines|writeValueLine|writeJSON|writeDecimal|writePublished|writeContacts|writeStateEvent|ChannelOutput|"
-     r"SocketDescriptor|ClientHub|ClientConnections|ContactsStream|ContactIdentities|SubscriptionIndex|ClientSession|SlowClientRule|"
-     r"ReportSink|encodedContacts|Daemon\.publish|ByteBuffer|^send$|^send@"),
+     r"Publisher|ValueLine|FrameLines|writeValueLine|writeJSON|writeDecimal|writePublished|writeContacts|writeStateEvent|ChannelOutput|"
+     r"SocketDescriptor|ClientHub|ClientConnections|SubscriptionIndex|ClientSession|SlowClientRule|"
+     r"ReportSink|Daemon\.publish|ByteBuffer|^send$|^send@"),
     ("engine (routing, recognizers, interactions, springs, collection)",
-     r"MotionEngine|EngineTimer|Recognizer|Gesture|ContactTracker|ContactRoute|VelocityEstimator|Interaction|Spring|Tossable|Draggable|"
+     r"MotionEngine|ScreenContacts|EngineTimer|Recognizer|Gesture|ContactTracker|ContactRoute|VelocityEstimator|Interaction|Spring|Tossable|Draggable|"
      r"DirectlyManipulable|AttractMode|Scene|Router|FrameReport|FrameEvent|PublishedStreams|PublishedProperty|PublishedUpdate|"
      r"MotionObservable|MotionRuntime|ReactiveProperty|GatedSubscription|EventStream|Subscription|MotionObserver|"
      r"FrameClock|FrameEndCallbacks|EventLoopFrameScheduler|Daemon\.process|Daemon\.tick|TouchscreenState|ElementInput|"
