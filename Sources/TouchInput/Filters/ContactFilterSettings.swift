@@ -162,60 +162,65 @@ public struct ResolvedContactFilters: Hashable, Sendable {
         stuckSlopIsPhysical = hasResolution
         stuckSlop = hasResolution ? settings.stuckSlopMillimetres : settings.stuckSlopPixels
 
-        // ABS_MT_TOUCH_MAJOR is in surface units (the kernel's multi-touch protocol); its
-        // millimetres are believed only where PanelGeometry checked them.
-        let majorResolution = geometry.touchResolution
-        let wantedPalm: (size: Double, explicit: Bool)?
-        switch settings.palmSize {
-        case .off, .units: wantedPalm = nil
-        case .automatic: wantedPalm = (ContactFilterSettings.automaticPalmMillimetres, false)
-        case .millimetres(let size): wantedPalm = (size, true)
-        }
-        if case .units(let units) = settings.palmSize {
-            palmUnits = touchMajor == nil ? nil : units
-            palmMillimetres = majorResolution > 0 ? Double(units) / majorResolution : nil
-            if touchMajor == nil { notes.append("palm_size is set but the device does not report ABS_MT_TOUCH_MAJOR: palms are not detected by size") }
-        } else if let wantedPalm, touchMajor != nil, majorResolution > 0 {
-            palmUnits = Int32(clamping: Int64((wantedPalm.size * majorResolution).rounded()))
-            palmMillimetres = wantedPalm.size
-        } else {
-            palmUnits = nil
-            palmMillimetres = nil
-            if let wantedPalm, touchMajor == nil, wantedPalm.explicit {
-                notes.append("palm_size_mm is set but the device does not report ABS_MT_TOUCH_MAJOR: palms are not detected by size")
-            } else if wantedPalm != nil, touchMajor != nil {
-                notes.append("palms are not detected by size: \(geometry.touchSize.reason) (set touch_resolution, or palm_size in its units); a palm the device marks as one (MT_TOOL_PALM) still is")
-            }
-        }
-
-        if settings.jumpMillimetres > 0 && hasResolution {
-            jump = .millimetres(settings.jumpMillimetres)
-        } else if settings.jumpMillimetres > 0 {
-            let output = CoordinateMapper(xAxis: xAxis, yAxis: yAxis, mapping: mapping).outputSize
-            let diagonal = (output.width * output.width + output.height * output.height).squareRoot()
-            jump = .pixels(diagonal * ContactFilterSettings.relativeJump)
-            notes.append("jumps are measured in pixels, farther than \(compactNumber(ContactFilterSettings.relativeJump * 100))% of the output's diagonal (\(compactNumber((diagonal * ContactFilterSettings.relativeJump).rounded())) px) within one frame: the device's size is not believed")
-        } else {
-            jump = nil
-        }
-
-        if settings.hysteresis && (xAxis.fuzz > 0 || yAxis.fuzz > 0) {
-            // Half the fuzz, as libinput does on touchscreens; an axis without fuzz (or with
-            // fuzz 1) borrows the other's, so the ellipse never flattens to a line.
-            var x = Swift.max(xAxis.fuzz / 2, 0), y = Swift.max(yAxis.fuzz / 2, 0)
-            if x == 0 { x = y }
-            if y == 0 { y = x }
-            let margin = x > 0 ? Margin(x: x, y: y) : Margin(x: 1, y: 1)
-            let fraction = Swift.max(Double(margin.x) / xAxis.span, Double(margin.y) / yAxis.span)
-            if fraction > ContactFilterSettings.largestHysteresisFraction {
-                hysteresisMargin = nil
-                notes.append("no hysteresis: the device's fuzz (x \(xAxis.fuzz), y \(yAxis.fuzz)) is too large a part of its axes to be noise")
-            } else {
-                hysteresisMargin = margin
-            }
-        } else {
-            hysteresisMargin = nil
-        }
+        (palmUnits, palmMillimetres) = Self.palm(settings.palmSize, touchMajor: touchMajor, geometry: geometry, notes: &notes)
+        jump = Self.jump(settings.jumpMillimetres, trusted: hasResolution, xAxis: xAxis, yAxis: yAxis, mapping: mapping, notes: &notes)
+        hysteresisMargin = settings.hysteresis ? Self.hysteresis(xAxis: xAxis, yAxis: yAxis, notes: &notes) : nil
         self.notes = notes
+    }
+
+    /// The palm size in `ABS_MT_TOUCH_MAJOR`'s units and in millimetres, or nil for none.
+    /// The axis is in surface units (the kernel's multi-touch protocol); its millimetres are
+    /// believed only where PanelGeometry checked them.
+    private static func palm(_ size: ContactFilterSettings.PalmSize, touchMajor: AxisInfo?, geometry: PanelGeometry,
+                             notes: inout [String]) -> (units: Int32?, millimetres: Double?) {
+        let majorResolution = geometry.touchResolution
+        let wanted: (size: Double, explicit: Bool)?
+        switch size {
+        case .off, .units: wanted = nil
+        case .automatic: wanted = (ContactFilterSettings.automaticPalmMillimetres, false)
+        case .millimetres(let size): wanted = (size, true)
+        }
+        if case .units(let units) = size {
+            if touchMajor == nil { notes.append("palm_size is set but the device does not report ABS_MT_TOUCH_MAJOR: palms are not detected by size") }
+            return (touchMajor == nil ? nil : units, majorResolution > 0 ? Double(units) / majorResolution : nil)
+        }
+        if let wanted, touchMajor != nil, majorResolution > 0 {
+            return (Int32(clamping: Int64((wanted.size * majorResolution).rounded())), wanted.size)
+        }
+        if let wanted, touchMajor == nil, wanted.explicit {
+            notes.append("palm_size_mm is set but the device does not report ABS_MT_TOUCH_MAJOR: palms are not detected by size")
+        } else if wanted != nil, touchMajor != nil {
+            notes.append("palms are not detected by size: \(geometry.touchSize.reason) (set touch_resolution, or palm_size in its units); a palm the device marks as one (MT_TOOL_PALM) still is")
+        }
+        return (nil, nil)
+    }
+
+    /// How far a finger may move within a frame: in millimetres where the device's size is
+    /// believed, else a part of the output's diagonal; nil when jumps are not filtered.
+    private static func jump(_ millimetres: Double, trusted: Bool, xAxis: AxisInfo, yAxis: AxisInfo, mapping: OutputMapping,
+                             notes: inout [String]) -> Jump? {
+        guard millimetres > 0 else { return nil }
+        if trusted { return .millimetres(millimetres) }
+        let output = CoordinateMapper(xAxis: xAxis, yAxis: yAxis, mapping: mapping).outputSize
+        let diagonal = (output.width * output.width + output.height * output.height).squareRoot()
+        notes.append("jumps are measured in pixels, farther than \(compactNumber(ContactFilterSettings.relativeJump * 100))% of the output's diagonal (\(compactNumber((diagonal * ContactFilterSettings.relativeJump).rounded())) px) within one frame: the device's size is not believed")
+        return .pixels(diagonal * ContactFilterSettings.relativeJump)
+    }
+
+    /// The hysteresis margin: half the fuzz, as libinput does on touchscreens; an axis
+    /// without fuzz (or with fuzz 1) borrows the other's, so the ellipse never flattens to a
+    /// line. Nil without fuzz, or when the fuzz is too large a part of the axes to be noise.
+    private static func hysteresis(xAxis: AxisInfo, yAxis: AxisInfo, notes: inout [String]) -> Margin? {
+        guard xAxis.fuzz > 0 || yAxis.fuzz > 0 else { return nil }
+        var x = Swift.max(xAxis.fuzz / 2, 0), y = Swift.max(yAxis.fuzz / 2, 0)
+        if x == 0 { x = y }
+        if y == 0 { y = x }
+        let margin = x > 0 ? Margin(x: x, y: y) : Margin(x: 1, y: 1)
+        let fraction = Swift.max(Double(margin.x) / xAxis.span, Double(margin.y) / yAxis.span)
+        if fraction > ContactFilterSettings.largestHysteresisFraction {
+            notes.append("no hysteresis: the device's fuzz (x \(xAxis.fuzz), y \(yAxis.fuzz)) is too large a part of its axes to be noise")
+            return nil
+        }
+        return margin
     }
 }
