@@ -25,7 +25,7 @@ struct AttractModeTests {
     func idle() {
         let (engine, _) = Self.engine()
         let recorder = ReportRecorder()
-        engine.observer = recorder
+        recorder.follow(engine)
         #expect(engine.lastValue("screen.idle") == .bool(false))
         #expect(engine.nextIdleDeadline == 2, "idle time counts from the start")
         let spot = Point(x: 100, y: 100)

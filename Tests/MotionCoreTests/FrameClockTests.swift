@@ -78,4 +78,32 @@ struct FrameClockTests {
         #expect(clock.deliveredFrames == 1)
         #expect(clock.now == 3)
     }
+
+    @Test("a clock with a frame runner runs each frame through it, and the engine returns the frame's report: the values its springs moved, at its time")
+    func clockFrameReturnsReport() throws {
+        let scheduler = ManualScheduler()
+        let clock = TimedFrameClock(rate: 100, scheduler: scheduler)
+        let engine = MotionEngine(scene: Scene(size: Size(width: 1920, height: 1080)), clock: clock)
+        let element = Element(id: "card", center: Point(x: 100, y: 100), size: Size(width: 40, height: 40))
+        let destination = ReactiveProperty(Point(x: 100, y: 100))
+        engine.add(element, interactions: [Attach(position: element.position, to: destination)])
+        var reports: [(time: Double, positions: [Point])] = []
+        clock.frameRunner = { time in
+            let report = engine.runClockFrame(at: time)
+            let positions = report.values.compactMap { update -> Point? in
+                guard update.stream == "card.position", case .point(let p) = update.value else { return nil }
+                #expect(update.time == time)
+                return p
+            }
+            reports.append((report.time, positions))
+        }
+        destination.value = Point(x: 500, y: 100)
+        scheduler.advance(to: 0.05)
+        #expect(reports.count == 5, "one run a frame, none delivered behind the runner's back")
+        #expect(reports.allSatisfy { $0.positions.count == 1 }, "each frame's report holds where its spring moved the card")
+        #expect(reports.map(\.time) == (1...5).map { Double($0) / 100 })
+        let xs = reports.map { $0.positions[0].x }
+        #expect(zip(xs, xs.dropFirst()).allSatisfy { $0 < $1 } && xs.last! < 500, "moving towards 500: \(xs)")
+        #expect(element.position.value.x == xs.last!)
+    }
 }

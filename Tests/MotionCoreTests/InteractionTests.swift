@@ -123,7 +123,7 @@ struct InteractionTests {
         engine.add(element, interactions: [attach])
         var samples: [(Double, Point)] = []
         let recorder = ReportRecorder()
-        engine.observer = recorder
+        recorder.follow(engine)
         destination.value = Point(x: 900, y: 500)
         for k in 1...24 { clock.tick(at: Double(k) / 120) }
         // Retarget between frames, at 0.205 s.

@@ -182,7 +182,6 @@ extension MotionEngine {
     /// memory and keeps the clock ticking; a reload calls this on the engine it replaces,
     /// after ``handOver(to:)``. Touches still in progress are forgotten.
     public func disconnect() {
-        observer = nil
         for element in elements { element.detach() }
         elements = []
         entries = [:]

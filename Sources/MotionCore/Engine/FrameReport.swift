@@ -50,8 +50,8 @@ public struct ReportedContact: Hashable, Sendable {
 }
 
 /// Everything one frame changed, in the order a client is to hear it: what
-/// ``MotionEngine/process(_:device:)`` and ``MotionEngine/tick(at:)`` return, and what the
-/// engine's clock frames (springs moving) hand its ``MotionEngineObserver``.
+/// ``MotionEngine/process(_:device:)``, ``MotionEngine/tick(at:)`` and
+/// ``MotionEngine/runClockFrame(at:)`` (springs moving) return.
 ///
 /// The order is the protocol's (docs/protocol.md, "A frame's lines"): first the values the
 /// frame changed, then the gesture events it began, ended, cancelled or recognized, in the
@@ -77,6 +77,10 @@ public struct FrameReport: Sendable {
     /// Streams that went with an element in this report; their numbers will name other
     /// streams. Whoever keeps state per ``StreamID`` forgets it after the report's lines.
     public internal(set) var removedStreams: [StreamID] = []
+    /// Elements whose values stopped being finite and were put back to their last finite
+    /// ones (which the limits on what comes from outside should make impossible): for the
+    /// log, said once per element until its values are finite again.
+    public internal(set) var repairs: [RepairedElement] = []
 
     /// Whether values of elements changed, not only the fingers: what a keeper of the scene
     /// follows.
@@ -87,7 +91,7 @@ public struct FrameReport: Sendable {
 
     /// Whether the report has nothing to publish.
     public var isEmpty: Bool {
-        values.isEmpty && events.isEmpty && contacts.isEmpty && !predictionsLapsed && removedStreams.isEmpty
+        values.isEmpty && events.isEmpty && contacts.isEmpty && !predictionsLapsed && removedStreams.isEmpty && repairs.isEmpty
     }
 
     /// Empties the report for the next frame, keeping its storage.
@@ -97,17 +101,15 @@ public struct FrameReport: Sendable {
         events.removeAll(keepingCapacity: true)
         contacts.removeAll(keepingCapacity: true)
         removedStreams.removeAll(keepingCapacity: true)
+        repairs.removeAll(keepingCapacity: true)
         predictionsLapsed = false
     }
 }
 
-/// What the engine tells whoever runs it outside the calls that return a ``FrameReport``.
-public protocol MotionEngineObserver: AnyObject {
-    /// The clock ran a frame (springs moving) that changed values: publish it as an input
-    /// frame's report is published.
-    func engine(_ engine: MotionEngine, ranClockFrame report: FrameReport)
-    /// An element's value stopped being finite (which the limits on what comes from outside
-    /// should make impossible) and the element was put back to its last finite values; said
-    /// once, until they are finite again.
-    func engine(_ engine: MotionEngine, repaired element: String, streams: [String])
+/// An element put back to its last finite values (``FrameReport/repairs``).
+public struct RepairedElement: Sendable, Equatable {
+    /// The element's id.
+    public var element: String
+    /// The streams that stopped being finite.
+    public var streams: [String]
 }

@@ -2,10 +2,11 @@
 /// on (``ContactRouter``), runs that element's recognizers, lets its interactions and springs
 /// move it, and reports what changed, once per frame, as a ``FrameReport``.
 ///
-/// Frames come three ways, and each gives one report: an input frame (``process(_:device:)``),
+/// Frames come three ways, and each returns one report: an input frame (``process(_:device:)``),
 /// time passing (``tick(at:)``: attract mode, a long press held still, predictions lapsing,
-/// and whatever a command changed), and the clock's frames while springs move, which the
-/// engine reports to its ``observer``.
+/// and whatever a command changed), and the clock's frames while springs move
+/// (``runClockFrame(at:)``, which whoever runs the engine makes the clock's
+/// ``FrameClock/frameRunner``).
 ///
 /// Everything happens on the caller's thread. Given the same frames and clock ticks, the
 /// engine gives the same reports, bit for bit: contacts get ids in arrival order, elements
@@ -17,8 +18,6 @@ public final class MotionEngine {
     public let clock: FrameClock
     /// When gestures begin, for every element's recognizers.
     public var thresholds: GestureThresholds
-    /// Hears the clock's frames and repaired values (``MotionEngineObserver``).
-    public weak var observer: MotionEngineObserver?
     /// How far ahead elements moved by fingers are predicted, in seconds; 0 for not at all.
     public let prediction: Double
 
@@ -51,16 +50,10 @@ public final class MotionEngine {
     var report = FrameReport()
     /// Where the report is in its life (``ReportPhase``).
     var reportPhase = ReportPhase.handedOut
-    /// Whether the clock's frame will end by reporting what its springs changed: a matter of
-    /// the clock, not of the report, which may have been handed out meanwhile.
-    private var flushScheduled = false
     /// Buffers kept between frames: one element's recognizer events, the screen's.
     private var recognized: [RecognizedGesture] = []
     var screenEvents: [ScreenGestureEvent] = []
     private var broken: [EngineElement] = []
-    /// The flush a spring's frame ends with, made once: a closure made per frame was an
-    /// allocation per frame.
-    private lazy var reportClockFrame: () -> Void = { [weak self] in self?.endClockFrame() }
 
     /// Creates an engine for `scene` whose springs run on `clock`.
     /// With a `prediction` horizon (seconds, 0 for none), elements that fingers move also
@@ -232,7 +225,6 @@ public final class MotionEngine {
     /// meanwhile (predictions set, broken values put back) are marked for the next report.
     private func endReport(at time: Double) -> FrameReport {
         reportPhase = .processing
-        flushScheduled = false
         updatePredictions()
         published.collect(at: time, into: &report, broken: &broken)
         repairBroken()
@@ -250,20 +242,19 @@ public final class MotionEngine {
                                              value: .contacts(screenContacts.contacts), time: time))
     }
 
-    /// A clock frame moved springs: its report goes to the observer.
-    private func endClockFrame() {
-        let time = clock.now
-        startReport(at: time)
-        let report = endReport(at: time)
-        if !report.isEmpty { observer?.engine(self, ranClockFrame: report) }
+    /// Runs the clock's frame at `time` (springs moving) and reports what it changed. Whoever
+    /// runs the engine makes this the clock's ``FrameClock/frameRunner``, so that a spring's
+    /// frame returns its report as an input frame does.
+    public func runClockFrame(at time: Double) -> FrameReport {
+        beginProcessing(at: time)
+        clock.deliverFrame(at: time)
+        return endReport(at: time)
     }
 
-    /// A property changed: collected at the end of the frame being processed, or of the
-    /// clock's frame; outside both (a command), by the next ``tick(at:)``.
+    /// A property changed: collected at the end of the call being processed (a frame of
+    /// either kind); outside one (a command), by the next ``tick(at:)``.
     func valueChanged(_ stream: StreamID) {
         published.markChanged(stream)
-        guard reportPhase != .processing, !flushScheduled else { return }
-        flushScheduled = clock.afterFrame(reportClockFrame)
     }
 
     /// Sets each element's predicted values (``ScenePrediction``) before values are collected:
@@ -284,7 +275,7 @@ public final class MotionEngine {
         for element in broken {
             let names = published.restoreFiniteValues(element)
             guard !names.isEmpty else { continue }
-            if !element.nonFiniteReported { observer?.engine(self, repaired: element.element.id, streams: names) }
+            if !element.nonFiniteReported { report.repairs.append(RepairedElement(element: element.element.id, streams: names)) }
             element.nonFiniteReported = true
         }
         broken.removeAll(keepingCapacity: true)

@@ -36,9 +36,10 @@ public struct Simulation {
     /// rest after the last frame (or at the settle limit); with it, the run goes on to
     /// `until` whatever moves or not, and ends there.
     public func run(_ frames: [TouchFrame], through engine: MotionEngine, clock: ManualFrameClock, until: Double? = nil) -> Outcome {
-        let recorder = ReportRecorder(forwardingTo: engine.observer)
-        engine.observer = recorder
-        defer { engine.observer = recorder.next }
+        let recorder = ReportRecorder()
+        let runner = clock.frameRunner
+        recorder.follow(engine)
+        defer { clock.frameRunner = runner }
 
         var tick = Int((clock.now * frameRate).rounded(.down)) + 1
         func tickTime() -> Double { Double(tick) / frameRate }
@@ -90,21 +91,24 @@ public struct Simulation {
     }
 }
 
-/// Keeps every report's values and events, from the calls that return reports and from the
-/// clock's frames, passing the clock's frames on to the observer that was there before.
-public final class ReportRecorder: MotionEngineObserver {
+/// Keeps every report's values and events, from the calls that return reports and, once it
+/// follows an engine, from the clock's frames.
+public final class ReportRecorder {
     /// The values, in order.
     public private(set) var updates: [PublishedUpdate] = []
     /// The gesture events, in order.
     public private(set) var events: [FrameEvent] = []
     /// Every report kept, whole (copied: a report is lent only until the next call).
     public private(set) var reports: [FrameReport] = []
-    /// The observer the engine had before.
-    public weak var next: MotionEngineObserver?
+    /// A recorder that keeps what it is given (``record(_:)``).
+    public init() {}
 
-    /// A recorder passing clock frames on to `next`.
-    public init(forwardingTo next: MotionEngineObserver? = nil) {
-        self.next = next
+    /// Runs `engine`'s clock frames (``FrameClock/frameRunner``) and keeps their reports.
+    public func follow(_ engine: MotionEngine) {
+        engine.clock.frameRunner = { [weak self, weak engine] time in
+            guard let self, let engine else { return }
+            record(engine.runClockFrame(at: time))
+        }
     }
 
     /// Keeps a report.
@@ -113,14 +117,5 @@ public final class ReportRecorder: MotionEngineObserver {
         updates += report.values
         events += report.events
         reports.append(report)
-    }
-
-    public func engine(_ engine: MotionEngine, ranClockFrame report: FrameReport) {
-        record(report)
-        next?.engine(engine, ranClockFrame: report)
-    }
-
-    public func engine(_ engine: MotionEngine, repaired element: String, streams: [String]) {
-        next?.engine(engine, repaired: element, streams: streams)
     }
 }

@@ -14,26 +14,14 @@ public protocol FrameClock: AnyObject {
     /// the kernel's timestamp, so that springs it starts start then.
     func perform(at time: Double, _ body: () -> Void)
 
-    /// Runs `body` once, after the frame being delivered has reached every observer, so
-    /// that what springs changed in a frame can be published together. Returns false (and
-    /// does not keep `body`) when no frame is being delivered.
-    func afterFrame(_ body: @escaping () -> Void) -> Bool
-}
+    /// Who runs each frame when it is due: called with the frame's time instead of the clock
+    /// delivering it, so that whoever runs the engine runs the frame as it runs an input
+    /// frame, and gets the frame's report back from the engine
+    /// (``MotionEngine/runClockFrame(at:)``). Nil: the clock delivers its frames itself.
+    var frameRunner: ((Double) -> Void)? { get set }
 
-/// One-shot callbacks for the end of a frame, shared by the clocks.
-struct FrameEndCallbacks {
-    private var callbacks: [() -> Void] = []
-
-    mutating func add(_ body: @escaping () -> Void) { callbacks.append(body) }
-
-    /// Runs the callbacks added so far, and any they add, until none is left.
-    mutating func run() {
-        while !callbacks.isEmpty {
-            let due = callbacks
-            callbacks.removeAll()
-            due.forEach { $0() }
-        }
-    }
+    /// Delivers a frame at `time` to every observer, now: what a ``frameRunner`` calls.
+    func deliverFrame(at time: Double)
 }
 
 /// A clock that keeps its observers in ``FrameObservers``, and hears when one unsubscribes.
@@ -116,19 +104,22 @@ public final class ManualFrameClock: FrameClock, FrameObserverOwner {
     /// Whether anyone is waiting for frames, i.e. whether a real clock would be running.
     public var isRunning: Bool { !observers.isEmpty }
 
-    /// Sets the time to `time` and delivers a frame to every observer.
+    public var frameRunner: ((Double) -> Void)?
+
+    /// Sets the time to `time` and runs a frame: by its ``frameRunner`` if it has one,
+    /// otherwise by delivering it to every observer.
     public func tick(at time: Double) {
         now = time
         guard !observers.isEmpty else { return }
-        deliveredFrames += 1
-        delivering = true
-        observers.deliver(time)
-        delivering = false
-        frameEnd.run()
+        if let frameRunner { frameRunner(time) } else { deliverFrame(at: time) }
     }
 
-    private var delivering = false
-    private var frameEnd = FrameEndCallbacks()
+    public func deliverFrame(at time: Double) {
+        now = time
+        guard !observers.isEmpty else { return }
+        deliveredFrames += 1
+        observers.deliver(time)
+    }
 
     public func observeFrames(_ handler: @escaping (Double) -> Void) -> Subscription {
         observers.add(handler, of: self)
@@ -142,12 +133,6 @@ public final class ManualFrameClock: FrameClock, FrameObserverOwner {
     public func perform(at time: Double, _ body: () -> Void) {
         now = time
         body()
-    }
-
-    public func afterFrame(_ body: @escaping () -> Void) -> Bool {
-        guard delivering else { return false }
-        frameEnd.add(body)
-        return true
     }
 }
 
@@ -197,8 +182,7 @@ public final class TimedFrameClock: FrameClock, FrameObserverOwner {
     /// The scheduler's time, or during a frame (or ``perform(at:_:)``), that frame's timestamp.
     public var now: Double { frameTime ?? scheduler.now }
 
-    private var delivering = false
-    private var frameEnd = FrameEndCallbacks()
+    public var frameRunner: ((Double) -> Void)?
 
     public func perform(at time: Double, _ body: () -> Void) {
         let previous = frameTime
@@ -207,10 +191,8 @@ public final class TimedFrameClock: FrameClock, FrameObserverOwner {
         frameTime = previous
     }
 
-    public func afterFrame(_ body: @escaping () -> Void) -> Bool {
-        guard delivering else { return false }
-        frameEnd.add(body)
-        return true
+    public func deliverFrame(at time: Double) {
+        perform(at: time) { observers.deliver(time) }
     }
 
     /// Whether a frame is scheduled.
@@ -243,12 +225,7 @@ public final class TimedFrameClock: FrameClock, FrameObserverOwner {
         cancelPending = nil
         wakeUps += 1
         let time = scheduler.now
-        frameTime = time
-        delivering = true
-        observers.deliver(time)
-        delivering = false
-        frameEnd.run()
-        frameTime = nil
+        if let frameRunner { frameRunner(time) } else { deliverFrame(at: time) }
         guard !observers.isEmpty, cancelPending == nil else { return }
         // The next grid point after this frame's real time: late frames skip, never pile up.
         nextFrame = Swift.max(nextFrame + 1, Int(((time - gridOrigin) * rate).rounded(.down)) + 1)

@@ -88,7 +88,7 @@ public final class Daemon {
         self.outputSink = outputSink
         sinks = [outputSink as ReportSink?, ClientsSink(clients: clients, status: status, metrics: metrics, clock: clock)].compactMap { $0 }
         self.timer = idleScheduler.map { EngineTimer($0) { [unowned self] in tick(at: $0) } }
-        engine.observer = self
+        clock.frameRunner = { [weak self] time in self?.runClockFrame(at: time) }
         configureOutput()
         scheduleTimer()
     }
@@ -96,6 +96,7 @@ public final class Daemon {
     /// The scene's springs hold themselves through the clock: without this, a daemon that
     /// goes away (in a test, a fuzzer, an embedding program) would leave its scene running.
     deinit {
+        clock.frameRunner = nil
         timer?.cancel()
         engine.disconnect()
     }
@@ -128,6 +129,12 @@ public final class Daemon {
         scheduleTimer()
     }
 
+    /// Runs the clock's frame (springs moving) and publishes what it changed: the clock's
+    /// ``FrameClock/frameRunner``.
+    private func runClockFrame(at time: Double) {
+        publish(engine.runClockFrame(at: time))
+    }
+
     /// Publishes what changed outside a frame (a command), at once.
     func publishPending() {
         publish(engine.tick(at: clock.now))
@@ -135,6 +142,9 @@ public final class Daemon {
 
     /// A frame's report to every sink, in order; `input` is the frame it is of, if any.
     private func publish(_ report: FrameReport, input: InputFrame? = nil) {
+        for repair in report.repairs {
+            onWarning("\(repair.element) was put back to its last finite values: \(repair.streams.joined(separator: ", ")) stopped being finite numbers")
+        }
         for sink in sinks { sink.take(report, input: input) }
     }
 
@@ -194,7 +204,6 @@ public final class Daemon {
         let (endings, oldCatalog) = scene.replace(with: configuration)
         publish(endings)
         if let carried { scene.restore(carried).forEach(onWarning) }
-        engine.observer = self
         clients.sceneReplaced(oldCatalog: oldCatalog)
         configureOutput()
         scheduleTimer()
@@ -311,17 +320,6 @@ public final class Daemon {
         guard session.control else {
             throw ProtocolError(.forbidden, "\(operation.rawValue) \(operation == .reload || operation == .calibrate ? "changes the daemon" : "changes the scene"): only root, motiond's user, members of [daemon] control_groups and clients that sent the control token (auth) may use it")
         }
-    }
-}
-
-extension Daemon: MotionEngineObserver {
-    /// Springs moved in a clock frame.
-    public func engine(_ engine: MotionEngine, ranClockFrame report: FrameReport) {
-        publish(report)
-    }
-
-    public func engine(_ engine: MotionEngine, repaired element: String, streams: [String]) {
-        onWarning("\(element) was put back to its last finite values: \(streams.joined(separator: ", ")) stopped being finite numbers")
     }
 }
 
