@@ -121,8 +121,8 @@ struct TouchPlot {
         var paths: [String: [Point]] = Dictionary(uniqueKeysWithValues: configuration.elements.map { ($0.id, [$0.center]) })
         let outcome = Simulation(frameRate: configuration.daemon.frameRate).run(frames, through: engine, clock: clock)
         for update in outcome.updates {
-            guard update.stream.hasSuffix(".position"), case .point(let point) = update.value else { continue }
-            paths[String(update.stream.dropLast(".position".count)), default: []].append(point)
+            guard case .point(let point) = update.value, let stream = ElementStream(name: update.stream), stream.property == "position" else { continue }
+            paths[stream.element, default: []].append(point)
         }
         elements = configuration.elements.map { ($0, paths[$0.id] ?? []) }
     }

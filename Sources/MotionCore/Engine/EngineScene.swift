@@ -211,12 +211,11 @@ extension MotionEngine {
         var links: [Subscription] = []
         values.reserveCapacity(count)
         links.reserveCapacity(count + 1)
-        let prefix = element.id + "."
         /// Numbers the stream `name` of `property`, next in the element's order, and follows it
         /// (with `follow`, given the stream's number, if not as every property is).
         func publish(_ name: String, _ property: PublishedProperty, follow: ((Int) -> Subscription)? = nil) {
             let rank = PublishedStreams.Rank(element: ordinal, place: values.count)
-            let stream = published.register(joinedName(prefix, name), kind: .value, property: property, publishedAs: (entry: entry, rank: rank))
+            let stream = published.register(ElementStream(element: element.id, property: name).name, kind: .value, property: property, publishedAs: (entry: entry, rank: rank))
             values.append((stream, property))
             // Later writes only: what the property holds now is what registering read.
             links.append(follow?(stream.index) ?? property.follow(writes, stream.index))
@@ -235,7 +234,7 @@ extension MotionEngine {
         for extra in element.extraProperties { publish(extra.name, extra.property) }
         if element === scene.container { publish("idle", .flag(attract.idle.readOnly)) }
         entry.values = values
-        nameGestureStreams(of: entry, prefix: prefix)
+        nameGestureStreams(of: entry)
         entry.activityLink = activity.follow(element.state)
         if !element.enabled.value { disabled(entry) }
         entry.links = links
@@ -243,13 +242,13 @@ extension MotionEngine {
 
     /// Numbers the streams of the gestures `entry`'s interactions asked for, in the order of
     /// ``GestureKind/allCases``.
-    private func nameGestureStreams(of entry: EngineElement, prefix: String) {
+    private func nameGestureStreams(of entry: EngineElement) {
         // The kinds as bits by their place in `allCases`, from one walk over the set: asking
         // the set for each kind hashed seven times an element.
         var kinds = 0
         for kind in entry.element.recognizers { kinds |= 1 << kind.allCasesIndex }
         entry.gestureStreams = GestureKind.allCases.map { kind in
-            kinds & (1 << kind.allCasesIndex) != 0 ? published.register(joinedName(prefix, kind.rawValue), kind: .gesture) : nil
+            kinds & (1 << kind.allCasesIndex) != 0 ? published.register(ElementStream(element: entry.element.id, property: kind.rawValue).name, kind: .gesture) : nil
         }
     }
 
@@ -298,14 +297,5 @@ extension MotionEngine {
     /// The last value published on `stream`, or nil when there is no such stream.
     public func lastValue(_ stream: String) -> PublishedValue? {
         catalog.id(named: stream).flatMap { published.lastValue($0) }
-    }
-}
-
-/// `prefix` and `suffix` as one string, made in one piece: a stream's name, of which a scene
-/// makes a dozen an element (`+` made the string, then grew it).
-func joinedName(_ prefix: String, _ suffix: String) -> String {
-    String(unsafeUninitializedCapacity: prefix.utf8.count + suffix.utf8.count) { buffer in
-        let end = buffer.initialize(from: prefix.utf8).1
-        return end + UnsafeMutableBufferPointer(rebasing: buffer[end...]).initialize(from: suffix.utf8).1
     }
 }
