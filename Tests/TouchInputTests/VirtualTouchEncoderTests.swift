@@ -1,0 +1,229 @@
+import SeededRandom
+import Testing
+import TouchModel
+@testable import TouchInput
+
+/// What a libinput touchscreen reader makes of the events, written from libinput's fallback
+/// dispatch (evdev-fallback.c): the kernel's per-slot state as libevdev keeps it (the tool a
+/// slot last said sticks), a touch down at a tracking id, up at -1, and a cancel when a touch
+/// already down turns `MT_TOOL_PALM`; a touch that begins while its slot says palm is ignored.
+struct LibinputModel {
+    enum Seen: Equatable {
+        case down(slot: Int, x: Int32, y: Int32)
+        case motion(slot: Int, x: Int32, y: Int32)
+        case up(slot: Int)
+        case cancel(slot: Int)
+    }
+
+    private struct Slot {
+        var tracking: Int32 = -1
+        var tool = ToolType.finger
+        var x: Int32 = 0, y: Int32 = 0
+        var dirty = false
+        var began = false
+        var palm = false
+        var ignored = false
+    }
+
+    private var slots: [Slot]
+    private var current = 0
+    var seen: [Seen] = []
+    var button = false
+    var pointer: (x: Int32, y: Int32) = (0, 0)
+    var frames = 0
+    var problems: [String] = []
+
+    init(slots: Int) { self.slots = Array(repeating: Slot(), count: slots) }
+
+    mutating func read(_ events: [InputEvent]) {
+        for event in events { take(event) }
+    }
+
+    private mutating func take(_ event: InputEvent) {
+        switch (event.type, event.code) {
+        case (EventType.absolute, AbsoluteAxis.slot):
+            current = Int(event.value)
+            if current >= slots.count { problems.append("slot \(current) past the device's") }
+        case (EventType.absolute, AbsoluteAxis.trackingID):
+            if event.value >= 0 {
+                if slots[current].tracking >= 0 { problems.append("tracking id over a live one in slot \(current)") }
+                slots[current].tracking = event.value
+                slots[current].began = true
+                slots[current].ignored = slots[current].tool == ToolType.palm
+                slots[current].palm = false
+            } else {
+                if slots[current].tracking < 0 { problems.append("release of an empty slot \(current)") }
+                slots[current].tracking = -1
+                let wasShown = !slots[current].ignored && !slots[current].palm && !slots[current].began
+                if wasShown { seen.append(.up(slot: current)) }
+                slots[current].began = false
+            }
+        case (EventType.absolute, AbsoluteAxis.toolType):
+            slots[current].tool = event.value
+            if event.value == ToolType.palm, slots[current].tracking >= 0, !slots[current].began, !slots[current].ignored, !slots[current].palm {
+                slots[current].palm = true
+                seen.append(.cancel(slot: current))
+            }
+        case (EventType.absolute, AbsoluteAxis.positionX):
+            slots[current].x = event.value
+            slots[current].dirty = true
+        case (EventType.absolute, AbsoluteAxis.positionY):
+            slots[current].y = event.value
+            slots[current].dirty = true
+        case (EventType.absolute, AbsoluteAxis.x): pointer.x = event.value
+        case (EventType.absolute, AbsoluteAxis.y): pointer.y = event.value
+        case (EventType.key, KeyCode.touch): button = event.value == 1
+        case (EventType.synchronization, SynchronizationCode.report):
+            frames += 1
+            for index in slots.indices {
+                defer { slots[index].dirty = false; slots[index].began = false }
+                guard slots[index].tracking >= 0, !slots[index].ignored, !slots[index].palm else { continue }
+                if slots[index].began {
+                    seen.append(.down(slot: index, x: slots[index].x, y: slots[index].y))
+                } else if slots[index].dirty {
+                    seen.append(.motion(slot: index, x: slots[index].x, y: slots[index].y))
+                }
+            }
+            if button != slots.contains(where: { $0.tracking >= 0 }) { problems.append("BTN_TOUCH \(button) with slots \(slots.map(\.tracking))") }
+        default:
+            problems.append("an event no touchscreen sends: \(event.type) \(event.code)")
+        }
+    }
+}
+
+@Suite("Virtual touchscreen encoder")
+struct VirtualTouchEncoderTests {
+    static let geometry = VirtualTouchscreenGeometry(area: Rect(origin: Point(x: 1920, y: 0), size: Size(width: 1920, height: 1080)),
+                                                     sizeMillimetres: Size(width: 527, height: 296))
+
+    static func contact(_ finger: Int, _ phase: TouchPhase, _ x: Double, _ y: Double, forApps: Bool = true) -> VirtualContact {
+        VirtualContact(finger: finger, phase: phase, position: Point(x: x, y: y), forApps: forApps)
+    }
+
+    @Test("the axes count quarter pixels of the area from its corner; resolution makes the size true; points outside are held at the edge")
+    func geometry() {
+        let g = Self.geometry
+        #expect(g.maximum.x == 7679 && g.maximum.y == 4319)
+        #expect(g.resolution.x == 15 && g.resolution.y == 15, "7680 units over 527 mm, 4320 over 296 mm")
+        #expect(g.units(of: Point(x: 1920, y: 0)) == (0, 0))
+        #expect(g.units(of: Point(x: 1920 + 100.5, y: 20.25)) == (402, 81))
+        #expect(g.units(of: Point(x: 0, y: 5000)) == (0, 4319))
+        #expect(g.units(of: Point(x: .nan, y: .infinity)) == (0, 4319))
+        #expect(VirtualTouchscreenGeometry(area: g.area).resolution == (0, 0), "both unknown, never one")
+    }
+
+    @Test("a tap: the finger tool and a tracking id before the position, BTN_TOUCH and ABS_X/Y with it; a lift releases the slot")
+    func tap() {
+        var encoder = VirtualTouchEncoder(geometry: Self.geometry)
+        var events: [InputEvent] = []
+        encoder.encode([Self.contact(1, .began, 1920 + 10, 20)], into: &events)
+        let codes = events.map { "\($0.type):\($0.code)=\($0.value)" }
+        #expect(codes == ["3:47=0", "3:55=0", "3:57=0", "3:53=40", "3:54=80", "1:330=1", "3:0=40", "3:1=80", "0:0=0"])
+        events.removeAll()
+        encoder.encode([Self.contact(1, .stationary, 1920 + 10, 20)], into: &events)
+        #expect(events.isEmpty, "nothing changed, no frame")
+        encoder.encode([Self.contact(1, .ended, 1920 + 10, 20)], into: &events)
+        #expect(events.map { "\($0.type):\($0.code)=\($0.value)" } == ["3:57=-1", "1:330=0", "0:0=0"])
+    }
+
+    @Test("a touch taken after it began is cancelled, never lifted; one kept from the apps at its landing never appears")
+    func claims() {
+        var encoder = VirtualTouchEncoder(geometry: Self.geometry)
+        var model = LibinputModel(slots: encoder.slotCount)
+        var events: [InputEvent] = []
+        func frame(_ contacts: VirtualContact...) {
+            events.removeAll()
+            encoder.encode(contacts, into: &events)
+            model.read(events)
+        }
+        frame(Self.contact(1, .began, 2000, 100), Self.contact(2, .began, 2100, 100, forApps: false))
+        frame(Self.contact(1, .moved, 2010, 100), Self.contact(2, .moved, 2110, 100, forApps: false))
+        frame(Self.contact(1, .moved, 2020, 100, forApps: false), Self.contact(2, .moved, 2120, 100, forApps: true))
+        frame(Self.contact(1, .ended, 2020, 100, forApps: false), Self.contact(2, .ended, 2120, 100))
+        #expect(model.seen == [.down(slot: 0, x: 320, y: 400), .motion(slot: 0, x: 360, y: 400), .cancel(slot: 0)])
+        #expect(model.problems.isEmpty, "\(model.problems)")
+        #expect(!model.button && !encoder.isTouching)
+        // The slot said palm last: the next touch there must be seen.
+        frame(Self.contact(3, .began, 2200, 200))
+        #expect(model.seen.last == .down(slot: 0, x: 1120, y: 800))
+        #expect(encoder.fingersCancelled == 1)
+    }
+
+    @Test("a filter's cancel and cancelAll end touches as cancels; BTN_TOUCH goes up with the last release")
+    func cancels() {
+        var encoder = VirtualTouchEncoder(geometry: Self.geometry)
+        var model = LibinputModel(slots: encoder.slotCount)
+        var events: [InputEvent] = []
+        encoder.encode([Self.contact(1, .began, 2000, 100), Self.contact(2, .began, 2100, 100)], into: &events)
+        encoder.encode([Self.contact(1, .cancelled, 2000, 100)], into: &events)
+        encoder.cancelAll(into: &events)
+        model.read(events)
+        #expect(model.seen.filter { if case .cancel = $0 { true } else { false } }.count == 2)
+        #expect(!model.seen.contains(.up(slot: 0)) && !model.seen.contains(.up(slot: 1)))
+        #expect(model.problems.isEmpty, "\(model.problems)")
+        #expect(!model.button)
+        events.removeAll()
+        encoder.cancelAll(into: &events)
+        #expect(events.isEmpty, "nothing left to cancel")
+    }
+
+    @Test("more fingers than slots: the extra ones are not shown, and counted")
+    func slotsRunOut() {
+        var encoder = VirtualTouchEncoder(geometry: Self.geometry, slotCount: 2)
+        var model = LibinputModel(slots: 2)
+        var events: [InputEvent] = []
+        encoder.encode((1...3).map { Self.contact($0, .began, 2000 + Double($0), 100) }, into: &events)
+        encoder.encode((1...3).map { Self.contact($0, .ended, 2000 + Double($0), 100) }, into: &events)
+        model.read(events)
+        #expect(encoder.fingersDropped == 1)
+        #expect(model.seen.count == 4 && model.problems.isEmpty, "\(model.seen) \(model.problems)")
+    }
+
+    @Test("random frames: every touch shown ends once, as an up when it lifted for the apps and a cancel otherwise")
+    func randomFrames() {
+        var random = SplitMix64(seed: 46)
+        for _ in 0..<200 {
+            var encoder = VirtualTouchEncoder(geometry: Self.geometry, slotCount: 4)
+            var model = LibinputModel(slots: 4)
+            var down: [Int: (forApps: Bool, shown: Bool)] = [:]
+            var nextFinger = 1
+            var lifts = 0, cancels = 0
+            var events: [InputEvent] = []
+            for _ in 0..<40 {
+                var frame: [VirtualContact] = []
+                // Slots turned palm in a frame are released at its end: not free for a landing in it.
+                var palmed = 0
+                for (finger, state) in down.sorted(by: { $0.key < $1.key }) {
+                    let roll = random.below(10)
+                    let forApps = state.forApps && random.below(12) != 0
+                    let point = Point(x: 1920 + Double(random.below(1920)), y: Double(random.below(1080)))
+                    if roll < 2 {
+                        let phase: TouchPhase = roll == 0 ? .ended : .cancelled
+                        frame.append(VirtualContact(finger: finger, phase: phase, position: point, forApps: forApps))
+                        if state.shown { if phase == .ended && forApps { lifts += 1 } else { cancels += 1; palmed += 1 } }
+                        down[finger] = nil
+                    } else {
+                        frame.append(VirtualContact(finger: finger, phase: .moved, position: point, forApps: forApps))
+                        if state.shown && !forApps { cancels += 1; palmed += 1 }
+                        down[finger] = (forApps, state.shown && forApps)
+                    }
+                }
+                if random.below(3) == 0 {
+                    let forApps = random.below(4) != 0
+                    let shown = forApps && down.values.filter(\.shown).count + palmed < 4
+                    frame.append(VirtualContact(finger: nextFinger, phase: .began, position: Point(x: 2000, y: 500), forApps: forApps))
+                    down[nextFinger] = (forApps, shown)
+                    nextFinger += 1
+                }
+                events.removeAll()
+                encoder.encode(frame, into: &events)
+                model.read(events)
+            }
+            #expect(model.problems.isEmpty, "\(model.problems)")
+            let ups = model.seen.filter { if case .up = $0 { true } else { false } }.count
+            let cancelled = model.seen.filter { if case .cancel = $0 { true } else { false } }.count
+            #expect(ups == lifts && cancelled == cancels, "ups \(ups)/\(lifts), cancels \(cancelled)/\(cancels)")
+            #expect(cancelled == encoder.fingersCancelled)
+        }
+    }
+}
