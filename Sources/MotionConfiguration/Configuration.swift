@@ -34,6 +34,9 @@ public struct Configuration: Sendable {
     public var calibrations: [CalibrationSettings] = []
     /// The elements, in the order given (later ones are on top when z-orders tie).
     public var elements: [ElementSettings] = []
+    /// The virtual touchscreens: those `[[virtual_touchscreen]]` defines, then one for each
+    /// output a `[[device]]` names that no table does.
+    public var virtualTouchscreens: [VirtualTouchscreenSettings] = []
     /// The HTTP and WebSocket listener for browser pages; nil for none.
     public var websocket: WebSocketSettings?
     /// Where TUIO bundles go; none by default.
@@ -118,6 +121,10 @@ public struct DeviceSettings: Sendable, Hashable {
     /// and the browser do not also act on its touches. Off by default: grabbing also takes the
     /// touchscreen from everything else, ordinary buttons included.
     public var grab = false
+    /// The output whose virtual touchscreen shows the apps this device's touches
+    /// (``VirtualTouchscreenSettings``); motiond then grabs the device, once that virtual
+    /// touchscreen exists. Nil: the apps read the device itself.
+    public var virtualTouchscreen: String?
     /// The contact filters (`stuck_after`, `palm_size_mm`, `palm_size`, `jump_mm`,
     /// `hysteresis`) and what they measure in (`resolution`, `size_mm`, `touch_resolution`);
     /// their stuck slop is the configuration's tap slop.
@@ -149,6 +156,10 @@ public struct ElementSettings: Sendable, Hashable {
     /// `reset_after`: idle seconds before the element springs back to its configured
     /// center, rotation and scale; nil to stay where it was left.
     public var resetAfter: Double?
+    /// `claim_touches`: whether a touch that begins on the element is kept from the apps
+    /// that read a virtual touchscreen, so that dragging a card does not also scroll the page
+    /// under it. On by default: an element motiond drives is the app's own drawing of it.
+    public var claimsTouches = true
 
     public init(id: String, center: Point, size: Size, rotation: Double = 0, scale: Double = 1, z: Int = 0, interactions: [InteractionSettings] = []) {
         self.id = id

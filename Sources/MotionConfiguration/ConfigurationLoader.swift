@@ -51,9 +51,11 @@ extension Configuration {
         if var gestures = try root.table("gestures") {
             configuration.gestures = try readGestures(&gestures)
         }
-        for var device in try root.tables("device") {
-            configuration.devices.append(try readDevice(&device, screen: configuration.screen))
+        var devices = try root.tables("device")
+        for index in devices.indices {
+            configuration.devices.append(try readDevice(&devices[index], screen: configuration.screen))
         }
+        try readVirtualTouchscreens(&root, devices: devices, into: &configuration)
         for var calibration in try root.tables("calibration") {
             configuration.calibrations.append(try readCalibration(&calibration))
         }
@@ -252,6 +254,7 @@ extension Configuration {
         device.flipHorizontal = try table.bool("flip_horizontal") ?? false
         device.flipVertical = try table.bool("flip_vertical") ?? false
         device.grab = try table.bool("grab") ?? false
+        device.virtualTouchscreen = try readVirtualTouchscreenName(&table)
         device.calibration = try readMatrix(&table, "calibration")
         device.filters.stuckAfter = try table.number("stuck_after", in: 0...86_400) ?? device.filters.stuckAfter
         let palmMillimetres = try table.number("palm_size_mm", in: 0...1000)
@@ -340,6 +343,7 @@ extension Configuration {
         element.scale = try table.number("scale", in: 0.000_001...1_000_000) ?? 1
         element.z = try table.int("z") ?? 0
         element.resetAfter = try table.number("reset_after", in: Self.idleSeconds)
+        element.claimsTouches = try table.bool("claim_touches") ?? true
         try readMovingInteractions(&table, into: &element)
         try readOtherInteractions(&table, into: &element)
         // Asked of the interactions themselves: a list of their names would be an

@@ -27,8 +27,14 @@ public struct DeviceMatch: Sendable, Hashable {
     public var filters: ContactFilterSettings
 
     /// How the input reads the device.
-    public var use: TouchInputHub.DeviceUse {
-        TouchInputHub.DeviceUse(mapping: mapping, grab: settings.grab, filters: filters)
+    public var use: TouchInputHub.DeviceUse { use(virtualOutputs: []) }
+
+    /// How the input reads the device when the virtual touchscreens of `virtualOutputs`
+    /// exist: a panel that names one is grabbed, so that the apps read it only through its
+    /// virtual touchscreen; one whose virtual touchscreen could not be made is left to them.
+    public func use(virtualOutputs: Set<String>) -> TouchInputHub.DeviceUse {
+        let grab = settings.grab || settings.virtualTouchscreen.map(virtualOutputs.contains) == true
+        return TouchInputHub.DeviceUse(mapping: mapping, grab: grab, filters: filters)
     }
 }
 

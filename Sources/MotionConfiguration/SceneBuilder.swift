@@ -18,7 +18,9 @@ extension Configuration {
 extension ElementSettings {
     /// The element, without its interactions.
     public func makeElement() -> Element {
-        Element(id: id, center: center, size: size, rotation: rotation, scale: scale, zOrder: z)
+        let element = Element(id: id, center: center, size: size, rotation: rotation, scale: scale, zOrder: z)
+        element.claimsTouches = claimsTouches
+        return element
     }
 
     /// The element's interactions; `position` finds another element's position by id, for

@@ -44,6 +44,16 @@ enum ContactRoute {
         case cancelled(EngineElement, id: Int32)
     }
 
+    /// Whether the apps reading a virtual touchscreen may have a contact on `route`: not while
+    /// an element that claims its touches holds it, nor once a screen gesture took it.
+    static func forApps(_ route: ContactRoute?) -> Bool {
+        switch route {
+        case .element(let element, _)?: return !element.element.claimsTouches
+        case .takenFromElement?, .screen?: return false
+        case .nowhere?, nil: return true
+        }
+    }
+
     /// A contact's life, as a table (no record is a contact not down):
     ///
     /// | route | event | next | the element hears |
@@ -118,9 +128,9 @@ struct ContactRouter {
     var isAnyDown: Bool { !routes.isEmpty }
 
     /// Routes one contact of a device's frame; `hit` finds the element a landing contact is
-    /// on. Returns its finger's number, and what its element hears, if any: the contact under
-    /// that number.
-    mutating func route(_ contact: TouchContact, device: Int, hit: (Point) -> EngineElement?) -> (finger: Int, heard: (EngineElement, TouchContact)?) {
+    /// on. Returns its finger's number, what its element hears, if any (the contact under
+    /// that number), and whether the apps may have it (``ContactRoute/forApps``).
+    mutating func route(_ contact: TouchContact, device: Int, hit: (Point) -> EngineElement?) -> (finger: Int, heard: (EngineElement, TouchContact)?, forApps: Bool) {
         let key = ContactKey(device: device, trackingID: contact.trackingID)
         let entry = routes[key]
         // A contact never seen has a number from here, even one that only lifts (which
@@ -141,7 +151,8 @@ struct ContactRouter {
         }
         let (next, delivery) = ContactRoute.transition(entry?.route, event)
         routes[key] = next.map { Entry(route: $0, finger: finger) }
-        return (finger, Self.heard(delivery, contact))
+        // A lift has no route left: it is judged by the one it had.
+        return (finger, Self.heard(delivery, contact), ContactRoute.forApps(next ?? entry?.route))
     }
 
     /// A screen gesture took every contact in `keys` from the elements.

@@ -39,13 +39,18 @@ public struct ReportedContact: Hashable, Sendable {
     public var contact: TouchContact
     /// Where it will be one horizon ahead; nil without prediction, or once predictions lapsed.
     public var predicted: Point?
+    /// Whether the apps reading a virtual touchscreen may have it: false while it is on an
+    /// element that claims its touches (``Element/claimsTouches``), and once a screen gesture
+    /// took it.
+    public var forApps: Bool
 
     /// Finger number `finger` on `device`, predicted to be at `predicted`.
-    public init(device: Int, finger: Int, contact: TouchContact, predicted: Point?) {
+    public init(device: Int, finger: Int, contact: TouchContact, predicted: Point?, forApps: Bool = true) {
         self.device = device
         self.finger = finger
         self.contact = contact
         self.predicted = predicted
+        self.forApps = forApps
     }
 }
 

@@ -87,8 +87,8 @@ public final class MotionEngine {
             }
             var touched = false
             for contact in frame.contacts {
-                let (finger, heard) = router.route(contact, device: device, hit: hitElement)
-                report.contacts.append(ReportedContact(device: device, finger: finger, contact: contact, predicted: nil))
+                let (finger, heard, forApps) = router.route(contact, device: device, hit: hitElement)
+                report.contacts.append(ReportedContact(device: device, finger: finger, contact: contact, predicted: nil, forApps: forApps))
                 guard let (element, heard) = heard else { continue }
                 element.contacts.append(heard)
                 touched = true

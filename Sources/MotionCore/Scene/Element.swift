@@ -21,6 +21,9 @@ public final class Element {
     public let zOrder: ReactiveProperty<Int>
     /// While false, touches pass through the element to what is below it.
     public let enabled = ReactiveProperty(true)
+    /// Whether a touch that begins on the element is kept from the apps that read a virtual
+    /// touchscreen (``ReportedContact/forApps``). The screen itself claims none.
+    public var claimsTouches = true
     /// `.active` while any of the element's interactions moves it.
     public var state: ReadOnlyProperty<MotionState> { activity.state }
 

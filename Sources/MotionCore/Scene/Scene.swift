@@ -14,6 +14,7 @@ public final class Scene {
     /// Creates an empty scene on a screen of `size` pixels.
     public init(size: Size) {
         container = Element(id: "screen", center: Point(x: size.width / 2, y: size.height / 2), size: size, zOrder: Int.min)
+        container.claimsTouches = false
     }
 
     /// The element named `id`, or the container for "screen".

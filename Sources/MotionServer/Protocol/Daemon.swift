@@ -45,7 +45,10 @@ public final class Daemon {
     /// Where the scene goes besides the clients (TUIO's receivers), if anywhere.
     var output: TUIOReceivers? { outputSink?.output }
     private let outputSink: TUIOSink?
-    /// What takes each report, in order (``ReportSink``): TUIO, the clients, the state file.
+    /// The virtual touchscreens the apps read (``VirtualTouchscreens``).
+    let virtualTouchscreens: VirtualTouchscreens
+    /// What takes each report, in order (``ReportSink``): the virtual touchscreens, TUIO, the
+    /// clients, the state file.
     private var sinks: [ReportSink] = []
 
     /// The touchscreen being calibrated (for tests).
@@ -76,7 +79,7 @@ public final class Daemon {
     /// when it has something due without a frame (``MotionEngine/nextDeadline``); `output`
     /// (TUIO's receivers) gets the scene each frame besides the clients.
     public init(configuration: Configuration, clock: FrameClock, idleScheduler: FrameScheduler? = nil, output: TUIOReceivers? = nil,
-                controlPolicy: @escaping (PeerCredentials?) -> Bool) {
+                uinputPath: String = "/dev/uinput", controlPolicy: @escaping (PeerCredentials?) -> Bool) {
         self.clock = clock
         self.controlPolicy = controlPolicy
         self.scene = DaemonScene(configuration, clock: clock)
@@ -86,7 +89,8 @@ public final class Daemon {
         self.dispatcher = RequestDispatcher(scene: scene, clients: clients, touchscreens: touchscreens, status: status, clock: clock, output: output)
         let outputSink = output.map { [scene] in TUIOSink($0, scene: scene) }
         self.outputSink = outputSink
-        sinks = [outputSink as ReportSink?, ClientsSink(clients: clients, status: status, metrics: metrics, clock: clock)].compactMap { $0 }
+        self.virtualTouchscreens = VirtualTouchscreens(uinputPath: uinputPath)
+        sinks = [virtualTouchscreens, outputSink as ReportSink?, ClientsSink(clients: clients, status: status, metrics: metrics, clock: clock)].compactMap { $0 }
         self.timer = idleScheduler.map { EngineTimer($0) { [unowned self] in tick(at: $0) } }
         clock.frameRunner = { [weak self] time in self?.runClockFrame(at: time) }
         configureOutput()
@@ -227,6 +231,16 @@ public final class Daemon {
         scheduleTimer()
     }
 
+    /// Makes, keeps or removes the virtual touchscreens as the configuration in force says
+    /// (at start, and after a reload): what to say in the log, each line with whether it is
+    /// a problem. The input grabs the panels of ``virtualOutputs``.
+    public func configureVirtualTouchscreens() -> [(line: String, problem: Bool)] {
+        virtualTouchscreens.configure(configuration)
+    }
+
+    /// The outputs whose virtual touchscreen exists.
+    public var virtualOutputs: Set<String> { virtualTouchscreens.available }
+
     /// Starts, changes or ends the scene's output as the configuration says.
     private func configureOutput() {
         output?.configure(configuration, elements: engine.scene.elements, time: clock.now)
@@ -263,6 +277,7 @@ public final class Daemon {
     public func closeAll(reason: String) {
         clients.closeAll(saying: clients.allocator.buffer(string: ProtocolLine.bye(reason)))
         output?.finish()
+        virtualTouchscreens.removeAll()
     }
 
     /// Handles one line from a client: exactly one reply.

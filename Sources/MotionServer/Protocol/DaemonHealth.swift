@@ -22,6 +22,9 @@ public struct HealthReport: Sendable {
     /// Why the scene cannot be kept in its state file (a full disk, say); nil when it is
     /// kept or nothing is.
     public var stateFailure: String?
+    /// The virtual touchscreens made (output and node), and why the others were not.
+    public var virtualTouchscreens: [(output: String, node: String)] = []
+    public var virtualFailures: [(output: String, reason: String)] = []
 
     /// What is wrong; healthy when nothing is.
     public var problems: [String] {
@@ -35,6 +38,9 @@ public struct HealthReport: Sendable {
         }
         if let stateFailure {
             problems.append("the scene is not being kept across restarts: \(stateFailure)")
+        }
+        for failure in virtualFailures {
+            problems.append("no virtual touchscreen for \(failure.output), so the apps read its panels raw: \(failure.reason)")
         }
         return problems
     }
@@ -54,6 +60,8 @@ public struct HealthReport: Sendable {
             ("loop_lag", loopLag.map { .number(($0 * 1e6).rounded() / 1e6) } ?? .null),
             ("clients", .object(ClientTransport.allCases.map { ($0.rawValue, .integer(Int64(clients[$0] ?? 0))) })),
             ("uptime", seconds(uptime)),
+            ("virtual_touchscreens", .array(virtualTouchscreens.map { .object([("output", .string($0.output)), ("node", .string($0.node))]) }
+                + virtualFailures.map { .object([("output", .string($0.output)), ("error", .string($0.reason))]) })),
         ])
     }
 }
@@ -68,7 +76,9 @@ extension Daemon {
             skipped: touchscreens.devices.skipped.map { ($0.node, $0.reason.description) },
             sinceInput: status.lastInput.map { max(0, now - $0) }, sinceTouch: status.lastTouch.map { max(0, now - $0) },
             loopLag: status.loopLag, clients: clientsByTransport, uptime: now - status.startTime,
-            stateFailure: keeper?.problem?.description)
+            stateFailure: keeper?.problem?.description,
+            virtualTouchscreens: virtualTouchscreens.devices.sorted { $0.key < $1.key }.map { ($0.key, $0.value.node) },
+            virtualFailures: virtualTouchscreens.failures.sorted { $0.key < $1.key }.map { ($0.key, $0.value.description) })
     }
 
     /// The metrics in Prometheus's text format, as `GET /metrics` serves them.

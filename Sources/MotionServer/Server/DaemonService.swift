@@ -52,6 +52,7 @@ public final class DaemonService {
                         controlPolicy: ControlPolicy(configuration.daemon).allows)
         connections = ClientConnections(daemon: daemon, loop: loop)
         daemon.onWarning = { [logger] in logger.warning("\($0)") }
+        logVirtualTouchscreens(daemon.configureVirtualTouchscreens())
         connections.onLaggardsDropped = { [logger] in logger.warning("disconnected \($0) client(s) that stopped reading") }
         if let path = options.state ?? configuration.daemon.state {
             do {
@@ -96,7 +97,7 @@ public final class DaemonService {
         func stopStarted() { try? loop.flatSubmit { [started] in service.value.stopAll(adding: started) }.wait() }
         let done: EventLoopFuture<Void>
         do throws(StartupFailure) {
-            let input = options.replay != nil ? nil : try startInput(configuration, service: service, loop: loop, logger: logger, into: &started)
+            let input = options.replay != nil ? nil : try startInput(configuration, virtualOutputs: made.virtualOutputs, service: service, loop: loop, logger: logger, into: &started)
             if relay.stopRequested {
                 stopStarted()
                 return logger.info("stopped before starting")
@@ -116,14 +117,14 @@ public final class DaemonService {
 
     /// The input thread, unless motiond replays a recording: its events reach the daemon on
     /// the loop in batches (``InputQueue``).
-    private static func startInput(_ configuration: Configuration, service: NIOLoopBound<DaemonService>, loop: EventLoop, logger: Logger,
+    private static func startInput(_ configuration: Configuration, virtualOutputs: Set<String>, service: NIOLoopBound<DaemonService>, loop: EventLoop, logger: Logger,
                                    into started: inout DaemonParts) throws(StartupFailure) -> InputThread? {
         let queue = InputQueue(loop: loop) { batch, coalesced in
             let service = service.value
             service.daemon.framesCoalesced(coalesced)
             for event in batch { service.handle(event) }
         }
-        let input = try InputThread(configuration: configuration, logger: logger, queue: queue)
+        let input = try InputThread(configuration: configuration, virtualOutputs: virtualOutputs, logger: logger, queue: queue)
         started.append(DaemonPart(name: "input") {
             // The contacts it cancels on the way out are queued on the loop: they reach the
             // clients before the parts started earlier stop (their goodbye).
@@ -140,9 +141,12 @@ public final class DaemonService {
         let service: NIOLoopBound<DaemonService>
         let connections: NIOLoopBound<ClientConnections>
         let webAccess: NIOLoopBound<WebAccess>
+        /// The outputs whose virtual touchscreen was made: the input grabs their panels.
+        let virtualOutputs: Set<String>
 
         init(_ service: DaemonService) {
             self.service = NIOLoopBound(service, eventLoop: service.loop)
+            virtualOutputs = service.daemon.virtualOutputs
             connections = NIOLoopBound(service.connections, eventLoop: service.loop)
             webAccess = NIOLoopBound(service.webAccess, eventLoop: service.loop)
         }
@@ -302,7 +306,8 @@ public final class DaemonService {
         do {
             let configuration = try Configuration.load(file: file)
             daemon.reload(configuration)
-            input?.update(configuration)
+            logVirtualTouchscreens(daemon.configureVirtualTouchscreens())
+            input?.update(configuration, virtualOutputs: daemon.virtualOutputs)
             if let web { web.reload(configuration, options) } else if configuration.websocket != nil {
                 logger.warning("[websocket] takes effect when motiond restarts")
             }
@@ -312,6 +317,13 @@ public final class DaemonService {
             daemon.reloadFailed(error.description)
             logger.error("refused to reload: \(error.description); the previous configuration stays")
             return error.description
+        }
+    }
+
+    /// What became of the virtual touchscreens, in the log.
+    private func logVirtualTouchscreens(_ notes: [(line: String, problem: Bool)]) {
+        for note in notes {
+            if note.problem { logger.error("\(note.line)") } else { logger.info("\(note.line)") }
         }
     }
 

@@ -19,6 +19,8 @@ import TouchInput
 final class InputThread: @unchecked Sendable {
     private let lock = NIOLock()
     private var configuration: Configuration
+    /// The outputs whose virtual touchscreen exists: their panels are grabbed.
+    private var virtualOutputs: Set<String>
     private var reconfigure = false
     private var stopping = false
     /// Where the batches go; closed by ``stop(timeout:)``.
@@ -34,16 +36,17 @@ final class InputThread: @unchecked Sendable {
     /// Starts the thread and returns once it watches udev and has opened the touchscreens
     /// present. Blocks the caller meanwhile, so never call it on the event loop. Should udev
     /// fail it, the thread says so in `logger` and ends; the daemon goes on without touch.
-    convenience init(configuration: Configuration, logger: Logger, queue: InputQueue) throws(StartupFailure) {
-        try self.init(configuration: configuration, queue: queue) { thread, queue, wake, started in
+    convenience init(configuration: Configuration, virtualOutputs: Set<String> = [], logger: Logger, queue: InputQueue) throws(StartupFailure) {
+        try self.init(configuration: configuration, virtualOutputs: virtualOutputs, queue: queue) { thread, queue, wake, started in
             thread.run(queue, wake: wake, started: started, logger: logger)
         }
     }
 
     /// The same, with `work` in place of reading the touchscreens: how a test has the thread
     /// misbehave (stick, deliver late) and sees what ``stop(timeout:)`` does about it.
-    init(configuration: Configuration, queue: InputQueue, work: @escaping Work) throws(StartupFailure) {
+    init(configuration: Configuration, virtualOutputs: Set<String> = [], queue: InputQueue, work: @escaping Work) throws(StartupFailure) {
         self.configuration = configuration
+        self.virtualOutputs = virtualOutputs
         self.queue = queue
         var fds: [Int32] = [0, 0]
         guard pipe(&fds) == 0 else { throw .wakePipe(errno: errno) }
@@ -65,10 +68,11 @@ final class InputThread: @unchecked Sendable {
         started.wait()
     }
 
-    /// Applies a new configuration's device settings.
-    func update(_ configuration: Configuration) {
+    /// Applies a new configuration's device settings, and the virtual touchscreens it made.
+    func update(_ configuration: Configuration, virtualOutputs: Set<String> = []) {
         lock.withLock {
             self.configuration = configuration
+            self.virtualOutputs = virtualOutputs
             reconfigure = true
         }
         poke()
@@ -111,11 +115,11 @@ final class InputThread: @unchecked Sendable {
         let hub: TouchInputHub
         do {
             hub = try TouchInputHub { [self] device, udevCalibration in
-                let configuration = lock.withLock { self.configuration }
+                let (configuration, virtualOutputs) = lock.withLock { (self.configuration, self.virtualOutputs) }
                 guard let match = configuration.match(device, udevCalibration: udevCalibration) else {
                     return .failure(.init("no [[device]] entry in the configuration selects \(OutsideText.quoted(device.name))", kind: .notSelected))
                 }
-                return .success(match.use)
+                return .success(match.use(virtualOutputs: virtualOutputs))
             }
         } catch {
             logger.error("touch input stopped: \(error.description)")

@@ -48,6 +48,9 @@ public final class TouchInputHub {
             case invalidDescription = "invalid_description"
             /// `grab = true`, and another program holds it.
             case cannotGrab = "cannot_grab"
+            /// A virtual touchscreen a motiond made (``VirtualTouchscreen``): the apps read it,
+            /// and motiond reading it would read its own output back.
+            case virtualTouchscreen = "virtual_touchscreen"
         }
 
         public var description: String
@@ -235,7 +238,11 @@ public final class TouchInputHub {
         guard devices[node.node] == nil else { return }
         do throws(DeviceError) {
             let device = try TouchDevice(node: node.node)
-            device.identity = DeviceIdentity(number: number(of: node.node), node: node.node, path: node.path, description: device.description)
+            let description = device.description
+            if VirtualTouchscreen.isVirtual(vendor: description.vendor, product: description.product, name: description.name) {
+                return skip(node.node, SkipReason("\(OutsideText.quoted(description.name)) is a motiond virtual touchscreen, for the apps", kind: .virtualTouchscreen))
+            }
+            device.identity = DeviceIdentity(number: number(of: node.node), node: node.node, path: node.path, description: description)
             switch configure(device.identity, node.calibration) {
             case .failure(let reason):
                 skip(node.node, reason)

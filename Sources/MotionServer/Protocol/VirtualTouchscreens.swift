@@ -1,0 +1,101 @@
+import MotionConfiguration
+import MotionCore
+import TouchInput
+
+/// The virtual touchscreens the configuration asks for (`[[virtual_touchscreen]]`, and the
+/// outputs `[[device]]` entries name), and what each shows the apps: the fingers of every
+/// input frame from a panel that names it, as the engine reported them. A ``ReportSink``,
+/// first of the daemon's, since the apps wait on it as the clients do.
+///
+/// A virtual touchscreen that cannot be made (no uinput, no permission) is kept as a
+/// failure: the daemon says why in the log and in health, and its panels are not grabbed
+/// (``available``), so the apps keep reading them raw.
+final class VirtualTouchscreens: ReportSink {
+    /// The devices made, by output.
+    private(set) var devices: [String: VirtualTouchscreen] = [:]
+    /// Why the others were not, by output.
+    private(set) var failures: [String: VirtualTouchscreenError] = [:]
+    private var settings: [String: VirtualTouchscreenSettings] = [:]
+    private var screen = Configuration.defaultScreen
+    private var configuration = Configuration()
+    /// The virtual touchscreen each panel's frames go to, by the engine's device number:
+    /// found from the configuration once a device, not at every frame.
+    private var routes: [Int: VirtualTouchscreen?] = [:]
+    /// One frame's fingers, kept between frames so that showing them allocates nothing.
+    private var contacts: [VirtualContact] = []
+    /// Where uinput is: a test names a file that is not, to see motiond do without.
+    private let uinputPath: String
+
+    init(uinputPath: String = "/dev/uinput") {
+        self.uinputPath = uinputPath
+    }
+
+    /// The outputs whose virtual touchscreen exists: the input grabs only the panels that
+    /// name one of these.
+    var available: Set<String> { Set(devices.keys) }
+
+    /// Makes, keeps or removes the devices as `configuration` says: a device whose settings
+    /// changed is made anew (its fingers cancelled first), one no longer asked for goes.
+    /// Returns what to say in the log, each line with whether it is a problem.
+    func configure(_ configuration: Configuration) -> [(line: String, problem: Bool)] {
+        self.configuration = configuration
+        routes.removeAll()
+        let wanted = Dictionary(configuration.virtualTouchscreens.map { ($0.output, $0) }, uniquingKeysWith: { first, _ in first })
+        let geometryChanged = configuration.screen != screen
+        screen = configuration.screen
+        var notes: [(line: String, problem: Bool)] = []
+        for (output, device) in devices where wanted[output].map({ geometryChanged || !sameDevice($0, settings[output]) }) ?? true {
+            device.destroy()
+            devices[output] = nil
+            notes.append(("virtual touchscreen \(output) removed", false))
+        }
+        // Those that failed are tried again: a reload is how an operator says uinput is there now.
+        failures.removeAll()
+        settings = wanted
+        for (output, wanted) in wanted.sorted(by: { $0.key < $1.key }) where devices[output] == nil {
+            do {
+                let device = try VirtualTouchscreen(output: output, geometry: wanted.geometry(on: screen), uinputPath: uinputPath)
+                devices[output] = device
+                notes.append(("virtual touchscreen \(output) is \(device.node) (\(device.name))", false))
+            } catch {
+                failures[output] = error
+                notes.append(("virtual touchscreen \(output) not made, so its panels are not grabbed and the apps read them raw: \(error.description)", true))
+            }
+        }
+        return notes
+    }
+
+    /// Whether two settings make the same device (where it was defined does not matter).
+    private func sameDevice(_ a: VirtualTouchscreenSettings, _ b: VirtualTouchscreenSettings?) -> Bool {
+        guard let b else { return false }
+        return a.output == b.output && a.area == b.area && a.sizeMillimetres == b.sizeMillimetres
+    }
+
+    func take(_ report: FrameReport, input: InputFrame?) {
+        guard let input, !devices.isEmpty, let device = route(input.device) else { return }
+        contacts.removeAll(keepingCapacity: true)
+        for reported in report.contacts {
+            contacts.append(VirtualContact(finger: reported.finger, phase: reported.contact.phase, position: reported.contact.position, forApps: reported.forApps))
+        }
+        device.show(contacts)
+    }
+
+    /// Cancels every finger shown, on every device: a lock began.
+    func cancelAll() {
+        for device in devices.values { device.cancelAll() }
+    }
+
+    /// Removes every device: the daemon stops.
+    func removeAll() {
+        for device in devices.values { device.destroy() }
+        devices.removeAll()
+        routes.removeAll()
+    }
+
+    private func route(_ device: DeviceIdentity) -> VirtualTouchscreen? {
+        if let known = routes[device.number] { return known }
+        let found = configuration.match(device)?.settings.virtualTouchscreen.flatMap { devices[$0] }
+        routes[device.number] = .some(found)
+        return found
+    }
+}
