@@ -44,6 +44,9 @@ function connect() {
     }
   });
   connection.on('error', (error) => console.log(`cannot talk to motiond at ${socketPath}: ${error.message}; trying again`));
+  // readline passes the socket's error on to its interface too, where nobody listening would
+  // end the process: the socket's listener above has said it, and 'close' tries again.
+  lines.on('error', () => {});
   connection.on('close', () => {
     // Jittered, so that a restarted motiond is not met by every kiosk at once.
     setTimeout(connect, delay / 2 + Math.random() * delay / 2);
