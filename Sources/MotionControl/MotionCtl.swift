@@ -19,7 +19,7 @@ struct MotionCtl: ParsableCommand {
         abstract: "Inspect and drive motiond, and try its physics offline.",
         version: MotiondVersion.string,
         subcommands: [StatusCommand.self, DevicesCommand.self, ElementsCommand.self, StreamsCommand.self, WatchCommand.self, GetCommand.self, SetCommand.self, StatsCommand.self, MetricsCommand.self, PredictCommand.self,
-                      SpringCommand.self, GesturesCommand.self, SimulateCommand.self, PlotCommand.self, ConfigCommand.self, CalibrateCommand.self, FramesCommand.self, RecordCommand.self, UmockdevCommand.self, SweepCommand.self, StateCommand.self]
+                      SpringCommand.self, GesturesCommand.self, SimulateCommand.self, PlotCommand.self, ConfigCommand.self, CalibrateCommand.self, FramesCommand.self, RecordCommand.self, UmockdevCommand.self, SweepCommand.self, StateCommand.self, LockCommand.self, UnlockCommand.self]
     )
 
     /// Parses and runs, mapping every usage error to exit code 2 (ArgumentParser uses 64).

@@ -116,7 +116,7 @@ enum ContactRoute {
 struct ContactRouter {
     /// One contact down: its route, and its finger's number (0 until the contact is first
     /// routed, for a contact a screen gesture took in the frame it landed in).
-    private struct Entry {
+    struct Entry {
         var route: ContactRoute
         var finger: Int
     }
@@ -154,6 +154,9 @@ struct ContactRouter {
         // A lift has no route left: it is judged by the one it had.
         return (finger, Self.heard(delivery, contact), ContactRoute.forApps(next ?? entry?.route))
     }
+
+    /// Every contact down, by key.
+    var keys: Dictionary<ContactKey, Entry>.Keys { routes.keys }
 
     /// A screen gesture took every contact in `keys` from the elements.
     mutating func takenByScreen(_ keys: some Sequence<ContactKey>) {

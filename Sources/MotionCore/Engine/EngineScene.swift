@@ -140,7 +140,7 @@ extension MotionEngine {
     /// Takes the fingers from an element: its gestures in progress end `cancelled` (its
     /// interactions and its gesture streams hear so), and the fingers go to no element until
     /// they lift.
-    private func cancelTouches(of element: EngineElement, at time: Double) {
+    func cancelTouches(of element: EngineElement, at time: Double) {
         var ids: [Int32] = []
         router.elementGone(element, into: &ids)
         guard !ids.isEmpty else { return }
@@ -206,7 +206,7 @@ extension MotionEngine {
         let predictedStreams = predicted?.streams ?? []
         // Filled here and handed to the entry whole: each change to an array an object holds
         // is checked at run time for another access at once.
-        let count = 6 + predictedStreams.count + element.extraProperties.count + (element === scene.container ? 1 : 0)
+        let count = 6 + predictedStreams.count + element.extraProperties.count + (element === scene.container ? 2 : 0)
         var values: [(id: StreamID, property: PublishedProperty)] = []
         var links: [Subscription] = []
         values.reserveCapacity(count)
@@ -232,7 +232,10 @@ extension MotionEngine {
             for (name, property) in predictedStreams { publish(name, property) }
         }
         for extra in element.extraProperties { publish(extra.name, extra.property) }
-        if element === scene.container { publish("idle", .flag(attract.idle.readOnly)) }
+        if element === scene.container {
+            publish("idle", .flag(attract.idle.readOnly))
+            publish("locked", .flag(locked.readOnly))
+        }
         entry.values = values
         nameGestureStreams(of: entry)
         entry.activityLink = activity.follow(element.state)

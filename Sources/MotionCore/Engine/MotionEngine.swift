@@ -79,6 +79,7 @@ public final class MotionEngine {
     /// is what `screen.contacts` says the fingers are on.
     @discardableResult
     public func process(_ frame: TouchFrame, device: Int = 0, deviceName: String = "") -> FrameReport {
+        if isLocked { return processLocked(frame, device: device) }
         beginProcessing(at: frame.time)
         clock.perform(at: frame.time) {
             if let screenWatch {
@@ -122,6 +123,7 @@ public final class MotionEngine {
     /// (a command from a client, an element removed).
     public func tick(at time: Double) -> FrameReport {
         beginProcessing(at: time)
+        endLock(by: time)
         if let predictions, predictions.lapse(by: time) {
             report.predictionsLapsed = true
             if followsContacts, screenContacts.lapsePredictions() { contactsChanged = true }
@@ -148,7 +150,7 @@ public final class MotionEngine {
     /// a screen gesture's (a long press held still, on a panel that sends nothing then), or
     /// the predictions' lapse. Whoever drives the engine calls ``tick(at:)`` then.
     public var nextDeadline: Double? {
-        [nextIdleDeadline, screenWatch?.nextDeadline, predictions?.lapse].compactMap { $0 }.min()
+        [nextIdleDeadline, screenWatch?.nextDeadline, predictions?.lapse, lockedUntil].compactMap { $0 }.min()
     }
 
     /// When attract mode next has something to do (`screen.idle` turns true, an element goes
@@ -201,6 +203,63 @@ public final class MotionEngine {
         guard !patterns.isEmpty else { return }
         let gestures = ScreenGestures(patterns, screen: scene.container.size.value, thresholds: thresholds)
         screenWatch = ScreenWatch(gestures, stream: published.register("screen.gesture", kind: .gesture))
+    }
+
+    // MARK: Locked
+
+    /// Whether touches are locked out (``lock(at:until:)``), published as `screen.locked`.
+    public var isLocked: Bool { locked.value }
+    let locked = ReactiveProperty(false)
+    /// When the lock ends by itself; nil while unlocked.
+    public private(set) var lockedUntil: Double?
+
+    /// Locks touches out until `until`, for cleaning the screen: every gesture on an element
+    /// ends `cancelled`, the fingers leave `screen.contacts`, and until the lock ends (at
+    /// `until`, by ``tick(at:)``, or by ``unlock(at:)``) touches move nothing, are not
+    /// reported, and go to no app (``ReportedContact/forApps``); a finger down across the end
+    /// moves nothing until it lifts. Locking again moves the end.
+    public func lock(at time: Double, until: Double) -> FrameReport {
+        beginProcessing(at: time)
+        lockedUntil = until
+        if !isLocked {
+            locked.value = true
+            for element in elements { cancelTouches(of: element, at: time) }
+            router.takenByScreen(Array(router.keys))
+            if followsContacts, !screenContacts.contacts.isEmpty {
+                screenContacts.reset()
+                contactsChanged = true
+            }
+        }
+        return endReport(at: time)
+    }
+
+    /// Lets touches in again; reports what changed meanwhile.
+    public func unlock(at time: Double) -> FrameReport {
+        lockedUntil = time
+        return tick(at: time)
+    }
+
+    /// Ends the lock if it is due by `time`.
+    private func endLock(by time: Double) {
+        guard let lockedUntil, lockedUntil <= time else { return }
+        self.lockedUntil = nil
+        locked.value = false
+    }
+
+    /// A frame while locked: its contacts are followed, so that a lift frees its finger, but
+    /// each is taken from the start, as by a screen gesture, and none is reported. The screen
+    /// gestures follow the fingers too, and what they recognize is dropped.
+    private func processLocked(_ frame: TouchFrame, device: Int) -> FrameReport {
+        beginProcessing(at: frame.time)
+        if let screenWatch {
+            screenWatch.take(frame, device: device, into: &screenEvents)
+            screenEvents.removeAll(keepingCapacity: true)
+        }
+        for contact in frame.contacts {
+            _ = router.route(contact, device: device) { _ in nil }
+            if contact.phase == .began { router.takenByScreen(CollectionOfOne(ContactKey(device: device, trackingID: contact.trackingID))) }
+        }
+        return endReport(at: frame.time)
     }
 
     // MARK: Reports

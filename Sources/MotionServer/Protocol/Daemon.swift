@@ -139,6 +139,26 @@ public final class Daemon {
         publish(engine.runClockFrame(at: time))
     }
 
+    /// Locks touches out for `seconds` (`lock`): the gestures in progress end, the apps see
+    /// their touches cancelled, and until the lock ends by itself (or `unlock`) no touch
+    /// reaches the scene, the clients or the apps. `screen.locked` says so.
+    func lock(for seconds: Double) -> JSONValue {
+        let now = clock.now
+        publish(engine.lock(at: now, until: now + seconds))
+        virtualTouchscreens.cancelAll()
+        return lockJSON
+    }
+
+    /// Ends a lock (`unlock`).
+    func unlock() -> JSONValue {
+        publish(engine.unlock(at: clock.now))
+        return lockJSON
+    }
+
+    private var lockJSON: JSONValue {
+        .object([("locked", .bool(engine.isLocked)), ("until", engine.lockedUntil.map { .number($0) } ?? .null)])
+    }
+
     /// Publishes what changed outside a frame (a command), at once.
     func publishPending() {
         publish(engine.tick(at: clock.now))
@@ -317,6 +337,8 @@ public final class Daemon {
         case .health: return health().json
         case .metrics: return .object([("text", .string(String(decoding: metricsExposition(), as: UTF8.self)))])
         case .savedScene: return savedSceneJSON
+        case .lock(let seconds): return lock(for: seconds)
+        case .unlock: return unlock()
         }
     }
 
@@ -333,7 +355,7 @@ public final class Daemon {
 
     private func requireControl(_ session: ClientSession, _ operation: Operation) throws(ProtocolError) {
         guard session.control else {
-            throw ProtocolError(.forbidden, "\(operation.rawValue) \(operation == .reload || operation == .calibrate ? "changes the daemon" : "changes the scene"): only root, motiond's user, members of [daemon] control_groups and clients that sent the control token (auth) may use it")
+            throw ProtocolError(.forbidden, "\(operation.rawValue) \([.reload, .calibrate, .lock, .unlock].contains(operation) ? "changes the daemon" : "changes the scene"): only root, motiond's user, members of [daemon] control_groups and clients that sent the control token (auth) may use it")
         }
     }
 }

@@ -9,10 +9,11 @@ enum Operation: String, CaseIterable {
     case calibrate, calibration, reload
     case resetScene = "reset_scene"
     case savedScene = "saved_scene"
+    case lock, unlock
 
     /// Whether the op changes the scene or the daemon, and so needs control. Checked before
     /// the arguments: a client without control learns that first, whatever else is wrong.
-    var changesScene: Bool { [.set, .addElement, .removeElement, .calibrate, .reload, .resetScene].contains(self) }
+    var changesScene: Bool { [.set, .addElement, .removeElement, .calibrate, .reload, .resetScene, .lock, .unlock].contains(self) }
 
     /// The ops, as the error for an unknown one lists them.
     static var names: String { allCases.map(\.rawValue).joined(separator: ", ") }
@@ -50,6 +51,9 @@ enum Request: Equatable {
     case resetScene
     /// The state file and what it holds.
     case savedScene
+    /// Locks touches out for `seconds`, for cleaning the screen.
+    case lock(seconds: Double)
+    case unlock
 
     /// What a line holds: the request's `id` when it has a usable one, and the request,
     /// or why it is not one (with the op when that much was readable).
@@ -114,7 +118,19 @@ enum Request: Equatable {
         case .reload: return .reload
         case .resetScene: return .resetScene
         case .savedScene: return .savedScene
+        case .lock: return .lock(seconds: try lockSeconds(input))
+        case .unlock: return .unlock
         }
+    }
+
+    /// How long `lock` lasts: `for`, in seconds, or ``LockLimits/defaultSeconds``; never for
+    /// good, so that a lock nobody ends does not leave a kiosk dead.
+    private static func lockSeconds(_ input: JSONInput) throws(ProtocolError) -> Double {
+        guard let value = input["for"] else { return LockLimits.defaultSeconds }
+        guard let seconds = value.number, LockLimits.seconds.contains(seconds) else {
+            throw ProtocolError(.badRequest, "\"for\" is a number of seconds from \(Int(LockLimits.seconds.lowerBound)) to \(Int(LockLimits.seconds.upperBound)), not \(value.number.map(compactNumber) ?? value.kind)")
+        }
+        return seconds
     }
 
     /// The request's `streams`, within ``SubscriptionLimits``, checked before any matching;
@@ -244,4 +260,10 @@ public struct ProtocolError: Error, Equatable {
         self.code = code
         self.message = message
     }
+}
+
+/// How long a lock (`lock`) lasts: long enough to wipe a screen, never for good.
+enum LockLimits {
+    static let defaultSeconds = 30.0
+    static let seconds: ClosedRange<Double> = 1...3600
 }

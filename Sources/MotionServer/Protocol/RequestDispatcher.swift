@@ -38,6 +38,9 @@ enum DaemonRequest: Equatable {
     case metrics
     /// The state file and what it holds (`saved_scene`).
     case savedScene
+    /// Lock touches out for `seconds` (`lock`), or let them in again (`unlock`).
+    case lock(seconds: Double)
+    case unlock
 }
 
 /// Carries out requests: one method per op, each given its arguments already checked
@@ -76,6 +79,8 @@ final class RequestDispatcher {
         case .health: return Dispatched(.health)
         case .metrics: return Dispatched(.metrics)
         case .savedScene: return Dispatched(.savedScene)
+        case .lock(let seconds): return Dispatched(.lock(seconds: seconds))
+        case .unlock: return Dispatched(.unlock)
         default: return Dispatched(try answer(request, for: session))
         }
     }
@@ -83,7 +88,7 @@ final class RequestDispatcher {
     /// The reply of every op the dispatcher answers itself.
     private func answer(_ request: Request, for session: ClientSession) throws(ProtocolError) -> JSONValue {
         switch request {
-        case .subscribe, .reload, .resetScene, .health, .metrics, .savedScene:
+        case .subscribe, .reload, .resetScene, .health, .metrics, .savedScene, .lock, .unlock:
             preconditionFailure("\(request) is answered by dispatch(_:for:)")
         case .unsubscribe(let patterns): return try unsubscribe(session, patterns)
         case .list(let patterns): return try list(patterns)

@@ -1,0 +1,104 @@
+import MotionCore
+import Testing
+import TouchInput
+@testable import MotionConfiguration
+@testable import MotionServer
+
+/// `lock` and `unlock`: cleaning the screen. While locked no touch reaches the scene, the
+/// clients or the apps (the virtual touchscreens: see the encoder's and the lab's tests for
+/// the cancel the apps see), and the lock ends by itself.
+@Suite("Locking touches out")
+struct LockTests {
+    static let configuration = """
+        [[element]]
+        id = "card"
+        center = [400, 400]
+        size = [200, 200]
+        [element.draggable]
+        """
+
+    static func contact(_ id: Int32, _ phase: TouchPhase, _ x: Double, _ y: Double) -> TouchContact {
+        TouchContact(slot: Int(id), trackingID: id, phase: phase, deviceX: Int32(x), deviceY: Int32(y), position: Point(x: x, y: y))
+    }
+
+    @Test("a lock ends the drag in progress, empties screen.contacts, says screen.locked, lets no touch move anything, and ends by itself")
+    func lockAndExpire() throws {
+        let clock = ManualFrameClock(now: 10)
+        let scheduler = ScreenGestureProtocolTests.HandScheduler(now: 10)
+        let daemon = Daemon(configuration: try Configuration.parse(Self.configuration, file: "l.toml"), clock: clock, idleScheduler: scheduler, controlPolicy: { _ in true })
+        let output = RecordingOutput()
+        let session = daemon.connect(output, credentials: nil)
+        daemon.receive(#"{"id":1,"op":"subscribe","streams":["card.*","screen.contacts","screen.locked"]}"#, from: session)
+        _ = try output.take()
+        let panel = DeviceIdentity(number: 0, node: "/dev/input/event7")
+        func frame(_ time: Double, _ contacts: TouchContact...) {
+            clock.now = time
+            scheduler.advance(to: time)
+            daemon.process(TouchFrame(time: time, contacts: contacts), from: panel)
+        }
+        frame(10.0, Self.contact(1, .began, 400, 400))
+        for step in 1...5 { frame(10 + Double(step) / 50, Self.contact(1, .moved, 400 + 20 * Double(step), 400)) }
+        #expect(try output.take().contains { $0["stream"]?.string == "card.position" }, "dragging")
+
+        clock.now = 10.2
+        scheduler.advance(to: 10.2)
+        daemon.receive(#"{"id":2,"op":"lock","for":5}"#, from: session)
+        let locking = try output.take()
+        let reply = try #require(locking.first { $0["id"]?.integer == 2 })
+        #expect(reply["result"]?["locked"]?.bool == true && reply["result"]?["until"]?.number == 15.2, "\(reply)")
+        #expect(locking.contains { $0["stream"]?.string == "card.drag" && $0["state"]?.string == "cancelled" }, "\(locking)")
+        #expect(locking.contains { $0["stream"]?.string == "screen.locked" && $0["value"]?.bool == true })
+        #expect(locking.contains { $0["stream"]?.string == "screen.contacts" && $0["value"]?.array?.isEmpty == true })
+        let position = daemon.engine.scene.element("card")!.position.value
+
+        // The finger moves on and another lands: nothing moves, nothing is reported.
+        for step in 1...5 { frame(10.2 + Double(step) / 50, Self.contact(1, .moved, 520 + 20 * Double(step), 400), Self.contact(2, .began, 400, 400)) }
+        frame(10.5, Self.contact(1, .ended, 620, 400), Self.contact(2, .ended, 400, 400))
+        #expect(try output.take().isEmpty)
+        #expect(daemon.engine.scene.element("card")!.position.value == position)
+
+        // It ends by itself at 15.2, on the daemon's timer.
+        clock.now = 15.3
+        scheduler.advance(to: 15.3)
+        #expect(try output.take().contains { $0["stream"]?.string == "screen.locked" && $0["value"]?.bool == false })
+        frame(16.0, Self.contact(3, .began, 400, 400))
+        for step in 1...5 { frame(16 + Double(step) / 50, Self.contact(3, .moved, 400 + 20 * Double(step), 400)) }
+        #expect(try output.take().contains { $0["stream"]?.string == "card.position" }, "touches move the card again")
+    }
+
+    @Test("unlock ends it early; lock needs control; `for` is 1 s to an hour")
+    func unlockAndRefusals() throws {
+        let (daemon, clock) = try makeDaemon()
+        let output = RecordingOutput()
+        let session = daemon.connect(output, credentials: nil)
+        _ = try output.take()
+        daemon.receive(#"{"id":1,"op":"lock"}"#, from: session)
+        #expect(try output.take().first { $0["id"]?.integer == 1 }?["result"]?["until"]?.number == clock.now + 30, "30 s by default")
+        daemon.receive(#"{"id":2,"op":"unlock"}"#, from: session)
+        #expect(try output.take().first { $0["id"]?.integer == 2 }?["result"]?["locked"]?.bool == false)
+        #expect(!daemon.engine.isLocked)
+        for bad in [#"0"#, #"7200"#, #""long""#] {
+            daemon.receive(#"{"id":3,"op":"lock","for":"# + bad + "}", from: session)
+            let reply = try #require(try output.take().first)
+            #expect(reply["error"]?["code"]?.string == "bad_request", "\(bad): \(reply)")
+        }
+        let (guarded, _) = try makeDaemon(control: false)
+        let reader = RecordingOutput()
+        guarded.receive(#"{"id":4,"op":"lock"}"#, from: guarded.connect(reader, credentials: nil))
+        #expect(try reader.take().contains { $0["error"]?["code"]?.string == "forbidden" })
+        #expect(!guarded.engine.isLocked)
+    }
+
+    @Test("while locked the engine reports no contact and gives none to the apps; a finger down across the end stays the apps' no more")
+    func engineLock() throws {
+        let engine = try Configuration.parse(Self.configuration, file: "l.toml").makeEngine(clock: ManualFrameClock())
+        _ = engine.process(TouchFrame(time: 1, contacts: [Self.contact(1, .began, 1000, 800)]))
+        _ = engine.lock(at: 1.1, until: 2)
+        #expect(engine.process(TouchFrame(time: 1.2, contacts: [Self.contact(1, .moved, 1010, 800), Self.contact(2, .began, 900, 800)])).contacts.isEmpty)
+        #expect(engine.nextDeadline == 2)
+        _ = engine.tick(at: 2)
+        #expect(!engine.isLocked)
+        let after = engine.process(TouchFrame(time: 2.1, contacts: [Self.contact(1, .moved, 1020, 800), Self.contact(2, .moved, 910, 800), Self.contact(3, .began, 800, 800)]))
+        #expect(after.contacts.map(\.forApps) == [false, false, true])
+    }
+}
