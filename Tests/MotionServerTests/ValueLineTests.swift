@@ -55,6 +55,66 @@ struct ValueLineTests {
         }
     }
 
+    @Test("time stamps and numbers of up to fifteen places, byte for byte Swift's own description of them")
+    func manyDecimals() {
+        var generator = SystemRandomNumberGenerator()
+        var numbers: [Double] = [52_569.345_589_07, 52_569.671_401_07, 0.000_123_456_789, 1e-4 + 1e-15, 8_589_934_591.000_001,
+                                 0x1p33.nextDown, 1234.567_890_123_45, 0.1 + 0.2, 1.0 / 3, 2.0 / 3, 86_399.999_999_999]
+        for _ in 0..<100_000 {
+            // A time stamp of a clock's resolution: whole seconds up to 2³³, nanoseconds to tens of them.
+            let places = Int.random(in: 1...15, using: &generator)
+            var scale = 1.0
+            for _ in 0..<places { scale *= 10 }
+            let seconds = Double(Int64.random(in: 0..<(1 << 33), using: &generator) >> Int.random(in: 0...33, using: &generator))
+            let number = seconds + Double(Int64.random(in: 0..<Int64(scale), using: &generator)) / scale
+            numbers += [number, number.nextUp, number.nextDown, -number]
+            // Any double between the bounds, and either side of them.
+            let exponent = Double.random(in: -4.5...10.5, using: &generator)
+            numbers.append(Double.random(in: 1...10, using: &generator) * pow10(exponent))
+        }
+        for number in numbers where number.isFinite && number != number.rounded() {
+            let expected = "{\"event\":\"value\",\"stream\":\"a.t\",\"value\":1,\"t\":\(String(describing: number)),\"seq\":1}\n"
+            #expect(direct("a.t", .number(1), number, 1) == expected, "\(number)")
+        }
+    }
+
+    /// 10 to a power, near enough for drawing numbers of every magnitude.
+    private func pow10(_ exponent: Double) -> Double {
+        var result = 1.0
+        for _ in 0..<Int(exponent.magnitude) { result = exponent < 0 ? result / 10 : result * 10 }
+        return result
+    }
+
+    @Test("names are found plain, eight bytes at a time, exactly when each of their bytes is")
+    func plainNames() {
+        var generator = SystemRandomNumberGenerator()
+        let odd: [UInt8] = [0, 0x1F, 0x20, 0x21, 0x22, 0x23, 0x5B, 0x5C, 0x5D, 0x7E, 0x7F, 0x80, 0xC3, 0xFF]
+        for _ in 0..<50_000 {
+            var bytes = (0..<Int.random(in: 0...40, using: &generator)).map { _ in UInt8.random(in: 0x20...0x7E, using: &generator) }
+            if !bytes.isEmpty, Bool.random(using: &generator) {
+                bytes[Int.random(in: bytes.indices, using: &generator)] = odd.randomElement(using: &generator)!
+            }
+            let plain = bytes.allSatisfy { $0 >= 0x20 && $0 < 0x7F && $0 != UInt8(ascii: "\"") && $0 != UInt8(ascii: "\\") }
+            #expect(bytes.withUnsafeBytes { ValueLine.isPlain($0) } == plain, "\(bytes)")
+        }
+    }
+
+    @Test("a frame's lines of the same time share its digits, and a line of another time has its own")
+    func sharedTimes() {
+        var generator = SystemRandomNumberGenerator()
+        let times: [Double] = [52_569.947_841_069_996, 52_569.345_589_07, 4.25, 0, -0.0, 12, .nan, .infinity, 1e-300, 1e300, -3.5, 0x1p33 + 0.5]
+        var buffer = ByteBufferAllocator().buffer(capacity: 16)
+        var expected = ""
+        var shared = TimeDigits()
+        var time = times[0]
+        for seq in 0..<5000 {
+            if Bool.random(using: &generator) { time = times.randomElement(using: &generator)! }
+            buffer.writeValueLine(stream: "a.x", value: .number(Double(seq) / 4), time: time, seq: seq, times: &shared)
+            expected += general("a.x", .number(Double(seq) / 4), time, seq)
+        }
+        #expect(String(buffer: buffer) == expected)
+    }
+
     @Test("every kind of value, and names and texts that need escapes")
     func kinds() {
         let values: [PublishedValue] = [

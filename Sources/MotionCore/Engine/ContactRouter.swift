@@ -150,6 +150,9 @@ struct ContactRouter {
         case .ended, .cancelled: event = .lift
         }
         let (next, delivery) = ContactRoute.transition(entry?.route, event)
+        // A finger moving on its element leaves its record as it was: not stored again,
+        // which hashed the key a second time every frame.
+        if case .move = event, case .element? = entry?.route, entry?.finger == finger { return (finger, Self.heard(delivery, contact)) }
         routes[key] = next.map { Entry(route: $0, finger: finger) }
         // A lift has no route left: it is judged by the one it had.
         return (finger, Self.heard(delivery, contact), ContactRoute.forApps(next ?? entry?.route))

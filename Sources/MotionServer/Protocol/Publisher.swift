@@ -144,11 +144,12 @@ struct FrameLines {
         ranges.removeAll(keepingCapacity: true)
         streams.removeAll(keepingCapacity: true)
         touched.removeAll(keepingCapacity: true)
+        var times = TimeDigits()
         for update in report.values {
             let seq = nextSeq(update.id)
             let start = buffer.writerIndex
             if index.hasSubscribers(update.id) {
-                buffer.writeValueLine(stream: update.stream, value: update.value, time: update.time, seq: seq)
+                buffer.writeValueLine(stream: update.stream, value: update.value, time: update.time, seq: seq, times: &times)
             }
             add(update.id, start..<buffer.writerIndex, index)
         }

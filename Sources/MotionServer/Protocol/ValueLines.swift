@@ -11,10 +11,16 @@ import NIOCore
 extension ByteBuffer {
     /// `{"event":"value","stream":NAME,"value":VALUE,"t":TIME,"seq":SEQ}` and a newline.
     mutating func writeValueLine(stream: String, value: PublishedValue, time: Double, seq: Int) {
+        var times = TimeDigits()
+        writeValueLine(stream: stream, value: value, time: time, seq: seq, times: &times)
+    }
+
+    /// The same, taking the time's digits from `times` when the line before had the same time.
+    mutating func writeValueLine(stream: String, value: PublishedValue, time: Double, seq: Int, times: inout TimeDigits) {
         writeLine(atMost: ValueLine.mostBytes(head: stream) + ValueLine.mostBytes(value) + ValueLine.mostTailBytes) { line in
             line.writeHead(stream: stream)
             line.writePublished(value)
-            line.writeTail(time: time, seq: seq)
+            line.writeTail(time: time, seq: seq, times: &times)
         }
     }
 
@@ -38,6 +44,16 @@ extension ByteBuffer {
             return line.count
         }
     }
+}
+
+/// The digits of the last time stamp a frame's lines wrote, for its next line of the same
+/// time: a frame's values share its time, and copying its digits costs a tenth of finding them.
+struct TimeDigits {
+    /// The time they are of; never equal to any time (NaN) when none is kept.
+    fileprivate var time = Double.nan
+    /// Up to 24 bytes (``ValueLine/mostNumberBytes``), `count` of them used.
+    fileprivate var bytes: (UInt64, UInt64, UInt64) = (0, 0, 0)
+    fileprivate var count = 0
 }
 
 /// A line written into memory reserved for it, at most as many bytes as ``mostBytes(_:)``
@@ -96,11 +112,35 @@ struct ValueLine: TextOutputStream {
 
     /// `,"t":TIME,"seq":SEQ}` and the newline.
     mutating func writeTail(time: Double, seq: Int) {
+        var times = TimeDigits()
+        writeTail(time: time, seq: seq, times: &times)
+    }
+
+    /// The same, the time's digits copied from `times` when they are of the same time.
+    mutating func writeTail(time: Double, seq: Int, times: inout TimeDigits) {
         write(static: ",\"t\":")
-        writeJSONNumber(time)
+        writeTime(time, &times)
         write(static: ",\"seq\":")
         writeDecimal(Int64(seq))
         write(static: "}\n")
+    }
+
+    /// `time` as ``writeJSONNumber(_:)`` writes it: the bytes `times` kept when they are of
+    /// the same time (equal doubles have the same digits), and kept for the next line.
+    private mutating func writeTime(_ time: Double, _ times: inout TimeDigits) {
+        if time == times.time {
+            withUnsafeBytes(of: times.bytes) { write(bytes: UnsafeRawBufferPointer(rebasing: $0.prefix(times.count))) }
+            return
+        }
+        let start = count
+        writeJSONNumber(time)
+        guard count - start <= MemoryLayout.size(ofValue: times.bytes) else {
+            times = TimeDigits()
+            return
+        }
+        times.time = time
+        times.count = count - start
+        withUnsafeMutableBytes(of: &times.bytes) { $0.copyMemory(from: UnsafeRawBufferPointer(rebasing: memory[start..<count])) }
     }
 
     /// A published value as ``JSONValue/published(_:)`` encodes it.
@@ -169,41 +209,50 @@ struct ValueLine: TextOutputStream {
         value.write(to: &self)
     }
 
-    /// Writes `value` with its decimals when it has four at most (a finger's position:
-    /// 880.8, 263.25), as Swift's shortest round-trip form writes it, without the standard
-    /// library's general algorithm, which costs some 500 instructions a number; false,
-    /// writing nothing, for any other.
+    /// Writes `value` with its decimals when they are few enough to be found by scaling (a
+    /// finger's position: 880.8, 263.25; a time stamp: 52569.34558907), as Swift's shortest
+    /// round-trip form writes it, without the standard library's general algorithm, which
+    /// costs some 500 instructions a number; false, writing nothing, for any other.
     ///
     /// Why the digits are Swift's: `n / 10ᵏ` divided in floating point is the double nearest
     /// the decimal n·10⁻ᵏ, as reading that decimal gives, so when it is `value` those k places
-    /// read back as `value`. Between 10⁻⁴ and 2³³ neighbouring doubles are less than 10⁻⁶
-    /// apart, so no other decimal of k places reads back as `value`, nor one of fewer (the
-    /// loop tried them first, and rounding half up finds the one nearest): it is the shortest
-    /// form, the only one of its length, so the one Swift writes, and Swift writes these
-    /// magnitudes without an exponent. ValueLineTests compares the two on a few hundred
-    /// thousand numbers.
+    /// read back as `value`. While `value`·10ᵏ stays under 2⁴⁹, the doubles that read back as
+    /// `value` span less than ⅛ of 10⁻ᵏ, so no other decimal of k places reads back as it,
+    /// and the product, rounded half up, is off the nearest n by less than ⅛ before rounding:
+    /// the loop finds that decimal, and would have found one of fewer places first. It is
+    /// the shortest form, the only one of its length, so the one Swift writes; Swift writes
+    /// magnitudes from 10⁻⁴ to 2³³ without an exponent. ValueLineTests compares the two on a
+    /// few hundred thousand numbers, time stamps among them.
     private mutating func writeFewDecimals(_ value: Double) -> Bool {
         let magnitude = Swift.abs(value)
         guard magnitude >= 1e-4, magnitude < 0x1p33 else { return false }
         var scale = 1.0
-        for places in 1...4 {
+        for places in 1...15 {
             scale *= 10
-            let scaled = Double(Int64(magnitude * scale + 0.5))
+            let product = magnitude * scale
+            guard product < 0x1p49 else { return false }
+            let scaled = Double(Int64(product + 0.5))
             guard scaled / scale == magnitude else { continue }
-            let digits = Int64(scaled), unit = Int64(scale)
-            if value < 0 { writeByte(UInt8(ascii: "-")) }
-            writeDecimal(digits / unit)
-            writeByte(UInt8(ascii: "."))
-            assert(count + places <= memory.count, "a line is longer than its bound")
-            var fraction = digits % unit
-            for place in (0..<places).reversed() {
-                memory[count + place] = UInt8(ascii: "0") + UInt8(fraction % 10)
-                fraction /= 10
-            }
-            count += places
+            writeFixed(value < 0, digits: Int64(scaled), places: places)
             return true
         }
         return false
+    }
+
+    /// `digits`·10⁻ᵖˡᵃᶜᵉˢ with all its places, negative if `negative`.
+    private mutating func writeFixed(_ negative: Bool, digits: Int64, places: Int) {
+        var unit: Int64 = 1
+        for _ in 0..<places { unit *= 10 }
+        if negative { writeByte(UInt8(ascii: "-")) }
+        writeDecimal(digits / unit)
+        writeByte(UInt8(ascii: "."))
+        assert(count + places <= memory.count, "a line is longer than its bound")
+        var fraction = digits % unit
+        for place in (0..<places).reversed() {
+            memory[count + place] = UInt8(ascii: "0") + UInt8(fraction % 10)
+            fraction /= 10
+        }
+        count += places
     }
 
     /// A whole number in decimal.
@@ -231,9 +280,7 @@ struct ValueLine: TextOutputStream {
     mutating func writeJSONString(_ text: String) {
         var text = text
         let plain = text.withUTF8 { bytes in
-            for byte in bytes where byte < 0x20 || byte >= 0x7F || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") {
-                return false
-            }
+            guard Self.isPlain(UnsafeRawBufferPointer(bytes)) else { return false }
             writeByte(UInt8(ascii: "\""))
             write(bytes: UnsafeRawBufferPointer(bytes))
             writeByte(UInt8(ascii: "\""))
@@ -241,6 +288,35 @@ struct ValueLine: TextOutputStream {
         }
         guard !plain else { return }
         JSONValue.string(text).encodedBytes.withUnsafeBytes { write(bytes: $0) }
+    }
+
+    /// Whether `bytes` are printable ASCII without a quote or a backslash: JSON writes them
+    /// as they are. Eight bytes at a time, as one word: the bytes of a name a frame's lines
+    /// carry (the stream's, the device's) cost some ten instructions each, one by one.
+    static func isPlain(_ bytes: UnsafeRawBufferPointer) -> Bool {
+        var offset = 0
+        while offset + 8 <= bytes.count {
+            if needsEscape(bytes.loadUnaligned(fromByteOffset: offset, as: UInt64.self)) { return false }
+            offset += 8
+        }
+        while offset < bytes.count {
+            let byte = bytes[offset]
+            if byte < 0x20 || byte >= 0x7F || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") { return false }
+            offset += 1
+        }
+        return true
+    }
+
+    /// Whether any of a word's eight bytes is one JSON escapes, or is not ASCII (a control
+    /// character, DEL, a quote, a backslash, a byte of 0x80 or more). Each test is the
+    /// classic exact one for "some byte is zero" or "some byte is less than n" (n ≤ 128):
+    /// a borrow can mark a byte wrongly only above one that truly is, so the answer holds.
+    private static func needsEscape(_ word: UInt64) -> Bool {
+        let ones: UInt64 = 0x0101_0101_0101_0101, highs: UInt64 = 0x8080_8080_8080_8080
+        func hasZero(_ v: UInt64) -> UInt64 { (v &- ones) & ~v & highs }
+        let below = (word &- ones &* 0x20) & ~word & highs
+        let found = below | (word & highs) | hasZero(word ^ (ones &* 0x7F)) | hasZero(word ^ (ones &* 0x22)) | hasZero(word ^ (ones &* 0x5C))
+        return found != 0
     }
 
     private mutating func write(static text: StaticString) {
