@@ -152,7 +152,9 @@ struct ContactRouter {
         let (next, delivery) = ContactRoute.transition(entry?.route, event)
         // A finger moving on its element leaves its record as it was: not stored again,
         // which hashed the key a second time every frame.
-        if case .move = event, case .element? = entry?.route, entry?.finger == finger { return (finger, Self.heard(delivery, contact)) }
+        if case .move = event, case .element? = entry?.route, entry?.finger == finger {
+            return (finger, Self.heard(delivery, contact), ContactRoute.forApps(next))
+        }
         routes[key] = next.map { Entry(route: $0, finger: finger) }
         // A lift has no route left: it is judged by the one it had.
         return (finger, Self.heard(delivery, contact), ContactRoute.forApps(next ?? entry?.route))
