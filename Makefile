@@ -6,6 +6,8 @@ DESTDIR ?=
 SYSTEMD_UNIT_DIR ?= $(PREFIX)/lib/systemd/system
 SYSUSERS_DIR ?= $(PREFIX)/lib/sysusers.d
 TMPFILES_DIR ?= $(PREFIX)/lib/tmpfiles.d
+UDEV_RULES_DIR ?= $(PREFIX)/lib/udev/rules.d
+MODULES_LOAD_DIR ?= $(PREFIX)/lib/modules-load.d
 # Where the unit keeps the scene across restarts (StateDirectory=motiond).
 STATE_DIR ?= /var/lib/motiond
 CONFIG_DIR ?= /etc/motiond
@@ -64,7 +66,7 @@ install-python:
 # Installs what `binaries` built, building nothing: debian/rules installs with this.
 install-built:
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(SYSTEMD_UNIT_DIR) $(DESTDIR)$(SYSUSERS_DIR) $(DESTDIR)$(TMPFILES_DIR) \
-		$(DESTDIR)$(CONFIG_DIR) $(DESTDIR)$(CONFIG_DIR)/conf.d $(DESTDIR)$(PREFIX)/share/doc/motiond/examples
+		$(DESTDIR)$(UDEV_RULES_DIR) $(DESTDIR)$(MODULES_LOAD_DIR) $(DESTDIR)$(CONFIG_DIR) $(DESTDIR)$(CONFIG_DIR)/conf.d $(DESTDIR)$(PREFIX)/share/doc/motiond/examples
 	install -d -m 0750 $(DESTDIR)$(STATE_DIR)
 	install -m 0755 $(BUILD_DIR)/motiond $(DESTDIR)$(PREFIX)/bin/
 	ln -sf motiond $(DESTDIR)$(PREFIX)/bin/motionctl
@@ -73,9 +75,11 @@ install-built:
 	sed 's|/usr/local/share/|$(PREFIX)/share/|' systemd/motiond-web.socket > $(DESTDIR)$(SYSTEMD_UNIT_DIR)/motiond-web.socket
 	install -m 0644 systemd/motiond.sysusers $(DESTDIR)$(SYSUSERS_DIR)/motiond.conf
 	install -m 0644 systemd/motiond.tmpfiles $(DESTDIR)$(TMPFILES_DIR)/motiond.conf
+	install -m 0644 systemd/motiond-uinput.rules $(DESTDIR)$(UDEV_RULES_DIR)/70-motiond-uinput.rules
+	install -m 0644 systemd/motiond-modules.conf $(DESTDIR)$(MODULES_LOAD_DIR)/motiond.conf
 	install -m 0644 config/motiond.toml $(DESTDIR)$(CONFIG_DIR)/motiond.toml.example
 	test -e $(DESTDIR)$(CONFIG_DIR)/motiond.toml || install -m 0644 config/motiond.toml $(DESTDIR)$(CONFIG_DIR)/motiond.toml
-	install -m 0644 docs/protocol.md docs/kiosk.md docs/operations.md README.md $(DESTDIR)$(PREFIX)/share/doc/motiond/
+	install -m 0644 docs/protocol.md docs/kiosk.md docs/operations.md docs/virtual-touchscreen.md README.md $(DESTDIR)$(PREFIX)/share/doc/motiond/
 	cp -r examples/python examples/node examples/web $(DESTDIR)$(PREFIX)/share/doc/motiond/examples/
 	install -d $(DESTDIR)$(PREFIX)/share/doc/motiond/contrib/grafana $(DESTDIR)$(PREFIX)/share/doc/motiond/contrib/prometheus/tests
 	install -m 0644 contrib/grafana/motiond-dashboard.json $(DESTDIR)$(PREFIX)/share/doc/motiond/contrib/grafana/
@@ -124,7 +128,8 @@ uninstall:
 	rm -f $(DESTDIR)$(PREFIX)/bin/motiond $(DESTDIR)$(PREFIX)/bin/motionctl \
 		$(DESTDIR)$(SYSTEMD_UNIT_DIR)/motiond.service $(DESTDIR)$(SYSTEMD_UNIT_DIR)/motiond.socket \
 		$(DESTDIR)$(SYSTEMD_UNIT_DIR)/motiond-web.socket \
-		$(DESTDIR)$(SYSUSERS_DIR)/motiond.conf $(DESTDIR)$(TMPFILES_DIR)/motiond.conf
+		$(DESTDIR)$(SYSUSERS_DIR)/motiond.conf $(DESTDIR)$(TMPFILES_DIR)/motiond.conf \
+		$(DESTDIR)$(UDEV_RULES_DIR)/70-motiond-uinput.rules $(DESTDIR)$(MODULES_LOAD_DIR)/motiond.conf
 	rm -rf $(DESTDIR)$(PREFIX)/share/doc/motiond $(DESTDIR)$(PYTHON_DIR)/motiond
 	rm -f $(DESTDIR)$(BASH_COMPLETION_DIR)/motiond $(DESTDIR)$(BASH_COMPLETION_DIR)/motionctl \
 		$(DESTDIR)$(ZSH_COMPLETION_DIR)/_motiond $(DESTDIR)$(ZSH_COMPLETION_DIR)/_motionctl \

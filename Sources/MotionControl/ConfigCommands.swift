@@ -59,6 +59,14 @@ struct ConfigCheckCommand: ParsableCommand {
             for device in configuration.devices { emit("  " + describe(device, output: configuration.outputRect(for: device))) }
         }
         let changed = gestureChanges(configuration.gestures)
+        if configuration.virtualTouchscreens.isEmpty { emit("virtual touchscreens: none (the apps read the panels themselves)") }
+        for virtual in configuration.virtualTouchscreens {
+            let area = DeviceText.rectangle(virtual.geometry(on: configuration.screen).area)
+            let panels = configuration.devices.filter { $0.virtualTouchscreen == virtual.output }.count
+            emit("virtual touchscreen: \(VirtualTouchscreen.namePrefix) \(virtual.output), area \(area)"
+                + (virtual.sizeMillimetres.map { ", \(compactNumber($0.width)) × \(compactNumber($0.height)) mm" } ?? ", size unknown")
+                + "; carries the panels of \(panels) [[device]] entr\(panels == 1 ? "y" : "ies"), grabbed once it exists")
+        }
         emit("sizes: a panel's own is believed where plausible for a touchscreen, else the filters measure in pixels (motionctl devices says which); \(configuration.quirks.count) quirk\(configuration.quirks.count == 1 ? "" : "s") shipped with motiond for panels that misdescribe themselves")
         emit("gestures: " + (changed.isEmpty ? "default thresholds" : changed.joined(separator: ", ")))
         emit("elements:")
@@ -67,6 +75,7 @@ struct ConfigCheckCommand: ParsableCommand {
                 + (element.rotation != 0 ? ", rotation \(element.rotation) rad" : "") + (element.scale != 1 ? ", scale \(element.scale)" : ""))
             for interaction in element.interactions { emit("    " + describe(interaction)) }
             if let after = element.resetAfter { emit("    springs home after \(compactNumber(after)) s idle") }
+            if !element.claimsTouches { emit("    its touches also reach the apps on a virtual touchscreen (claim_touches = false)") }
         }
         if configuration.elements.isEmpty { emit("  none: touches are read, but nothing moves") }
     }
