@@ -52,6 +52,9 @@ struct DevicesCommand: ParsableCommand {
                     emit("  output \(DeviceText.rectangle(Rect(x: x, y: y, width: width, height: height))) on the screen")
                 }
                 if let path = device["path"]?.string { emit("  plugged in at \(OutsideText.quoted(path)) (udev's ID_PATH)") }
+                if let output = device["virtual_touchscreen"]?.string {
+                    emit("  the apps get its touches from the virtual touchscreen of \(output)" + (device["grabbed"]?.bool == true ? "" : ", which does not exist: they read it raw (motionctl status says why)"))
+                }
                 if let selected = device["selected_by"] {
                     let rule = { (rule: JSONInput?) in rule?["key"]?.string.map { "\($0) = \(OutsideText.quoted(rule?["value"]?.string ?? ""))" } }
                     emit("  [[device]] entry: " + (rule(selected["device"]) ?? "any device (no rule of the entry names it, or there are no entries)"))

@@ -103,6 +103,9 @@ struct VirtualTouchscreenConfigTests {
         daemon.receive(#"{"id":1,"op":"subscribe","streams":["card.position"]}"#, from: session)
         let subscribed = try output.take()
         #expect(subscribed.contains { $0["id"]?.integer == 1 && $0["error"] == nil }, "\(subscribed)")
+        daemon.receive(#"{"id":2,"op":"devices"}"#, from: session)
+        let listed = try #require(try output.take().first?["result"]?["devices"]?.array?.first)
+        #expect(listed["virtual_touchscreen"]?.string == "HDMI-A-1" && listed["grabbed"]?.bool == false, "\(listed)")
         let panel = DeviceIdentity(number: 0, node: "/dev/input/event7", description: DeviceDescription(name: "Panel"))
         daemon.process(TouchFrame(time: 100.1, contacts: [TouchContact(slot: 0, trackingID: 1, phase: .began, deviceX: 0, deviceY: 0, position: Point(x: 400, y: 400))]), from: panel)
         for step in 1...10 {

@@ -131,6 +131,8 @@ struct DeviceRegistry {
                     let rule = { (rule: DeviceSelection.Rule?) in rule.map { JSONValue.object([("key", .string($0.key)), ("value", .string($0.value))]) } ?? .null }
                     members.append(("path", device.identity.path.map { .string($0) } ?? .null))
                     members.append(("selected_by", .object([("device", rule(match?.entryRule)), ("calibration", rule(match?.calibrationRule))])))
+                    // The output whose virtual touchscreen shows the apps this device's touches.
+                    members.append(("virtual_touchscreen", match?.settings.virtualTouchscreen.map { .string($0) } ?? .null))
                     json = .object(members)
                 }
                 return json

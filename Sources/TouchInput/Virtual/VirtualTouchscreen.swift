@@ -1,4 +1,6 @@
 import CEvdev
+// mtdev.h includes <linux/input.h> too, and Swift credits CMtdev with `input_event`.
+import CMtdev
 import Glibc
 import TouchModel
 
