@@ -60,12 +60,17 @@ def check(args):
     Panel(args.work, args.motionctl, node=VIRTUAL, testbed=plugged.testbed)
     daemon = LiveDaemon(args.motiond, args.motionctl, args.work, CONFIGURATION)
     try:
+        # Until both are read and mapped: a panel motiond has found but not yet opened is
+        # listed without a mapping.
         end = time.monotonic() + 30
-        while {device.get("node") for device in daemon.devices()} < {PLUGGED, VIRTUAL}:
+        while True:
+            mapped = {device.get("node"): device["mapping"] for device in daemon.devices() if "mapping" in device}
+            if {PLUGGED, VIRTUAL} <= mapped.keys():
+                break
             if daemon.process.poll() is not None or time.monotonic() > end:
                 raise PanelFailure("motiond did not read both panels within 30 s")
             time.sleep(0.1)
-        mapping = next(device["mapping"] for device in daemon.devices() if device["node"] == PLUGGED)
+        mapping = mapped[PLUGGED]
         step("mapping", mapping=mapping)
         step("stdout", **export(args, daemon, "--device", PLUGGED))
         rules = os.path.join(args.work, "61-motiond-calibration.rules")
