@@ -75,7 +75,7 @@ struct UdevExport {
 
     /// Why there is no rule, and what a rule could select instead.
     static func refusal(_ error: UdevCalibrationRule.Refusal, panel: DaemonTouchscreen, matrix: [Double]) -> String {
-        let known = matrix.allSatisfy { $0.magnitude < 1e6 } ? " and ENV{LIBINPUT_CALIBRATION_MATRIX}=\"\(UdevCalibrationRule.matrixText(matrix))\"" : ""
+        let known = matrix.allSatisfy { $0.magnitude < 1e6 } ? " with ENV{LIBINPUT_CALIBRATION_MATRIX}=\"\(UdevCalibrationRule.matrixText(matrix))\"" : ""
         let hex = { (value: Int) in let digits = String(value, radix: 16); return String(repeating: "0", count: Swift.max(0, 4 - digits.count)) + digits }
         let ids = hex(panel.ids.vendor) + ":" + hex(panel.ids.product)
         switch error {
