@@ -28,6 +28,15 @@ struct CalibrateCommand: ParsableCommand {
             {"device": [u, v], "screen": [x, y]}, both in libinput's normalised units (0..1 of \
             the device's axis ranges, and of its output rectangle before rotation and flips), \
             and prints the matrix in LIBINPUT_CALIBRATION_MATRIX order with each pair's residual.
+
+            --export udev runs no calibration: it prints the udev rule that gives the \
+            touchscreen's mapping in force now in motiond (its calibration, flips and rotation, \
+            as one LIBINPUT_CALIBRATION_MATRIX) to libinput, selected by udev's ID_PATH, so that \
+            a libinput compositor (cage, weston, sway, GNOME, X11's libinput driver) maps the \
+            panel that way without motiond. Calibrate first, then export. Not in the matrix, \
+            and said on standard error: the output rectangle (the compositor maps the panel \
+            onto a display itself) and motiond's filters. A device without an ID_PATH (a \
+            virtual one) is refused. --output FILE writes the rule to FILE instead, atomically.
             """
     )
 
@@ -44,6 +53,10 @@ struct CalibrateCommand: ParsableCommand {
     @Option(help: ArgumentHelp("The check target must be hit within this (default: 1/50 of the output's diagonal).", valueName: "pixels"))
     var tolerance: Double?
     @Flag(help: "JSON lines instead of words.") var json = false
+    @Option(help: ArgumentHelp("Print the touchscreen's mapping in force as a udev rule for libinput instead of calibrating.", valueName: "udev"))
+    var export: ExportFormat?
+    @Option(help: ArgumentHelp("With --export: write the rule to this file (replaced atomically) instead of standard output.", valueName: "file"))
+    var output: String?
     @OptionGroup var socket: SocketOption
 
     func validate() throws {
@@ -53,10 +66,13 @@ struct CalibrateCommand: ParsableCommand {
             if let value, !(value > 0 && value.isFinite) { throw ValidationError("\(name) must be a positive number of pixels") }
         }
         if fit != nil && device != nil { throw ValidationError("--fit reads pairs from a file; --device is for calibrating on the screen") }
+        if export != nil && (fit != nil || json) { throw ValidationError("--export prints a rule for the mapping motiond has now; it takes no --fit or --json") }
+        if output != nil && export == nil { throw ValidationError("--output is where --export udev writes its rule") }
     }
 
     func run() throws {
         if let fit { return try fitFile(fit) }
+        if export != nil { return try talking { try UdevExport(command: self).run() } }
         try talking { try CalibrationRun(command: self).run() }
     }
 
@@ -126,6 +142,55 @@ struct CalibrateCommand: ParsableCommand {
     }
 }
 
+/// A touchscreen as the daemon reports it: where it is, where it maps and how.
+struct DaemonTouchscreen {
+    let node: String
+    let name: String
+    /// udev's `ID_PATH`, where it is plugged in; nil when udev does not say.
+    let path: String?
+    let ids: (vendor: Int, product: Int)
+    let output: Rect
+    let mapping: OutputMapping
+
+    /// The touchscreen at `wanted`, else the only one the daemon reads; exits saying which
+    /// there are when that is not one, `doing` naming what it was for ("calibrate").
+    static func choose(_ wanted: String?, from connection: DaemonConnection, doing: String) throws -> DaemonTouchscreen {
+        let devices = try connection.request("devices")["devices"]?.array ?? []
+        let chosen: JSONInput
+        if let wanted {
+            guard let found = devices.first(where: { $0["node"]?.string == wanted }) else {
+                fail("motionctl: motiond reads no touchscreen at \(wanted); it reads \(devices.compactMap { $0["node"]?.string }.joined(separator: ", "))")
+            }
+            chosen = found
+        } else {
+            guard devices.count == 1, let only = devices.first else {
+                fail(devices.isEmpty ? "motionctl: motiond reads no touchscreen to \(doing)"
+                     : "motionctl: motiond reads \(devices.count) touchscreens; choose one with --device: \(devices.compactMap { $0["node"]?.string }.joined(separator: ", "))")
+            }
+            chosen = only
+        }
+        return DaemonTouchscreen(chosen)
+    }
+
+    private init(_ chosen: JSONInput) {
+        node = chosen["node"]?.string ?? ""
+        name = chosen["name"]?.string ?? ""
+        path = chosen["path"]?.string
+        ids = (Int(chosen["vendor"]?.string.flatMap { Int($0.dropFirst(2), radix: 16) } ?? 0),
+               Int(chosen["product"]?.string.flatMap { Int($0.dropFirst(2), radix: 16) } ?? 0))
+        guard let rect = chosen["output"], let x = rect["x"]?.number, let y = rect["y"]?.number,
+              let width = rect["width"]?.number, let height = rect["height"]?.number,
+              let map = chosen["mapping"], let rotation = map["rotation"]?.integer.flatMap(Rotation.init(rawValue:)),
+              let matrix = map["calibration"]?.array?.compactMap(\.number), matrix.count == 6 else {
+            fail("motionctl: motiond does not say where \(chosen["node"]?.string ?? "the touchscreen") maps (an older motiond?)")
+        }
+        output = Rect(x: x, y: y, width: width, height: height)
+        mapping = OutputMapping(outputSize: output.size, outputOrigin: output.origin, rotation: rotation,
+                                flipHorizontal: map["flip_horizontal"]?.bool ?? false, flipVertical: map["flip_vertical"]?.bool ?? false,
+                                calibration: matrix)
+    }
+}
+
 /// One calibration on the screen, from the first target to the reload.
 private struct CalibrationRun {
     let command: CalibrateCommand
@@ -167,35 +232,13 @@ private struct CalibrationRun {
         guard stats["web"]?.string != nil else {
             fail("motionctl: calibrate shows its targets on motiond's page, and motiond has no web listener: set [websocket] listen = \"127.0.0.1:8765\" in \(file) and restart it")
         }
-        let devices = try connection.request("devices")["devices"]?.array ?? []
-        let chosen: JSONInput
-        if let wanted = command.device {
-            guard let found = devices.first(where: { $0["node"]?.string == wanted }) else {
-                fail("motionctl: motiond reads no touchscreen at \(wanted); it reads \(devices.compactMap { $0["node"]?.string }.joined(separator: ", "))")
-            }
-            chosen = found
-        } else {
-            guard devices.count == 1, let only = devices.first else {
-                fail(devices.isEmpty ? "motionctl: motiond reads no touchscreen to calibrate"
-                     : "motionctl: motiond reads \(devices.count) touchscreens; choose one with --device: \(devices.compactMap { $0["node"]?.string }.joined(separator: ", "))")
-            }
-            chosen = only
-        }
-        node = chosen["node"]?.string ?? ""
-        name = chosen["name"]?.string ?? ""
-        path = chosen["path"]?.string
-        ids = (Int(chosen["vendor"]?.string.flatMap { Int($0.dropFirst(2), radix: 16) } ?? 0),
-               Int(chosen["product"]?.string.flatMap { Int($0.dropFirst(2), radix: 16) } ?? 0))
-        guard let rect = chosen["output"], let x = rect["x"]?.number, let y = rect["y"]?.number,
-              let width = rect["width"]?.number, let height = rect["height"]?.number,
-              let map = chosen["mapping"], let rotation = map["rotation"]?.integer.flatMap(Rotation.init(rawValue:)),
-              let matrix = map["calibration"]?.array?.compactMap(\.number), matrix.count == 6 else {
-            fail("motionctl: motiond does not say where \(node) maps (an older motiond?)")
-        }
-        output = Rect(x: x, y: y, width: width, height: height)
-        mapping = OutputMapping(outputSize: output.size, outputOrigin: output.origin, rotation: rotation,
-                                flipHorizontal: map["flip_horizontal"]?.bool ?? false, flipVertical: map["flip_vertical"]?.bool ?? false,
-                                calibration: matrix)
+        let chosen = try DaemonTouchscreen.choose(command.device, from: connection, doing: "calibrate")
+        node = chosen.node
+        name = chosen.name
+        path = chosen.path
+        ids = chosen.ids
+        output = chosen.output
+        mapping = chosen.mapping
         self.stats = stats
     }
 
@@ -349,22 +392,24 @@ private struct CalibrationRun {
     /// How long calibrate waits for a reloaded matrix to reach the panel.
     static let mappingPatience = 5.0
 
-    private func replace(_ path: URL, with data: Data) throws {
-        let temporary = path.deletingLastPathComponent().appendingPathComponent(".\(path.lastPathComponent).\(getpid())")
-        let fd = open(temporary.path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
-        guard fd >= 0 else { fail("motionctl: cannot write \(temporary.path): \(String(cString: strerror(errno)))") }
-        let written = data.withUnsafeBytes { Glibc.write(fd, $0.baseAddress, $0.count) }
-        let synced = fsync(fd) == 0
-        close(fd)
-        guard written == data.count, synced, rename(temporary.path, path.path) == 0 else {
-            unlink(temporary.path)
-            fail("motionctl: cannot write \(path.path): \(String(cString: strerror(errno)))")
-        }
-        let directory = open(path.deletingLastPathComponent().path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
-        if directory >= 0 { fsync(directory); close(directory) }
-    }
-
     private func say(_ fields: KeyValuePairs<String, JSONValue>, _ words: String) {
         if command.json { emit(JSONValue.object(fields.map { ($0.key, $0.value) }).encoded) } else { emit(words) }
     }
+}
+
+/// Writes `data` to `path` atomically: to a hidden file beside it (which the configuration
+/// loader and udev skip), synced, then renamed into place; exits saying why it cannot.
+func replace(_ path: URL, with data: Data) throws {
+    let temporary = path.deletingLastPathComponent().appendingPathComponent(".\(path.lastPathComponent).\(getpid())")
+    let fd = open(temporary.path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
+    guard fd >= 0 else { fail("motionctl: cannot write \(temporary.path): \(String(cString: strerror(errno)))") }
+    let written = data.withUnsafeBytes { Glibc.write(fd, $0.baseAddress, $0.count) }
+    let synced = fsync(fd) == 0
+    close(fd)
+    guard written == data.count, synced, rename(temporary.path, path.path) == 0 else {
+        unlink(temporary.path)
+        fail("motionctl: cannot write \(path.path): \(String(cString: strerror(errno)))")
+    }
+    let directory = open(path.deletingLastPathComponent().path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+    if directory >= 0 { fsync(directory); close(directory) }
 }

@@ -193,4 +193,39 @@ struct CalibrateCommandTests {
         #expect(overridden["unchanged"] as? Bool == true)
         #expect(overridden["files"] as? [String] == ["90-calibration-path-pci-0000-00-14-0-usb-0-2-1-0.toml", "99-override.toml"])
     }
+
+    @Test("--export udev on a rotated, flipped, calibrated panel: the rule selects it by ID_PATH with the composite matrix, to standard output and to a file; stderr says what the matrix leaves out; a panel with no ID_PATH is refused")
+    func exportUdev() throws {
+        let directory = try EndToEnd.scratch()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let run = try EndToEnd.fakePanelScript("export_udev.py", in: directory, deadline: 120)
+        #expect(run.status == 0, "\(run.error)\n\(run.output)")
+        let steps = Dictionary(try run.jsonLines().compactMap { line in (line["step"] as? String).map { ($0, line) } }, uniquingKeysWith: { first, _ in first })
+        let mapping = try #require(steps["mapping"]?["mapping"] as? [String: Any])
+        #expect(mapping["rotation"] as? Int == 90 && mapping["flip_horizontal"] as? Bool == true)
+
+        // motiond's order: calibration k, then the flip (x → 1 − x), then the quarter turn
+        // ((x, y) → (1 − y, x)): x′ = 1 − (k3·x + k4·y + k5), y′ = 1 − (k0·x + k1·y + k2).
+        let k = [1.02, 0.03, -0.015, -0.02, 0.98, 0.025]
+        let expected = [-k[3], -k[4], 1 - k[5], -k[0], -k[1], 1 - k[2]]
+        let printed = try #require(steps["stdout"])
+        #expect(printed["status"] as? Int == 0, "\(printed)")
+        let output = try #require(printed["output"] as? String)
+        let lines = output.split(separator: "\n")
+        #expect(lines.count == 3 && lines[0].hasPrefix("# ") && lines[1].hasPrefix("# Install as /etc/udev/rules.d/61-"), "\(output)")
+        #expect(lines.last == #"ACTION!="remove", SUBSYSTEM=="input", KERNEL=="event*", ENV{ID_PATH}=="pci-0000:00:14.0-usb-0:3:1.0", ENV{LIBINPUT_CALIBRATION_MATRIX}="0.02 -0.98 0.975 -1.02 -0.03 1.015""#)
+        let matrix = try #require(lines.last?.split(separator: "\"").last).split(separator: " ").compactMap { Double($0) }
+        #expect(matrix.count == 6 && zip(matrix, expected).allSatisfy { abs($0 - $1) < 1e-9 }, "\(matrix)")
+        let said = printed["said"] as? String ?? ""
+        #expect(said.contains("not its output rectangle") && said.contains("nor motiond's filters") && said.contains("rotate and flip it a second time"), "\(said)")
+
+        let file = try #require(steps["file"])
+        #expect(file["status"] as? Int == 0 && file["file"] as? String == output, "\(file)")
+        #expect((file["leftovers"] as? [String])?.isEmpty == true, "\(file)")
+
+        let virtual = try #require(steps["virtual"])
+        #expect(virtual["status"] as? Int == 1 && (virtual["output"] as? String)?.isEmpty == true, "\(virtual)")
+        #expect((virtual["said"] as? String)?.contains("/dev/input/event62 (\"Calibration Test Panel\") has no ID_PATH in udev") == true, "\(virtual)")
+        #expect((virtual["said"] as? String)?.contains("ATTRS{id/vendor}, ATTRS{id/product}") == true, "\(virtual)")
+    }
 }

@@ -77,6 +77,26 @@ public struct OutputMapping: Hashable, Sendable {
         }
     }
 
+    /// The calibration, flips and rotation as one libinput calibration matrix (six numbers,
+    /// `a b c d e f`, on normalised coordinates in and out): what `LIBINPUT_CALIBRATION_MATRIX`
+    /// must say for a libinput compositor to put a touch where this mapping puts it within
+    /// its output, with motiond out of the path. The output's rectangle is not in it: libinput
+    /// gives 0…1 of whatever output the compositor maps the device to.
+    ///
+    /// Every step is affine, so the composite is read off where ``place(_:outputSize:)``'s own
+    /// steps take three points, (0, 0), (1, 0) and (0, 1), on a unit output at the origin:
+    /// the maths is not written a second time, and cannot drift from the mapping's.
+    public var libinputMatrix: [Double] {
+        var unit = self
+        unit.outputOrigin = Point(x: 0, y: 0)
+        let size = Size(width: 1, height: 1)
+        let origin = unit.place(Point(x: 0, y: 0), outputSize: size)
+        let alongX = unit.place(Point(x: 1, y: 0), outputSize: size)
+        let alongY = unit.place(Point(x: 0, y: 1), outputSize: size)
+        return [alongX.x - origin.x, alongY.x - origin.x, origin.x,
+                alongX.y - origin.y, alongY.y - origin.y, origin.y]
+    }
+
     /// A point of the output, in 0…1 of its rectangle as the picture shows it, taken back
     /// through the rotation and flips into the space the calibration matrix maps into: where
     /// a calibration target is, for ``CalibrationFit``.
