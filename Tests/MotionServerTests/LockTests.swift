@@ -101,4 +101,19 @@ struct LockTests {
         let after = engine.process(TouchFrame(time: 2.1, contacts: [Self.contact(1, .moved, 1020, 800), Self.contact(2, .moved, 910, 800), Self.contact(3, .began, 800, 800)]))
         #expect(after.contacts.map(\.forApps) == [false, false, true])
     }
+
+    @Test("a lock goes on across a reload that makes the scene anew, and still ends by itself")
+    func acrossReload() throws {
+        let clock = ManualFrameClock(now: 10)
+        let scheduler = ScreenGestureProtocolTests.HandScheduler(now: 10)
+        let daemon = Daemon(configuration: try Configuration.parse(Self.configuration, file: "l.toml"), clock: clock, idleScheduler: scheduler, controlPolicy: { _ in true })
+        _ = daemon.lock(for: 5)
+        daemon.reload(try Configuration.parse(Self.configuration.replacingOccurrences(of: "[400, 400]", with: "[600, 400]"), file: "l.toml"))
+        #expect(daemon.engine.isLocked && daemon.engine.lockedUntil == 15, "the new engine is locked until the same time")
+        daemon.publishPending()
+        #expect(daemon.engine.lastValue("screen.locked") == .bool(true))
+        clock.now = 15.1
+        scheduler.advance(to: 15.1)
+        #expect(!daemon.engine.isLocked)
+    }
 }

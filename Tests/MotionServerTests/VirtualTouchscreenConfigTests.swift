@@ -1,4 +1,3 @@
-import AllocationCounter
 import MotionCore
 import Testing
 import TouchInput
@@ -123,29 +122,5 @@ struct VirtualTouchscreenConfigTests {
         }
         #expect(VirtualTouchscreenError.cannotOpen(path: "/dev/uinput", errno: 13).kind == "permission_denied")
         #expect(VirtualTouchscreenError.cannotOpen(path: "/dev/uinput", errno: 13).description.contains("no permission"))
-    }
-
-    @Test("the encoder allocates nothing per frame once its buffer has grown: ten fingers moving, landing and lifting")
-    func noAllocationPerFrame() {
-        var encoder = VirtualTouchEncoder(geometry: VirtualTouchscreenGeometry(area: Rect(x: 0, y: 0, width: 1920, height: 1080)))
-        var events: [InputEvent] = []
-        events.reserveCapacity(512)
-        var contacts: [VirtualContact] = []
-        contacts.reserveCapacity(10)
-        func frame(_ step: Int) {
-            contacts.removeAll(keepingCapacity: true)
-            for finger in 1...10 {
-                let phase: TouchPhase = step % 50 == 0 ? .began : step % 50 == 49 ? .ended : .moved
-                contacts.append(VirtualContact(finger: finger + step / 50 * 10, phase: phase, position: Point(x: Double(100 * finger + step), y: Double(500 + step % 50)), forApps: finger != 3 || step % 50 < 25))
-            }
-            events.removeAll(keepingCapacity: true)
-            encoder.encode(contacts, into: &events)
-        }
-        for step in 0..<100 { frame(step) }
-        let before = allocation_count_of_this_thread()
-        for step in 100..<1100 { frame(step) }
-        let after = allocation_count_of_this_thread()
-        #expect(after.calls - before.calls == 0, "\(after.calls - before.calls) allocations in 1000 frames")
-        #expect(encoder.fingersCancelled == 22, "finger 3 of each landing taken after it began")
     }
 }

@@ -30,6 +30,32 @@ func inputBenchmarks() {
     }
 
     filterBenchmarks()
+    virtualTouchscreenBenchmarks()
+}
+
+/// What a virtual touchscreen adds per input frame, beside the publisher's cost: the fingers
+/// of a frame turned into its events (the `write(2)` is the kernel's).
+func virtualTouchscreenBenchmarks() {
+    for fingers in [2, 10] {
+        Benchmark("Virtual touchscreen, one frame: \(fingers) fingers moving", configuration: .init(scalingFactor: .kilo)) { benchmark in
+            var encoder = VirtualTouchEncoder(geometry: VirtualTouchscreenGeometry(area: Rect(x: 0, y: 0, width: 1920, height: 1080)))
+            var events: [InputEvent] = []
+            events.reserveCapacity(64 * fingers)
+            var contacts = (1...fingers).map { VirtualContact(finger: $0, phase: .began, position: Point(x: Double(150 * $0), y: 500)) }
+            encoder.encode(contacts, into: &events)
+            for index in contacts.indices { contacts[index].phase = .moved }
+            var step = 0.0
+            benchmark.startMeasurement()
+            for _ in benchmark.scaledIterations {
+                step += 1
+                for index in contacts.indices { contacts[index].position.y = 500 + step.truncatingRemainder(dividingBy: 300) }
+                events.removeAll(keepingCapacity: true)
+                encoder.encode(contacts, into: &events)
+                blackHole(events.count)
+            }
+            benchmark.stopMeasurement()
+        }
+    }
 }
 
 /// Measures one frame a scaled iteration: `events` fed round and round (they must end with

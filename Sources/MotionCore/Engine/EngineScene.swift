@@ -171,6 +171,11 @@ extension MotionEngine {
         // The fingers down keep their numbers, and a follower does not hear them again.
         successor.screenContacts = screenContacts
         successor.followsContacts = followsContacts
+        // A lock goes on across a reload: the screen is still being cleaned.
+        if let lockedUntil {
+            successor.lockedUntil = lockedUntil
+            successor.locked.value = true
+        }
         reportPhase = .handedOut
         return report
     }

@@ -211,7 +211,7 @@ public final class MotionEngine {
     public var isLocked: Bool { locked.value }
     let locked = ReactiveProperty(false)
     /// When the lock ends by itself; nil while unlocked.
-    public private(set) var lockedUntil: Double?
+    public internal(set) var lockedUntil: Double?
 
     /// Locks touches out until `until`, for cleaning the screen: every gesture on an element
     /// ends `cancelled`, the fingers leave `screen.contacts`, and until the lock ends (at
