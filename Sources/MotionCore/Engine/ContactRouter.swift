@@ -160,6 +160,11 @@ struct ContactRouter {
         return (finger, Self.heard(delivery, contact), ContactRoute.forApps(next ?? entry?.route))
     }
 
+    /// The finger number of a contact down; nil for one not down, or not numbered yet.
+    func finger(of key: ContactKey) -> Int? {
+        routes[key].flatMap { $0.finger != 0 ? $0.finger : nil }
+    }
+
     /// Every contact down, by key.
     var keys: Dictionary<ContactKey, Entry>.Keys { routes.keys }
 

@@ -86,6 +86,10 @@ public struct FrameReport: Sendable {
     /// ones (which the limits on what comes from outside should make impossible): for the
     /// log, said once per element until its values are finite again.
     public internal(set) var repairs: [RepairedElement] = []
+    /// Fingers a screen gesture took in this report (``ReportedContact/finger``): those the
+    /// apps were shown are to be cancelled at once, not at the finger's next frame, which a
+    /// finger held still may never send.
+    public internal(set) var takenFingers: [Int] = []
 
     /// Whether values of elements changed, not only the fingers: what a keeper of the scene
     /// follows.
@@ -96,7 +100,7 @@ public struct FrameReport: Sendable {
 
     /// Whether the report has nothing to publish.
     public var isEmpty: Bool {
-        values.isEmpty && events.isEmpty && contacts.isEmpty && !predictionsLapsed && removedStreams.isEmpty && repairs.isEmpty
+        values.isEmpty && events.isEmpty && contacts.isEmpty && !predictionsLapsed && removedStreams.isEmpty && repairs.isEmpty && takenFingers.isEmpty
     }
 
     /// Empties the report for the next frame, keeping its storage.
@@ -107,6 +111,7 @@ public struct FrameReport: Sendable {
         contacts.removeAll(keepingCapacity: true)
         removedStreams.removeAll(keepingCapacity: true)
         repairs.removeAll(keepingCapacity: true)
+        takenFingers.removeAll(keepingCapacity: true)
         predictionsLapsed = false
     }
 }

@@ -191,7 +191,10 @@ public final class MotionEngine {
     func reportScreenGestures() {
         guard let screenWatch, !screenEvents.isEmpty else { return }
         for event in screenEvents {
-            if event.takesFingers { router.takenByScreen(screenWatch.down) }
+            if event.takesFingers {
+                router.takenByScreen(screenWatch.down)
+                for key in screenWatch.down { if let finger = router.finger(of: key) { report.takenFingers.append(finger) } }
+            }
             report.events.append(.screenGesture(stream: screenWatch.stream, name: published.catalog.name(of: screenWatch.stream), event))
         }
         screenEvents.removeAll(keepingCapacity: true)

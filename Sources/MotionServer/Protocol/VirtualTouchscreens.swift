@@ -72,7 +72,12 @@ final class VirtualTouchscreens: ReportSink {
     }
 
     func take(_ report: FrameReport, input: InputFrame?) {
-        guard let input, !devices.isEmpty, let device = route(input.device) else { return }
+        guard !devices.isEmpty else { return }
+        // Fingers a gesture took, on whichever device shows them, before the frame's own.
+        if !report.takenFingers.isEmpty {
+            for device in devices.values { device.cancel(fingers: report.takenFingers) }
+        }
+        guard let input, let device = route(input.device) else { return }
         contacts.removeAll(keepingCapacity: true)
         for reported in report.contacts {
             contacts.append(VirtualContact(finger: reported.finger, phase: reported.contact.phase, position: reported.contact.position, forApps: reported.forApps))

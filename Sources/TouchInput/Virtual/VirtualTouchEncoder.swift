@@ -141,6 +141,16 @@ public struct VirtualTouchEncoder: Sendable {
         endFrame(since: start, into: &events)
     }
 
+    /// Cancels the fingers among `fingers` that are shown: a gesture took them between
+    /// their frames.
+    public mutating func cancel(fingers: some Sequence<Int>, into events: inout [InputEvent]) {
+        let start = events.count
+        for finger in fingers {
+            if let slot = slots.firstIndex(where: { $0?.finger == finger }) { turnPalm(slot, into: &events) }
+        }
+        endFrame(since: start, into: &events)
+    }
+
     /// Cancels every finger shown: for a lock, a device going away, a stop. The apps see
     /// each touch cancelled, none lifted.
     public mutating func cancelAll(into events: inout [InputEvent]) {

@@ -114,6 +114,13 @@ public final class VirtualTouchscreen {
         write()
     }
 
+    /// Cancels the fingers among `fingers` that are shown (a gesture took them).
+    public func cancel(fingers: [Int]) {
+        events.removeAll(keepingCapacity: true)
+        encoder.cancel(fingers: fingers, into: &events)
+        write()
+    }
+
     /// Cancels every finger shown (a lock, a reload, a stop): the apps see no lift.
     public func cancelAll() {
         events.removeAll(keepingCapacity: true)
