@@ -4,16 +4,22 @@ Each test is what a kiosk would see, checked as a client sees it (the socket pro
 docs/protocol.md). The recordings are the repository's own (Tests/Fixtures/recordings,
 data/recordings), made real devices with evemu-device and played with evemu-play.
 """
+import errno
+import fcntl
 import functools
 import glob
 import json
 import os
+import re
+import select
 import signal
+import struct
 import subprocess
+import time
 
 from labkit import (MOTIONCTL, RECORDINGS, REPOSITORY, SCRATCH, SHIPPED_CONFIG, STEP, Client, Daemon,
-                    LabFailure, Panel, check, kill_leftovers, note, recording_files, run, sigstopped, start,
-                    wait_until)
+                    LabFailure, Panel, check, kill_leftovers, note, recording_files, run, settle_udev, sigstopped, start,
+                    stop_process, wait_until)
 
 DRAG = os.path.join(RECORDINGS, "whot-evemu-devices__atmel-maxtouch__1f-drag-up-down.evemu")
 
@@ -266,15 +272,23 @@ def evemu_events(path):
 
 
 BENCH = None
+VIRTUAL_BENCH = None
 
 
 def finish():
-    global BENCH
-    if BENCH:
-        try:
-            BENCH.close()
-        finally:
-            BENCH = None
+    global BENCH, VIRTUAL_BENCH
+    try:
+        if BENCH:
+            try:
+                BENCH.close()
+            finally:
+                BENCH = None
+    finally:
+        if VIRTUAL_BENCH:
+            try:
+                VIRTUAL_BENCH.close()
+            finally:
+                VIRTUAL_BENCH = None
 
 
 def recording_test(path):
@@ -678,6 +692,572 @@ def permissions():
     return f"user motiond ({' '.join(groups)}) reads it; nobody is refused: {skipped[0]}; health {health.get('status')}: {health.get('problems')}"
 
 
+# --- The virtual touchscreen (issue 46) -------------------------------------------------------
+#
+# motiond grabs the panel and shows the apps its fingers, as motiond sees them, on a uinput
+# touchscreen of its own. The apps' side is read as a compositor reads it: libinput
+# (`libinput debug-events --device NODE`, the host's libinput-tools).
+
+VIRTUAL_OUTPUT = "HDMI-A-1"
+VIRTUAL_NAME = f"motiond virtual touchscreen {VIRTUAL_OUTPUT}"
+SCREEN_WIDTH, SCREEN_HEIGHT = 1920, 1080
+# 4 units a pixel: 7,680 units across 480 mm, 16 a millimetre on both axes, so the millimetres
+# libinput prints (two decimals) give every unit back exactly.
+UNITS_PER_PIXEL = 4
+UNITS_PER_MM = 16
+VIRTUAL_CONFIG = f"""
+[screen]
+width = {SCREEN_WIDTH}
+height = {SCREEN_HEIGHT}
+
+[[device]]
+name = "*"
+virtual_touchscreen = "{VIRTUAL_OUTPUT}"
+
+[[virtual_touchscreen]]
+output = "{VIRTUAL_OUTPUT}"
+size_mm = [{SCREEN_WIDTH * UNITS_PER_PIXEL // UNITS_PER_MM}, {SCREEN_HEIGHT * UNITS_PER_PIXEL // UNITS_PER_MM}]
+"""
+# Where libinput shows a finger, in screen pixels, against where motiond published it: the
+# device's unit is a quarter pixel (a position is rounded down to one), and libinput prints
+# millimetres to a hundredth (0.16 units here).
+VIRTUAL_TOLERANCE = 0.3  # pixels
+
+EVIOCGRAB = 0x40044590     # _IOW('E', 0x90, int)
+EVIOCSCLOCKID = 0x400445a0  # _IOW('E', 0xa0, int)
+INPUT_EVENT = struct.Struct("llHHi")  # struct input_event on x86-64
+
+
+def write_config(name, text):
+    path = os.path.join(SCRATCH, name)
+    with open(path, "w") as out:
+        out.write(text)
+    return path
+
+
+def virtual_node(client):
+    """The node of the virtual touchscreen, as health names it once motiond made it."""
+    def made():
+        entries = client.request("health").get("virtual_touchscreens", [])
+        entry = next((entry for entry in entries if entry.get("output") == VIRTUAL_OUTPUT), None)
+        check(entry is None or "error" not in entry, f"motiond did not make the virtual touchscreen: {entry}")
+        return entry and entry.get("node")
+    node = wait_until(f"the virtual touchscreen {VIRTUAL_OUTPUT} in health", made)
+    # libinput takes only a node udev has tagged an input device.
+    settle_udev()
+    return node
+
+
+def try_grab(node):
+    """Whether EVIOCGRAB on `node` succeeds (released at once), or the errno it failed with."""
+    descriptor = os.open(node, os.O_RDONLY | os.O_NONBLOCK)
+    try:
+        fcntl.ioctl(descriptor, EVIOCGRAB, 1)
+        fcntl.ioctl(descriptor, EVIOCGRAB, 0)
+        return 0
+    except OSError as error:
+        return error.errno
+    finally:
+        os.close(descriptor)
+
+
+class DebugEvents:
+    """`libinput debug-events --device NODE`, as a compositor reads a touchscreen, its lines in
+    a file; `touches` makes them touches: each libinput touch from TOUCH_DOWN to TOUCH_UP or
+    TOUCH_CANCEL, its positions in screen pixels from the millimetres it printed."""
+
+    LINE = re.compile(r"\s(TOUCH_DOWN|TOUCH_MOTION|TOUCH_UP|TOUCH_CANCEL)\s+\+?-?[\d.]+s\s+(\d+) \((\d+)\)"
+                      r"(?:\s+-?[\d.]+/\s*-?[\d.]+ \(\s*(-?[\d.]+)/\s*(-?[\d.]+)mm\))?")
+
+    def __init__(self, node):
+        self.node = node
+        self.path = os.path.join(SCRATCH, "debug-events.txt")
+        with open(self.path, "w") as out:
+            # Line-buffered, so that what it printed can be read while it runs.
+            self.process = start(["stdbuf", "-oL", "-eL", "libinput", "debug-events", "--device", node],
+                                 stdout=out, stderr=subprocess.STDOUT)
+        wait_until(f"libinput debug-events to add {node}",
+                   lambda: self.process.poll() is not None or "DEVICE_ADDED" in self.text())
+        check(self.process.poll() is None, f"libinput debug-events --device {node} exited: {self.text()}")
+        added = next(line for line in self.text().splitlines() if "DEVICE_ADDED" in line)
+        check(VIRTUAL_NAME in added and "cap:t" in added, f"libinput does not take {node} for a touchscreen: {added}")
+        self.added = added.strip()
+
+    def text(self):
+        with open(self.path, errors="replace") as source:
+            return source.read()
+
+    def touches(self):
+        """Every touch in order of landing: {"slot", "positions", "end" (up, cancel or None)}."""
+        touches, open_touches = [], {}
+        for line in self.text().splitlines():
+            match = self.LINE.search(line)
+            if not match:
+                continue
+            kind, seat_slot = match.group(1), int(match.group(3))
+            if kind == "TOUCH_DOWN":
+                check(seat_slot not in open_touches, f"libinput: a second TOUCH_DOWN on seat slot {seat_slot}: {line}")
+                touch = {"slot": seat_slot, "positions": [], "end": None}
+                touches.append(touch)
+                open_touches[seat_slot] = touch
+            touch = open_touches.get(seat_slot)
+            check(touch is not None, f"libinput: {kind} on seat slot {seat_slot}, which is not down: {line}")
+            if kind in ("TOUCH_DOWN", "TOUCH_MOTION"):
+                millimetres = float(match.group(4)), float(match.group(5))
+                touch["positions"].append(tuple(round(value * UNITS_PER_MM) / UNITS_PER_PIXEL for value in millimetres))
+            else:
+                touch["end"] = "up" if kind == "TOUCH_UP" else "cancel"
+                del open_touches[seat_slot]
+        return touches
+
+    def touch_lines(self):
+        """What it printed of touches, frames left out: for a failure's message."""
+        return "\n".join(line for line in self.text().splitlines() if "TOUCH_" in line and "TOUCH_FRAME" not in line)
+
+    def fingers_down(self):
+        return sum(1 for touch in self.touches() if touch["end"] is None)
+
+    def stop(self):
+        stop_process(self.process, signal.SIGINT)
+        text = self.text()
+        check("SYN_DROPPED" not in text and "dropped" not in text.lower(),
+              f"the kernel dropped events for libinput: {[line for line in text.splitlines() if 'drop' in line.lower()]}")
+        return text
+
+
+def contact_tracks(events):
+    """screen.contacts as the client heard it: each contact's positions, by id, in landing order."""
+    tracks = {}
+    for event in events:
+        if event.get("event") == "value" and event.get("stream") == "screen.contacts":
+            for contact in event["value"]:
+                track = tracks.setdefault(contact["id"], [])
+                position = (contact["x"], contact["y"])
+                if not track or track[-1] != position:
+                    track.append(position)
+    return tracks
+
+
+def on_screen(position):
+    """A published position as the virtual device can show it: held inside the screen."""
+    last_x, last_y = (SCREEN_WIDTH * UNITS_PER_PIXEL - 1) / UNITS_PER_PIXEL, (SCREEN_HEIGHT * UNITS_PER_PIXEL - 1) / UNITS_PER_PIXEL
+    return min(max(position[0], 0), last_x), min(max(position[1], 0), last_y)
+
+
+def distance(a, b):
+    return max(abs(a[0] - b[0]), abs(a[1] - b[1]))
+
+
+def track_problems(shown, published):
+    """Why a touch libinput showed is not the contact motiond published, or None: every
+    published position is shown, in order, within the tolerance (a move of less than the
+    device's unit shows nothing), every shown position is a published one, and the first and
+    last are the contact's."""
+    published = [on_screen(position) for position in published]
+    index = 0
+    for position in published:
+        while index < len(shown) and distance(shown[index], position) > VIRTUAL_TOLERANCE:
+            index += 1
+        if index == len(shown):
+            return f"published {position} is not shown in order; shown {shown[:6]}…, published {published[:6]}…"
+    stray = [position for position in shown if all(distance(position, other) > VIRTUAL_TOLERANCE for other in published)]
+    if stray:
+        return f"shown at {stray[:4]}, where motiond published no position of the contact"
+    if distance(shown[0], published[0]) > VIRTUAL_TOLERANCE or distance(shown[-1], published[-1]) > VIRTUAL_TOLERANCE:
+        return f"shown from {shown[0]} to {shown[-1]}, published from {published[0]} to {published[-1]}"
+    return None
+
+
+def pair_touches(shown, tracks):
+    """Each touch libinput showed with the contact motiond published for it: in landing order,
+    the nearest first position among the next few (fingers landing in one frame may be told in
+    either order)."""
+    unpaired = list(tracks)
+    pairs = []
+    for touch in shown:
+        candidates = unpaired[:10]
+        check(candidates, f"libinput showed a touch at {touch['positions'][:1]} that motiond never published")
+        best = min(candidates, key=lambda contact: distance(touch["positions"][0], on_screen(tracks[contact][0])))
+        unpaired.remove(best)
+        pairs.append((touch, best))
+    return pairs, unpaired
+
+
+class VirtualBench:
+    """One motiond with a virtual touchscreen, that the recordings are played to in turn."""
+
+    def __init__(self):
+        # The recordings' motiond would read these panels too, and take the one CPU's time.
+        finish()
+        self.daemon = Daemon([], name="virtual", config=write_config("virtual.toml", VIRTUAL_CONFIG), tracked=False)
+        self.client = Client(self.daemon.socket)
+        self.node = virtual_node(self.client)
+        self.client.request("subscribe", streams=["screen.contacts"])
+
+    def close(self):
+        self.daemon.stop()
+
+
+def virtual_recordings():
+    """The recordings the virtual touchscreen is shown with: every bundled one with at most
+    four fingers at once. The two with more (five, ten) play too fast for the one emulated CPU
+    that runs them, libinput and motiond (the recording tests play them again slower, taking
+    minutes); what they would add, slots beyond four, the encoder's own tests cover."""
+    chosen = []
+    for path in bundled_recordings():
+        with open(recording_files(path)[1]) as source:
+            down, most = set(), 0
+            slot = 0
+            for line in source:
+                fields = line.split()
+                if not line.startswith("E:") or len(fields) < 5 or fields[2] != "0003":
+                    continue
+                code, value = int(fields[3], 16), int(fields[4])
+                if code == 0x2f:
+                    slot = value
+                elif code == 0x39:
+                    (down.discard if value < 0 else down.add)(slot)
+                    most = max(most, len(down))
+        if most <= 4:
+            chosen.append(path)
+    return chosen
+
+
+def virtual_recording_test(path):
+    """The recording played on a grabbed panel under motiond with a virtual touchscreen: what
+    libinput reads from the virtual device is what motiond published on screen.contacts, touch
+    for touch and position for position; every touch ends, lifted (TOUCH_UP) or, where motiond
+    cancelled it, TOUCH_CANCEL."""
+    global VIRTUAL_BENCH
+    try:
+        recording, replayed, _ = expectation(path, 1)
+        if VIRTUAL_BENCH is None:
+            VIRTUAL_BENCH = VirtualBench()
+        bench = VIRTUAL_BENCH
+        client = bench.client
+        client.drain()
+        client.events.clear()
+        before = processed(client)
+        with Panel(recording, settle=False) as panel:
+            client.next_event(device_event("added", panel.node), what=f"motiond to read {panel.node}")
+            device = next(d for d in client.request("devices")["devices"] if d["node"] == panel.node)
+            watcher = DebugEvents(bench.node)
+            panel.play(meanwhile=client.drain)
+            try:
+                wait_until(f"motiond to take in {len(replayed)} frames",
+                           lambda: client.drain() or processed(client) - before >= len(replayed), seconds=30, every=0.1)
+            except LabFailure:
+                pass
+            filtered = client.request("stats").get("filtered", {}).get(panel.node, {})
+            down_at_unplug = len(client.request("get", stream="screen.contacts")["value"])
+        client.next_event(device_event("removed", panel.node), what=f"motiond to let go of {panel.node}")
+        wait_until("libinput to see every finger end", lambda: watcher.touches() and watcher.fingers_down() == 0)
+        watcher.stop()
+        client.drain()
+
+        shown = watcher.touches()
+        tracks = contact_tracks(client.events)
+        problems = []
+        if device["grabbed"] is not True:
+            problems.append(f"the panel of a virtual touchscreen is not grabbed: {device}")
+        if len(shown) != len(tracks):
+            problems.append(f"libinput showed {len(shown)} touches, motiond published {len(tracks)} contacts")
+        pairs, unpaired = pair_touches(shown, tracks)
+        for index, (touch, contact) in enumerate(pairs):
+            why = track_problems(touch["positions"], tracks[contact])
+            if why:
+                problems.append(f"touch {index} (contact {contact}): {why}")
+        cancelled = sum(1 for touch in shown if touch["end"] == "cancel")
+        lifted = sum(1 for touch in shown if touch["end"] == "up")
+        # A touch cancelled is one a filter cancelled, or one down when the panel went.
+        expected_cancels = sum(filtered.get(key, 0) for key in ("stuck", "palms", "jumps")) + down_at_unplug
+        if cancelled > expected_cancels:
+            problems.append(f"{cancelled} touches cancelled, but motiond's filters cancelled {expected_cancels - down_at_unplug}"
+                            f" ({filtered}) and {down_at_unplug} were down at the unplug")
+        check(not problems, "\n".join(problems[:6]) + f"\n(libinput: {watcher.added})")
+        moves = sum(len(touch["positions"]) for touch in shown)
+        return (f"{len(shown)} touches, {moves} positions as screen.contacts published them (within {VIRTUAL_TOLERANCE} px);"
+                f" {lifted} TOUCH_UP, {cancelled} TOUCH_CANCEL ({filtered or 'no filter counts'}, {down_at_unplug} down at the unplug)")
+    except Exception:
+        finish()
+        raise
+
+
+def evemu_frames(frames, every=0.010):
+    """evemu event lines for `frames` (each a list of (type, code, value)), `every` s apart."""
+    lines = []
+    for index, events in enumerate(frames):
+        for kind, code, value in list(events) + [(0, 0, 0)]:
+            lines.append(f"E: {index * every:.6f} {kind:04x} {code:04x} {value}\n")
+    return lines
+
+
+ABS_X, ABS_Y, MT_X, MT_Y, MT_TOOL, MT_ID, BTN_TOUCH = 0x00, 0x01, 0x35, 0x36, 0x37, 0x39, 0x14a
+
+
+def one_touch(tracking_id, path, tool_at=None):
+    """A finger of the Atmel panel (slot 0) along `path` (its units, 800 × 480), then lifted;
+    from the `tool_at`th point on the panel calls it a palm (MT_TOOL_PALM)."""
+    frames = []
+    for index, (x, y) in enumerate(path):
+        frame = [(3, MT_X, x), (3, MT_Y, y), (3, ABS_X, x), (3, ABS_Y, y)]
+        if index == 0:
+            frame = [(3, MT_ID, tracking_id), (3, MT_TOOL, 0)] + frame + [(1, BTN_TOUCH, 1)]
+        if index == tool_at:
+            frame = [(3, MT_TOOL, 2)] + frame
+        frames.append(frame)
+    frames.append([(3, MT_ID, -1), (1, BTN_TOUCH, 0)])
+    return frames
+
+
+CLAIM_CONFIG = VIRTUAL_CONFIG + """
+[[element]]
+id = "panel"
+center = [240, 540]
+size = [480, 1080]
+
+[element.draggable]
+"""
+
+
+def virtual_claim_and_cancel():
+    """A touch that begins on an element (claim_touches, by default) never reaches the apps,
+    even where it moves off it; a finger the panel turns into a palm mid-touch ends with
+    TOUCH_CANCEL, never TOUCH_UP; a touch beside them is down, moves and lifts."""
+    finish()
+    # The Atmel panel's 800 units are the screen's 1,920 pixels: x 100 is pixel 240, on the
+    # element (its left quarter); x 600 is pixel 1,440, off it.
+    claimed = one_touch(21, [(100 + 20 * step, 240) for step in range(16)])
+    palm = one_touch(22, [(600 + 4 * step, 300) for step in range(14)], tool_at=10)
+    # The claimed touch drags the element 720 px right (to x 720…1200): the others land
+    # right of it.
+    plain = one_touch(23, [(760, 100 + 10 * step) for step in range(11)])
+    # The tool type's value the palm left in slot 0 is reset by the next touch's landing.
+    events = os.path.join(SCRATCH, "claim-and-cancel.events")
+    with open(events, "w") as out:
+        out.writelines(evemu_frames(claimed + palm + plain))
+    with Daemon([], name="claim", config=write_config("claim.toml", CLAIM_CONFIG)) as daemon:
+        client = Client(daemon.socket)
+        node = virtual_node(client)
+        client.request("subscribe", streams=["screen.contacts", "panel.drag"])
+        with Panel(DRAG) as panel:
+            client.next_event(device_event("added", panel.node), what=f"motiond to read {panel.node}")
+            watcher = DebugEvents(node)
+            # What the virtual device sent, as a plain evdev reader reads it: for a failure's message.
+            shown_events = KernelRecorder(node)
+            shown_events.wait_until_open()
+            panel.play(events, meanwhile=client.drain)
+            # The drain while it played may have read it already.
+            if not any(state_event("panel.drag", "ended")(event) for event in client.events):
+                client.next_event(state_event("panel.drag", "ended"), what="the claimed touch's drag of the element ended")
+            try:
+                wait_until("libinput to see two touches end", lambda: len(watcher.touches()) >= 2 and watcher.fingers_down() == 0)
+            except LabFailure as failure:
+                client.drain()
+                stop_process(shown_events.process, signal.SIGINT)
+                with open(shown_events.path) as source:
+                    sent = [line.rstrip() for line in source if line.startswith("E:")]
+                raise LabFailure(f"{failure}; libinput said:\n{watcher.touch_lines()}\nscreen.contacts: {contact_tracks(client.events)}"
+                                 f"\nfilters: {client.request('stats').get('filtered')}\nthe virtual device sent, last:\n"
+                                 + "\n".join(sent[-45:])) from None
+        watcher.stop()
+        client.drain()
+        shown = watcher.touches()
+        tracks = contact_tracks(client.events)
+        # screen.contacts has every finger down, the claimed one too; the apps' two are the last.
+        check(len(tracks) in (2, 3), f"motiond published {len(tracks)} contacts for the three touches: {tracks}")
+        on_element = [touch for touch in shown if any(x < 480 for x, _ in touch["positions"])]
+        check(not on_element, f"libinput saw the claimed touch: {on_element}")
+        check([touch["end"] for touch in shown] == ["cancel", "up"],
+              f"libinput's touches ended {[touch['end'] for touch in shown]}, not a TOUCH_CANCEL (the palm) then a TOUCH_UP:\n"
+              + watcher.touch_lines())
+        # Every position shown is motiond's, for the two touches it gave the apps.
+        palm_contact, plain_contact = list(tracks)[-2:]
+        stray = [position for position in shown[0]["positions"]
+                 if all(distance(position, on_screen(other)) > VIRTUAL_TOLERANCE for other in tracks[palm_contact])]
+        check(shown[0]["positions"] and not stray, f"the palm shown at {stray}, where motiond published no position of it")
+        why = track_problems(shown[1]["positions"], tracks[plain_contact])
+        check(why is None, f"the plain touch (contact {plain_contact}): {why}")
+        check(daemon.stop() == 0, f"motiond's exit status at SIGTERM:\n{daemon.log_text()}")
+    return (f"the touch on the element: not shown; the palm: {len(shown[0]['positions'])} positions then TOUCH_CANCEL;"
+            f" the plain touch: {len(shown[1]['positions'])} positions then TOUCH_UP")
+
+
+def virtual_device_gone(node):
+    name = os.path.basename(node)
+    return not os.path.exists(f"/sys/class/input/{name}") and not os.path.exists(node)
+
+
+def virtual_sigkill():
+    """SIGKILL of motiond: the kernel destroys the virtual touchscreen with motiond's uinput
+    descriptor (its sysfs and /dev nodes go, libinput lists it no more) and releases the
+    panel's grab: the panel can be grabbed and read again."""
+    finish()
+    with Panel(DRAG) as panel, Daemon([], name="sigkill", config=write_config("sigkill.toml", VIRTUAL_CONFIG)) as daemon:
+        client = Client(daemon.socket)
+        node = virtual_node(client)
+        wait_until(f"motiond to grab {panel.node}",
+                   lambda: any(d["node"] == panel.node and d["grabbed"] for d in client.request("devices")["devices"]))
+        listed = run(["libinput", "list-devices"]).stdout
+        check(VIRTUAL_NAME in listed, f"libinput list-devices does not list {VIRTUAL_NAME}:\n{listed}")
+        refused = try_grab(panel.node)
+        check(refused == errno.EBUSY, f"EVIOCGRAB of {panel.node} while motiond holds it: {os.strerror(refused) if refused else 'succeeded'}")
+
+        daemon.process.kill()
+        daemon.process.wait(timeout=STEP)
+        wait_until(f"the virtual touchscreen {node} gone from sysfs and /dev", lambda: virtual_device_gone(node))
+        settle_udev()
+        listed = run(["libinput", "list-devices"]).stdout
+        check(VIRTUAL_NAME not in listed, f"libinput still lists {VIRTUAL_NAME}:\n{listed}")
+        remembered = run(["udevadm", "info", "--query=property", "--name", node])
+        check(VIRTUAL_NAME not in remembered.stdout, f"udev still knows {node} as the virtual touchscreen: {remembered.stdout}")
+        grabbed = try_grab(panel.node)
+        check(grabbed == 0, f"EVIOCGRAB of {panel.node} after the SIGKILL: {os.strerror(grabbed)}")
+        reader = os.open(panel.node, os.O_RDONLY | os.O_NONBLOCK)
+        try:
+            panel.play()
+            events = wait_until("a reader of the panel to see the next drag", lambda: pending_events(reader))
+        finally:
+            os.close(reader)
+    return f"{node} gone, libinput lists it no more; {panel.node} grabbed again and read ({events} events)"
+
+
+def virtual_grab():
+    """While motiond shows the panel on a virtual touchscreen, another reader of the panel gets
+    nothing (the grab), and the virtual device gets the drag; where motiond cannot open
+    /dev/uinput (its own user, as shipped, without a rule for uinput) the panel is not grabbed,
+    is read by others, and health says why."""
+    finish()
+    frames = len(frame_contents(json_lines(run([MOTIONCTL, "frames", DRAG, "--json"]), "the replay")))
+    with Panel(DRAG) as panel:
+        with Daemon([], name="vgrab", config=write_config("vgrab.toml", VIRTUAL_CONFIG)) as daemon:
+            client = Client(daemon.socket)
+            node = virtual_node(client)
+            device = wait_until(f"motiond to read {panel.node}",
+                                lambda: next((d for d in client.request("devices")["devices"] if d["node"] == panel.node), None))
+            check(device["grabbed"] is True, f"devices says grabbed = {device['grabbed']}")
+            other = os.open(panel.node, os.O_RDONLY | os.O_NONBLOCK)
+            shown = os.open(node, os.O_RDONLY | os.O_NONBLOCK)
+            try:
+                panel.play()
+                wait_until(f"motiond to take in the drag's {frames} frames", lambda: processed(client) >= frames)
+                seen = pending_events(other)
+                check(seen == 0, f"another reader of the panel saw {seen} events while motiond showed it on {node}")
+                virtual = pending_events(shown)
+                check(virtual > 0, f"the virtual touchscreen {node} showed nothing of the drag")
+            finally:
+                os.close(other)
+                os.close(shown)
+            check(daemon.stop() == 0, f"motiond's exit status at SIGTERM:\n{daemon.log_text()}")
+        wait_until(f"the virtual touchscreen {node} gone after motiond stopped", lambda: virtual_device_gone(node))
+
+        result = run(["systemd-sysusers", os.path.join(REPOSITORY, "systemd", "motiond.sysusers")])
+        check(result.returncode == 0, f"systemd-sysusers: {result.stderr}")
+        probe = run(["setpriv", "--reuid=motiond", "--regid=motiond", "--init-groups", "--", "sh", "-c", "exec 3<>/dev/uinput"])
+        check(probe.returncode != 0, "the motiond user can open /dev/uinput here: this half of the test shows nothing")
+        config = write_config("vgrab-user.toml", VIRTUAL_CONFIG)
+        os.chmod(config, 0o644)
+        as_motiond = ["setpriv", "--reuid=motiond", "--regid=motiond", "--init-groups"]
+        with Daemon([], name="vgrab-user", user=as_motiond, config=config) as daemon:
+            client = Client(daemon.socket)
+            device = wait_until(f"motiond (user motiond) to read {panel.node}",
+                                lambda: next((d for d in client.request("devices")["devices"] if d["node"] == panel.node), None))
+            check(device["grabbed"] is False, f"without a virtual touchscreen the panel is grabbed: {device}")
+            health = client.request("health")
+            entries = health.get("virtual_touchscreens", [])
+            check(health["status"] == "unhealthy" and any("no virtual touchscreen for " + VIRTUAL_OUTPUT in problem and "/dev/uinput" in problem
+                                                          for problem in health["problems"]),
+                  f"health does not name the problem: {health}")
+            check(entries and "error" in entries[0], f"health's virtual_touchscreens: {entries}")
+            check(VIRTUAL_NAME not in run(["libinput", "list-devices"]).stdout, "a virtual touchscreen exists all the same")
+            check(try_grab(panel.node) == 0, f"{panel.node} cannot be grabbed by another though motiond did not grab it")
+            other = os.open(panel.node, os.O_RDONLY | os.O_NONBLOCK)
+            try:
+                panel.play()
+                events = wait_until("another reader of the ungrabbed panel to see the drag", lambda: pending_events(other))
+            finally:
+                os.close(other)
+            check(daemon.stop() == 0, f"motiond's exit status at SIGTERM:\n{daemon.log_text()}")
+    return (f"grabbed: another reader saw nothing, {virtual} events on {node}; without uinput: not grabbed, another reader saw"
+            f" {events} events, health: {health['problems']}")
+
+
+# The most the median frame may take to show, panel to virtual device, in milliseconds.
+LATENCY_LIMIT = 100
+
+
+def percentile(values, fraction):
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(round(fraction * (len(ordered) - 1))))]
+
+
+def virtual_latency():
+    """How long after the panel's event the apps get it: each frame written to the panel's
+    node (as evemu-play writes, the kernel stamping it during the write), at 100 Hz, and
+    the virtual device's SYN_REPORT for it, as an evdev reader gets it (the kernel's stamp
+    when motiond wrote it), both on CLOCK_MONOTONIC. Fails only if a frame never shows."""
+    finish()
+    count = 300
+    with Panel(DRAG) as panel, Daemon([], name="latency", config=write_config("latency.toml", VIRTUAL_CONFIG)) as daemon:
+        client = Client(daemon.socket)
+        node = virtual_node(client)
+        wait_until(f"motiond to grab {panel.node}",
+                   lambda: any(d["node"] == panel.node and d["grabbed"] for d in client.request("devices")["devices"]))
+        reader = os.open(node, os.O_RDONLY | os.O_NONBLOCK)
+        writer = os.open(panel.node, os.O_WRONLY)
+        latencies, earliest, write_times = [], [], []
+        try:
+            fcntl.ioctl(reader, EVIOCSCLOCKID, struct.pack("i", time.CLOCK_MONOTONIC))
+            pending = b""
+            frames = one_touch(31, [(100 + step, 240 + step % 2) for step in range(count)])
+            next_time = time.monotonic()
+            for index, frame in enumerate(frames):
+                data = b"".join(INPUT_EVENT.pack(0, 0, kind, code, value) for kind, code, value in frame + [(0, 0, 0)])
+                # At the panel's pace, or as soon as the last frame showed when motiond is slower.
+                delay = next_time - time.monotonic()
+                if delay > 0:
+                    select.select([], [], [], delay)
+                before = time.clock_gettime(time.CLOCK_MONOTONIC)
+                os.write(writer, data)
+                after = time.clock_gettime(time.CLOCK_MONOTONIC)
+                write_times.append(after - before)
+                next_time = before + 0.010
+                deadline = time.monotonic() + 10
+                stamp = None
+                while stamp is None:
+                    ready, _, _ = select.select([reader], [], [], max(0, deadline - time.monotonic()))
+                    check(ready, f"frame {index} written to {panel.node} never showed on {node}")
+                    pending += os.read(reader, INPUT_EVENT.size * 256)
+                    while len(pending) >= INPUT_EVENT.size:
+                        seconds, micros, kind, code, value = INPUT_EVENT.unpack(pending[:INPUT_EVENT.size])
+                        pending = pending[INPUT_EVENT.size:]
+                        check(not (kind == 0 and code == 3), f"SYN_DROPPED on {node}")
+                        # The first report stamped after the write (one motiond wrote for an
+                        # earlier frame, should it write two for a frame, is older).
+                        if kind == 0 and code == 0 and stamp is None and seconds + micros / 1e6 >= before:
+                            stamp = seconds + micros / 1e6
+                latencies.append(stamp - before)
+                earliest.append(stamp - after)
+        finally:
+            os.close(reader)
+            os.close(writer)
+        check(daemon.stop() == 0, f"motiond's exit status at SIGTERM:\n{daemon.log_text()}")
+    with open("/sys/devices/system/clocksource/clocksource0/available_clocksource") as source:
+        where = "KVM" if "kvm-clock" in source.read() else "TCG (no KVM: QEMU emulates the CPU), debug build"
+    # The panel's stamp is taken within the write: the latency is at most the virtual stamp
+    # less the time before the write, and at least that less the time after it.
+    most = [value * 1000 for value in latencies]
+    least = [value * 1000 for value in earliest]
+    # Not a performance bound (an emulated CPU runs a debug build here): a frame shown only
+    # at some later frame, or on a timer, would be far slower than this.
+    check(percentile(least, 0.5) < LATENCY_LIMIT, f"half the frames took more than {percentile(least, 0.5):.1f} ms to show,"
+          f" not within {LATENCY_LIMIT} ms")
+    return (f"{len(latencies)} frames at 100 Hz, panel's kernel stamp to the virtual device's, in the guest under {where}:"
+            f" p50 {percentile(most, 0.5):.2f} ms, p99 {percentile(most, 0.99):.2f} ms, max {max(most):.2f} ms, min {min(most):.2f} ms"
+            f" (from before each write; from after it: p50 {percentile(least, 0.5):.2f} ms, p99 {percentile(least, 0.99):.2f} ms;"
+            f" a write took {percentile(write_times, 0.5) * 1000:.2f} ms at p50, {max(write_times) * 1000:.2f} ms at most)")
+
+
 def all_tests():
     """Every test by name, in the order they run."""
     tests = {}
@@ -688,4 +1268,10 @@ def all_tests():
     tests["dropped events"] = dropped_events
     tests["grab"] = grab
     tests["permissions"] = permissions
+    for path in virtual_recordings():
+        tests["virtual " + os.path.relpath(path, REPOSITORY)] = (lambda path=path: virtual_recording_test(path))
+    tests["virtual claim and cancel"] = virtual_claim_and_cancel
+    tests["virtual sigkill"] = virtual_sigkill
+    tests["virtual grab"] = virtual_grab
+    tests["virtual latency"] = virtual_latency
     return tests

@@ -108,6 +108,9 @@ struct Slot {
     var state = SlotState.empty
     /// `ABS_MT_TOOL_TYPE`: per-slot state the kernel sends only when it changes.
     var toolType = ToolType.finger
+    /// Whether its contact landed since the last frame, when its tool type may still follow:
+    /// the kernel sends a landing's `ABS_MT_TRACKING_ID` before its `ABS_MT_TOOL_TYPE`.
+    var landedThisFrame = false
     var x: Int32 = 0
     var y: Int32 = 0
     var pressure: Int32?

@@ -237,7 +237,13 @@ public struct TouchFrameAssembler {
             slots[currentSlot].touchMinor = value
         case AbsoluteAxis.toolType:
             slots[currentSlot].toolType = value
-            if value == ToolType.palm { apply(.palm, to: currentSlot) }
+            if value == ToolType.palm {
+                apply(.palm, to: currentSlot)
+            } else if slots[currentSlot].landedThisFrame, case .palm(let id) = slots[currentSlot].state {
+                // A finger landing where a palm lifted was judged by the palm's tool type,
+                // which its own, sent after its id, now replaces.
+                slots[currentSlot].state = .began(id: id)
+            }
         default:
             break
         }
@@ -252,6 +258,7 @@ public struct TouchFrameAssembler {
         }
         // Any other id ends the contact in the slot: −1 by lifting, a new id by replacing it.
         if value >= 0 {
+            slots[index].landedThisFrame = true
             apply(.land(id: value, palm: slots[index].toolType == ToolType.palm, lost: resyncing), to: index)
         } else {
             apply(.lift(lost: resyncing), to: index)
@@ -323,6 +330,7 @@ public struct TouchFrameAssembler {
             slots[index].ended = nil
         }
         for index in slots.indices {
+            slots[index].landedThisFrame = false
             let state = slots[index].state
             let phase: TouchPhase
             switch state {
