@@ -128,6 +128,25 @@ struct FrameAssemblyTests {
         ])
     }
 
+    @Test("a finger landing where a palm lifted is a finger: the kernel sends its id before its tool type; a palm that turns finger later stays a palm")
+    func fingerAfterPalmInItsOrder() {
+        var s = EventScript()
+        s.slot(0); s.abs(AbsoluteAxis.toolType, ToolType.palm); s.track(1); s.at(100, 100); s.report()
+        s.track(-1); s.report()
+        // As input_mt_report_slot_state sends it: the tracking id, then the tool type.
+        s.track(2); s.abs(AbsoluteAxis.toolType, ToolType.finger); s.at(200, 200); s.report()
+        s.at(210, 200); s.report()
+        s.track(-1); s.report()
+        // A palm from its landing that says finger a frame later is still a palm.
+        s.abs(AbsoluteAxis.toolType, ToolType.palm); s.track(3); s.at(300, 300); s.report()
+        s.abs(AbsoluteAxis.toolType, ToolType.finger); s.at(310, 300); s.report()
+        #expect(assemble(s.events).map(summary) == [
+            ["0#2 began 200,200"],
+            ["0#2 moved 210,200"],
+            ["0#2 ended 210,200"],
+        ])
+    }
+
     @Test("after SYN_DROPPED, libevdev's resync cancels contacts lost in the gap and begins new ones")
     func resync() {
         var assembler = TouchFrameAssembler(description: panel())

@@ -129,7 +129,7 @@ public struct VirtualTouchEncoder: Sendable {
 
     /// Appends the events of one frame to `events`: none when it changes nothing the device
     /// shows, one frame (ending in `SYN_REPORT`) usually, two when fingers are cancelled.
-    public mutating func encode(_ contacts: some Sequence<VirtualContact>, into events: inout [InputEvent]) {
+    public mutating func encode(_ contacts: [VirtualContact], into events: inout [InputEvent]) {
         let start = events.count
         for contact in contacts {
             if let slot = slots.firstIndex(where: { $0?.finger == contact.finger }) {
@@ -143,7 +143,7 @@ public struct VirtualTouchEncoder: Sendable {
 
     /// Cancels the fingers among `fingers` that are shown: a gesture took them between
     /// their frames.
-    public mutating func cancel(fingers: some Sequence<Int>, into events: inout [InputEvent]) {
+    public mutating func cancel(fingers: [Int], into events: inout [InputEvent]) {
         let start = events.count
         for finger in fingers {
             if let slot = slots.firstIndex(where: { $0?.finger == finger }) { turnPalm(slot, into: &events) }

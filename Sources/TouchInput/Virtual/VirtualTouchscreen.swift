@@ -108,7 +108,7 @@ public final class VirtualTouchscreen {
     }
 
     /// Shows one frame's fingers: nothing is written when the frame changes nothing shown.
-    public func show(_ contacts: some Sequence<VirtualContact>) {
+    public func show(_ contacts: [VirtualContact]) {
         events.removeAll(keepingCapacity: true)
         encoder.encode(contacts, into: &events)
         write()
