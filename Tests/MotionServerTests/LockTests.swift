@@ -136,6 +136,22 @@ struct LockTests {
     }
 }
 
+extension LockTests {
+    @Test("a lock ends a screen gesture in progress: the long press that began ends in the lock's report")
+    func endsScreenGestures() throws {
+        let engine = try Configuration.parse(ScreenGestureProtocolTests.configuration, file: "g.toml").makeEngine(clock: ManualFrameClock(now: 10))
+        _ = engine.process(TouchFrame(time: 10, contacts: [Self.contact(1, .began, 300, 900), Self.contact(2, .began, 1600, 900)]))
+        let began = engine.tick(at: try #require(engine.nextDeadline))
+        let states = { (report: FrameReport) in report.events.compactMap { event -> String? in
+            guard case .screenGesture(_, _, let gesture) = event, gesture.name == "admin" else { return nil }
+            return gesture.gesture.state.rawValue
+        } }
+        #expect(states(began) == ["began"])
+        let locked = engine.lock(at: 12, until: 20)
+        #expect(states(locked).count == 1 && states(locked) != ["began"], "\(states(locked))")
+    }
+}
+
 /// Counts what libinput would make of palm turns and releases: enough for a test of cancels.
 struct LibinputModelLite {
     var cancels = 0, ups = 0

@@ -227,6 +227,11 @@ public final class MotionEngine {
         if !isLocked {
             locked.value = true
             for element in elements { cancelTouches(of: element, at: time) }
+            // The screen's gestures in progress end here, as at a reload, rather than never.
+            if let screenWatch {
+                screenWatch.handOver(to: nil, at: time, into: &screenEvents)
+                reportScreenGestures()
+            }
             router.takenByScreen(Array(router.keys))
             if followsContacts, !screenContacts.contacts.isEmpty {
                 screenContacts.reset()
