@@ -84,21 +84,28 @@ extension Daemons {
             let files = try EndToEnd.scratch()
             defer { try? FileManager.default.removeItem(at: files) }
             let state = files.appendingPathComponent("scene.json").path
-            let daemon = try RunningDaemon(["--replay", Self.recording, "--state", state, "--state-interval", "0.2"], configuration: Self.configuration)
-            let control = try Self.controlClient(daemon)
-            let watcher = try Self.subscriber(daemon, ["card.drag"])
-            _ = try Self.readUntil(watcher, "card.drag ended", seconds: 30) { Self.isGesture($0, "card.drag", "ended") }
-            try Self.waitForWrites(control, 2)
-            // The write counted started after the lift, and the card still moves: it was
-            // written in flight. (Checked before the kill: a state reached at rest stays there.)
-            let moving = try Self.get(control, "card.state", as: String.self)
-            daemon.signal(SIGKILL)
-            #expect(daemon.waitForExit(), "motiond outlived SIGKILL")
-            try #require(moving == "active", "the toss ended before the kill (a slow machine?)")
-
-            let card = try #require(try Self.readState(state)["card"])
-            let destination = try #require(card.destination)
-            #expect(card.position != destination, "the file holds the card in flight")
+            // A machine busy enough lets the toss come within the spring's rest distance of
+            // its end before the kill; then a restart has nothing left to move, and the run
+            // is tried again (three times at most) rather than judged.
+            var killed: (daemon: RunningDaemon, card: Saved, destination: (x: Double, y: Double))?
+            for _ in 1...3 where killed == nil {
+                try? FileManager.default.removeItem(atPath: state)
+                let daemon = try RunningDaemon(["--replay", Self.recording, "--state", state, "--state-interval", "0.2"], configuration: Self.configuration)
+                let control = try Self.controlClient(daemon)
+                let watcher = try Self.subscriber(daemon, ["card.drag"])
+                _ = try Self.readUntil(watcher, "card.drag ended", seconds: 30) { Self.isGesture($0, "card.drag", "ended") }
+                try Self.waitForWrites(control, 2)
+                // The write counted started after the lift, and the card still moves: it was
+                // written in flight. (Checked before the kill: a state reached at rest stays there.)
+                let moving = try Self.get(control, "card.state", as: String.self)
+                daemon.signal(SIGKILL)
+                #expect(daemon.waitForExit(), "motiond outlived SIGKILL")
+                guard moving == "active" else { continue }
+                let card = try #require(try Self.readState(state)["card"])
+                let destination = try #require(card.destination)
+                if hypot(card.position.x - destination.x, card.position.y - destination.y) > 2 { killed = (daemon, card, destination) }
+            }
+            let (daemon, card, destination) = try #require(killed, "in three runs the toss ended before the kill (a slow machine?)")
             let again = try RunningDaemon(["--state", state], socket: daemon.socket, configuration: Self.configuration)
             let after = try Self.controlClient(again)
             try Self.waitForRest(after, "card", at: destination)
