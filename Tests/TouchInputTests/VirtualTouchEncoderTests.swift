@@ -167,6 +167,19 @@ struct VirtualTouchEncoderTests {
         #expect(events.isEmpty, "nothing left to cancel")
     }
 
+    @Test("fingers a gesture took between their frames are cancelled at once, never lifted; a finger not shown is ignored")
+    func cancelFingers() {
+        var encoder = VirtualTouchEncoder(geometry: Self.geometry)
+        var model = LibinputModel(slots: encoder.slotCount)
+        var events: [InputEvent] = []
+        encoder.encode([Self.contact(4, .began, 2000, 100), Self.contact(9, .began, 2100, 100)], into: &events)
+        encoder.cancel(fingers: [9, 4, 77], into: &events)
+        model.read(events)
+        #expect(model.seen.filter { if case .cancel = $0 { true } else { false } }.count == 2)
+        #expect(!model.seen.contains(.up(slot: 0)) && !model.seen.contains(.up(slot: 1)))
+        #expect(model.problems.isEmpty && !model.button && !encoder.isTouching, "\(model.problems)")
+    }
+
     @Test("more fingers than slots: the extra ones are not shown, and counted")
     func slotsRunOut() {
         var encoder = VirtualTouchEncoder(geometry: Self.geometry, slotCount: 2)

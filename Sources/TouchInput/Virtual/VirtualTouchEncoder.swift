@@ -132,7 +132,7 @@ public struct VirtualTouchEncoder: Sendable {
     public mutating func encode(_ contacts: [VirtualContact], into events: inout [InputEvent]) {
         let start = events.count
         for contact in contacts {
-            if let slot = slots.firstIndex(where: { $0?.finger == contact.finger }) {
+            if let slot = slot(of: contact.finger) {
                 update(slot, with: contact, into: &events)
             } else if contact.phase == .began, contact.forApps {
                 land(contact, into: &events)
@@ -146,7 +146,7 @@ public struct VirtualTouchEncoder: Sendable {
     public mutating func cancel(fingers: [Int], into events: inout [InputEvent]) {
         let start = events.count
         for finger in fingers {
-            if let slot = slots.firstIndex(where: { $0?.finger == finger }) { turnPalm(slot, into: &events) }
+            if let slot = slot(of: finger) { turnPalm(slot, into: &events) }
         }
         endFrame(since: start, into: &events)
     }
@@ -192,6 +192,11 @@ public struct VirtualTouchEncoder: Sendable {
         nextTrackingID = nextTrackingID == UInt16.max.asInt32 ? 0 : nextTrackingID + 1
         slots[slot] = Shown(finger: contact.finger, order: landings, units: units)
         landings += 1
+    }
+
+    /// The slot showing `finger`, if it is shown.
+    private func slot(of finger: Int) -> Int? {
+        slots.firstIndex { $0?.finger == finger }
     }
 
     /// A slot free for a new finger: empty, and not being released this frame.
