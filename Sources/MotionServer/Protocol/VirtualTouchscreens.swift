@@ -15,8 +15,6 @@ final class VirtualTouchscreens: ReportSink {
     private(set) var devices: [String: VirtualTouchscreen] = [:]
     /// Why the others were not, by output.
     private(set) var failures: [String: VirtualTouchscreenError] = [:]
-    private var settings: [String: VirtualTouchscreenSettings] = [:]
-    private var screen = Configuration.defaultScreen
     private var configuration = Configuration()
     /// The virtual touchscreen each panel's frames go to, by the engine's device number:
     /// found from the configuration once a device, not at every frame.
@@ -34,27 +32,27 @@ final class VirtualTouchscreens: ReportSink {
     /// name one of these.
     var available: Set<String> { Set(devices.keys) }
 
-    /// Makes, keeps or removes the devices as `configuration` says: a device whose settings
+    /// Makes, keeps or removes the devices as `configuration` says: a device whose geometry
     /// changed is made anew (its fingers cancelled first), one no longer asked for goes.
     /// Returns what to say in the log, each line with whether it is a problem.
     func configure(_ configuration: Configuration) -> [(line: String, problem: Bool)] {
         self.configuration = configuration
         routes.removeAll()
-        let wanted = Dictionary(configuration.virtualTouchscreens.map { ($0.output, $0) }, uniquingKeysWith: { first, _ in first })
-        let geometryChanged = configuration.screen != screen
-        screen = configuration.screen
+        // What a device is made of is its geometry, which each device keeps: compared with the
+        // new configuration's, it says which devices stay.
+        let wanted = Dictionary(configuration.virtualTouchscreens.map { ($0.output, $0.geometry(on: configuration.screen)) },
+                                uniquingKeysWith: { first, _ in first })
         var notes: [(line: String, problem: Bool)] = []
-        for (output, device) in devices where wanted[output].map({ geometryChanged || !sameDevice($0, settings[output]) }) ?? true {
+        for (output, device) in devices where wanted[output] != device.geometry {
             device.destroy()
             devices[output] = nil
             notes.append(("virtual touchscreen \(output) removed", false))
         }
         // Those that failed are tried again: a reload is how an operator says uinput is there now.
         failures.removeAll()
-        settings = wanted
-        for (output, wanted) in wanted.sorted(by: { $0.key < $1.key }) where devices[output] == nil {
+        for (output, geometry) in wanted.sorted(by: { $0.key < $1.key }) where devices[output] == nil {
             do {
-                let device = try VirtualTouchscreen(output: output, geometry: wanted.geometry(on: screen), uinputPath: uinputPath)
+                let device = try VirtualTouchscreen(output: output, geometry: geometry, uinputPath: uinputPath)
                 devices[output] = device
                 notes.append(("virtual touchscreen \(output) is \(device.node) (\(device.name))", false))
             } catch {
@@ -63,12 +61,6 @@ final class VirtualTouchscreens: ReportSink {
             }
         }
         return notes
-    }
-
-    /// Whether two settings make the same device (where it was defined does not matter).
-    private func sameDevice(_ a: VirtualTouchscreenSettings, _ b: VirtualTouchscreenSettings?) -> Bool {
-        guard let b else { return false }
-        return a.output == b.output && a.area == b.area && a.sizeMillimetres == b.sizeMillimetres
     }
 
     func take(_ report: FrameReport, input: InputFrame?) {
