@@ -135,7 +135,8 @@ public struct DeviceSettings: Sendable, Hashable {
     public var quirk: String?
 
     /// The keys a quirk may set, under the names `[[device]]` gives them.
-    public static let quirkKeys = ["resolution", "size_mm", "touch_resolution", "palm_size_mm", "palm_size", "jump_mm", "hysteresis", "stuck_after"]
+    public static let quirkKeys = ["resolution", "size_mm", "touch_resolution", "palm_size_mm", "palm_size", "jump_mm", "hysteresis", "stuck_after",
+                                   "phantom_taps", "wake_bursts", "storm_contacts", "storm_quiet", "infrared"]
 
     public init() {}
 }

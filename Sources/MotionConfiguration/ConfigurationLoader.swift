@@ -269,10 +269,28 @@ extension Configuration {
         }
         device.filters.jumpMillimetres = try table.number("jump_mm", in: 0...10_000) ?? device.filters.jumpMillimetres
         device.filters.hysteresis = try table.bool("hysteresis") ?? device.filters.hysteresis
+        device.filters.phantoms = try readPhantomSettings(&table, defaults: device.filters.phantoms)
         device.filters.panel = try readGeometryHints(&table)
         device.explicit = Set(DeviceSettings.quirkKeys.filter { table.has($0) })
         try table.finish()
         return device
+    }
+
+    /// The phantom-touch filters' keys of a `[[device]]` or `[[quirk]]` table.
+    private static func readPhantomSettings(_ table: inout TableReader, defaults: PhantomTouchSettings) throws(ConfigurationError) -> PhantomTouchSettings {
+        var phantoms = defaults
+        phantoms.repeatingTaps = try table.bool("phantom_taps") ?? phantoms.repeatingTaps
+        phantoms.wakeBursts = try table.bool("wake_bursts") ?? phantoms.wakeBursts
+        if let contacts = try table.int("storm_contacts") {
+            guard (0...100_000).contains(contacts) else {
+                throw table.error("storm_contacts", "storm_contacts is new contacts a second, 0 (off) to 100000, not \(contacts)")
+            }
+            phantoms.stormContacts = contacts
+        }
+        phantoms.stormQuiet = try table.number("storm_quiet", in: 0.1...3600) ?? phantoms.stormQuiet
+        phantoms.infrared = try table.bool("infrared") ?? phantoms.infrared
+        phantoms.deadZones = try table.rectangles("dead_zones", limit: PhantomTouchSettings.maximumDeadZones) ?? phantoms.deadZones
+        return phantoms
     }
 
     /// Reads a quirks file: `[[quirk]]` tables, each a `[[device]]` entry's selectors and

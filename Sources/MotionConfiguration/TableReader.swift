@@ -282,6 +282,21 @@ struct TableReader {
     /// `[x, y, width, height]` or `{ x, y, width, height }`.
     mutating func rect(_ key: String) throws(ConfigurationError) -> Rect? {
         guard let value = value(key) else { return nil }
+        return try rect(value, key: key)
+    }
+
+    /// A list of rectangles, each `[x, y, width, height]` or `{ x, y, width, height }`, at
+    /// most `limit` of them.
+    mutating func rectangles(_ key: String, limit: Int) throws(ConfigurationError) -> [Rect]? {
+        guard let value = value(key) else { return nil }
+        guard let array = value.array else { throw wrongType(key, "a list of rectangles, [[x, y, width, height], …]", value) }
+        guard array.count <= limit else { throw error(key, "\(key) lists \(array.count) rectangles; at most \(limit)") }
+        var rectangles: [Rect] = []
+        for element in array { rectangles.append(try rect(element, key: key)) }
+        return rectangles
+    }
+
+    private mutating func rect(_ value: SettingsValue, key: String) throws(ConfigurationError) -> Rect {
         let expected = "a rectangle, [x, y, width, height] or { x = …, y = …, width = …, height = … }"
         var numbers: [Double] = []
         if let array = value.array {
@@ -297,6 +312,7 @@ struct TableReader {
         } else {
             throw wrongType(key, expected, value)
         }
+        guard numbers.allSatisfy(\.isFinite) else { throw error(key, "\(key) needs finite numbers") }
         guard numbers[2] >= 0 && numbers[3] >= 0 else { throw error(key, "\(key) needs a width and height of zero or more") }
         return Rect(x: numbers[0], y: numbers[1], width: numbers[2], height: numbers[3])
     }

@@ -80,6 +80,10 @@ extension JSONValue {
             ("stuck", .integer(Int64(counts.stuck))), ("palms", .integer(Int64(counts.palms))),
             ("jumps", .integer(Int64(counts.jumps))), ("repaired", .integer(Int64(counts.repaired))), ("held", .integer(Int64(counts.held))),
             ("last_lifts", .integer(Int64(counts.lastLifts))),
+            ("dead_zone", .integer(Int64(counts.deadZone))), ("phantom_taps", .integer(Int64(counts.phantomTaps))),
+            ("bursts", .integer(Int64(counts.bursts))), ("storms", .integer(Int64(counts.storms))),
+            ("storm_contacts", .integer(Int64(counts.stormContacts))), ("ghosts", .integer(Int64(counts.ghosts))),
+            ("flips", .integer(Int64(counts.flips))),
         ])
     }
 
@@ -185,6 +189,16 @@ extension ContactFilters.Notice {
         case .jump: return "contact \(trackingID) jumped to \(place) farther than jump_mm within one frame; it was cancelled and begun again there"
         case .repaired(let other):
             return "contact \(trackingID)'s finger was reported at \(place) in contact \(other)'s slot: the panel exchanged their positions within one frame; contact \(trackingID) was re-paired with its finger and carries on"
+        case .deadZone: return "contact \(trackingID) landed at \(place) in a dead zone (dead_zones): it is ignored until it lifts, and never began"
+        case .phantomTap(let period, learned: true):
+            return "a phantom taps at \(place) every \(compactNumber((period * 1000).rounded() / 1000)) s (three short touches there, evenly apart): from its next tap on, a touch there when one is due waits until it outlasts a phantom's (phantom_taps)"
+        case .phantomTap(let period, learned: false):
+            return "contact \(trackingID) at \(place) was the phantom's tap (every \(compactNumber((period * 1000).rounded() / 1000)) s): it lifted before it outlasted one, and never began"
+        case .burst: return "contact \(trackingID) at \(place) landed in a burst (together with others at an edge, or as the idle panel woke) and lifted before it moved or lasted \(compactNumber(PhantomTouchSettings.burstProof)) s: it never began (wake_bursts)"
+        case .storm(let contacts, let quiet):
+            return "touch storm: \(contacts) new contacts within a second, more than fingers make (storm_contacts): the panel is quiet for \(compactNumber(quiet)) s, every contact cancelled"
+        case .ghost: return "contact \(trackingID) at \(place) was a ghost corner of the two fingers down (an infrared frame): it never began"
+        case .flip: return "the infrared frame reported its two fingers at their ghost corners, near \(place): they were put back where they were"
         }
     }
 }

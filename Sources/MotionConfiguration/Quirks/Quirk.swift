@@ -36,6 +36,12 @@ public struct Quirk: Sendable, Hashable {
         if keys.contains("jump_mm") { settings.filters.jumpMillimetres = self.settings.filters.jumpMillimetres }
         if keys.contains("hysteresis") { settings.filters.hysteresis = self.settings.filters.hysteresis }
         if keys.contains("stuck_after") { settings.filters.stuckAfter = self.settings.filters.stuckAfter }
+        let quirked = self.settings.filters.phantoms
+        if keys.contains("phantom_taps") { settings.filters.phantoms.repeatingTaps = quirked.repeatingTaps }
+        if keys.contains("wake_bursts") { settings.filters.phantoms.wakeBursts = quirked.wakeBursts }
+        if keys.contains("storm_contacts") { settings.filters.phantoms.stormContacts = quirked.stormContacts }
+        if keys.contains("storm_quiet") { settings.filters.phantoms.stormQuiet = quirked.stormQuiet }
+        if keys.contains("infrared") { settings.filters.phantoms.infrared = quirked.infrared }
         settings.quirk = name
         settings.filters.quirk = name
     }

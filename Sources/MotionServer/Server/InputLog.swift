@@ -42,12 +42,12 @@ struct InputLog {
             for line in setup.filters.geometry.explanation + setup.filters.notes { logger.info("\(device.node): \(line)") }
         case let .filtered(device, notice):
             switch notice.kind {
-            case .stuck, .palm:
+            case .stuck, .palm, .storm, .phantomTap(_, learned: true):
                 logger.notice("\(device.node): \(notice.text)")
-            case .jump, .repaired:
+            case .jump, .repaired, .deadZone, .phantomTap, .burst, .ghost, .flip:
                 let source = NoticeSource(node: device.node, filter: notice.kind.filter)
                 guard let count = limits[source, default: LogRateLimit(interval: 10, burst: Self.noticeLimit)].record(at: now()) else { return }
-                let held = count - 1, what = notice.kind == .jump ? "jump" : "re-pairing"
+                let held = count - 1, what = notice.kind == .jump ? "jump" : notice.kind.filter == "repaired" ? "re-pairing" : notice.kind.filter.replacingOccurrences(of: "_", with: " ")
                 let unlogged = held > 0 ? " (and \(held) more \(what)\(held == 1 ? "" : "s") on this device since the last such line, not logged)" : ""
                 logger.notice("\(device.node): \(notice.text)\(unlogged)")
             }

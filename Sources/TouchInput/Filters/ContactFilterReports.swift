@@ -17,6 +17,22 @@ extension ContactFilters {
         public var repaired = 0
         /// Protocol A frames with no contact whose lift was supplied (``ProtocolAConverter``).
         public var lastLifts = 0
+        /// Contacts that landed in a dead zone, never begun.
+        public var deadZone = 0
+        /// A repeating phantom's taps, lifted unseen.
+        public var phantomTaps = 0
+        /// Contacts of a burst (together at an edge, or together as an idle panel woke) that
+        /// lifted before they proved themselves, never begun.
+        public var bursts = 0
+        /// Touch storms: times the panel was made quiet.
+        public var storms = 0
+        /// Contacts cancelled or never begun because the panel was quiet after a storm.
+        public var stormContacts = 0
+        /// An infrared frame's ghost corners, never begun.
+        public var ghosts = 0
+        /// Frames in which an infrared frame's two fingers were reported at their ghost
+        /// corners, put back where they were.
+        public var flips = 0
 
         public init() {}
 
@@ -29,6 +45,13 @@ extension ContactFilters {
             sum.held += b.held
             sum.repaired += b.repaired
             sum.lastLifts += b.lastLifts
+            sum.deadZone += b.deadZone
+            sum.phantomTaps += b.phantomTaps
+            sum.bursts += b.bursts
+            sum.storms += b.storms
+            sum.stormContacts += b.stormContacts
+            sum.ghosts += b.ghosts
+            sum.flips += b.flips
             return sum
         }
 
@@ -41,6 +64,13 @@ extension ContactFilters {
             product.held *= times
             product.repaired *= times
             product.lastLifts *= times
+            product.deadZone *= times
+            product.phantomTaps *= times
+            product.bursts *= times
+            product.storms *= times
+            product.stormContacts *= times
+            product.ghosts *= times
+            product.flips *= times
             return product
         }
     }
@@ -68,6 +98,22 @@ extension ContactFilters {
             /// The jump filter found the contact's finger reported in the slot of contact
             /// `inSlotOf`, and re-paired it: nothing was cancelled.
             case repaired(inSlotOf: Int32)
+            /// The contact landed in a dead zone: it never began.
+            case deadZone
+            /// A repeating phantom's tap at this place, `period` seconds after its last, or
+            /// (`learned`) the third short tap that showed it a phantom: nothing was begun
+            /// after it was learned.
+            case phantomTap(period: Double, learned: Bool)
+            /// The contact landed in a burst and lifted before it proved itself: it never began.
+            case burst
+            /// A storm: `contacts` new contacts within a second; the panel is quiet for
+            /// `quiet` seconds, every contact down cancelled.
+            case storm(contacts: Int, quiet: Double)
+            /// The contact was an infrared frame's ghost corner: it never began.
+            case ghost
+            /// The infrared frame reported its two fingers at their ghost corners; they were
+            /// put back on their own.
+            case flip
 
             /// The filter's name, as metrics, `frames --json` and the log's rate limits know it.
             public var filter: String {
@@ -76,6 +122,12 @@ extension ContactFilters {
                 case .palm: return "palm"
                 case .jump: return "jump"
                 case .repaired: return "repaired"
+                case .deadZone: return "dead_zone"
+                case .phantomTap: return "phantom_tap"
+                case .burst: return "burst"
+                case .storm: return "storm"
+                case .ghost: return "ghost"
+                case .flip: return "flip"
                 }
             }
         }

@@ -39,6 +39,8 @@ public struct ContactFilterSettings: Hashable, Sendable {
     public var jumpMillimetres: Double
     /// Half the axis's fuzz of hysteresis on every contact.
     public var hysteresis: Bool
+    /// The filters of touches no finger made (``PhantomTouchSettings``).
+    public var phantoms = PhantomTouchSettings()
     /// What the configuration or a quirk says of the panel's size, for a panel whose own word
     /// is not believed (``PanelGeometry``).
     public var panel = GeometryHints.none
@@ -90,7 +92,11 @@ public struct ContactFilterSettings: Hashable, Sendable {
     }
 
     /// Every filter off: what the device sent (`motionctl frames --raw`).
-    public static let off = ContactFilterSettings(stuckAfter: 0, palmSize: .off, jumpMillimetres: 0, hysteresis: false)
+    public static let off: ContactFilterSettings = {
+        var off = ContactFilterSettings(stuckAfter: 0, palmSize: .off, jumpMillimetres: 0, hysteresis: false)
+        off.phantoms = .off
+        return off
+    }()
 }
 
 /// The filters' settings as they apply to one device: thresholds in its units, what they are
@@ -113,6 +119,10 @@ public struct ResolvedContactFilters: Hashable, Sendable {
     public var jump: Jump?
     /// The hysteresis margin on each axis, in device units; nil when off.
     public var hysteresisMargin: Margin?
+    /// The phantom-touch filters' settings.
+    public var phantoms: PhantomTouchSettings
+    /// Whether the panel is taken for an infrared or optical frame (its ghosts are filtered).
+    public var infrared: Bool
     /// Why a filter asked for is off on this device, or measures differently, one line each.
     public var notes: [String]
 
@@ -147,12 +157,14 @@ public struct ResolvedContactFilters: Hashable, Sendable {
     /// - Precondition: the device has position axes (``DeviceKind/isTouchscreen``).
     public init(_ settings: ContactFilterSettings, device: DeviceDescription, mapping: OutputMapping = OutputMapping()) {
         let axes = device.positionAxes!
-        self.init(settings, xAxis: axes.x, yAxis: axes.y, touchMajor: device.touchMajorAxis, mapping: mapping)
+        self.init(settings, xAxis: axes.x, yAxis: axes.y, touchMajor: device.touchMajorAxis, mapping: mapping, name: device.name)
     }
 
     /// Resolves `settings` for a device with the given position axes and, when reported,
     /// its `ABS_MT_TOUCH_MAJOR` axis, mapped by `mapping`.
-    public init(_ settings: ContactFilterSettings, xAxis declaredX: AxisInfo, yAxis declaredY: AxisInfo, touchMajor: AxisInfo?, mapping: OutputMapping = OutputMapping()) {
+    /// `name` is the device's, which may say it is an infrared frame.
+    public init(_ settings: ContactFilterSettings, xAxis declaredX: AxisInfo, yAxis declaredY: AxisInfo, touchMajor: AxisInfo?,
+                mapping: OutputMapping = OutputMapping(), name: String = "") {
         geometry = PanelGeometry(xAxis: declaredX, yAxis: declaredY, touchMajor: touchMajor, mapping: mapping, hints: settings.panel)
         quirk = settings.quirk
         let (xAxis, yAxis) = (geometry.xAxis, geometry.yAxis)
@@ -165,6 +177,11 @@ public struct ResolvedContactFilters: Hashable, Sendable {
         (palmUnits, palmMillimetres) = Self.palm(settings.palmSize, touchMajor: touchMajor, geometry: geometry, notes: &notes)
         jump = Self.jump(settings.jumpMillimetres, trusted: hasResolution, xAxis: xAxis, yAxis: yAxis, mapping: mapping, notes: &notes)
         hysteresisMargin = settings.hysteresis ? Self.hysteresis(xAxis: xAxis, yAxis: yAxis, notes: &notes) : nil
+        phantoms = settings.phantoms
+        infrared = settings.phantoms.infrared ?? InfraredFrame.declares(name: name)
+        if settings.phantoms.infrared == nil && infrared {
+            notes.append("an infrared or optical frame, by its name: two fingers' ghost corners are not fingers (infrared = false turns this off)")
+        }
         self.notes = notes
     }
 

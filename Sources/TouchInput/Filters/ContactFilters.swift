@@ -42,7 +42,9 @@ public struct ContactFilters {
     struct Track {
         /// `landing`: palm-sized so far, within ``ContactFilterSettings/palmVerdictWindow``
         /// of landing at `since`, and not yet reported.
-        enum State: Equatable { case live, landing(since: Double), ignored }
+        enum State: Equatable { case live, landing(since: Double), unproven(since: Double, why: Doubt), ignored }
+        /// Why a contact is held back until it proves itself a finger (``PhantomTouches``).
+        enum Doubt: Equatable { case repeatingTap, burst, ghost }
         var state: State
         /// The id the frames carry: the firmware's, until a jump gives the contact a new one.
         var outputID: Int32
@@ -57,6 +59,8 @@ public struct ContactFilters {
         /// Where the contact last moved beyond the stuck slop (in the slop's unit), and when.
         var anchor: Point
         var anchorTime: Double
+        /// When it landed: a touch that lifts a frame or two later may be a phantom's tap.
+        var landTime: Double
     }
 
     /// The settings as the configuration and its quirks give them: kept to resolve them
@@ -71,16 +75,23 @@ public struct ContactFilters {
     }
     /// Whether `counts` changed since the last ``takeReport()``.
     private var countsChanged = false
-    fileprivate var notices: [Notice] = []
+    var notices: [Notice] = []
     /// Ids for contacts begun again after a jump, far from the kernel's (which count up from 0).
     fileprivate var nextJumpID: Int32 = 1 << 30
     /// How often the device reports: the jump filter's window is a few of its frames.
-    fileprivate var interval = FrameInterval()
+    var interval = FrameInterval()
+    /// The phantoms that tap this panel, learned from its short touches.
+    var repeatingTaps: RepeatingTaps
+    /// New contacts of the last second, and the quiet a storm of them makes.
+    var storm = TouchStorm()
+    /// When the panel last reported a contact; nil before it ever did.
+    var lastActive: Double?
 
     /// The filters `settings` make of a device described by `device` and mapped by `mapping`.
     init(_ settings: ContactFilterSettings, device: DeviceDescription, mapping: OutputMapping) {
         self.settings = settings
         self.resolved = ResolvedContactFilters(settings, device: device, mapping: mapping)
+        repeatingTaps = RepeatingTaps(physical: resolved.stuckSlopIsPhysical)
     }
 
     /// Applies new settings or a new mapping (a reload, a calibration); the contacts followed
@@ -88,11 +99,16 @@ public struct ContactFilters {
     mutating func configure(_ settings: ContactFilterSettings, device: DeviceDescription, mapping: OutputMapping) {
         self.settings = settings
         resolved = ResolvedContactFilters(settings, device: device, mapping: mapping)
+        // What was learned in one unit means nothing in another.
+        if repeatingTaps.radius != RepeatingTaps.radius(physical: resolved.stuckSlopIsPhysical) {
+            repeatingTaps = RepeatingTaps(physical: resolved.stuckSlopIsPhysical)
+        }
     }
 
     /// Whether any filter is on: when none is, frames pass untouched.
     public var isActive: Bool {
         resolved.stuckAfter != nil || resolved.palmUnits != nil || resolved.jump != nil || resolved.hysteresisMargin != nil
+            || resolved.phantoms.isActive(isInfrared: resolved.infrared)
     }
 
     /// What the filters did since the last call: what the log hears once, and the counts
@@ -127,6 +143,9 @@ extension TouchFrameAssembler {
                 deadline = track.anchorTime + stuckAfter
             case .landing(let since):
                 deadline = since + ContactFilterSettings.palmVerdictWindow
+            case .unproven(let since, let why):
+                guard let proof = unprovenDeadline(since: since, why: why) else { continue }
+                deadline = proof
             case .ignored:
                 continue
             }
@@ -148,22 +167,25 @@ extension TouchFrameAssembler {
                 shown.append(ignore(slot, because: .stuck, at: time))
             case .landing(let since):
                 if since + ContactFilterSettings.palmVerdictWindow <= time { judgePalm(slot, at: time) }
-            case .ignored:
+            case .unproven, .ignored:
                 continue
             }
         }
+        proveWaiting(at: time)
         return mapped(shown, at: time)
     }
 
     /// Applies the filters to the frame's `contacts`, at `time`, into ``shown``.
-    mutating func filter(_ contacts: [SlotContact], at time: Double) {
+    mutating func filter(_ reported: [SlotContact], at time: Double) {
         filters.interval.frame(at: time)
         shown.removeAll(keepingCapacity: true)
+        let context = prepareLandings(reported, at: time)
+        let contacts = unflipped(reported, context, at: time) ?? reported
         let mayJump = repairExchanges(in: contacts, at: time)
         for contact in contacts {
             switch contact.phase {
-            case .began: land(contact, at: time)
-            case .moved, .stationary: move(contact, at: time, mayJump: mayJump)
+            case .began: land(contact, context, at: time)
+            case .moved, .stationary: move(contact, context, at: time, mayJump: mayJump)
             case .ended, .cancelled: end(contact, at: time)
             }
         }
@@ -231,13 +253,18 @@ extension TouchFrameAssembler {
 
     // MARK: Transitions
 
-    private mutating func land(_ contact: SlotContact, at time: Double) {
+    private mutating func land(_ contact: SlotContact, _ context: LandingContext, at time: Double) {
         // A slot's old contact that ended in this same frame was reported before this one.
         var track = follow(contact, as: contact.trackingID, at: time)
-        if isPalm(contact) {
+        let verdict = landingVerdict(contact, context, at: time)
+        if case .refused = verdict {
+            track.state = .ignored
+        } else if isPalm(contact) {
             // Some firmware reports a landing finger's first size several times too large:
             // the verdict waits for the window (or the lift) before it is a palm's.
             track.state = .landing(since: time)
+        } else if case .doubted(let why) = verdict {
+            track.state = .unproven(since: time, why: why)
         } else {
             shown.append(contact)
         }
@@ -246,7 +273,7 @@ extension TouchFrameAssembler {
 
     /// Follows a contact that was down before; `mayJump` false when no contact of the frame
     /// jumps (``repairExchanges(in:at:)`` looked).
-    private mutating func move(_ contact: SlotContact, at time: Double, mayJump: Bool) {
+    private mutating func move(_ contact: SlotContact, _ context: LandingContext, at time: Double, mayJump: Bool) {
         guard var track = slots[contact.slot].track else {
             // Not seen landing (a contact down when the filters were made): follow it from here.
             slots[contact.slot].track = follow(contact, as: contact.trackingID, at: time)
@@ -263,6 +290,12 @@ extension TouchFrameAssembler {
             } else if since + ContactFilterSettings.palmVerdictWindow <= time {
                 judgePalm(contact.slot, at: time)
             }
+            return
+        }
+        if case .unproven(let since, let why) = track.state {
+            slots[contact.slot].track?.rawX = contact.x
+            slots[contact.slot].track?.rawY = contact.y
+            followUnproven(contact, since: since, why: why, context, at: time)
             return
         }
         guard track.state == .live else { return }
@@ -310,7 +343,9 @@ extension TouchFrameAssembler {
         }
         if case .landing = track.state { judgePalm(contact.slot, at: time) }
         slots[contact.slot].track = nil
+        if case .unproven(_, let why) = track.state { liftUnproven(track, why: why, at: time) }
         guard track.state == .live else { return }
+        if contact.phase == .ended { rememberShortTouch(track, at: time) }
         // A lift lands where the contact was shown unless it moved beyond the margin.
         var ended = track
         (ended.shownX, ended.shownY) = hysteresis(contact.x, contact.y, center: (track.shownX, track.shownY))
@@ -318,9 +353,9 @@ extension TouchFrameAssembler {
     }
 
     /// A contact followed from here, shown where the device puts it, under `id`.
-    private func follow(_ contact: SlotContact, as id: Int32, at time: Double) -> Track {
+    func follow(_ contact: SlotContact, as id: Int32, at time: Double) -> ContactFilters.Track {
         Track(state: .live, outputID: id, shownX: contact.x, shownY: contact.y,
-              rawX: contact.x, rawY: contact.y, rawTime: time, anchor: anchorPoint(contact), anchorTime: time)
+              rawX: contact.x, rawY: contact.y, rawTime: time, anchor: anchorPoint(contact), anchorTime: time, landTime: time)
     }
 
     /// A contact palm-sized since it landed is a palm: ignored until it lifts, never reported.
@@ -333,18 +368,19 @@ extension TouchFrameAssembler {
     }
 
     /// Cancels the slot's contact and ignores it until it lifts; returns the cancelling contact.
-    private mutating func ignore(_ slot: Int, because kind: Notice.Kind, at time: Double) -> SlotContact {
+    /// `kind` is counted and noticed; nil when the caller counts (a storm's quiet).
+    mutating func ignore(_ slot: Int, because kind: ContactFilters.Notice.Kind?, at time: Double) -> SlotContact {
         var track = slots[slot].track!
         track.state = .ignored
         slots[slot].track = track
         let position = mapper.pixels(x: track.shownX, y: track.shownY)
         switch kind {
-        case .stuck: filters.counts.stuck += 1
-        case .palm: filters.counts.palms += 1
-        case .jump: filters.counts.jumps += 1
-        case .repaired: break  // never here: a re-paired contact carries on
+        case .stuck?: filters.counts.stuck += 1
+        case .palm?: filters.counts.palms += 1
+        case .jump?: filters.counts.jumps += 1
+        default: break  // never here: each of the others is counted where it acts
         }
-        filters.notices.append(Notice(kind: kind, trackingID: track.outputID, position: position, time: time))
+        if let kind { filters.notices.append(Notice(kind: kind, trackingID: track.outputID, position: position, time: time)) }
         return SlotContact(slot: slot, trackingID: track.outputID, phase: .cancelled, x: track.shownX, y: track.shownY, measured: false)
     }
 
@@ -390,9 +426,12 @@ extension TouchFrameAssembler {
     }
 
     /// Where a contact is, for the stuck slop: millimetres where the device has them.
-    private func anchorPoint(_ contact: SlotContact) -> Point {
-        if filters.resolved.stuckSlopIsPhysical, let millimetres = mapper.millimetres(x: contact.x, y: contact.y) { return millimetres }
-        return mapper.pixels(x: contact.x, y: contact.y)
+    func anchorPoint(_ contact: SlotContact) -> Point { anchorPoint(x: contact.x, y: contact.y) }
+
+    /// Where a position is in the stuck slop's unit.
+    func anchorPoint(x: Int32, y: Int32) -> Point {
+        if filters.resolved.stuckSlopIsPhysical, let millimetres = mapper.millimetres(x: x, y: y) { return millimetres }
+        return mapper.pixels(x: x, y: y)
     }
 
     /// Hysteresis: a position within the margin's ellipse around the last one shown stays

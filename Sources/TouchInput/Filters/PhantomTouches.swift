@@ -1,0 +1,235 @@
+import TouchModel
+
+/// The phantom-touch filters at work on the assembler's slots (``PhantomTouchSettings``):
+/// where a contact that lands is refused, held back until it proves itself a finger, or let
+/// through; a storm's quiet; an infrared frame's flipped pair put back.
+///
+/// A contact held back (``ContactFilters/Track/State/unproven(since:why:)``) is followed but
+/// not reported. It proves itself a finger by what no phantom of its kind does, and then
+/// begins where it is; if it lifts first, it was the phantom, and nothing was ever reported:
+///
+/// | doubt          | why it is held back | it proves itself when | lifting first counts |
+/// |----------------|---------------------|-----------------------|----------------------|
+/// | `repeatingTap` | it lands where a learned phantom taps, when its tap is due | it outlasts a phantom's touch (a frame or two), or moves | `phantom_taps` |
+/// | `burst`        | it lands with others in one frame at an axis's end; or with others, one of them at an axis's end, after the panel was idle a minute (as the display wakes) | it lasts 0.25 s, or moves beyond the tap slop | `bursts` |
+/// | `ghost`        | on an infrared frame, it lands at a corner of the rectangle two fingers down span | it leaves every such corner | `ghosts` |
+///
+/// Refused from landing, never reported: a contact in a dead zone (`dead_zone`), and while
+/// the panel is quiet after a storm, every contact (`storm_contacts`).
+extension TouchFrameAssembler {
+    /// What the frame as a whole says of the contacts that land in it.
+    struct LandingContext {
+        /// How many contacts land in the frame.
+        var landings = 0
+        /// Whether the panel sent nothing for ``PhantomTouchSettings/wakeIdle`` before the
+        /// frame (or never sent anything since it was opened).
+        var idle = false
+        /// Whether a contact lands at an axis's end in the frame.
+        var landingAtEdge = false
+        /// The two contacts down before the frame and still down in it, when exactly two
+        /// are: the pair whose ghost corners an infrared frame may report.
+        var pair: (SlotContact, SlotContact)?
+    }
+
+    /// The frame's context for the landing rules, and the storm's: when landings begin a
+    /// storm, every contact down is cancelled into ``shown``.
+    mutating func prepareLandings(_ contacts: [SlotContact], at time: Double) -> LandingContext {
+        var context = LandingContext()
+        let phantoms = filters.resolved.phantoms
+        context.idle = filters.lastActive.map { time - $0 >= PhantomTouchSettings.wakeIdle } ?? true
+        if !contacts.isEmpty { filters.lastActive = time }
+        var first: SlotContact?
+        var pairCount = 0
+        for contact in contacts {
+            if contact.phase == .began {
+                context.landings += 1
+                if isAtExtreme(contact.x, of: mapper.xAxis) || isAtExtreme(contact.y, of: mapper.yAxis) { context.landingAtEdge = true }
+                if filters.storm.landed(at: time, limit: phantoms.stormContacts, quiet: phantoms.stormQuiet) { beginQuiet(at: time) }
+            } else if (contact.phase == .moved || contact.phase == .stationary) && slots[contact.slot].track?.state == .live {
+                pairCount += 1
+                if pairCount == 1 { first = contact } else if pairCount == 2, let first { context.pair = (first, contact) }
+            }
+        }
+        if pairCount != 2 { context.pair = nil }
+        return context
+    }
+
+    /// A storm began at `time`: every contact down is cancelled (or, not yet reported,
+    /// dropped) and ignored until it lifts.
+    private mutating func beginQuiet(at time: Double) {
+        filters.counts.storms += 1
+        filters.notices.append(Notice(kind: .storm(contacts: filters.storm.landingsInLastSecond, quiet: filters.resolved.phantoms.stormQuiet),
+                                      trackingID: -1, position: Point(x: 0, y: 0), time: time))
+        for slot in slots.indices {
+            guard let track = slots[slot].track else { continue }
+            switch track.state {
+            case .live:
+                shown.append(ignore(slot, because: nil, at: time))
+                filters.counts.stormContacts += 1
+            case .landing, .unproven:
+                slots[slot].track?.state = .ignored
+                filters.counts.stormContacts += 1
+            case .ignored:
+                continue
+            }
+        }
+    }
+
+    /// What becomes of a contact that lands: refused (its kind of refusal), held back (its
+    /// doubt), or nil, let through to the palm test and then reported.
+    mutating func landingVerdict(_ contact: SlotContact, _ context: LandingContext, at time: Double) -> LandingVerdict? {
+        let phantoms = filters.resolved.phantoms
+        if filters.storm.isQuiet(at: time) {
+            filters.counts.stormContacts += 1
+            return .refused
+        }
+        if !phantoms.deadZones.isEmpty {
+            let pixels = mapper.pixels(x: contact.x, y: contact.y)
+            if phantoms.deadZones.contains(where: { $0.contains(pixels) }) {
+                filters.counts.deadZone += 1
+                filters.notices.append(Notice(kind: .deadZone, trackingID: contact.trackingID, position: pixels, time: time))
+                return .refused
+            }
+        }
+        if filters.resolved.infrared, let (a, b) = context.pair, isGhost(contact, of: a, b) { return .doubted(.ghost) }
+        if phantoms.repeatingTaps, filters.repeatingTaps.isDue(at: anchorPoint(contact), time: time) { return .doubted(.repeatingTap) }
+        if phantoms.wakeBursts {
+            let (atEdgeX, atEdgeY) = (isAtExtreme(contact.x, of: mapper.xAxis), isAtExtreme(contact.y, of: mapper.yAxis))
+            if context.landings >= 2 && (atEdgeX || atEdgeY || (context.idle && context.landingAtEdge)) { return .doubted(.burst) }
+        }
+        return nil
+    }
+
+    /// What ``landingVerdict(_:_:at:)`` decides.
+    enum LandingVerdict {
+        case refused
+        case doubted(ContactFilters.Track.Doubt)
+    }
+
+    /// Follows a contact held back (`since`, `why`) that is still down in this frame: begins
+    /// it where it is once it proves itself a finger.
+    mutating func followUnproven(_ contact: SlotContact, since: Double, why: ContactFilters.Track.Doubt,
+                                 _ context: LandingContext, at time: Double) {
+        guard let track = slots[contact.slot].track else { return }
+        let moved = anchorPoint(contact).distance(to: track.anchor)
+        let proven: Bool
+        switch why {
+        case .repeatingTap:
+            proven = time - since > RepeatingTaps.shortest(frameInterval: filters.interval.median) || moved > filters.repeatingTaps.radius
+        case .burst:
+            proven = time - since >= PhantomTouchSettings.burstProof || moved > filters.resolved.stuckSlop
+        case .ghost:
+            if let (a, b) = context.pair { proven = !isGhost(contact, of: a, b) } else { proven = true }
+        }
+        guard proven else { return }
+        begin(contact.slot, as: contact, at: time)
+    }
+
+    /// Begins the slot's contact, held back until now, where `contact` puts it.
+    private mutating func begin(_ slot: Int, as contact: SlotContact, at time: Double) {
+        let id = slots[slot].track?.outputID ?? contact.trackingID
+        slots[slot].track = follow(contact, as: id, at: time)
+        var began = contact
+        began.trackingID = id
+        began.phase = .began
+        shown.append(began)
+    }
+
+    /// Begins the contacts held back by time alone whose wait is over at `time`, where they
+    /// were last put (for ``expire(at:)``: a finger held still sends nothing).
+    mutating func proveWaiting(at time: Double) {
+        for slot in slots.indices {
+            guard let track = slots[slot].track, case .unproven(let since, let why) = track.state,
+                  let deadline = unprovenDeadline(since: since, why: why), deadline <= time else { continue }
+            begin(slot, as: SlotContact(slot: slot, trackingID: track.outputID, phase: .began, x: track.rawX, y: track.rawY), at: time)
+        }
+    }
+
+    /// When a contact held back since `since` for `why` proves itself by lasting; nil when
+    /// lasting proves nothing (a ghost lasts as long as its fingers).
+    func unprovenDeadline(since: Double, why: ContactFilters.Track.Doubt) -> Double? {
+        switch why {
+        case .repeatingTap: return since + RepeatingTaps.shortest(frameInterval: filters.interval.median)
+        case .burst: return since + PhantomTouchSettings.burstProof
+        case .ghost: return nil
+        }
+    }
+
+    /// A contact held back lifted before it proved itself: it was the phantom.
+    mutating func liftUnproven(_ track: ContactFilters.Track, why: ContactFilters.Track.Doubt, at time: Double) {
+        let pixels = mapper.pixels(x: track.rawX, y: track.rawY)
+        switch why {
+        case .repeatingTap:
+            filters.counts.phantomTaps += 1
+            let phantom = filters.repeatingTaps.tapped(at: track.anchor, time: time)
+            filters.notices.append(Notice(kind: .phantomTap(period: phantom?.period ?? 0, learned: false), trackingID: track.outputID,
+                                          position: pixels, time: time))
+        case .burst:
+            filters.counts.bursts += 1
+            filters.notices.append(Notice(kind: .burst, trackingID: track.outputID, position: pixels, time: time))
+        case .ghost:
+            filters.counts.ghosts += 1
+            filters.notices.append(Notice(kind: .ghost, trackingID: track.outputID, position: pixels, time: time))
+        }
+    }
+
+    /// A contact that was reported lifted: a short one that stayed at its place is
+    /// remembered, to learn a repeating phantom from.
+    mutating func rememberShortTouch(_ track: ContactFilters.Track, at time: Double) {
+        guard filters.resolved.phantoms.repeatingTaps,
+              time - track.landTime <= RepeatingTaps.shortest(frameInterval: filters.interval.median),
+              track.anchorTime == track.landTime else { return }
+        let pixels = mapper.pixels(x: track.rawX, y: track.rawY)
+        if let phantom = filters.repeatingTaps.shortTouch(at: track.anchor, pixels: pixels, time: time) {
+            filters.notices.append(Notice(kind: .phantomTap(period: phantom.period, learned: true), trackingID: track.outputID,
+                                          position: pixels, time: time))
+        }
+    }
+
+    // MARK: Infrared frames
+
+    /// Whether `contact` lies at a corner of the rectangle `a` and `b` span that is neither
+    /// of theirs: (a.x, b.y) or (b.x, a.y), within the phantom radius.
+    private func isGhost(_ contact: SlotContact, of a: SlotContact, _ b: SlotContact) -> Bool {
+        let here = anchorPoint(contact)
+        let radius = filters.repeatingTaps.radius
+        return here.distance(to: anchorPoint(x: a.x, y: b.y)) <= radius || here.distance(to: anchorPoint(x: b.x, y: a.y)) <= radius
+    }
+
+    /// On an infrared frame with exactly two fingers down before and in the frame: when the
+    /// frame reports them at their ghost corners (each keeps one coordinate and takes the
+    /// other's), the pair put back, nearer by more than twice the phantom radius to where the
+    /// fingers were than the frame as reported or exchanged; nil otherwise (nearly every frame).
+    mutating func unflipped(_ contacts: [SlotContact], _ context: LandingContext, at time: Double) -> [SlotContact]? {
+        guard filters.resolved.infrared, let (p, q) = context.pair,
+              let trackA = slots[p.slot].track, let trackB = slots[q.slot].track else { return nil }
+        let a = anchorPoint(x: trackA.rawX, y: trackA.rawY), b = anchorPoint(x: trackB.rawX, y: trackB.rawY)
+        func cost(_ pa: (Int32, Int32), _ qb: (Int32, Int32)) -> Double {
+            anchorPoint(x: pa.0, y: pa.1).distance(to: a) + anchorPoint(x: qb.0, y: qb.1).distance(to: b)
+        }
+        // Each finger keeps its x and takes the other's y, or keeps its y and takes the other's x.
+        let (keepX, keepY) = (((p.x, q.y), (q.x, p.y)), ((q.x, p.y), (p.x, q.y)))
+        let best = cost(keepX.0, keepX.1) <= cost(keepY.0, keepY.1) ? keepX : keepY
+        // Exchanged positions (each finger reported in the other's slot) are the jump
+        // filter's to re-pair: a flip must explain the frame better than an exchange too.
+        let plain = Swift.min(cost((p.x, p.y), (q.x, q.y)), cost((q.x, q.y), (p.x, p.y)))
+        guard cost(best.0, best.1) < plain - 2 * filters.repeatingTaps.radius else { return nil }
+        filters.counts.flips += 1
+        filters.notices.append(Notice(kind: .flip, trackingID: trackA.outputID, position: mapper.pixels(x: p.x, y: p.y), time: time))
+        return contacts.map { contact in
+            var put = contact
+            if contact.slot == p.slot { (put.x, put.y) = best.0 } else if contact.slot == q.slot { (put.x, put.y) = best.1 }
+            return put
+        }
+    }
+
+    // MARK: Places
+
+    /// Whether `value` lies at either end of `axis`, within ``PhantomTouchSettings/extremeFraction``.
+    private func isAtExtreme(_ value: Int32, of axis: AxisInfo) -> Bool {
+        let band = Int64((Double(axis.maximum) - Double(axis.minimum)) * PhantomTouchSettings.extremeFraction)
+        return Int64(value) <= Int64(axis.minimum) + band || Int64(value) >= Int64(axis.maximum) - band
+    }
+}
+
+private typealias Notice = ContactFilters.Notice
