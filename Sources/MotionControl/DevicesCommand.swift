@@ -127,6 +127,13 @@ struct DevicesCommand: ParsableCommand {
         if let x = filters["hysteresis"]?["x"]?.integer, let y = filters["hysteresis"]?["y"]?.integer {
             parts.append("hysteresis \(x) × \(y) units")
         } else { parts.append("no hysteresis") }
+        parts.append(filters["phantom_taps"]?.bool == false ? "no phantom-tap filter" : "phantom taps")
+        parts.append(filters["wake_bursts"]?.bool == false ? "no burst filter" : "bursts held back")
+        if let contacts = filters["storm_contacts"]?.integer {
+            parts.append("storms over \(contacts) contacts/s (quiet \(compactNumber(filters["storm_quiet"]?.number ?? 0)) s)")
+        } else { parts.append("no storm filter") }
+        if filters["infrared"]?.bool == true { parts.append("infrared ghosts") }
+        if let zones = filters["dead_zones"]?.array, !zones.isEmpty { parts.append("\(zones.count) dead zone\(zones.count == 1 ? "" : "s")") }
         return parts.joined(separator: ", ")
     }
 

@@ -149,6 +149,7 @@ struct SweepCommand: ParsableCommand {
                 emit("    contacts: \(report.rawContacts) sent by the device, \(report.filteredContacts) after the filters, \(report.cancelled) cancelled by them, \(report.lost) lost")
                 let counts = report.counts
                 emit("    filtered: stuck \(counts.stuck), palms \(counts.palms), jumps \(counts.jumps), re-paired \(counts.repaired), held \(counts.held), last lifts \(counts.lastLifts)")
+                emit("    phantoms: dead zone \(counts.deadZone), phantom taps \(counts.phantomTaps), bursts \(counts.bursts), storms \(counts.storms) (\(counts.stormContacts) contacts), ghosts \(counts.ghosts), flips \(counts.flips)")
             }
         }
     }
@@ -169,7 +170,8 @@ struct SweepCommand: ParsableCommand {
     }
 
     /// The settings `DevicesCommand.describeFilters` words, and the notes, shown apart.
-    private static let worded: Set<String> = ["stuck_after", "palm_size", "palm_size_mm", "jump_mm", "jump_px", "hysteresis", "notes", "quirk"]
+    private static let worded: Set<String> = ["stuck_after", "palm_size", "palm_size_mm", "jump_mm", "jump_px", "hysteresis", "notes", "quirk",
+                                              "phantom_taps", "wake_bursts", "storm_contacts", "storm_quiet", "infrared", "dead_zones"]
 
     /// One recording as a JSON object: `path`, `error` when it could not be read, and
     /// `devices`, each with its `verdict` and, when accepted, `filters` (as `devices` gives

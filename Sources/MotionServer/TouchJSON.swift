@@ -55,6 +55,12 @@ extension JSONValue {
             ("jump_mm", filters.jumpMillimetres.map { .number($0) } ?? .null),
             ("jump_px", filters.jumpPixels.map { .number($0.rounded()) } ?? .null),
             ("hysteresis", filters.hysteresisMargin.map { .object([("x", .integer(Int64($0.x))), ("y", .integer(Int64($0.y)))]) } ?? .null),
+            ("phantom_taps", .bool(filters.phantoms.repeatingTaps)),
+            ("wake_bursts", .bool(filters.phantoms.wakeBursts)),
+            ("storm_contacts", filters.phantoms.stormContacts > 0 ? .integer(Int64(filters.phantoms.stormContacts)) : .null),
+            ("storm_quiet", .number(filters.phantoms.stormQuiet)),
+            ("infrared", .bool(filters.infrared)),
+            ("dead_zones", .array(filters.phantoms.deadZones.map(JSONValue.rect))),
             ("notes", .array(filters.notes.map { .string($0) })),
             ("quirk", filters.quirk.map { .string($0) } ?? .null),
         ])

@@ -28,8 +28,9 @@ struct ProtocolACommandTests {
         var events: [String] = []
         for frame in 0..<3 {
             let time = String(format: "%.6f", Double(frame) * 0.01)
+            // Away from the axes' ends: contacts landing together there would be a burst.
             for contact in 0..<40 {
-                events += ["E: \(time) 0003 0035 \(contact * 30 + frame)", "E: \(time) 0003 0036 \(contact * 18)", "E: \(time) 0000 0002 0"]
+                events += ["E: \(time) 0003 0035 \(contact * 30 + frame + 50)", "E: \(time) 0003 0036 \(contact * 18 + 50)", "E: \(time) 0000 0002 0"]
             }
             events.append("E: \(time) 0000 0000 0")
         }

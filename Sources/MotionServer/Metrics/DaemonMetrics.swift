@@ -98,6 +98,13 @@ final class DaemonMetrics {
             for (filter, count) in [("stuck", filtered.stuck), ("palm", filtered.palms), ("jump", filtered.jumps)] {
                 totals.update(MetricCatalog.contactsFiltered, label + [("filter", filter)], to: count, factory)
             }
+            let phantoms = [("dead_zone", filtered.deadZone), ("phantom_tap", filtered.phantomTaps), ("burst", filtered.bursts),
+                            ("storm", filtered.stormContacts), ("ghost", filtered.ghosts)]
+            for (filter, count) in phantoms {
+                totals.update(MetricCatalog.phantomContacts, label + [("filter", filter)], to: count, factory)
+            }
+            totals.update(MetricCatalog.touchStorms, label, to: filtered.storms, factory)
+            totals.update(MetricCatalog.contactsUnflipped, label, to: filtered.flips, factory)
             totals.update(MetricCatalog.contactsRepaired, label, to: filtered.repaired, factory)
             totals.update(MetricCatalog.positionsHeld, label, to: filtered.held, factory)
         }

@@ -28,6 +28,12 @@ public enum MetricCatalog {
         help: "Contacts the field filters cancelled, by filter: stuck, palm or jump.")
     static let contactsRepaired = MetricDefinition(name: "motiond_contacts_repaired_total", kind: .counter, labels: ["device"],
         help: "Contacts kept, under their own ids, after the panel exchanged their positions within one frame.")
+    static let phantomContacts = MetricDefinition(name: "motiond_phantom_contacts_total", kind: .counter, labels: ["device", "filter"],
+        help: "Contacts no finger made, never begun or cancelled, by filter: dead_zone, phantom_tap, burst, storm or ghost.")
+    static let touchStorms = MetricDefinition(name: "motiond_touch_storms_total", kind: .counter, labels: ["device"],
+        help: "Touch storms: times a panel flooded new contacts and was made quiet.")
+    static let contactsUnflipped = MetricDefinition(name: "motiond_contacts_unflipped_total", kind: .counter, labels: ["device"],
+        help: "Frames in which an infrared frame reported its two fingers at their ghost corners and they were put back.")
     static let positionsHeld = MetricDefinition(name: "motiond_positions_held_total", kind: .counter, labels: ["device"],
         help: "Contact positions the hysteresis filter held still.")
     static let devices = MetricDefinition(name: "motiond_devices", kind: .gauge, labels: [],
@@ -91,7 +97,7 @@ public enum MetricCatalog {
 
     /// All of them, in the order docs/operations.md lists them.
     public static let all: [MetricDefinition] = [
-        inputFrames, inputFramesCoalesced, touches, inputEventsDropped, contactsFiltered, contactsRepaired, positionsHeld, devices, devicesSkipped,
+        inputFrames, inputFramesCoalesced, touches, inputEventsDropped, contactsFiltered, contactsRepaired, phantomContacts, touchStorms, contactsUnflipped, positionsHeld, devices, devicesSkipped,
         lastInput, lastTouch,
         clients, connections, clientsDropped, publishedFrames, publishedValues, valuesCoalesced, publishLatency,
         reloads, reloadFailures, lastReloadSuccessful, stateWrites, stateWriteFailures, loopLag, tuioDatagrams, tuioErrors, buildInfo,

@@ -5,7 +5,8 @@ import TouchInput
 /// `stats`, counted in the metrics, and heard by every client as `device` events.
 extension Daemon {
     /// Takes one event of the input. A frame is processed (``process(_:from:)``); a filter's
-    /// notice is only for the log, which the caller keeps.
+    /// notice is for the log, which the caller keeps, and, when it learns a phantom or
+    /// begins a storm, for `devices` and health.
     public func input(_ event: TouchInputEvent) {
         switch event {
         case let .frame(frame, device):
@@ -16,8 +17,8 @@ extension Daemon {
             clients.broadcast(ProtocolLine.device(added: true, node: device.node, name: description.name))
         case let .reconfigured(device, setup):
             touchscreens.devices.reconfigured(node: device.node, setup: setup)
-        case .filtered:
-            break
+        case let .filtered(device, notice):
+            touchscreens.devices.noticed(node: device.node, notice)
         case let .filterCounts(device, counts):
             touchscreens.devices.filtered(node: device.node, counts: counts)
         case let .eventsDropped(device, total):

@@ -25,6 +25,9 @@ public struct HealthReport: Sendable {
     /// The virtual touchscreens made (output and node), and why the others were not.
     public var virtualTouchscreens: [(output: String, node: String)] = []
     public var virtualFailures: [(output: String, reason: String)] = []
+    /// The panels quiet after a touch storm: node, seconds of quiet left, the storm's new
+    /// contacts in a second.
+    public var storms: [(node: String, left: Double, contacts: Int)] = []
 
     /// What is wrong; healthy when nothing is.
     public var problems: [String] {
@@ -41,6 +44,9 @@ public struct HealthReport: Sendable {
         }
         for failure in virtualFailures {
             problems.append("no virtual touchscreen for \(failure.output), so the apps read its panels raw: \(failure.reason)")
+        }
+        for storm in storms {
+            problems.append("\(storm.node) flooded \(storm.contacts) new contacts within a second (a touch storm): it is quiet for \(compactNumber(storm.left.rounded(.up))) s more, and quiet again if the storm goes on; a sensor that keeps storming needs a reset or a look")
         }
         return problems
     }
@@ -62,6 +68,7 @@ public struct HealthReport: Sendable {
             ("uptime", seconds(uptime)),
             ("virtual_touchscreens", .array(virtualTouchscreens.map { .object([("output", .string($0.output)), ("node", .string($0.node))]) }
                 + virtualFailures.map { .object([("output", .string($0.output)), ("error", .string($0.reason))]) })),
+            ("storms", .array(storms.map { .object([("node", .string($0.node)), ("quiet_for", seconds($0.left)), ("contacts", .integer(Int64($0.contacts)))]) })),
         ])
     }
 }
@@ -78,7 +85,8 @@ extension Daemon {
             loopLag: status.loopLag, clients: clientsByTransport, uptime: now - status.startTime,
             stateFailure: keeper?.problem?.description,
             virtualTouchscreens: virtualTouchscreens.devices.sorted { $0.key < $1.key }.map { ($0.key, $0.value.node) },
-            virtualFailures: virtualTouchscreens.failures.sorted { $0.key < $1.key }.map { ($0.key, $0.value.description) })
+            virtualFailures: virtualTouchscreens.failures.sorted { $0.key < $1.key }.map { ($0.key, $0.value.description) },
+            storms: touchscreens.devices.quiet(at: now))
     }
 
     /// The metrics in Prometheus's text format, as `GET /metrics` serves them.

@@ -1,4 +1,5 @@
 import MotionConfiguration
+import MotionCore
 import TouchInput
 
 /// The touchscreens the daemon reads and those it found but skipped, with why: what
@@ -13,6 +14,10 @@ struct DeviceRegistry {
         var setup: DeviceSetup
         /// How often each filter acted.
         var filtered = ContactFilters.Counts()
+        /// The phantoms learned to tap the panel: where (screen pixels) and how often.
+        var phantomTaps: [(place: Point, period: Double)] = []
+        /// The latest storm: when it began, until when the panel is quiet, its landings in a second.
+        var storm: (began: Double, until: Double, contacts: Int)?
 
         var node: String { identity.node }
         var totals: Totals { Totals(dropped: dropped, filtered: filtered) }
@@ -51,6 +56,32 @@ struct DeviceRegistry {
     /// A device's filters acted; `counts` so far.
     mutating func filtered(node: String, counts: ContactFilters.Counts) {
         if let index = devices.firstIndex(where: { $0.node == node }) { devices[index].filtered = counts }
+    }
+
+    /// A device's filter acted as `notice` says: a phantom learned and a storm are kept for
+    /// `devices` and health (the log has every notice).
+    mutating func noticed(node: String, _ notice: ContactFilters.Notice) {
+        guard let index = devices.firstIndex(where: { $0.node == node }) else { return }
+        switch notice.kind {
+        case .phantomTap(let period, learned: true):
+            if devices[index].phantomTaps.count == Self.phantomsShown { devices[index].phantomTaps.removeFirst() }
+            devices[index].phantomTaps.append((notice.position, period))
+        case .storm(let contacts, let quiet):
+            devices[index].storm = (notice.time, notice.time + quiet, contacts)
+        default:
+            break
+        }
+    }
+
+    /// The most learned phantoms `devices` lists for a device.
+    static let phantomsShown = 8
+
+    /// The devices quiet after a storm at `time`: node, seconds left, the storm's landings.
+    func quiet(at time: Double) -> [(node: String, left: Double, contacts: Int)] {
+        devices.compactMap { device in
+            guard let storm = device.storm, storm.until > time else { return nil }
+            return (device.node, storm.until - time, storm.contacts)
+        }
     }
 
     /// The filters' counts of each device, by node, for `stats`.
@@ -127,6 +158,13 @@ struct DeviceRegistry {
                         ("calibration", .array(setup.mapping.calibration.map { .number($0) })),
                     ])))
                     members.append(("filtered", .filtered(device.filtered)))
+                    members.append(("phantom_taps", .array(device.phantomTaps.map { phantom in
+                        .object([("x", .number(phantom.place.x.rounded())), ("y", .number(phantom.place.y.rounded())),
+                                 ("period", .number((phantom.period * 1000).rounded() / 1000))])
+                    })))
+                    members.append(("storm", device.storm.map { storm in
+                        .object([("began", .number(storm.began)), ("quiet_until", .number(storm.until)), ("contacts", .integer(Int64(storm.contacts)))])
+                    } ?? .null))
                     let match = configuration.match(device.identity)
                     let rule = { (rule: DeviceSelection.Rule?) in rule.map { JSONValue.object([("key", .string($0.key)), ("value", .string($0.value))]) } ?? .null }
                     members.append(("path", device.identity.path.map { .string($0) } ?? .null))

@@ -33,6 +33,17 @@ struct InputLog {
         self.now = clock
     }
 
+    /// What the log calls one notice of `kind`'s filter, in "N more …s".
+    private static func noun(_ kind: ContactFilters.Notice.Kind) -> String {
+        switch kind {
+        case .repaired: return "re-pairing"
+        case .deadZone: return "dead-zone touch"
+        case .phantomTap: return "phantom tap"
+        case .flip: return "flip"
+        default: return kind.filter
+        }
+    }
+
     mutating func write(_ event: TouchInputEvent) {
         switch event {
         case .frame, .reconfigured, .filterCounts, .skippedRemoved:
@@ -47,7 +58,7 @@ struct InputLog {
             case .jump, .repaired, .deadZone, .phantomTap, .burst, .ghost, .flip:
                 let source = NoticeSource(node: device.node, filter: notice.kind.filter)
                 guard let count = limits[source, default: LogRateLimit(interval: 10, burst: Self.noticeLimit)].record(at: now()) else { return }
-                let held = count - 1, what = notice.kind == .jump ? "jump" : notice.kind.filter == "repaired" ? "re-pairing" : notice.kind.filter.replacingOccurrences(of: "_", with: " ")
+                let held = count - 1, what = Self.noun(notice.kind)
                 let unlogged = held > 0 ? " (and \(held) more \(what)\(held == 1 ? "" : "s") on this device since the last such line, not logged)" : ""
                 logger.notice("\(device.node): \(notice.text)\(unlogged)")
             }
