@@ -75,19 +75,29 @@ func measureAssembly(_ benchmark: Benchmark, _ assembler: inout TouchFrameAssemb
 }
 
 /// What the contact filters (``ContactFilterSettings``) add to each frame: assembly with none,
-/// with each alone, and with all at their defaults, for 2 and for 10 fingers. The ep0430
+/// with each alone (the phantom filters together), and with all at their defaults, for 2 and
+/// for 10 fingers, on an ordinary panel and on one taken for an infrared frame. The ep0430
 /// recording above has neither resolution nor fuzz nor touch major, so there only the stuck
 /// filter is on; here a panel where every filter has work. No filter cancels a contact in
 /// this stream, so every case assembles the same frames and the difference from `off` is
 /// the filters' own cost.
 func filterBenchmarks() {
+    func only(_ settings: ContactFilterSettings, phantoms: PhantomTouchSettings = .off) -> ContactFilterSettings {
+        var settings = settings
+        settings.phantoms = phantoms
+        return settings
+    }
+    let infrared = PhantomTouchSettings(infrared: true)
     let filterCases: [(name: String, settings: ContactFilterSettings)] = [
         ("off", .off),
-        ("stuck only", ContactFilterSettings(stuckAfter: 30, palmSize: .off, jumpMillimetres: 0, hysteresis: false)),
-        ("palm only", ContactFilterSettings(stuckAfter: 0, palmSize: .millimetres(30), jumpMillimetres: 0, hysteresis: false)),
-        ("jump only", ContactFilterSettings(stuckAfter: 0, palmSize: .off, jumpMillimetres: 50, hysteresis: false)),
-        ("hysteresis only", ContactFilterSettings(stuckAfter: 0, palmSize: .off, jumpMillimetres: 0, hysteresis: true)),
+        ("stuck only", only(ContactFilterSettings(stuckAfter: 30, palmSize: .off, jumpMillimetres: 0, hysteresis: false))),
+        ("palm only", only(ContactFilterSettings(stuckAfter: 0, palmSize: .millimetres(30), jumpMillimetres: 0, hysteresis: false))),
+        ("jump only", only(ContactFilterSettings(stuckAfter: 0, palmSize: .off, jumpMillimetres: 50, hysteresis: false))),
+        ("hysteresis only", only(ContactFilterSettings(stuckAfter: 0, palmSize: .off, jumpMillimetres: 0, hysteresis: true))),
+        ("phantoms only", only(.off, phantoms: PhantomTouchSettings())),
+        ("phantoms only, an infrared frame", only(.off, phantoms: infrared)),
         ("all defaults", ContactFilterSettings()),
+        ("all defaults, an infrared frame", only(ContactFilterSettings(), phantoms: infrared)),
     ]
     for fingers in [2, 10] {
         let events = circlingFingers(fingers)
@@ -99,7 +109,8 @@ func filterBenchmarks() {
                 for event in events { blackHole(assembler.consume(event)) }
                 measureAssembly(benchmark, &assembler, events)
                 let counts = assembler.filterCounts
-                precondition(counts.stuck + counts.palms + counts.jumps == 0, "a filter cancelled a contact: \(counts)")
+                let phantoms = counts.deadZone + counts.phantomTaps + counts.bursts + counts.stormContacts + counts.ghosts + counts.flips
+                precondition(counts.stuck + counts.palms + counts.jumps + phantoms == 0, "a filter cancelled or held back a contact: \(counts)")
             }
         }
     }

@@ -30,6 +30,11 @@ struct TouchStorm {
     /// quiet, and now is), with `limit` new contacts a second and `quiet` seconds.
     mutating func landed(at time: Double, limit: Int, quiet: Double) -> Bool {
         guard limit > 0 else { return false }
+        // A clock that went back (a replay played again) begins the count anew.
+        if let last = landings.last, time < last {
+            landings.removeAll(keepingCapacity: true)
+            oldest = 0
+        }
         // Landings older than a second leave the ring from its oldest end.
         while oldest < landings.count, time - landings[oldest] > 1 { oldest += 1 }
         if oldest > limit { landings.removeFirst(oldest); oldest = 0 }
