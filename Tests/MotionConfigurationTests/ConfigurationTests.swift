@@ -403,4 +403,33 @@ struct ConfigurationTests {
         refused("[[device]]\nhysteresis = 1\n", line: 2, "hysteresis")
         refused("[[device]]\npalm_size = -5\n", line: 2, "palm_size")
     }
+
+    @Test("the phantom filters' keys: defaults, each turned off, dead zones as rectangles, and what is refused with its line")
+    func phantomKeys() throws {
+        let panel = DeviceIdentity(number: 0, node: "n", description: DeviceDescription(name: "Panel"))
+        let defaults = try #require(try Configuration.parse("[[device]]\n", file: "x.toml").match(panel)?.settings).filters.phantoms
+        #expect(defaults == PhantomTouchSettings())
+        #expect(defaults.repeatingTaps && defaults.wakeBursts && defaults.stormContacts == 50 && defaults.stormQuiet == 5 && defaults.infrared == nil)
+        let configuration = try Configuration.parse("""
+            [[device]]
+            phantom_taps = false
+            wake_bursts = false
+            storm_contacts = 0
+            storm_quiet = 12.5
+            infrared = true
+            dead_zones = [[0, 1040, 1920, 40], { x = 0, y = 0, width = 30, height = 1080 }]
+            """, file: "x.toml")
+        let phantoms = try #require(configuration.match(panel)?.settings).filters.phantoms
+        #expect(!phantoms.repeatingTaps && !phantoms.wakeBursts && phantoms.stormContacts == 0 && phantoms.stormQuiet == 12.5)
+        #expect(phantoms.infrared == true)
+        #expect(phantoms.deadZones == [Rect(x: 0, y: 1040, width: 1920, height: 40), Rect(x: 0, y: 0, width: 30, height: 1080)])
+        refused("[[device]]\nstorm_contacts = -1\n", line: 2, "storm_contacts is new contacts a second, 0 (off) to 100000, not -1")
+        refused("[[device]]\nstorm_quiet = 0\n", line: 2, "storm_quiet")
+        refused("[[device]]\ninfrared = \"yes\"\n", line: 2, "infrared")
+        refused("[[device]]\ndead_zones = [0, 1040, 1920, 40]\n", line: 2, "dead_zones")
+        refused("[[device]]\ndead_zones = [[0, 1040, -5, 40]]\n", line: 2, "dead_zones needs a width and height of zero or more")
+        refused("[[device]]\ndead_zones = \"bottom\"\n", line: 2, "a list of rectangles")
+        let many = "[" + Array(repeating: "[0, 0, 1, 1]", count: 33).joined(separator: ", ") + "]"
+        refused("[[device]]\ndead_zones = \(many)\n", line: 2, "dead_zones lists 33 rectangles; at most 32")
+    }
 }

@@ -72,6 +72,8 @@ struct QuirkTests {
         evidence = "https://example.org/other"
         name = "Other*"
         palm_size_mm = 0
+        infrared = true
+        storm_contacts = 200
         """
 
     @Test("a quirk selects by ids or name, fills in the keys a [[device]] entry leaves out, names itself, and never overrides the entry")
@@ -90,6 +92,11 @@ struct QuirkTests {
         open.quirks = configuration.quirks
         let other = try #require(open.match(DeviceIdentity(number: 0, node: "/dev/input/event4", description: Self.liar(name: "Other Panel", vendor: 1, product: 2)))?.settings)
         #expect(other.quirk == "by name" && other.filters.palmSize == .off)
+        #expect(other.filters.phantoms.infrared == true && other.filters.phantoms.stormContacts == 200, "a quirk sets the phantom filters' keys too")
+        var ownStorm = try Configuration.parse("[[device]]\nstorm_contacts = 80\ninfrared = false\n", file: "kiosk.toml")
+        ownStorm.quirks = configuration.quirks
+        let kept = try #require(ownStorm.match(DeviceIdentity(number: 0, node: "/dev/input/event4", description: Self.liar(name: "Other Panel", vendor: 1, product: 2)))?.settings)
+        #expect(kept.filters.phantoms.stormContacts == 80 && kept.filters.phantoms.infrared == false, "the entry's own keys win")
         let none = try #require(open.match(DeviceIdentity(number: 0, node: "/dev/input/event5", description: Self.liar(name: "Plain", vendor: 1, product: 2)))?.settings)
         #expect(none.quirk == nil && none.filters == ContactFilterSettings())
         // An entry that sets its own size keeps it.

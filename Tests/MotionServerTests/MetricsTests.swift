@@ -393,6 +393,45 @@ struct HealthTests {
         #expect(after.json.encoded.contains(#""since_touch":10,"#))
     }
 
+    @Test("a touch storm makes health name the panel until its quiet ends; devices shows the storm and the phantoms learned; the phantom filters' counters count")
+    func stormsAndPhantoms() throws {
+        let (daemon, clock) = try makeDaemon()
+        CalibrationProtocolTests.addPanel(to: daemon, node: node)
+        clock.now = 100
+        daemon.input(.filtered(panel, ContactFilters.Notice(kind: .storm(contacts: 212, quiet: 5), trackingID: -1, position: Point(x: 0, y: 0), time: 100)))
+        daemon.input(.filtered(panel, ContactFilters.Notice(kind: .phantomTap(period: 12.864, learned: true), trackingID: 3,
+                                                            position: Point(x: 640.4, y: 300), time: 100)))
+        clock.now = 102
+        let report = daemon.health()
+        #expect(report.problems == ["\(node) flooded 212 new contacts within a second (a touch storm): it is quiet for 3 s more, and quiet again if the storm goes on; a sensor that keeps storming needs a reset or a look"])
+        #expect(report.json.encoded.contains(#""storms":[{"node":"\#(node)","quiet_for":3,"contacts":212}]"#), "\(report.json.encoded)")
+        clock.now = 105.5
+        #expect(daemon.health().isHealthy)
+
+        let output = RecordingOutput()
+        let session = daemon.connect(output, credentials: nil)
+        _ = try output.take()
+        daemon.receive(#"{"id":1,"op":"devices"}"#, from: session)
+        let device = try #require(try output.take().first?["result"]?["devices"]?.array?.first)
+        #expect(device["storm"]?["contacts"]?.integer == 212 && device["storm"]?["quiet_until"]?.number == 105)
+        #expect(device["phantom_taps"]?.array?.first?["x"]?.number == 640 && device["phantom_taps"]?.array?.first?["period"]?.number == 12.864)
+        // The test's panel has every filter off: so says its entry.
+        #expect(device["filters"]?["storm_contacts"]?.integer == nil && device["filters"]?["phantom_taps"]?.bool == false)
+
+        var counts = ContactFilters.Counts()
+        counts.phantomTaps = 3
+        counts.storms = 1
+        counts.stormContacts = 40
+        counts.flips = 2
+        daemon.input(.filterCounts(panel, counts))
+        let values = samples(daemon.metricsExposition())
+        #expect(values["motiond_phantom_contacts_total{device=\"\(node)\",filter=\"phantom_tap\"}"] == 3)
+        #expect(values["motiond_phantom_contacts_total{device=\"\(node)\",filter=\"storm\"}"] == 40)
+        #expect(values["motiond_phantom_contacts_total{device=\"\(node)\",filter=\"ghost\"}"] == 0)
+        #expect(values["motiond_touch_storms_total{device=\"\(node)\"}"] == 1)
+        #expect(values["motiond_contacts_unflipped_total{device=\"\(node)\"}"] == 2)
+    }
+
     @Test("the health and metrics ops answer over the protocol, to a client without control")
     func ops() throws {
         let (daemon, _) = try makeDaemon(control: false)
