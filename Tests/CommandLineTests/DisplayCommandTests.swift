@@ -159,4 +159,27 @@ struct FilterCountTests {
         #expect(both.count == 2 && both[1].contains("contact 2 at (960, 540) landed larger than a palm"), "\(both)")
         #expect(!both.contains { $0.contains("cancelled") }, "\(both)")
     }
+
+    @Test("live through umockdev, a repeating phantom's taps, a burst at the edge, an optical frame's ghosts and a storm reach no client, and are counted; devices shows the phantom, health the storm until its quiet ends",
+          .timeLimit(.minutes(3)))
+    func phantomsLive() throws {
+        let directory = try EndToEnd.scratch()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let run = try EndToEnd.fakePanelScript("live_phantoms.py", in: directory, deadline: 150)
+        #expect(run.status == 0, "\(run.error)\n\(run.output)")
+        let steps = Dictionary(uniqueKeysWithValues: try run.jsonLines().compactMap { line in (line["step"] as? String).map { ($0, line) } })
+        func count(_ step: String, _ filter: String) -> Int? { (steps[step]?["filtered"] as? [String: Int])?[filter] }
+        // The phantom: three taps reported before it was known, two held back and lifted unseen.
+        #expect(steps["phantom"]?["published"] as? Int == 3 && count("phantom", "phantom_taps") == 2, "\(run.output)")
+        let learned = try #require((steps["phantom"]?["learned"] as? [[String: Any]])?.first, "\(run.output)")
+        #expect(learned["period"] as? Double == 1.2 && learned["x"] as? Double == 938 && learned["y"] as? Double == 527, "\(learned)")
+        #expect(steps["burst"]?["published"] as? Int == 0 && count("burst", "bursts") == 3, "\(run.output)")
+        #expect(steps["ghosts"]?["published"] as? Int == 2 && steps["ghosts"]?["most_at_once"] as? Int == 2 && count("ghosts", "ghosts") == 2, "\(run.output)")
+        // The storm: its 51st new contact within a second made the panel quiet; it and the 29 after it never began.
+        #expect(count("storm", "storms") == 1 && count("storm", "storm_contacts") == 30, "\(run.output)")
+        #expect((steps["storm"]?["published"] as? Int ?? 99) <= 50, "\(run.output)")
+        let problems = steps["storm"]?["problems"] as? [String] ?? []
+        #expect(problems.count == 1 && problems[0].hasPrefix("/dev/input/event61 flooded 51 new contacts within a second (a touch storm)"), "\(problems)")
+        #expect(steps["storm"]?["healthy_after"] as? String == "ok", "\(run.output)")
+    }
 }
