@@ -9,7 +9,9 @@ import fcntl
 import functools
 import glob
 import json
+import math
 import os
+import random
 import re
 import select
 import signal
@@ -20,6 +22,7 @@ import time
 from labkit import (MOTIONCTL, RECORDINGS, REPOSITORY, SCRATCH, SHIPPED_CONFIG, STEP, Client, Daemon,
                     LabFailure, Panel, check, kill_leftovers, note, recording_files, run, settle_udev, sigstopped, start,
                     stop_process, wait_until)
+import faults
 
 DRAG = os.path.join(RECORDINGS, "whot-evemu-devices__atmel-maxtouch__1f-drag-up-down.evemu")
 
@@ -766,7 +769,7 @@ class DebugEvents:
     a file; `touches` makes them touches: each libinput touch from TOUCH_DOWN to TOUCH_UP or
     TOUCH_CANCEL, its positions in screen pixels from the millimetres it printed."""
 
-    LINE = re.compile(r"\s(TOUCH_DOWN|TOUCH_MOTION|TOUCH_UP|TOUCH_CANCEL)\s+\+?-?[\d.]+s\s+(\d+) \((\d+)\)"
+    LINE = re.compile(r"\s(TOUCH_DOWN|TOUCH_MOTION|TOUCH_UP|TOUCH_CANCEL)\s+\+?(-?[\d.]+)s\s+(\d+) \((\d+)\)"
                       r"(?:\s+-?[\d.]+/\s*-?[\d.]+ \(\s*(-?[\d.]+)/\s*(-?[\d.]+)mm\))?")
 
     def __init__(self, node):
@@ -788,25 +791,28 @@ class DebugEvents:
             return source.read()
 
     def touches(self):
-        """Every touch in order of landing: {"slot", "positions", "end" (up, cancel or None)}."""
+        """Every touch in order of landing: {"slot", "positions", "end" (up, cancel or None),
+        "times" (libinput's, in seconds, of its landing and each move), "end_time"}."""
         touches, open_touches = [], {}
         for line in self.text().splitlines():
             match = self.LINE.search(line)
             if not match:
                 continue
-            kind, seat_slot = match.group(1), int(match.group(3))
+            kind, time, seat_slot = match.group(1), float(match.group(2)), int(match.group(4))
             if kind == "TOUCH_DOWN":
                 check(seat_slot not in open_touches, f"libinput: a second TOUCH_DOWN on seat slot {seat_slot}: {line}")
-                touch = {"slot": seat_slot, "positions": [], "end": None}
+                touch = {"slot": seat_slot, "positions": [], "end": None, "times": [], "end_time": None}
                 touches.append(touch)
                 open_touches[seat_slot] = touch
             touch = open_touches.get(seat_slot)
             check(touch is not None, f"libinput: {kind} on seat slot {seat_slot}, which is not down: {line}")
             if kind in ("TOUCH_DOWN", "TOUCH_MOTION"):
-                millimetres = float(match.group(4)), float(match.group(5))
+                millimetres = float(match.group(5)), float(match.group(6))
                 touch["positions"].append(tuple(round(value * UNITS_PER_MM) / UNITS_PER_PIXEL for value in millimetres))
+                touch["times"].append(time)
             else:
                 touch["end"] = "up" if kind == "TOUCH_UP" else "cancel"
+                touch["end_time"] = time
                 del open_touches[seat_slot]
         return touches
 
@@ -1083,6 +1089,188 @@ def virtual_claim_and_cancel():
             f" the plain touch: {len(shown[1]['positions'])} positions then TOUCH_UP")
 
 
+# --- Field faults, generated anew each run -------------------------------------------------
+
+# Where a run keeps what its tests write (lab.py sets it to --out); SCRATCH when run otherwise.
+OUT = None
+# The stuck filter's time in the faults' own configuration: the shipped 30 s would make the
+# test minutes long. (VIRTUAL_CONFIG, which the other virtual tests share, keeps the default.)
+FAULTS_STUCK_AFTER = 1.5
+FAULTS_CONFIG = VIRTUAL_CONFIG.replace(f'virtual_touchscreen = "{VIRTUAL_OUTPUT}"\n',
+                                       f'virtual_touchscreen = "{VIRTUAL_OUTPUT}"\nstuck_after = {FAULTS_STUCK_AFTER}\n')
+# How long after landing the stuck finger's cancel may show on the virtual device: the
+# filter's time exactly, give or take the guest's latency on either event.
+STUCK_EARLY, STUCK_LATE = 0.1, 0.6
+
+
+def lab_seed():
+    """The faults' seed: MOTIOND_LAB_SEED (scripts/kernel-test hands it over as OUT/seed), else new."""
+    given = os.environ.get("MOTIOND_LAB_SEED")
+    if not given and OUT and os.path.exists(os.path.join(OUT, "seed")):
+        given = open(os.path.join(OUT, "seed")).read().strip()
+    return int(given) if given else random.SystemRandom().randrange(1 << 32)
+
+
+def virtual_field_faults():
+    """Field faults and their near misses (Tests/KernelLab/faults.py), drawn anew from a seed
+    each run, played on a grabbed panel under motiond with a virtual touchscreen and read
+    with libinput: the stuck finger cancelled about stuck_after after it landed, the palm
+    never shown, the finger that grew into a palm cancelled, the jump's first part cancelled
+    and no touch moving more than the jump limit between two events; each near miss shown
+    whole, as screen.contacts published it, and lifted; no touch left down; each fault
+    counted once in stats' `filtered`."""
+    finish()
+    seed = lab_seed()
+    directory = os.path.join(OUT or SCRATCH, "faults")
+    os.makedirs(directory, exist_ok=True)
+    recording, drawn = faults.generate(seed, directory, FAULTS_STUCK_AFTER)
+    episodes = drawn["episodes"]
+    note(f"faults seed {seed}: {[episode['name'] for episode in episodes]} at {drawn['rate_hz']} Hz")
+    # Positions in screen pixels, as motiond maps the panel's units onto the whole screen.
+    scale_x, scale_y = SCREEN_WIDTH / (faults.XMAX + 1), SCREEN_HEIGHT / (faults.YMAX + 1)
+    px_per_mm = faults.UNITS * min(scale_x, scale_y)
+    jump_px = faults.JUMP_MM * faults.UNITS * max(scale_x, scale_y)
+    samples = {index: [] for index in range(len(episodes))}
+    with open(recording) as source:
+        tracking, x, y, episode = None, None, None, -1
+        for fields in (line.split() for line in source if line.startswith("E:")):
+            kind, code, value = int(fields[2], 16), int(fields[3], 16), int(fields[4])
+            if (kind, code) == (3, faults.MT_ID) and value >= 0:
+                episode += 1
+            elif (kind, code) == (3, faults.MT_X):
+                x = value
+            elif (kind, code) == (3, faults.MT_Y):
+                y = value
+            elif (kind, code) == (0, 0) and episode >= 0 and x is not None:
+                point = (x * scale_x, y * scale_y)
+                if not samples[episode] or samples[episode][-1] != point:
+                    samples[episode].append(point)
+    def seed_note():
+        return f"\n(seed {seed}: MOTIOND_LAB_SEED={seed} draws them again; the recording: {recording})"
+
+    with Daemon([], name="faults", config=write_config("faults.toml", FAULTS_CONFIG)) as daemon:
+        client = Client(daemon.socket)
+        node = virtual_node(client)
+        client.request("subscribe", streams=["screen.contacts"])
+        with Panel(recording) as panel:
+            client.next_event(device_event("added", panel.node), what=f"motiond to read {panel.node}")
+            device = wait_until(f"motiond to grab {panel.node}",
+                                lambda: next((d for d in client.request("devices")["devices"] if d["node"] == panel.node and d["grabbed"]), None))
+            watcher = DebugEvents(node)
+            before = processed(client)
+            coalesced_before = client.request("stats")["frames_coalesced"]
+            panel.play(meanwhile=client.drain)
+            # The frames motiond counts are those left after the filters: how many, the
+            # filters decide; once evemu-play is done, it is done when the count stays.
+            counts = [None]
+            def settled():
+                client.drain()
+                counts.append(processed(client))
+                return counts[-1] == counts[-2]
+            wait_until("motiond to take in the last frames", settled, every=1.0)
+            frames = counts[-1] - before
+            try:
+                wait_until("libinput to see every touch end", lambda: watcher.touches() and watcher.fingers_down() == 0, seconds=10)
+            except LabFailure:
+                pass
+            filtered = client.request("stats").get("filtered", {}).get(panel.node, {})
+            coalesced = client.request("stats")["frames_coalesced"] - coalesced_before
+            left_down = client.request("get", stream="screen.contacts")["value"]
+            down = watcher.fingers_down()
+        client.next_event(device_event("removed", panel.node), what=f"motiond to let go of {panel.node}")
+        watcher.stop()
+        client.drain()
+        check(daemon.stop() == 0, f"motiond's exit status at SIGTERM:\n{daemon.log_text()}")
+
+    shown = watcher.touches()
+    tracks = contact_tracks(client.events)
+    problems = []
+    if down or left_down:
+        problems.append(f"left down at the end: {down} touch(es) in libinput, screen.contacts {left_down}")
+
+    # Which episode each touch libinput showed belongs to: the one with a position where it
+    # landed (the episodes are one finger at a time, each landing elsewhere).
+    def owner(touch):
+        first = touch["positions"][0]
+        nearest = min(samples, key=lambda index: min(distance(first, on_screen(point)) for point in samples[index]))
+        return nearest if min(distance(first, on_screen(point)) for point in samples[nearest]) <= 1.0 else None
+    by_episode = {index: [] for index in samples}
+    for touch in shown:
+        index = owner(touch)
+        if index is None:
+            problems.append(f"libinput showed a touch at {touch['positions'][0]} where no finger of the recording was")
+        else:
+            by_episode[index].append(touch)
+    pairs, unpaired = pair_touches(shown, tracks)
+    published = {id(touch): tracks[contact] for touch, contact in pairs}
+    if unpaired:
+        problems.append(f"motiond published {len(unpaired)} contact(s) libinput never showed: {[tracks[c][:2] for c in unpaired]}")
+
+    for touch in shown:
+        steps = [distance(a, b) for a, b in zip(touch["positions"], touch["positions"][1:])]
+        # distance() is the larger axis's; the jump limit is a length: measured as one.
+        lengths = [math.dist(a, b) for a, b in zip(touch["positions"], touch["positions"][1:])]
+        if lengths and max(lengths) > jump_px:
+            problems.append(f"a touch from {touch['positions'][0]} moved {max(lengths) / px_per_mm:.1f} mm between two events"
+                            f" (the jump limit is {faults.JUMP_MM:.0f} mm)" + (f"; motiond coalesced {coalesced} frames" if coalesced else ""))
+
+    said = {}
+    for index, episode in enumerate(episodes):
+        name, touches = episode["name"], by_episode[index]
+        ends = [touch["end"] for touch in touches]
+        what = f"{name} {episode['drawn']}"
+        if name == "stuck":
+            if ends != ["cancel"]:
+                problems.append(f"{what}: libinput's touches ended {ends}, not one TOUCH_CANCEL")
+            else:
+                after = touches[0]["end_time"] - touches[0]["times"][0]
+                said[name] = f"cancelled {after:.2f} s after landing"
+                if not FAULTS_STUCK_AFTER - STUCK_EARLY <= after <= FAULTS_STUCK_AFTER + STUCK_LATE:
+                    problems.append(f"{what}: cancelled {after:.2f} s after it landed, not about stuck_after = {FAULTS_STUCK_AFTER} s")
+        elif name == "palm":
+            if touches:
+                problems.append(f"{what}: shown, {len(touches)} touch(es) ending {ends}; a palm from its landing is never shown")
+            else:
+                said[name] = "never shown"
+        elif name == "palm-grown":
+            if ends != ["cancel"]:
+                problems.append(f"{what}: libinput's touches ended {ends}, not one TOUCH_CANCEL")
+            else:
+                said[name] = f"{len(touches[0]['positions'])} positions then TOUCH_CANCEL"
+        elif name == "jump":
+            if ends != ["cancel", "up"]:
+                problems.append(f"{what}: libinput's touches ended {ends}, not a TOUCH_CANCEL (before the jump) then a TOUCH_UP (after it)")
+            else:
+                said[name] = f"{episode['drawn']['jump_mm']} mm: {len(touches[0]['positions'])} positions then TOUCH_CANCEL, {len(touches[1]['positions'])} then TOUCH_UP"
+        else:
+            if ends != ["up"]:
+                problems.append(f"{what}: a near miss, but libinput's touches ended {ends}, not one TOUCH_UP")
+            else:
+                touch = touches[0]
+                track = published.get(id(touch))
+                why = track_problems(touch["positions"], track) if track else "never published"
+                # Whole: from where the finger landed to where it lifted.
+                if not why and (distance(track[0], samples[index][0]) > 0.01 or distance(track[-1], samples[index][-1]) > 0.01):
+                    why = f"published from {track[0]} to {track[-1]}, the finger went from {samples[index][0]} to {samples[index][-1]}"
+                if why:
+                    problems.append(f"{what}: {why}")
+                else:
+                    said[name] = f"{len(touch['positions'])} positions then TOUCH_UP"
+        for touch in touches:
+            track = published.get(id(touch))
+            why = track_problems(touch["positions"], track) if track else "never published"
+            if why and episode["fault"]:
+                problems.append(f"{what}: a touch libinput showed is not as published: {why}")
+    expected = {"stuck": 1, "palms": 2, "jumps": 1}
+    counted = {key: filtered.get(key) for key in expected}
+    if counted != expected:
+        problems.append(f"stats' filtered counted {counted}, not each fault once {expected} (all: {filtered})")
+    check(not problems, "\n".join(problems) + f"\nlibinput said:\n{watcher.touch_lines()}\nfilters: {device['filters']}" + seed_note())
+    return (f"seed {seed}, {drawn['rate_hz']} Hz, {len(episodes)} fingers in the order {', '.join(e['name'] for e in episodes)}: "
+            + "; ".join(f"{name} {said[name]}" for name in faults.FAULTS + faults.NEAR_MISSES)
+            + f"; filtered {counted}; motiond took in {frames} frames, {coalesced} coalesced; {recording}")
+
+
 def virtual_device_gone(node):
     name = os.path.basename(node)
     return not os.path.exists(f"/sys/class/input/{name}") and not os.path.exists(node)
@@ -1271,6 +1459,7 @@ def all_tests():
     for path in virtual_recordings():
         tests["virtual " + os.path.relpath(path, REPOSITORY)] = (lambda path=path: virtual_recording_test(path))
     tests["virtual claim and cancel"] = virtual_claim_and_cancel
+    tests["virtual field faults"] = virtual_field_faults
     tests["virtual sigkill"] = virtual_sigkill
     tests["virtual grab"] = virtual_grab
     tests["virtual latency"] = virtual_latency
