@@ -342,6 +342,25 @@ def generate(seed, directory, stuck_after):
     return path, {"rate_hz": round(rate, 1), "episodes": episodes}
 
 
+def warm_up(directory):
+    """A plain drag across the panel, 1 s at 60 Hz: played before the faults, so that a
+    motiond just started (slow for its first frames in an emulated CPU, its code paged in as
+    it first runs) is not still behind when they begin."""
+    writer = Writer()
+    for index in range(61):
+        x, y = 60.0 + 3.5 * index, 60.0 + 1.0 * index
+        events = [(3, MT_MAJOR, 80), (3, MT_X, round(x * UNITS)), (3, MT_Y, round(y * UNITS)),
+                  (3, ABS_X, round(x * UNITS)), (3, ABS_Y, round(y * UNITS))]
+        if index == 0:
+            events = [(3, MT_ID, 1)] + events + [(1, BTN_TOUCH, 1)]
+        writer.frame(0.1 + index / 60, events)
+    writer.frame(0.1 + 61 / 60, [(3, MT_ID, -1), (1, BTN_TOUCH, 0)])
+    path = os.path.join(directory, "warm-up.evemu")
+    with open(path, "w") as out:
+        out.write(description() + "\n".join(writer.lines) + "\n")
+    return path
+
+
 if __name__ == "__main__":
     import json
     import sys
