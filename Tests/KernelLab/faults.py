@@ -50,7 +50,8 @@ screen.contacts, ending TOUCH_UP) and filtered by nothing:
   lifts. A frame's move is below the limit whatever the guest's timing, since the limit only
   grows over a longer gap.
 
-The episodes' order is drawn at random too. `episodes` lists them: name, whether a fault,
+`warm_up` writes a plain drag on the same panel, which the lab plays first and does not
+check. The episodes' order is drawn at random too. `episodes` lists them: name, whether a fault,
 when the finger landed and lifted (seconds into the recording), its tracking id, and what was
 drawn (for the test's detail and for a failure's message).
 """
