@@ -59,6 +59,8 @@ def main():
         return 2
     signal.signal(signal.SIGALRM, on_alarm)
     results = os.path.join(options.out, "results.jsonl")
+    # What a test writes for the run (the generated faults), beside the results.
+    lab_tests.OUT = options.out
     lab_tests.prepare()
     for name in selected:
         start = time.monotonic()
