@@ -659,7 +659,9 @@ def held_out_rectangle(draw):
 
 def held_out_pair(draw):
     """Two fingers anywhere on the frame, at least 15 mm apart on each axis (nearer, their
-    ghost corners are within a finger of them), dragging at up to 100 mm/s."""
+    ghost corners are within a finger of them), dragging at up to 100 mm/s; their ghosts
+    land 1 to 7 frames after the second finger (the rule is for ghosts of two fingers
+    already down: ghosts landing in the second finger's own frame are not held)."""
     while True:
         a = (draw.uniform(20, INFRARED["width"] - 20), draw.uniform(20, INFRARED["height"] - 20))
         b = (draw.uniform(20, INFRARED["width"] - 20), draw.uniform(20, INFRARED["height"] - 20))
