@@ -634,7 +634,9 @@ def held_out(seed):
         "wake-burst": (held_out_bursts, dict(draw_seed=draw.randrange(1 << 30))),
         "edge-swipe": (held_out_swipes, dict(draw_seed=draw.randrange(1 << 30))),
         "storm": (storm, dict(finger=point(PANEL["width"], PANEL["height"], 30), begins=round(draw.uniform(0.3, 3), 3),
-                              rate=draw.randint(80, 400), duration=round(draw.uniform(1.5, 3), 3), after=round(draw.uniform(3, 8), 3))),
+                              rate=draw.randint(80, 400), duration=(duration := round(draw.uniform(1.5, 3), 3)),
+                              # the real finger after the quiet (which ends within 6 s of the flood's start)
+                              after=round(6 - duration + draw.uniform(0.2, 4), 3))),
         "fast-fingers": (fast_fingers, dict(fingers=draw.randint(2, 10), rate=0, duration=round(draw.uniform(1, 3), 3))),
         "ghosts": (ghosts, dict(pairs=[held_out_pair(draw) for _ in range(draw.randint(1, 4))])),
         "four-finger-rectangle": (four_finger_rectangle, dict(
