@@ -279,7 +279,7 @@ VIRTUAL_BENCH = None
 
 
 def finish():
-    global BENCH, VIRTUAL_BENCH
+    global BENCH, VIRTUAL_BENCH, PHANTOM_BENCH
     try:
         if BENCH:
             try:
@@ -287,11 +287,18 @@ def finish():
             finally:
                 BENCH = None
     finally:
-        if VIRTUAL_BENCH:
-            try:
-                VIRTUAL_BENCH.close()
-            finally:
-                VIRTUAL_BENCH = None
+        try:
+            if VIRTUAL_BENCH:
+                try:
+                    VIRTUAL_BENCH.close()
+                finally:
+                    VIRTUAL_BENCH = None
+        finally:
+            if PHANTOM_BENCH:
+                try:
+                    PHANTOM_BENCH.close()
+                finally:
+                    PHANTOM_BENCH = None
 
 
 def recording_test(path):
@@ -449,6 +456,177 @@ def compare_with_replay(path, stretch=1, last_try=False):
     how = "the events exactly as prepared" if as_prepared else "the same frames"
     return (f"{len(replayed)} frames ({how}), {sum(map(len, gestures.values()))} gesture events, {len(expected_final)} streams as replayed;"
             f" {coalesced} frames coalesced")
+
+
+# --- Phantom touches: the faults the phantom filters remove, and their near misses -----------
+
+PHANTOMS = os.path.join(REPOSITORY, "Tests", "Fixtures", "phantoms")
+PHANTOM_COUNTS = ("dead_zone", "phantom_taps", "bursts", "storms", "storm_contacts", "ghosts", "flips")
+# No [[device]]: each generated panel covers the whole screen, with the default filters.
+PHANTOM_CONFIG = """
+[screen]
+width = 1920
+height = 1080
+"""
+PHANTOM_TOLERANCE = 2.0  # pixels, between a contact's first published position and the replay's
+
+
+def phantom_expectations():
+    with open(os.path.join(PHANTOMS, "expected.json")) as source:
+        return json.load(source)
+
+
+class PhantomBench:
+    """One motiond, with `config`, that the phantom recordings are played to in turn."""
+
+    def __init__(self, config):
+        finish()  # the other benches' motiond would read these panels too
+        self.config_text = config
+        self.config = write_config("phantoms.toml", config)
+        self.daemon = Daemon([], name="phantoms", config=self.config, tracked=False)
+        self.client = Client(self.daemon.socket)
+        self.client.request("subscribe", streams=["screen.contacts"])
+
+    def close(self):
+        self.daemon.stop()
+
+
+PHANTOM_BENCH = None
+
+
+class KernelTimesDiffer(Exception):
+    pass
+
+
+def phantom_recording_test(name, config=PHANTOM_CONFIG):
+    """A phantom recording (Tests/Fixtures/phantoms) played on a real kernel's uinput panel
+    under motiond: the panel's filter counts in `stats` are expected.json's, and screen.contacts
+    published the contacts expected.json says are reported (its `contacts`: the fingers kept,
+    those cancelled, the phantoms that cannot be known before), each first where motionctl's
+    replay begins it, and none left down.
+
+    The filters read the events' times, which the kernel stamps when evemu-play writes them:
+    in an emulated CPU a phantom's tap of one frame (9 ms) may come out longer than the 30 ms
+    a phantom's touch lasts, and then it is a finger's. So what the kernel passed is recorded
+    too (`evemu-record`, its times); where motiond's counts differ from expected.json but
+    are those of motionctl's replay of that recording (the file the kernel made of it is
+    another recording), it is played once more, and the failure says so."""
+    try:
+        return play_phantom_recording(name, config)
+    except KernelTimesDiffer as differ:
+        note(f"{differ}: played again")
+        return play_phantom_recording(name, config, last_try=True) + f" (played twice: the first time {differ})"
+
+
+def phantom_counts(path, config):
+    """The phantom filters' counts of motionctl's replay of the recording at `path`."""
+    folder = os.path.join(SCRATCH, "phantom-sweep")
+    os.makedirs(folder, exist_ok=True)
+    for old in os.listdir(folder):
+        os.unlink(os.path.join(folder, old))
+    copy = os.path.join(folder, os.path.basename(path))
+    with open(path) as source, open(copy, "w") as out:
+        out.write(source.read())
+    line = json_lines(run([MOTIONCTL, "sweep", folder, "--json", "--config", config]), "sweep")[0]
+    filtered = line["devices"][0].get("filtered", {})
+    return {key: filtered.get(key, 0) for key in PHANTOM_COUNTS}
+
+
+def short_touches(path):
+    """The touches of at most 0.1 s in a recording, as the kernel stamped them: how long each
+    lasted and when it landed (a phantom's tap lasts one frame in the file)."""
+    lives = {}
+    for frame in json_lines(run([MOTIONCTL, "frames", path, "--raw", "--json"]), "the live recording"):
+        for contact in frame.get("contacts", []) if frame.get("event") == "frame" else []:
+            lives.setdefault(contact["id"], []).append(frame["t"])
+    short = [(times[0], times[-1] - times[0]) for times in lives.values() if times[-1] - times[0] <= 0.1]
+    return "short touches as stamped: " + ", ".join(f"{1000 * length:.0f} ms at {landed:.3f} s" for landed, length in short)
+
+
+def play_phantom_recording(name, config, last_try=False):
+    global PHANTOM_BENCH
+    try:
+        expect = phantom_expectations()[name]
+        recording = prepare_recording(os.path.join(PHANTOMS, name), SCRATCH)
+        if PHANTOM_BENCH is None or PHANTOM_BENCH.config_text != config:
+            if PHANTOM_BENCH:
+                PHANTOM_BENCH.close()
+            PHANTOM_BENCH = PhantomBench(config)
+        bench = PHANTOM_BENCH
+        client = bench.client
+        replayed = json_lines(run([MOTIONCTL, "frames", recording, "--json", "--config", bench.config]), "the replay")
+        frames = sum(1 for frame in replayed if frame.get("event") == "frame")
+        client.drain()
+        client.events.clear()
+        before = processed(client)
+        coalesced_before = client.request("stats").get("frames_coalesced", 0)
+        with Panel(recording, settle=False) as panel:
+            recorder = KernelRecorder(panel.node)
+            client.next_event(device_event("added", panel.node), what=f"motiond to read {panel.node}")
+            recorder.wait_until_open()
+            # A node's counts from before this panel (the node number is reused).
+            counts_before = client.request("stats").get("filtered", {}).get(panel.node, {})
+            panel.play(meanwhile=client.drain, seconds=STEP + 90)
+            try:
+                wait_until(f"motiond to take in {frames} frames",
+                           lambda: client.drain() or processed(client) - before >= frames, seconds=10, every=0.1)
+            except LabFailure:
+                pass
+            stats = client.request("stats")
+            filtered = stats.get("filtered", {}).get(panel.node, {})
+            down = client.request("get", stream="screen.contacts")["value"]
+        client.next_event(device_event("removed", panel.node), what=f"motiond to let go of {panel.node}")
+        client.drain()
+        drops = recorder.finish()
+        coalesced = stats.get("frames_coalesced", 0) - coalesced_before
+        counts = {key: filtered.get(key, 0) - counts_before.get(key, 0) for key in PHANTOM_COUNTS}
+        expected_counts = {key: expect["counts"][key] for key in PHANTOM_COUNTS}
+        problems = []
+        if counts != expected_counts:
+            problems.append(f"stats counted {counts}, expected.json says {expected_counts}")
+        tracks = contact_tracks(client.events)
+        if len(tracks) != expect["contacts"]:
+            problems.append(f"screen.contacts published {len(tracks)} contacts, expected.json says {expect['contacts']}"
+                            f" ({len(expect['fingers'])} fingers kept, {len(expect['cancelled'])} cancelled,"
+                            f" {expect['reported_phantoms']} phantoms reported)")
+        else:
+            # Each contact first published where the replay of what the kernel passed begins
+            # it (fingers landing in one frame may come in either order).
+            live = json_lines(run([MOTIONCTL, "frames", recorder.path, "--json", "--config", bench.config]), "the live recording")
+            began = [(contact["x"], contact["y"]) for frame in live if frame.get("event") == "frame"
+                     for contact in frame["contacts"] if contact["phase"] == "began"]
+            unpaired = [track[0] for track in tracks.values()]
+            for position in began:
+                best = min(unpaired[:10], key=lambda first: distance(first, position), default=None)
+                if best is None or distance(best, position) > PHANTOM_TOLERANCE:
+                    problems.append(f"the replay begins a contact at {position}; the nearest published first was {best}")
+                    break
+                unpaired.remove(best)
+        if down:
+            problems.append(f"{len(down)} contacts still down on screen.contacts after the recording: {down}")
+        if problems:
+            kernel_counts = phantom_counts(recorder.path, bench.config)
+            if kernel_counts == counts and kernel_counts != expected_counts:
+                why = (f"the kernel's times made another recording of it: motionctl's replay of what evemu-record read counts"
+                       f" {kernel_counts} too; {short_touches(recorder.path)}")
+                if not last_try:
+                    raise KernelTimesDiffer(why)
+                problems.append(f"({why})")
+            else:
+                problems.append(f"(motionctl's replay of what the kernel passed, as evemu-record read it, counts {kernel_counts})")
+            problems.append(f"({coalesced} frames coalesced, {drops} SYN_DROPPED for evemu-record)")
+        check(not problems, "\n".join(problems))
+        shown = {key: value for key, value in counts.items() if value}
+        return (f"{frames} frames reported; counts {shown or 'all 0'} as expected.json; {len(tracks)} contacts on screen.contacts"
+                f" ({len(expect['fingers'])} fingers kept, {len(expect['cancelled'])} cancelled, {expect['reported_phantoms']} phantoms"
+                f" reported), each first where the replay begins it; {coalesced} frames coalesced")
+    except KernelTimesDiffer:
+        raise
+    except Exception:
+        if PHANTOM_BENCH:
+            PHANTOM_BENCH.close()
+            PHANTOM_BENCH = None
+        raise
 
 
 # --- Hotplug through udev -------------------------------------------------------------------
@@ -1546,6 +1724,8 @@ def all_tests():
     for path in bundled_recordings():
         name = os.path.relpath(path, REPOSITORY)
         tests["recording " + name] = (lambda path=path: recording_test(path))
+    for name in sorted(phantom_expectations()):
+        tests["phantoms " + os.path.relpath(os.path.join(PHANTOMS, name), REPOSITORY)] = (lambda name=name: phantom_recording_test(name))
     tests["hotplug"] = hotplug
     tests["dropped events"] = dropped_events
     tests["grab"] = grab
