@@ -82,10 +82,10 @@ struct Lab: Sendable {
 /// kernel's uinput, evdev and udev, in a virtual machine on Debian's own kernel.
 /// `MOTIOND_KERNEL_LAB=skip` leaves it out (docs/testing.md).
 enum KernelLab {
-    /// Beyond kernel-test's own deadline for the machine (25 minutes).
+    /// Beyond kernel-test's own deadline for the machine (40 minutes).
     static let lab = Lab(script: "scripts/kernel-test",
                          list: ["/usr/bin/python3", EndToEnd.repository.appendingPathComponent("Tests/KernelLab/lab.py").path, "--list"],
-                         deadline: 1_600)
+                         deadline: 2_500)
     static let names = lab.names()
     static let enabled = ProcessInfo.processInfo.environment["MOTIOND_KERNEL_LAB"] != "skip"
     /// The one run of the lab, begun by the first test that asks for it.

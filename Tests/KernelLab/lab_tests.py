@@ -469,6 +469,12 @@ width = 1920
 height = 1080
 """
 PHANTOM_TOLERANCE = 2.0  # pixels, between a contact's first published position and the replay's
+# The repeating phantom's recordings are not played here: its taps last one frame (9 ms), and
+# the kernel stamps each event when evemu-play writes it, which in an emulated CPU under load
+# came out past the 30 ms of a phantom's touch in every try (the taps became a finger's); they
+# also take a minute each (a 12.864 s period). The replay judges them on their own times, and
+# the live test through umockdev (live_phantoms.py) on a fake panel whose stamps are exact.
+PHANTOMS_NOT_IN_THE_LAB = {"phantom-tap.evemu", "phantom-tap-double-tap.evemu"}
 
 
 def phantom_expectations():
@@ -1725,6 +1731,8 @@ def all_tests():
         name = os.path.relpath(path, REPOSITORY)
         tests["recording " + name] = (lambda path=path: recording_test(path))
     for name in sorted(phantom_expectations()):
+        if name in PHANTOMS_NOT_IN_THE_LAB:
+            continue
         tests["phantoms " + os.path.relpath(os.path.join(PHANTOMS, name), REPOSITORY)] = (lambda name=name: phantom_recording_test(name))
     tests["hotplug"] = hotplug
     tests["dropped events"] = dropped_events

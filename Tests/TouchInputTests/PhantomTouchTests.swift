@@ -219,6 +219,40 @@ struct PhantomTouchTests {
         #expect(Self.lives(try Self.replay(script, on: Self.infraredPanel(), filters: off)).count == 4)
     }
 
+    @Test("on an infrared frame, two ghosts landing in the same frame as the second finger are ghosts; ghosts that outlast a finger of their pair by a frame are too")
+    func ghostsWithTheSecondFinger() throws {
+        var script = EventScript()
+        script.slot(0); script.track(1); script.at(1000, 1000); script.report(after: 0.01)
+        script.slot(1); script.track(2); script.at(3000, 3000)
+        script.slot(2); script.track(3); script.at(1000, 3000)
+        script.slot(3); script.track(4); script.at(3000, 1000); script.report(after: 0.01)
+        for step in 1...5 {
+            script.slot(1); script.at(3000 + Int32(step) * 5, 3000); script.slot(3); script.at(3000 + Int32(step) * 5, 1000)
+            script.report(after: 0.01)
+        }
+        // The second finger lifts a frame before its ghosts.
+        script.slot(1); script.track(-1); script.report(after: 0.01)
+        for slot: Int32 in [0, 2, 3] { script.slot(slot); script.track(-1) }
+        script.report()
+        let replayed = try Self.replay(script, on: Self.infraredPanel())
+        #expect(Self.lives(replayed).keys.sorted() == [1, 2], "\(Self.lives(replayed))")
+        #expect(Self.counts(replayed).ghosts == 2)
+        #expect(Self.lives(try Self.replay(script)).count == 4, "not an infrared frame: four fingers")
+
+        // A contact left at a corner 0.3 s after a finger of the pair lifted is a finger after all.
+        var stays = EventScript()
+        stays.slot(0); stays.track(1); stays.at(1000, 1000)
+        stays.slot(1); stays.track(2); stays.at(3000, 3000); stays.report(after: 0.01)
+        stays.slot(2); stays.track(3); stays.at(1000, 3000); stays.report(after: 0.01)
+        stays.slot(1); stays.track(-1); stays.report(after: 0.3)
+        stays.slot(2); stays.at(1010, 3000); stays.report(after: 0.01)
+        for slot: Int32 in [0, 2] { stays.slot(slot); stays.track(-1) }
+        stays.report()
+        let kept = try Self.replay(stays, on: Self.infraredPanel())
+        #expect(Self.lives(kept)[3]?.first == .began && Self.lives(kept)[3]?.last == .ended, "\(Self.lives(kept))")
+        #expect(abs(try #require(Self.beginnings(kept)[3]) - 0.12) < 0.011, "\(Self.beginnings(kept))")
+    }
+
     @Test("four fingers landing together on a rectangle's corners, or a third finger landing near a corner that then leaves it, are fingers")
     func rectangleOfFingers() throws {
         var together = EventScript()

@@ -44,7 +44,7 @@ public struct ContactFilters {
         /// of landing at `since`, and not yet reported.
         enum State: Equatable { case live, landing(since: Double), unproven(since: Double, why: Doubt), ignored }
         /// Why a contact is held back until it proves itself a finger (``PhantomTouches``).
-        enum Doubt: Equatable { case repeatingTap, burst, ghost }
+        enum Doubt: Equatable { case repeatingTap, burst, ghost, ghostAlone }
         var state: State
         /// The id the frames carry: the firmware's, until a jump gives the contact a new one.
         var outputID: Int32

@@ -55,6 +55,9 @@ public struct PhantomTouchSettings: Hashable, Sendable {
     /// A panel that sent no contact for this long is idle: contacts that land together when
     /// it wakes are a burst until they prove themselves.
     public static let wakeIdle = 60.0
+    /// How long an infrared frame's ghost may outlast a finger of its pair (the frame drops
+    /// it in the next frame or so) before it is taken for a finger after all.
+    public static let ghostAloneProof = 0.1
     /// How close to an axis's end a contact is at its extreme, as a fraction of the axis.
     public static let extremeFraction = 0.005
 }

@@ -12,7 +12,8 @@ import TouchModel
 /// |----------------|---------------------|-----------------------|----------------------|
 /// | `repeatingTap` | it lands where a learned phantom taps, when its tap is due | it outlasts a phantom's touch (a frame or two), or moves | `phantom_taps` |
 /// | `burst`        | it lands with others in one frame at an axis's end; or with others, one of them at an axis's end, after the panel was idle a minute (as the display wakes) | it lasts 0.25 s, or moves beyond the tap slop | `bursts` |
-/// | `ghost`        | on an infrared frame, it lands at a corner of the rectangle two fingers down span | it leaves every such corner | `ghosts` |
+/// | `ghost`        | on an infrared frame, it lands at a corner of the rectangle two fingers down span; or it is one of two such corners landing with the second finger | it leaves every such corner (once a finger of the pair lifts: `ghostAlone`) | `ghosts` |
+/// | `ghostAlone`   | a ghost whose pair broke (a finger lifted first) | it lasts 0.1 s more, or moves beyond the tap slop | `ghosts` |
 ///
 /// Refused from landing, never reported: a contact in a dead zone (`dead_zone`), and while
 /// the panel is quiet after a storm, every contact (`storm_contacts`).
@@ -29,6 +30,11 @@ extension TouchFrameAssembler {
         /// The two contacts down before the frame and still down in it, when exactly two
         /// are: the pair whose ghost corners an infrared frame may report.
         var pair: (SlotContact, SlotContact)?
+        /// On an infrared frame with one finger down before the frame and three contacts
+        /// landing in it: the slots of the two that lie at the other corners of the
+        /// rectangle the finger and the third span (the second finger landing with its
+        /// ghosts); -1 when none.
+        var ghostSlots: (Int, Int) = (-1, -1)
     }
 
     /// The frame's context for the landing rules, and the storm's: when landings begin a
@@ -51,7 +57,24 @@ extension TouchFrameAssembler {
             }
         }
         if pairCount != 2 { context.pair = nil }
+        if filters.resolved.infrared, pairCount == 1, context.landings == 3, let first {
+            context.ghostSlots = ghostsLandingWithSecondFinger(contacts, first: first)
+        }
         return context
+    }
+
+    /// The slots of the two landing contacts that lie at the other corners of the rectangle
+    /// `first` (down before) and the third landing contact span; (-1, -1) when no landing
+    /// contact makes the other two its ghosts.
+    private func ghostsLandingWithSecondFinger(_ contacts: [SlotContact], first: SlotContact) -> (Int, Int) {
+        for second in contacts where second.phase == .began {
+            var found: (Int, Int) = (-1, -1)
+            for other in contacts where other.phase == .began && other.slot != second.slot && isGhost(other, of: first, second) {
+                if found.0 < 0 { found.0 = other.slot } else { found.1 = other.slot }
+            }
+            if found.1 >= 0 { return found }
+        }
+        return (-1, -1)
     }
 
     /// A storm began at `time`: every contact down is cancelled (or, not yet reported,
@@ -91,7 +114,10 @@ extension TouchFrameAssembler {
                 return .refused
             }
         }
-        if filters.resolved.infrared, let (a, b) = context.pair, isGhost(contact, of: a, b) { return .doubted(.ghost) }
+        if filters.resolved.infrared {
+            if let (a, b) = context.pair, isGhost(contact, of: a, b) { return .doubted(.ghost) }
+            if contact.slot == context.ghostSlots.0 || contact.slot == context.ghostSlots.1 { return .doubted(.ghost) }
+        }
         if phantoms.repeatingTaps, filters.repeatingTaps.isDue(at: anchorPoint(contact), time: time) { return .doubted(.repeatingTap) }
         if phantoms.wakeBursts {
             let (atEdgeX, atEdgeY) = (isAtExtreme(contact.x, of: mapper.xAxis), isAtExtreme(contact.y, of: mapper.yAxis))
@@ -119,7 +145,16 @@ extension TouchFrameAssembler {
         case .burst:
             proven = time - since >= PhantomTouchSettings.burstProof || moved > filters.resolved.stuckSlop
         case .ghost:
-            if let (a, b) = context.pair { proven = !isGhost(contact, of: a, b) } else { proven = true }
+            guard let (a, b) = context.pair else {
+                // One of its fingers lifted: a ghost goes with it, in this frame or the next.
+                slots[contact.slot].track?.state = .unproven(since: time, why: .ghostAlone)
+                let here = anchorPoint(contact)
+                slots[contact.slot].track?.anchor = here
+                return
+            }
+            proven = !isGhost(contact, of: a, b)
+        case .ghostAlone:
+            proven = time - since >= PhantomTouchSettings.ghostAloneProof || moved > filters.resolved.stuckSlop
         }
         guard proven else { return }
         begin(contact.slot, as: contact, at: time)
@@ -152,6 +187,7 @@ extension TouchFrameAssembler {
         case .repeatingTap: return since + RepeatingTaps.shortest(frameInterval: filters.interval.median)
         case .burst: return since + PhantomTouchSettings.burstProof
         case .ghost: return nil
+        case .ghostAlone: return since + PhantomTouchSettings.ghostAloneProof
         }
     }
 
@@ -167,7 +203,7 @@ extension TouchFrameAssembler {
         case .burst:
             filters.counts.bursts += 1
             filters.notices.append(Notice(kind: .burst, trackingID: track.outputID, position: pixels, time: time))
-        case .ghost:
+        case .ghost, .ghostAlone:
             filters.counts.ghosts += 1
             filters.notices.append(Notice(kind: .ghost, trackingID: track.outputID, position: pixels, time: time))
         }
