@@ -1,15 +1,20 @@
 import TouchModel
 
 /// Cleans one device's frames of what no finger does, after ``TouchFrameAssembler`` and
-/// before anything reads them: contacts stuck in place, palms, jumps, and jitter.
+/// before anything reads them: contacts stuck in place, palms, jumps, jitter, and the
+/// touches no finger made (``PhantomTouchSettings``).
 ///
 /// The filters follow each contact the assembler reports as a ``Track``, kept in the record
 /// of the slot it is reported in (``Slot/track``), in one of three states:
 ///
 /// | state     | event                                          | next      | what the frame says |
 /// |-----------|------------------------------------------------|-----------|---------------------|
+/// | —         | lands in a dead zone, or while the panel is quiet after a storm | `ignored` | nothing |
 /// | —         | lands larger than a palm                       | `landing` | nothing             |
+/// | —         | lands in doubt: a phantom's tap due there, a burst, a ghost (``PhantomTouches``) | `unproven` | nothing |
 /// | —         | lands                                          | `live`    | `began`             |
+/// | `unproven`| proves itself a finger (its doubt's rule)      | `live`    | `began`, where it is |
+/// | `unproven`| lifts                                          | —         | nothing (a phantom) |
 /// | `landing` | finger-sized within 0.1 s of landing           | `live`    | `began`             |
 /// | `landing` | still larger than a palm 0.1 s after landing   | `ignored` | nothing (a palm, ignored from landing) |
 /// | `landing` | lifts                                          | —         | nothing (a palm, ignored from landing) |
@@ -18,6 +23,7 @@ import TouchModel
 /// | `live`    | moves farther than `jump_mm` within three of the panel's frames (at least 30 ms) | `live`    | `cancelled`, then `began` under a new id where it landed |
 /// | `live`    | within the stuck slop for `stuck_after` s      | `ignored` | `cancelled` (also between frames: ``expire(at:)``) |
 /// | `live`    | moves                                          | `live`    | `moved` past the hysteresis margin, else `stationary` |
+/// | `live`    | a storm begins (more new contacts a second than fingers make) | `ignored` | `cancelled` |
 /// | `live`    | lifts or is cancelled                          | —         | `ended` / `cancelled` |
 /// | `ignored` | anything; lifts                                | `ignored`; — | nothing          |
 ///
