@@ -286,25 +286,20 @@ extension TouchFrameAssembler {
             shown.append(contact)
             return
         }
-        if case .landing(let since) = track.state {
-            if !isPalm(contact) {
-                // Finger-sized within the window: a finger, begun where it is now.
-                slots[contact.slot].track = follow(contact, as: contact.trackingID, at: time)
-                var began = contact
-                began.phase = .began
-                shown.append(began)
-            } else if since + ContactFilterSettings.palmVerdictWindow <= time {
-                judgePalm(contact.slot, at: time)
-            }
+        switch track.state {
+        case .landing(let since):
+            followLanding(contact, since: since, at: time)
             return
-        }
-        if case .unproven(let since, let why) = track.state {
+        case .unproven(let since, let why):
             slots[contact.slot].track?.rawX = contact.x
             slots[contact.slot].track?.rawY = contact.y
             followUnproven(contact, since: since, why: why, context, at: time)
             return
+        case .ignored:
+            return
+        case .live:
+            break
         }
-        guard track.state == .live else { return }
         if isPalm(contact) {
             shown.append(ignore(contact.slot, because: .palm(fromLanding: false), at: time))
             return
@@ -339,6 +334,19 @@ extension TouchFrameAssembler {
         }
         slots[contact.slot].track = track
         shown.append(showing(track, contact, phase: moved ? .moved : .stationary))
+    }
+
+    /// Follows a contact palm-sized since it landed at `since`, not yet reported.
+    private mutating func followLanding(_ contact: SlotContact, since: Double, at time: Double) {
+        if !isPalm(contact) {
+            // Finger-sized within the window: a finger, begun where it is now.
+            slots[contact.slot].track = follow(contact, as: contact.trackingID, at: time)
+            var began = contact
+            began.phase = .began
+            shown.append(began)
+        } else if since + ContactFilterSettings.palmVerdictWindow <= time {
+            judgePalm(contact.slot, at: time)
+        }
     }
 
     private mutating func end(_ contact: SlotContact, at time: Double) {
