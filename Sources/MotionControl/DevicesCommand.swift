@@ -67,6 +67,13 @@ struct DevicesCommand: ParsableCommand {
                 if let filtered = device["filtered"] {
                     let count = { (key: String) in filtered[key]?.integer ?? 0 }
                     emit("  cancelled so far: \(count("stuck")) stuck, \(count("palms")) palms, \(count("jumps")) jumps; \(count("repaired")) re-paired (positions the panel exchanged); \(count("held")) positions held by hysteresis\(count("last_lifts") > 0 ? "; \(count("last_lifts")) protocol A lifts supplied" : "")")
+                    emit("  phantoms so far: \(count("dead_zone")) in dead zones, \(count("phantom_taps")) phantom taps, \(count("bursts")) in bursts, \(count("storms")) storms (\(count("storm_contacts")) contacts), \(count("ghosts")) ghosts, \(count("flips")) flips put back")
+                }
+                for phantom in device["phantom_taps"]?.array ?? [] {
+                    emit("  a phantom taps at (\(compactNumber(phantom["x"]?.number ?? 0)), \(compactNumber(phantom["y"]?.number ?? 0))) every \(compactNumber(phantom["period"]?.number ?? 0)) s")
+                }
+                if let storm = device["storm"], let until = storm["quiet_until"]?.number {
+                    emit("  last touch storm: \(storm["contacts"]?.integer ?? 0) new contacts within a second; quiet until \(compactNumber(until)) s on the monotonic clock")
                 }
             }
             for skipped in result["skipped"]?.array ?? [] {

@@ -173,6 +173,8 @@ struct FilterCountTests {
         #expect(steps["phantom"]?["published"] as? Int == 3 && count("phantom", "phantom_taps") == 2, "\(run.output)")
         let learned = try #require((steps["phantom"]?["learned"] as? [[String: Any]])?.first, "\(run.output)")
         #expect(learned["period"] as? Double == 1.2 && learned["x"] as? Double == 938 && learned["y"] as? Double == 527, "\(learned)")
+        let said = steps["phantom"]?["said"] as? [String] ?? []
+        #expect(said.contains("a phantom taps at (938, 527) every 1.2 s") && said.contains { $0.hasPrefix("phantoms so far: 0 in dead zones, 2 phantom taps,") }, "\(said)")
         #expect(steps["burst"]?["published"] as? Int == 0 && count("burst", "bursts") == 3, "\(run.output)")
         #expect(steps["ghosts"]?["published"] as? Int == 2 && steps["ghosts"]?["most_at_once"] as? Int == 2 && count("ghosts", "ghosts") == 2, "\(run.output)")
         // The storm: its 51st new contact within a second made the panel quiet; it and the 29 after it never began.

@@ -134,7 +134,9 @@ def main():
         counts = until("the phantom's taps counted", lambda: filtered().get("phantom_taps") == 2 and filtered())
         device = next(device for device in ctl("devices") if device.get("node") == NODE)
         published, most = client.part()
-        step("phantom", filtered=counts, learned=device.get("phantom_taps"), published=published)
+        text = subprocess.run([args.motionctl, "devices", "--socket", path], capture_output=True, text=True, timeout=30).stdout
+        step("phantom", filtered=counts, learned=device.get("phantom_taps"), published=published,
+             said=[line.strip() for line in text.splitlines() if "phantom" in line])
 
         # A burst on the left edge.
         stamp = time.monotonic() + 0.05
