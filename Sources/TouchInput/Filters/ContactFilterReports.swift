@@ -36,41 +36,23 @@ extension ContactFilters {
 
         public init() {}
 
+        /// Every count, for sums and products: a new count is added here once.
+        static let fields: [WritableKeyPath<Counts, Int> & Sendable] = [
+            \.stuck, \.palms, \.jumps, \.held, \.repaired, \.lastLifts,
+            \.deadZone, \.phantomTaps, \.bursts, \.storms, \.stormContacts, \.ghosts, \.flips,
+        ]
+
         /// Both counts together: several devices, or several plays of a recording.
         public static func + (a: Counts, b: Counts) -> Counts {
             var sum = a
-            sum.stuck += b.stuck
-            sum.palms += b.palms
-            sum.jumps += b.jumps
-            sum.held += b.held
-            sum.repaired += b.repaired
-            sum.lastLifts += b.lastLifts
-            sum.deadZone += b.deadZone
-            sum.phantomTaps += b.phantomTaps
-            sum.bursts += b.bursts
-            sum.storms += b.storms
-            sum.stormContacts += b.stormContacts
-            sum.ghosts += b.ghosts
-            sum.flips += b.flips
+            for field in fields { sum[keyPath: field] += b[keyPath: field] }
             return sum
         }
 
         /// `self` counted `times` over.
         public func times(_ times: Int) -> Counts {
             var product = self
-            product.stuck *= times
-            product.palms *= times
-            product.jumps *= times
-            product.held *= times
-            product.repaired *= times
-            product.lastLifts *= times
-            product.deadZone *= times
-            product.phantomTaps *= times
-            product.bursts *= times
-            product.storms *= times
-            product.stormContacts *= times
-            product.ghosts *= times
-            product.flips *= times
+            for field in Self.fields { product[keyPath: field] *= times }
             return product
         }
     }
