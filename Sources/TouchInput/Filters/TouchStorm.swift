@@ -15,6 +15,8 @@ struct TouchStorm {
     private var oldest = 0
     /// Until when the panel is quiet; nil when it is not.
     private(set) var quietUntil: Double?
+    /// When the current or last storm began, and how many landings it counted in its second.
+    private(set) var began: Double?
 
     init() {}
 
@@ -39,6 +41,7 @@ struct TouchStorm {
         landings.append(time)
         guard landings.count - oldest > limit, !isQuiet(at: time) else { return false }
         quietUntil = time + quiet
+        began = time
         return true
     }
 
