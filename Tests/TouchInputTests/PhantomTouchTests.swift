@@ -188,6 +188,16 @@ struct PhantomTouchTests {
 
     // MARK: Infrared frames
 
+    @Test("a panel's name says it is an infrared or optical frame only in a word of its own")
+    func infraredNames() {
+        for name in ["QUANTA OpticalTouchScreen", "IRTOUCH InfraRed Touch Screen", "Generic IR Touch Frame", "xyz ir-touch"] {
+            #expect(InfraredFrame.declares(name: name), "\(name)")
+        }
+        for name in ["Fair Touch Panel", "ELAN Touchscreen", "Atmel maXTouch Digitizer", ""] {
+            #expect(!InfraredFrame.declares(name: name), "\(name)")
+        }
+    }
+
     static func infraredPanel() -> DeviceDescription {
         var panel = ContactFilterTests.panel()
         panel.name = "QUANTA OpticalTouchScreen"

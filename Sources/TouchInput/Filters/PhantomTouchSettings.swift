@@ -66,12 +66,19 @@ public struct PhantomTouchSettings: Hashable, Sendable {
 /// which place two fingers at the corners of a rectangle and may report the other two
 /// corners too, or in their place.
 public enum InfraredFrame {
-    /// Words in a device's name that say it is such a frame.
+    /// Words in a device's name that say it is such a frame, each at the start of a word
+    /// (so that "Fair Touch" is not "IR Touch").
     static let words = ["optical", "infrared", "irtouch", "ir touch", "ir-touch"]
 
     /// Whether the device's name says it is an infrared or optical frame.
     public static func declares(name: String) -> Bool {
-        let lowered = name.lowercased()
-        return words.contains { lowered.contains($0) }
+        let lowered = Array(name.lowercased().unicodeScalars)
+        return words.contains { word in
+            let wanted = Array(word.unicodeScalars)
+            guard lowered.count >= wanted.count else { return false }
+            return (0...(lowered.count - wanted.count)).contains { start in
+                (start == 0 || !lowered[start - 1].properties.isAlphabetic) && Array(lowered[start..<(start + wanted.count)]) == wanted
+            }
+        }
     }
 }
