@@ -64,6 +64,31 @@ struct FrameClockTests {
         subscription.unsubscribe()
     }
 
+    @Test("catching up runs the frame owed by an input frame's time, at that time; never one not yet due, ahead of the clock, or within a frame")
+    func catchUp() {
+        let scheduler = ManualScheduler()
+        let clock = TimedFrameClock(rate: 100, scheduler: scheduler)
+        var times: [Double] = []
+        let subscription = clock.observeFrames { time in
+            times.append(time)
+            clock.catchUp(to: time)  // within a frame: nothing more
+        }
+        clock.catchUp(to: 0.005)
+        #expect(times.isEmpty, "the first frame is due at 0.01")
+        scheduler.busy(until: 0.2)
+        clock.catchUp(to: 0.3)
+        #expect(times.isEmpty, "0.3 is ahead of the clock's 0.2")
+        clock.catchUp(to: 0.137)
+        #expect(times == [0.137], "owed since 0.01 and run at the input's time")
+        clock.catchUp(to: 0.139)
+        #expect(times == [0.137], "the next frame is due on the grid at 0.14")
+        scheduler.advance(to: 0.25)
+        #expect(times.count == 7 && times.dropFirst().first.map { abs($0 - 0.2) < 1e-9 } == true,
+                "the grid resumes after the caught-up frame, at the loop's time: \(times)")
+        #expect(clock.wakeUps == 6, "0.2 to 0.25: a caught-up frame is no wake-up")
+        subscription.unsubscribe()
+    }
+
     @Test("a manual clock only delivers frames while observed")
     func manualClock() {
         let clock = ManualFrameClock()

@@ -55,6 +55,11 @@ final class ManualScheduler: FrameScheduler {
         }
         now = Swift.max(now, time)
     }
+
+    /// Time passes to `time` with the loop busy: nothing due runs.
+    func busy(until time: Double) {
+        now = Swift.max(now, time)
+    }
 }
 
 /// Runs `spring` on a manual clock at the given frame times and records what it emitted.

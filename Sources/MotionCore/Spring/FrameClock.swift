@@ -22,6 +22,13 @@ public protocol FrameClock: AnyObject {
 
     /// Delivers a frame at `time` to every observer, now: what a ``frameRunner`` calls.
     func deliverFrame(at time: Double)
+
+    /// Runs a frame at `time` now if one was due by then and has not run: an input frame
+    /// stamped `time` but read late (a busy process reads a batch at once) then meets the
+    /// scene as it was at its time. Without it, a second tap read together with the first
+    /// was hit-tested where the first tap's spring had not yet moved anything, and landed
+    /// beside the element it touched.
+    func catchUp(to time: Double)
 }
 
 /// A clock that keeps its observers in ``FrameObservers``, and hears when one unsubscribes.
@@ -134,6 +141,10 @@ public final class ManualFrameClock: FrameClock, FrameObserverOwner {
         now = time
         body()
     }
+
+    /// Nothing: a clock driven by hand runs the frames its driver ticks (``Simulation``
+    /// ticks every frame due before an input frame itself).
+    public func catchUp(to time: Double) {}
 }
 
 /// Schedules work at a time on a monotonic clock; what a ``TimedFrameClock`` runs on.
@@ -221,10 +232,21 @@ public final class TimedFrameClock: FrameClock, FrameObserverOwner {
         cancelPending = scheduler.schedule(at: deadline) { [weak self] in self?.frame() }
     }
 
+    /// Runs the frame due by `time` at `time`, when it is not later than the scheduler's
+    /// now (a frame is never run ahead of the clock) and no frame is being delivered.
+    public func catchUp(to time: Double) {
+        guard cancelPending != nil, frameTime == nil, gridOrigin + Double(nextFrame) / rate <= time, time <= scheduler.now else { return }
+        cancelPending?()
+        frame(at: time)
+    }
+
     private func frame() {
-        cancelPending = nil
         wakeUps += 1
-        let time = scheduler.now
+        frame(at: scheduler.now)
+    }
+
+    private func frame(at time: Double) {
+        cancelPending = nil
         if let frameRunner { frameRunner(time) } else { deliverFrame(at: time) }
         guard !observers.isEmpty, cancelPending == nil else { return }
         // The next grid point after this frame's real time: late frames skip, never pile up.

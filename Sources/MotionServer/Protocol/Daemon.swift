@@ -116,6 +116,7 @@ public final class Daemon {
     /// Processes a frame from `device`: the pipeline every frame takes, calibration →
     /// engine → TUIO → clients.
     public func process(_ frame: TouchFrame, from device: DeviceIdentity) {
+        clock.catchUp(to: frame.time)
         let now = clock.now
         status.frame(of: device, touches: frame.contacts.count { $0.phase == .began }, at: now)
         var frame = frame
