@@ -10,13 +10,12 @@
 /// root, and a panel that storms again after a reset would be reset in a loop. The storm is
 /// in health and the log for an operator to act on.
 struct TouchStorm {
-    /// The landings of the last second, oldest first, in a ring.
+    /// The landings of the last second, oldest first: those before `oldest` have left it, and
+    /// are dropped together once there are more of them than the limit.
     private var landings: [Double] = []
     private var oldest = 0
     /// Until when the panel is quiet; nil when it is not.
     private(set) var quietUntil: Double?
-    /// When the current or last storm began, and how many landings it counted in its second.
-    private(set) var began: Double?
 
     init() {}
 
@@ -41,7 +40,6 @@ struct TouchStorm {
         landings.append(time)
         guard landings.count - oldest > limit, !isQuiet(at: time) else { return false }
         quietUntil = time + quiet
-        began = time
         return true
     }
 
