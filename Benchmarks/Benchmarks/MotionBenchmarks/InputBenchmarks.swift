@@ -82,7 +82,8 @@ func measureAssembly(_ benchmark: Benchmark, _ assembler: inout TouchFrameAssemb
 }
 
 /// What the contact filters (``ContactFilterSettings``) add to each frame: assembly with none,
-/// with each alone (the phantom filters together), and with all at their defaults, for 2 and
+/// with each alone (the phantom filters together), and with all at their defaults, with and
+/// without the phantom filters (what they add where the filter stage runs anyway), for 2 and
 /// for 10 fingers, on an ordinary panel and on one taken for an infrared frame. The ep0430
 /// recording above has neither resolution nor fuzz nor touch major, so there only the stuck
 /// filter is on; here a panel where every filter has work. No filter cancels a contact in
@@ -103,6 +104,7 @@ func filterBenchmarks() {
         ("hysteresis only", only(ContactFilterSettings(stuckAfter: 0, palmSize: .off, jumpMillimetres: 0, hysteresis: true))),
         ("phantoms only", only(.off, phantoms: PhantomTouchSettings())),
         ("phantoms only, an infrared frame", only(.off, phantoms: infrared)),
+        ("all defaults but the phantom filters", only(ContactFilterSettings())),
         ("all defaults", ContactFilterSettings()),
         ("all defaults, an infrared frame", only(ContactFilterSettings(), phantoms: infrared)),
     ]
