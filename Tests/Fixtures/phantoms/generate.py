@@ -643,8 +643,7 @@ def held_out_rectangle(draw):
 def held_out_pair(draw):
     """Two fingers anywhere on the frame, at least 15 mm apart on each axis (nearer, their
     ghost corners are within a finger of them), dragging at up to 100 mm/s; their ghosts
-    land 1 to 7 frames after the second finger (the rule is for ghosts of two fingers
-    already down: ghosts landing in the second finger's own frame are not held)."""
+    land with the second finger or up to 7 frames after it."""
     while True:
         a = (draw.uniform(20, INFRARED["width"] - 20), draw.uniform(20, INFRARED["height"] - 20))
         b = (draw.uniform(20, INFRARED["width"] - 20), draw.uniform(20, INFRARED["height"] - 20))
@@ -652,7 +651,7 @@ def held_out_pair(draw):
             break
     velocity = lambda: (round(draw.uniform(-100, 100), 1), round(draw.uniform(-100, 100), 1))
     return (tuple(round(v, 1) for v in a), tuple(round(v, 1) for v in b), velocity(), velocity(),
-            draw.randint(2, 8), draw.randint(2, 30), draw.random() < 0.5)
+            draw.randint(1, 8), draw.randint(2, 30), draw.random() < 0.5)
 
 
 def held_out_flips(draw):
