@@ -23,7 +23,6 @@ calibration: calibrate must then fail, say why, and leave the first drop-in as i
 Prints its steps as JSON lines; every wait has a deadline; exits 0 on success, else says why
 with motiond's log. Started by CalibrateCommandTests.swift.
 """
-import argparse
 import json
 import os
 import queue
@@ -34,7 +33,7 @@ import time
 import tomllib
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from fake_panel import Panel, PanelFailure  # noqa: E402
+from fake_panel import Panel, PanelFailure, live_arguments  # noqa: E402
 
 LEFT, RIGHT = "/dev/input/event61", "/dev/input/event62"
 LEFT_PATH, RIGHT_PATH = "pci-0000:00:14.0-usb-0:1:1.0", "pci-0000:00:14.0-usb-0:2:1.0"
@@ -221,10 +220,7 @@ def free_port():
 
 
 def main():
-    parser = argparse.ArgumentParser()
-    for name in ("motiond", "motionctl", "work"):
-        parser.add_argument("--" + name, required=True)
-    args = parser.parse_args()
+    args = live_arguments()
     try:
         check(args)
     except (Failure, PanelFailure) as error:

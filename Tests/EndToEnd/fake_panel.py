@@ -8,6 +8,7 @@ plays only one evemu file per device, and a timer would race whatever the test w
 
 Needs Debian's python3 with python3-gi and gir1.2-umockdev-1.0, under umockdev-wrapper.
 """
+import argparse
 import json
 import os
 import struct
@@ -20,6 +21,15 @@ gi.require_version("UMockdev", "1.0")
 from gi.repository import UMockdev  # noqa: E402
 
 NODE = "/dev/input/event61"
+
+
+def live_arguments():
+    """What every live test's Swift side passes it: motiond's and motionctl's paths, and the
+    folder to work in (`--motiond`, `--motionctl`, `--work`)."""
+    parser = argparse.ArgumentParser()
+    for name in ("motiond", "motionctl", "work"):
+        parser.add_argument("--" + name, required=True)
+    return parser.parse_args()
 
 
 class PanelFailure(Exception):

@@ -13,7 +13,6 @@ A second finger that lands afterwards is a contact of its own. Prints its steps 
 lines; exits 0 on success, else says why with motiond's log.
 Started by DisplayCommandTests.swift (FilterCountTests).
 """
-import argparse
 import json
 import os
 import socket
@@ -22,7 +21,7 @@ import sys
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from fake_panel import NODE, LiveDaemon, Panel, PanelFailure  # noqa: E402
+from fake_panel import NODE, LiveDaemon, Panel, PanelFailure, live_arguments  # noqa: E402
 
 
 class Failure(Exception):
@@ -34,10 +33,7 @@ def step(name, **fields):
 
 
 def main():
-    parser = argparse.ArgumentParser()
-    for name in ("motiond", "motionctl", "work"):
-        parser.add_argument("--" + name, required=True)
-    args = parser.parse_args()
+    args = live_arguments()
     daemon = None
     try:
         panel = Panel(args.work, args.motionctl)

@@ -18,7 +18,6 @@ panel's events even so. Prints its steps as JSON lines; exits 0 on success, else
 with motiond's log.
 Started by DisplayCommandTests.swift (FilterCountTests).
 """
-import argparse
 import json
 import os
 import signal
@@ -27,7 +26,7 @@ import sys
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from fake_panel import NODE, LiveDaemon, Panel, PanelFailure  # noqa: E402
+from fake_panel import NODE, LiveDaemon, Panel, PanelFailure, live_arguments  # noqa: E402
 
 
 class Failure(Exception):
@@ -54,10 +53,7 @@ def stopped(pid):
 
 
 def main():
-    parser = argparse.ArgumentParser()
-    for name in ("motiond", "motionctl", "work"):
-        parser.add_argument("--" + name, required=True)
-    args = parser.parse_args()
+    args = live_arguments()
     daemon = None
     try:
         panel = Panel(args.work, args.motionctl, touch_major=True)

@@ -23,7 +23,6 @@ values say how many contacts each part published (motiond's own ids, new for eve
 contact), and the most at once. Prints its steps as JSON lines; exits 0 on
 success, else says why with motiond's log. Started by DisplayCommandTests.swift.
 """
-import argparse
 import json
 import os
 import socket
@@ -32,7 +31,7 @@ import sys
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from fake_panel import NODE, LiveDaemon, Panel, PanelFailure  # noqa: E402
+from fake_panel import NODE, LiveDaemon, Panel, PanelFailure, live_arguments  # noqa: E402
 
 
 class Failure(Exception):
@@ -82,10 +81,7 @@ class Subscriber:
 
 
 def main():
-    parser = argparse.ArgumentParser()
-    for name in ("motiond", "motionctl", "work"):
-        parser.add_argument("--" + name, required=True)
-    args = parser.parse_args()
+    args = live_arguments()
     daemon = None
     try:
         panel = Panel(args.work, args.motionctl, name=b"motiond fake Optical Touch Panel")

@@ -15,7 +15,6 @@ screen.contacts and card.drag. Then, as a person would:
 Prints what it read as JSON lines (steps); exits 0 on success, else says why with
 motiond's log. Started by ScreenGestureEndToEndTests.swift.
 """
-import argparse
 import json
 import os
 import socket
@@ -24,7 +23,7 @@ import sys
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from fake_panel import LiveDaemon, Panel, PanelFailure  # noqa: E402
+from fake_panel import LiveDaemon, Panel, PanelFailure, live_arguments  # noqa: E402
 
 CONFIGURATION = """[screen]
 width = 1920
@@ -63,10 +62,7 @@ def step(name, **fields):
 
 
 def main():
-    parser = argparse.ArgumentParser()
-    for name in ("motiond", "motionctl", "work"):
-        parser.add_argument("--" + name, required=True)
-    args = parser.parse_args()
+    args = live_arguments()
     daemon = None
     try:
         panel = Panel(args.work, args.motionctl)
