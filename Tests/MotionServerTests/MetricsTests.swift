@@ -218,6 +218,12 @@ struct MetricsTests {
         daemon.input(.removed(panel))
         scraped = scrape()
         #expect(scraped.stuck == 10 && scraped.held == 43 && scraped.dropped == 5, "\(scraped)")
+        // `stats` counts the drops since the daemon started as the metric does, those of
+        // devices that went included: a reader asking after an unplug hears of them.
+        let output = RecordingOutput()
+        let session = daemon.connect(output, credentials: nil)
+        daemon.receive(#"{"id": 1, "op": "stats"}"#, from: session)
+        #expect(try output.take().last?["result"]?["dropped_events"]?.integer == 5)
 
         // Added again without a word of its going (the input side opened the node anew).
         CalibrationProtocolTests.addPanel(to: daemon, node: node)

@@ -136,8 +136,9 @@ struct DeviceRegistry {
         TouchInputHub.SkipReason.Kind.allCases.map { kind in (kind, skipped.count { $0.reason.kind == kind }) }
     }
 
-    /// Dropped events over all devices.
-    var droppedEvents: Int { devices.reduce(0) { $0 + $1.dropped } }
+    /// Events the kernel dropped since the daemon started, over every device, those that went
+    /// included (as the metric counts them): a reader asking after an unplug hears of them.
+    var droppedEvents: Int { totalsByNode.values.reduce(0) { $0 + $1.dropped } }
 
     /// The `devices` reply; `configuration` says which of its rules picked each device (after
     /// a reload, the rules that would pick it now).
