@@ -72,12 +72,11 @@ public enum InfraredFrame {
 
     /// Whether the device's name says it is an infrared or optical frame.
     public static func declares(name: String) -> Bool {
-        let lowered = Array(name.lowercased().unicodeScalars)
+        let lowered = name.lowercased()
         return words.contains { word in
-            let wanted = Array(word.unicodeScalars)
-            guard lowered.count >= wanted.count else { return false }
-            return (0...(lowered.count - wanted.count)).contains { start in
-                (start == 0 || !lowered[start - 1].properties.isAlphabetic) && Array(lowered[start..<(start + wanted.count)]) == wanted
+            lowered.ranges(of: word).contains { found in
+                found.lowerBound == lowered.startIndex
+                    || lowered[lowered.index(before: found.lowerBound)].unicodeScalars.last?.properties.isAlphabetic != true
             }
         }
     }
