@@ -426,8 +426,8 @@ def compare_with_replay(path, stretch=1, last_try=False):
     if published["problems"] and not problems:
         # The fingers are the replay's but not what became of them. The kernel stamps each
         # event when evemu-play writes it, so on a loaded machine the times motiond read are
-        # not the recording's: a double tap's second tap came 0.3 s after the first, and was
-        # a tap of its own. What motiond must give is what it gives for the times it read:
+        # not the recording's: a double tap whose taps come out more than 0.3 s apart is two
+        # taps. What motiond must give is what it gives for the times it read:
         # motionctl's replay of the kernel's recording, with those times.
         kernel = differences(client.events, simulate(recorder.path))
         if kernel["problems"]:
