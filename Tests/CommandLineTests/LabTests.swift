@@ -133,3 +133,23 @@ struct SystemdLabTests {
         #expect(result.status == "passed", "\(result.detail)")
     }
 }
+
+@Suite("scripts/kernel-test's own refusals")
+struct KernelTestScriptTests {
+    /// A machine without Debian's kernel package: the lab cannot boot, and must say why
+    /// rather than end with a bare status (as `ls` of no match under pipefail once made it).
+    @Test("a /boot with no kernel is named, with what to install")
+    func noKernel() throws {
+        let boot = FileManager.default.temporaryDirectory.appendingPathComponent("motiond-no-kernel-\(getpid())")
+        try FileManager.default.createDirectory(at: boot, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: boot) }
+        var environment = ProcessInfo.processInfo.environment
+        environment["MOTIOND_LAB_BOOT"] = boot.path
+        environment["MOTIOND_BIN_DIR"] = Run.productsDirectory.path
+        let run = try Run(EndToEnd.repository.appendingPathComponent("scripts/kernel-test").path, ["--out", boot.appendingPathComponent("out").path],
+                          deadline: 120, environment: environment)
+        #expect(run.status == 2, "kernel-test exited \(run.status): \(run.error)")
+        #expect(run.error.contains("no kernel in \(boot.path)"), "kernel-test said: \(run.error)")
+        #expect(run.error.contains("linux-image-amd64"), "kernel-test said: \(run.error)")
+    }
+}
