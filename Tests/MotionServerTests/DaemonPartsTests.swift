@@ -4,9 +4,44 @@ import NIOEmbedded
 import Testing
 @testable import MotionServer
 
-@Suite("The daemon's parts: started in order, stopped in reverse")
+@Suite("The daemon's parts: kept in the order they started, stopped in reverse")
 struct DaemonPartsTests {
     final class Journal { var lines: [String] = [] }
+
+    /// A part that says when it stops, joining `parts` once it has started, as the daemon's do.
+    static func started(_ name: String, _ journal: Journal, on loop: EventLoop, into parts: inout DaemonParts) {
+        parts.append(DaemonPart(name: name) { journal.lines.append(name); return loop.makeSucceededVoidFuture() })
+    }
+
+    /// DaemonService starts the scene on the loop, then the input and the listeners off it
+    /// (gathered in a list of their own, which joins the scene's once the rest starts on the
+    /// loop), then the replay and the loop's probe. However the parts were gathered, they
+    /// must be kept in the order they started: a join the wrong way round would stop the
+    /// scene (the clients' goodbye) before the input, whose last touches would reach no one.
+    @Test("parts started off the loop join those started on it in start order: a stop reverses the whole start, and a start that failed half-way stops what it started, in reverse")
+    func startOrder() {
+        let loop = EmbeddedEventLoop()
+        let logger = Logger(label: "parts") { _ in SwiftLogNoOpLogHandler() }
+        let journal = Journal()
+        var service = DaemonParts()
+        Self.started("scene", journal, on: loop, into: &service)
+        var outside = DaemonParts()
+        for name in ["input", "socket", "web listener"] { Self.started(name, journal, on: loop, into: &outside) }
+        service.append(contentsOf: outside)
+        for name in ["replay", "loop probe"] { Self.started(name, journal, on: loop, into: &service) }
+        _ = service.stopAll(on: loop, logger: logger)
+        #expect(journal.lines == ["loop probe", "replay", "web listener", "socket", "input", "scene"])
+
+        // The socket failed to start: what started stops, the input before the scene.
+        journal.lines = []
+        var failed = DaemonParts()
+        Self.started("scene", journal, on: loop, into: &failed)
+        var beforeFailure = DaemonParts()
+        Self.started("input", journal, on: loop, into: &beforeFailure)
+        failed.append(contentsOf: beforeFailure)
+        _ = failed.stopAll(on: loop, logger: logger)
+        #expect(journal.lines == ["input", "scene"])
+    }
 
     @Test("each part stops after the one started after it has finished stopping, even when that one failed; a second stop does nothing")
     func reverseOrder() {
