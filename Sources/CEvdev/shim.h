@@ -17,4 +17,10 @@ static inline int motiond_uinput_version(int fd) {
     unsigned int version = 0;
     return ioctl(fd, UI_GET_VERSION, &version) < 0 ? -errno : (int)version;
 }
+// Gives the uinput device about to be made its phys (UI_SET_PHYS, an ioctl macro): libevdev's
+// uinput creation sends the name and ids but not the phys. 0, or -errno.
+static inline int motiond_uinput_set_phys(int fd, const char *phys) {
+    return ioctl(fd, UI_SET_PHYS, phys) < 0 ? -errno : 0;
+}
+
 #endif
