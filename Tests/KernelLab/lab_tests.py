@@ -1052,6 +1052,11 @@ class DebugEvents:
     def fingers_down(self):
         return sum(1 for touch in self.touches() if touch["end"] is None)
 
+    def multiple_touch_down(self):
+        """libinput's complaints of a touch down in a slot already down (a release and a new
+        tracking id in one frame), each dropping a touch: empty when there were none."""
+        return [line.strip() for line in self.text().splitlines() if "multiple touch down" in line]
+
     def most_down(self):
         """The most touches libinput had down at once."""
         down = most = 0
@@ -1222,6 +1227,8 @@ def virtual_recording_test(path, stretch=1, all_at_once=False):
             why = track_problems(touch["positions"], tracks[contact])
             if why:
                 problems.append(f"touch {index} (contact {contact}): {why}")
+        if watcher.multiple_touch_down():
+            problems.append(f"libinput dropped touches: {watcher.multiple_touch_down()}")
         cancelled = sum(1 for touch in shown if touch["end"] == "cancel")
         lifted = sum(1 for touch in shown if touch["end"] == "up")
         at_once = watcher.most_down()
@@ -1340,6 +1347,82 @@ def virtual_claim_and_cancel():
         check(daemon.stop() == 0, f"motiond's exit status at SIGTERM:\n{daemon.log_text()}")
     return (f"the touch on the element: not shown; the palm: {len(shown[0]['positions'])} positions then TOUCH_CANCEL;"
             f" the plain touch: {len(shown[1]['positions'])} positions then TOUCH_UP")
+
+
+MT_SLOT = 0x2f
+
+
+def lift_and_land_frames():
+    """Three touches on the Atmel panel (its units, 800 × 480), each ending as the next lands,
+    in one frame: A (slot 0) lifts as B lands in slot 1; then B's slot says a new tracking id,
+    C's, with no -1 before it, which the kernel's slot protocol reads as B lifting and C
+    landing (libevdev drops the id as a kernel bug)."""
+    def at(x, y):
+        return [(3, MT_X, x), (3, MT_Y, y), (3, ABS_X, x), (3, ABS_Y, y)]
+    frames = [[(3, MT_SLOT, 0), (3, MT_ID, 51), (3, MT_TOOL, 0)] + at(150, 200) + [(1, BTN_TOUCH, 1)]]
+    frames += [at(150 + 8 * step, 200) for step in range(1, 8)]
+    frames.append([(3, MT_ID, -1), (3, MT_SLOT, 1), (3, MT_ID, 52), (3, MT_TOOL, 0)] + at(600, 300))
+    frames += [at(600, 300 - 8 * step) for step in range(1, 8)]
+    frames.append([(3, MT_ID, 53)] + at(400, 420))
+    frames += [at(400 - 8 * step, 420) for step in range(1, 8)]
+    frames.append([(3, MT_ID, -1), (1, BTN_TOUCH, 0)])
+    return frames
+
+
+def virtual_lift_and_land():
+    """A touch that lands as another lifts, in one frame, reaches the apps as a touch of its
+    own: libinput sees every touch motiond published, each lifted, and never a second touch
+    down in one slot (the virtual device takes a slot released in a frame only in a later
+    one). A tracking id replaced with no -1 between is a lift and a landing live as in
+    motionctl's replay of the same events. The device's phys is motiond/OUTPUT."""
+    finish()
+    events = os.path.join(SCRATCH, "lift-and-land.events")
+    with open(events, "w") as out:
+        out.writelines(evemu_frames(lift_and_land_frames()))
+    # The replay reads the panel's description and these events, as one recording.
+    recording = os.path.join(SCRATCH, "lift-and-land.evemu")
+    with open(DRAG) as header, open(recording, "w") as out:
+        out.writelines(line for line in header if not line.startswith("E:"))
+        out.writelines(evemu_frames(lift_and_land_frames()))
+    replayed = frame_contents(json_lines(run([MOTIONCTL, "frames", recording, "--raw", "--json"]), "the replay"))
+    replayed_ids = sorted({contact["id"] for frame in replayed for contact in frame if contact["phase"] == "began"})
+    with Daemon([], name="lift-and-land", config=write_config("lift-and-land.toml", VIRTUAL_CONFIG)) as daemon:
+        client = Client(daemon.socket)
+        node = virtual_node(client)
+        with open(os.path.join("/sys/class/input", os.path.basename(node), "device", "phys")) as source:
+            phys = source.read().strip()
+        client.request("subscribe", streams=["screen.contacts"])
+        with Panel(DRAG) as panel:
+            client.next_event(device_event("added", panel.node), what=f"motiond to read {panel.node}")
+            watcher = DebugEvents(node)
+            panel.play(events, meanwhile=client.drain)
+            try:
+                wait_until("libinput to see three touches end", lambda: len(watcher.touches()) >= 3 and watcher.fingers_down() == 0)
+            except LabFailure:
+                # Judged below, with everything else: fewer touches, or one never ended.
+                pass
+        watcher.stop()
+        client.drain()
+        shown = watcher.touches()
+        tracks = contact_tracks(client.events)
+        problems = []
+        if phys != f"motiond/{VIRTUAL_OUTPUT}":
+            problems.append(f"the virtual touchscreen's phys is {phys!r}, not motiond/{VIRTUAL_OUTPUT}")
+        if watcher.multiple_touch_down():
+            problems.append(f"libinput dropped touches: {watcher.multiple_touch_down()}")
+        if len(replayed_ids) != 3:
+            problems.append(f"motionctl's replay began {len(replayed_ids)} contacts, not 3: {replayed_ids}")
+        if len(tracks) != len(replayed_ids):
+            problems.append(f"motiond published {len(tracks)} contacts live, the replay began {len(replayed_ids)}: {tracks}")
+        if [touch["end"] for touch in shown] != ["up"] * 3:
+            problems.append(f"libinput's touches ended {[touch['end'] for touch in shown]}, not three TOUCH_UP:\n" + watcher.touch_lines())
+        for (touch, contact) in zip(shown, tracks):
+            why = track_problems(touch["positions"], tracks[contact])
+            if why:
+                problems.append(f"contact {contact}: {why}")
+        check(not problems, "\n".join(problems))
+        check(daemon.stop() == 0, f"motiond's exit status at SIGTERM:\n{daemon.log_text()}")
+    return f"phys {phys}; three touches, each lifted, as screen.contacts published them and as the replay began them"
 
 
 # --- Field faults, generated anew each run -------------------------------------------------
@@ -1791,6 +1874,7 @@ def all_tests():
     for path in held_out_recordings():
         tests["virtual " + os.path.relpath(path, REPOSITORY)] = (lambda path=path: virtual_recording_test(path, SLOWER, all_at_once=True))
     tests["virtual claim and cancel"] = virtual_claim_and_cancel
+    tests["virtual lift and land"] = virtual_lift_and_land
     tests["virtual field faults"] = virtual_field_faults
     tests["virtual sigkill"] = virtual_sigkill
     tests["virtual grab"] = virtual_grab

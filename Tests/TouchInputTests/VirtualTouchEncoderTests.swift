@@ -7,6 +7,8 @@ import TouchModel
 /// dispatch (evdev-fallback.c): the kernel's per-slot state as libevdev keeps it (the tool a
 /// slot last said sticks), a touch down at a tracking id, up at -1, and a cancel when a touch
 /// already down turns `MT_TOOL_PALM`; a touch that begins while its slot says palm is ignored.
+/// A touch down in a slot whose touch was released in the same frame is a kernel bug to
+/// libinput ("driver sent multiple touch down for the same slot"): it drops the new touch.
 struct LibinputModel {
     enum Seen: Equatable {
         case down(slot: Int, x: Int32, y: Int32)
@@ -23,6 +25,8 @@ struct LibinputModel {
         var began = false
         var palm = false
         var ignored = false
+        /// Released since the last `SYN_REPORT`.
+        var released = false
     }
 
     private var slots: [Slot]
@@ -47,6 +51,7 @@ struct LibinputModel {
         case (EventType.absolute, AbsoluteAxis.trackingID):
             if event.value >= 0 {
                 if slots[current].tracking >= 0 { problems.append("tracking id over a live one in slot \(current)") }
+                if slots[current].released { problems.append("multiple touch down for the same slot \(current) in one frame") }
                 slots[current].tracking = event.value
                 slots[current].began = true
                 slots[current].ignored = slots[current].tool == ToolType.palm
@@ -54,6 +59,7 @@ struct LibinputModel {
             } else {
                 if slots[current].tracking < 0 { problems.append("release of an empty slot \(current)") }
                 slots[current].tracking = -1
+                slots[current].released = true
                 let wasShown = !slots[current].ignored && !slots[current].palm && !slots[current].began
                 if wasShown { seen.append(.up(slot: current)) }
                 slots[current].began = false
@@ -76,7 +82,7 @@ struct LibinputModel {
         case (EventType.synchronization, SynchronizationCode.report):
             frames += 1
             for index in slots.indices {
-                defer { slots[index].dirty = false; slots[index].began = false }
+                defer { slots[index].dirty = false; slots[index].began = false; slots[index].released = false }
                 guard slots[index].tracking >= 0, !slots[index].ignored, !slots[index].palm else { continue }
                 if slots[index].began {
                     seen.append(.down(slot: index, x: slots[index].x, y: slots[index].y))
@@ -192,6 +198,65 @@ struct VirtualTouchEncoderTests {
         #expect(model.seen.count == 4 && model.problems.isEmpty, "\(model.seen) \(model.problems)")
     }
 
+    @Test("a lift and a landing in one frame: the landing takes another slot, or, with none left, the lifted one in a frame of its own")
+    func liftAndLandInOneFrame() {
+        var encoder = VirtualTouchEncoder(geometry: Self.geometry, slotCount: 3)
+        var model = LibinputModel(slots: 3)
+        var events: [InputEvent] = []
+        func frame(_ contacts: VirtualContact...) -> Int {
+            events.removeAll()
+            encoder.encode(contacts, into: &events)
+            model.read(events)
+            return events.count { $0.type == EventType.synchronization }
+        }
+        #expect(frame(Self.contact(1, .began, 2000, 100), Self.contact(2, .began, 2100, 100)) == 1)
+        // The landing is listed before the lift: it still knows the slot is released.
+        #expect(frame(Self.contact(3, .began, 2200, 200), Self.contact(1, .ended, 2000, 100), Self.contact(2, .moved, 2100, 100)) == 1)
+        #expect(model.seen.suffix(2) == [.up(slot: 0), .down(slot: 2, x: 1120, y: 800)])
+        // Slots 1 and 2 taken, 0 free: a landing takes 0; then every slot is taken.
+        #expect(frame(Self.contact(2, .moved, 2100, 100), Self.contact(3, .moved, 2200, 200), Self.contact(4, .began, 2300, 300)) == 1)
+        #expect(model.seen.last == .down(slot: 0, x: 1520, y: 1200))
+        // Finger 2 lifts and 5 lands, finger 3 turns palm and 6 lands: a frame of the lift and
+        // the palm, one releasing the palm's slot, one landing both.
+        #expect(frame(Self.contact(2, .ended, 2100, 100), Self.contact(5, .began, 2400, 400),
+                      Self.contact(3, .moved, 2200, 200, forApps: false), Self.contact(6, .began, 2500, 500),
+                      Self.contact(4, .moved, 2300, 300)) == 3)
+        #expect(model.seen.suffix(4) == [.up(slot: 1), .cancel(slot: 2), .down(slot: 1, x: 1920, y: 1600), .down(slot: 2, x: 2320, y: 2000)])
+        // With every slot taken and none released, a landing is dropped.
+        #expect(frame(Self.contact(7, .began, 2600, 600)) == 0)
+        #expect(encoder.fingersDropped == 1 && encoder.fingersCancelled == 1)
+        #expect(model.problems.isEmpty, "\(model.problems)")
+        #expect(model.button && encoder.isTouching)
+    }
+
+    @Test("every fixture recording's frames, shown on the virtual touchscreen, read as libinput reads them: each contact down, lifted or cancelled as the frames say")
+    func fixtureRecordings() throws {
+        let geometry = VirtualTouchscreenGeometry(area: Rect(origin: Point(x: 0, y: 0), size: Size(width: 1920, height: 1080)))
+        var recordings = 0
+        for path in FixtureRecordings.allRecordings() {
+            guard let replay = try? RecordingReplay(FixtureRecordings.replayable(path)) else { continue }
+            recordings += 1
+            var encoder = VirtualTouchEncoder(geometry: geometry)
+            var model = LibinputModel(slots: encoder.slotCount)
+            var events: [InputEvent] = []
+            var phases: [TouchPhase: Int] = [:]
+            for frame in replay.frames() {
+                let contacts = frame.contacts.map { VirtualContact(finger: Int($0.trackingID), phase: $0.phase, position: $0.position) }
+                for contact in contacts { phases[contact.phase, default: 0] += 1 }
+                events.removeAll()
+                encoder.encode(contacts, into: &events)
+                model.read(events)
+            }
+            let downs = model.seen.count { if case .down = $0 { true } else { false } }
+            let ups = model.seen.count { if case .up = $0 { true } else { false } }
+            let cancels = model.seen.count { if case .cancel = $0 { true } else { false } }
+            #expect(model.problems.isEmpty, "\(path): \(model.problems.prefix(3))")
+            #expect(encoder.fingersDropped == 0 && downs == phases[.began, default: 0], "\(path): \(downs) down of \(phases)")
+            #expect(ups == phases[.ended, default: 0] && cancels == phases[.cancelled, default: 0], "\(path): \(ups) up, \(cancels) cancelled of \(phases)")
+        }
+        #expect(recordings > 40, "the fixtures' recordings were found")
+    }
+
     @Test("random frames: every touch shown ends once, as an up when it lifted for the apps and a cancel otherwise")
     func randomFrames() {
         var random = SplitMix64(seed: 46)
@@ -204,8 +269,6 @@ struct VirtualTouchEncoderTests {
             var events: [InputEvent] = []
             for _ in 0..<40 {
                 var frame: [VirtualContact] = []
-                // Slots turned palm in a frame are released at its end: not free for a landing in it.
-                var palmed = 0
                 for (finger, state) in down.sorted(by: { $0.key < $1.key }) {
                     let roll = random.below(10)
                     let forApps = state.forApps && random.below(12) != 0
@@ -213,17 +276,18 @@ struct VirtualTouchEncoderTests {
                     if roll < 2 {
                         let phase: TouchPhase = roll == 0 ? .ended : .cancelled
                         frame.append(VirtualContact(finger: finger, phase: phase, position: point, forApps: forApps))
-                        if state.shown { if phase == .ended && forApps { lifts += 1 } else { cancels += 1; palmed += 1 } }
+                        if state.shown { if phase == .ended && forApps { lifts += 1 } else { cancels += 1 } }
                         down[finger] = nil
                     } else {
                         frame.append(VirtualContact(finger: finger, phase: .moved, position: point, forApps: forApps))
-                        if state.shown && !forApps { cancels += 1; palmed += 1 }
+                        if state.shown && !forApps { cancels += 1 }
                         down[finger] = (forApps, state.shown && forApps)
                     }
                 }
                 if random.below(3) == 0 {
                     let forApps = random.below(4) != 0
-                    let shown = forApps && down.values.filter(\.shown).count + palmed < 4
+                    // A slot released in the frame takes it in a frame of its own after.
+                    let shown = forApps && down.values.filter(\.shown).count < 4
                     frame.append(VirtualContact(finger: nextFinger, phase: .began, position: Point(x: 2000, y: 500), forApps: forApps))
                     down[nextFinger] = (forApps, shown)
                     nextFinger += 1

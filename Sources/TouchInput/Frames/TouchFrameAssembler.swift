@@ -17,6 +17,10 @@ import TouchModel
 /// | its id reused in another slot, a `SYN_DROPPED` nobody resyncs, the device gone | `cancel` |
 /// | `SYN_REPORT`                          | `report`          |
 ///
+/// A new id in a slot whose contact is down, with no −1 between, is that contact lifting and
+/// a new one landing, as the kernel's slot protocol says, live as in a replay: libevdev drops
+/// such an id, and ``TouchDevice`` gives it back.
+///
 /// During a `SYN_DROPPED` resync, a contact that ends by `land` or `lift` was lost, and is
 /// reported `cancelled` rather than `ended`.
 ///

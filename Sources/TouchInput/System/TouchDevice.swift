@@ -25,6 +25,8 @@ public final class TouchDevice {
     public let usesMonotonicClock: Bool
 
     private var evdev: OpaquePointer?
+    /// Where libevdev notes the tracking ids it drops (``feedReplacedIDs(into:events:)``).
+    private let replacedIDs: UnsafeMutablePointer<motiond_replaced_ids>
     /// The device's slots, filters and mapping: how its events become frames, and what its
     /// readers ask of them (the mapping, the filters, the drops, the next deadline).
     public private(set) var assembler: TouchFrameAssembler
@@ -89,9 +91,15 @@ public final class TouchDevice {
         self.description = description
         self.usesMonotonicClock = libevdev_set_clock_id(evdev, CLOCK_MONOTONIC) == 0
         self.assembler = TouchFrameAssembler(description: description, mapping: mapping)
+        self.replacedIDs = .allocate(capacity: 1)
+        replacedIDs.initialize(to: motiond_replaced_ids())
+        motiond_evdev_keep_replaced_ids(evdev, replacedIDs)
     }
 
-    deinit { close() }
+    deinit {
+        close()
+        replacedIDs.deallocate()
+    }
 
     /// What happened when reading.
     public enum ReadOutcome: Equatable, Sendable {
@@ -116,6 +124,7 @@ public final class TouchDevice {
         var readAny = false
         while true {
             let status = libevdev_next_event(evdev, flags, &event)
+            if replacedIDs.pointee.count > 0 { feedReplacedIDs(into: &frames, events: events) }
             if status == LIBEVDEV_READ_STATUS_SUCCESS.rawValue || status == LIBEVDEV_READ_STATUS_SYNC.rawValue {
                 if status == LIBEVDEV_READ_STATUS_SYNC.rawValue && flags == LIBEVDEV_READ_FLAG_NORMAL.rawValue {
                     // This is the SYN_DROPPED itself: libevdev now replays the state.
@@ -144,6 +153,24 @@ public final class TouchDevice {
                 return .removed
             }
         }
+    }
+
+    /// Feeds the assembler the tracking ids libevdev dropped while reading, where they were:
+    /// before the event it returned after them, in the slot its events addressed then.
+    ///
+    /// A slot's new tracking id with no −1 before it is a new contact by the kernel's slot
+    /// protocol (the old one lifted), and a replay of the raw events reads it so; libevdev
+    /// drops it as a kernel bug, which would leave the old contact jumping to the new one's
+    /// place. Putting it back keeps one rule for live and replayed frames, and for what
+    /// `motionctl record` writes (`events`).
+    private func feedReplacedIDs(into frames: inout [TouchInputEvent], events: ((InputEvent) -> Void)?) {
+        for index in 0..<replacedIDs.pointee.count {
+            let value = motiond_replaced_id(replacedIDs, index)
+            let input = InputEvent(time: lastEventTime, type: EventType.absolute, code: AbsoluteAxis.trackingID, value: value)
+            events?(input)
+            if let frame = assembler.consume(input) { frames.append(.frame(frame, from: identity)) }
+        }
+        replacedIDs.pointee.count = 0
     }
 
     /// Cancels the device's contacts (appending that frame to `events`) and closes it: for a device

@@ -83,6 +83,12 @@ public struct VirtualTouchscreenGeometry: Hashable, Sendable {
 /// before its tracking id, since libinput reads the tool the slot has then and would ignore
 /// a touch that still says palm.
 ///
+/// A slot released in a frame is taken again only in a later one, as a kernel driver frees
+/// slots: libinput reads a release and a new tracking id in one frame as a second touch down
+/// in the slot, drops the new touch, and moves the old one to it. A finger landing in a frame
+/// takes a slot free before it; when the only slots left are those released in it, the finger
+/// lands in a frame of its own, right after.
+///
 /// A finger shown since it landed stays shown until it lifts or is cancelled; one kept from
 /// the apps at its landing is never shown, even if its claim ends.
 public struct VirtualTouchEncoder: Sendable {
@@ -107,6 +113,10 @@ public struct VirtualTouchEncoder: Sendable {
     private var touching = false
     /// Slots whose finger turned palm this frame, released in the next.
     private var cancelling: [Int] = []
+    /// Slots whose finger lifted this frame: not free until the next.
+    private var released: [Int] = []
+    /// Fingers that landed this frame with only released slots left, to land in the next.
+    private var waiting: [VirtualContact] = []
 
     /// Fingers that landed with every slot taken, and were not shown.
     public private(set) var fingersDropped = 0
@@ -122,20 +132,31 @@ public struct VirtualTouchEncoder: Sendable {
         self.slotCount = slotCount
         self.slots = Array(repeating: nil, count: slotCount)
         cancelling.reserveCapacity(slotCount)
+        released.reserveCapacity(slotCount)
+        waiting.reserveCapacity(slotCount)
     }
 
     /// Whether a finger is shown.
     public var isTouching: Bool { touching }
 
     /// Appends the events of one frame to `events`: none when it changes nothing the device
-    /// shows, one frame (ending in `SYN_REPORT`) usually, two when fingers are cancelled.
+    /// shows, one frame (ending in `SYN_REPORT`) usually, another when fingers are cancelled,
+    /// and another when fingers land with only the slots released in the frame left.
+    ///
+    /// The fingers shown are moved, lifted and cancelled first, and those new land after, so
+    /// that a landing knows every slot the frame releases, wherever it is in `contacts`.
     public mutating func encode(_ contacts: [VirtualContact], into events: inout [InputEvent]) {
         let start = events.count
         for contact in contacts {
-            if let slot = slot(of: contact.finger) {
-                update(slot, with: contact, into: &events)
-            } else if contact.phase == .began, contact.forApps {
-                land(contact, into: &events)
+            if let slot = slot(of: contact.finger) { update(slot, with: contact, into: &events) }
+        }
+        for contact in contacts where contact.phase == .began && contact.forApps && slot(of: contact.finger) == nil {
+            if let slot = freeSlot() {
+                land(contact, in: slot, into: &events)
+            } else if released.count + cancelling.count > waiting.count {
+                waiting.append(contact)
+            } else {
+                fingersDropped += 1
             }
         }
         endFrame(since: start, into: &events)
@@ -173,16 +194,13 @@ public struct VirtualTouchEncoder: Sendable {
             select(slot, into: &events)
             emit(AbsoluteAxis.trackingID, -1, into: &events)
             slots[slot] = nil
+            released.append(slot)
         case .ended, .cancelled:
             turnPalm(slot, into: &events)
         }
     }
 
-    private mutating func land(_ contact: VirtualContact, into events: inout [InputEvent]) {
-        guard let slot = freeSlot() else {
-            fingersDropped += 1
-            return
-        }
+    private mutating func land(_ contact: VirtualContact, in slot: Int, into events: inout [InputEvent]) {
         let units = geometry.units(of: contact.position)
         select(slot, into: &events)
         emit(AbsoluteAxis.toolType, ToolType.finger, into: &events)
@@ -199,9 +217,9 @@ public struct VirtualTouchEncoder: Sendable {
         slots.firstIndex { $0?.finger == finger }
     }
 
-    /// A slot free for a new finger: empty, and not being released this frame.
+    /// A slot free for a new finger: empty, and not released in this frame.
     private func freeSlot() -> Int? {
-        slots.indices.first { slots[$0] == nil && !cancelling.contains($0) }
+        slots.indices.first { slots[$0] == nil && !cancelling.contains($0) && !released.contains($0) }
     }
 
     private mutating func turnPalm(_ slot: Int, into events: inout [InputEvent]) {
@@ -213,17 +231,27 @@ public struct VirtualTouchEncoder: Sendable {
     }
 
     /// Ends the frame begun at `start`, if it holds anything: `BTN_TOUCH` and `ABS_X`/`ABS_Y`,
-    /// `SYN_REPORT`, and the frame that releases the slots turned palm.
+    /// `SYN_REPORT`; then the frame that releases the slots turned palm, and the frame that
+    /// lands the fingers waiting for a slot, each in a slot released in an earlier frame.
     private mutating func endFrame(since start: Int, into events: inout [InputEvent]) {
         guard events.count > start else { return }
         finishFrame(into: &events)
-        guard !cancelling.isEmpty else { return }
-        for slot in cancelling {
-            select(slot, into: &events)
-            emit(AbsoluteAxis.trackingID, -1, into: &events)
-            slots[slot] = nil
+        released.removeAll(keepingCapacity: true)
+        if !cancelling.isEmpty {
+            for slot in cancelling {
+                select(slot, into: &events)
+                emit(AbsoluteAxis.trackingID, -1, into: &events)
+                slots[slot] = nil
+            }
+            cancelling.removeAll(keepingCapacity: true)
+            finishFrame(into: &events)
         }
-        cancelling.removeAll(keepingCapacity: true)
+        guard !waiting.isEmpty else { return }
+        for contact in waiting {
+            // Every slot counted for it was released by now.
+            land(contact, in: freeSlot()!, into: &events)
+        }
+        waiting.removeAll(keepingCapacity: true)
         finishFrame(into: &events)
     }
 

@@ -59,8 +59,15 @@ public final class VirtualTouchscreen {
             throw version < 0 ? .notUinput(path: uinputPath, errno: -version) : .tooOld(version: Int(version))
         }
         let name = String(String("\(Self.namePrefix) \(output)").utf8.prefix(79)) ?? Self.namePrefix
-        let template = Self.template(name: name, output: output, geometry: geometry, slotCount: slotCount)
+        let template = Self.template(name: name, geometry: geometry, slotCount: slotCount)
         defer { libevdev_free(template) }
+        // The phys goes to uinput itself, before the device is made: libevdev's template
+        // carries one, but libevdev does not pass it on. The kernel copies the string.
+        let phys = motiond_uinput_set_phys(descriptor, Self.phys(output: output))
+        guard phys == 0 else {
+            Glibc.close(descriptor)
+            throw .cannotCreate(errno: -phys)
+        }
         var uinput: OpaquePointer?
         let status = libevdev_uinput_create_from_device(template, descriptor, &uinput)
         guard status == 0, let uinput else {
@@ -80,11 +87,16 @@ public final class VirtualTouchscreen {
 
     deinit { destroy() }
 
-    /// The device as libevdev is to make it.
-    private static func template(name: String, output: String, geometry: VirtualTouchscreenGeometry, slotCount: Int) -> OpaquePointer {
+    /// The device's phys, `motiond/OUTPUT`: where udev rules and `libinput list-devices` say it
+    /// is plugged in. The kernel keeps 1,024 bytes of it.
+    static func phys(output: String) -> String {
+        String("motiond/\(output)".utf8.prefix(1023)) ?? "motiond"
+    }
+
+    /// The device as libevdev is to make it (its phys is set apart: ``phys(output:)``).
+    private static func template(name: String, geometry: VirtualTouchscreenGeometry, slotCount: Int) -> OpaquePointer {
         let device = libevdev_new()!
         libevdev_set_name(device, name)
-        libevdev_set_phys(device, "motiond/\(output)")
         libevdev_set_id_bustype(device, 0x06)  // BUS_VIRTUAL
         libevdev_set_id_vendor(device, Int32(vendor))
         libevdev_set_id_product(device, Int32(product))
