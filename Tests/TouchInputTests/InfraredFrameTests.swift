@@ -12,13 +12,14 @@ struct InfraredFrameTests {
     typealias Replayed = PhantomTouchTests.Replayed
 
     /// Two fingers 60 mm apart turning around (2000, 2000) from `from` through `degrees`
-    /// (negative: clockwise in device units) at `degreesPerSecond`; each frame's true places.
+    /// (negative: clockwise in device units) at `degreesPerSecond`, from the frame they land
+    /// in to a stop, where they rest three frames; each frame's true places.
     static func turn(from: Double, degrees: Double, degreesPerSecond: Double) -> (EventScript, [(Double, [Int32: (Double, Double)])]) {
         var script = EventScript()
         var truth: [(Double, [Int32: (Double, Double)])] = []
         let frames = Int((abs(degrees) / degreesPerSecond / 0.01).rounded())
-        for n in 0...frames {
-            let angle = (from + degrees * Double(n) / Double(frames)) * .pi / 180
+        for n in 0...frames + 3 {
+            let angle = (from + degrees * Double(min(n, frames)) / Double(frames)) * .pi / 180
             let a = (2000 + 300 * cos(angle), 2000 + 300 * sin(angle)), b = (2000 - 300 * cos(angle), 2000 - 300 * sin(angle))
             truth.append((script.time, [1: a, 2: b]))
             script.slot(0); if n == 0 { script.track(1) }; script.at(Int32(a.0.rounded()), Int32(a.1.rounded()))
@@ -42,8 +43,10 @@ struct InfraredFrameTests {
         return farthest
     }
 
-    @Test("two fingers turning around each other cross on x and on y, slowly and fast, either way: no flip, each finger where it is",
-          arguments: [(30.0, 180.0, 90.0), (30.0, 180.0, 720.0), (210.0, -180.0, 90.0), (210.0, -180.0, 720.0), (-20.0, 116.0, 400.0)])
+    @Test("two fingers turning around each other cross on x and on y, slowly and fast, either way, stopping or landing at the crossing: no flip, each finger where it is",
+          arguments: [(30.0, 180.0, 90.0), (30.0, 180.0, 720.0), (210.0, -180.0, 90.0), (210.0, -180.0, 720.0), (-20.0, 116.0, 400.0),
+                      // stopping 3° short of the crossing, and landing 4° short of it already turning
+                      (27.0, 60.0, 720.0), (-57.0, 54.0, 720.0), (86.0, 120.0, 720.0), (4.0, -120.0, 720.0)])
     func turningPairs(from: Double, degrees: Double, speed: Double) throws {
         let (script, truth) = Self.turn(from: from, degrees: degrees, degreesPerSecond: speed)
         let replayed = try PhantomTouchTests.replay(script, on: PhantomTouchTests.infraredPanel())

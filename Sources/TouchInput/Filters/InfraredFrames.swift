@@ -8,8 +8,9 @@ import TouchModel
 /// A ghost flip is told from fingers that cross by where the fingers were going: each
 /// finger's track is carried on at its last velocity, and the frame is put back only when
 /// the flipped pair lies nearer those places than the pair as reported, by more than twice
-/// the phantom radius. Fingers that cross (turning around each other, at any speed) are
-/// where their motion takes them, so their crossing is never a flip. A flip lasts a frame
+/// the phantom radius, and nearer where they were too. Fingers that cross (turning around
+/// each other, at any speed) are where their motion takes them, so their crossing is never
+/// a flip; fingers that stop short at the crossing are where they were. A flip lasts a frame
 /// or two: put-backs in a row end after ``PhantomTouchSettings/flipLongest(frameInterval:)``,
 /// and the frame is believed.
 extension TouchFrameAssembler {
@@ -45,26 +46,27 @@ extension TouchFrameAssembler {
 
     /// On an infrared frame with exactly two fingers down before and in the frame: when the
     /// frame reports them at their ghost corners (each keeps one coordinate and takes the
-    /// other's), the pair put back, nearer by more than twice the phantom radius to where the
-    /// fingers were going than the frame as reported or exchanged; nil otherwise (nearly
-    /// every frame, and once put-backs in a row have lasted their longest).
+    /// other's), the pair put back, nearer by more than twice the phantom radius than the
+    /// frame as reported or exchanged both to where the fingers were going and to where they
+    /// were; nil otherwise (nearly every frame, the first after a finger of the pair began,
+    /// and once put-backs in a row have lasted their longest).
     mutating func unflipped(_ contacts: [SlotContact], _ context: LandingContext, at time: Double) -> [SlotContact]? {
+        // Until each finger has moved once where it is followed, where it is going is unknown.
         guard filters.resolved.infrared, let (p, q) = context.pair,
-              let trackA = slots[p.slot].track, let trackB = slots[q.slot].track else {
+              let trackA = slots[p.slot].track, let trackB = slots[q.slot].track,
+              trackA.rawTime > trackA.landTime, trackB.rawTime > trackB.landTime else {
             filters.flippedSince = nil
             return nil
         }
-        let a = expected(trackA, at: time), b = expected(trackB, at: time)
-        func cost(_ pa: (Int32, Int32), _ qb: (Int32, Int32)) -> Double {
-            anchorPoint(x: pa.0, y: pa.1).distance(to: a) + anchorPoint(x: qb.0, y: qb.1).distance(to: b)
-        }
+        // Where the fingers were going, and where they were: a flip explains the frame better
+        // than the pair as reported against both (a crossing is explained by the first, a
+        // pair that stops short by the second).
+        let going = (expected(trackA, at: time), expected(trackB, at: time))
+        let were = (anchorPoint(x: trackA.rawX, y: trackA.rawY), anchorPoint(x: trackB.rawX, y: trackB.rawY))
         // Each finger keeps its x and takes the other's y, or keeps its y and takes the other's x.
         let (keepX, keepY) = (((p.x, q.y), (q.x, p.y)), ((q.x, p.y), (p.x, q.y)))
-        let best = cost(keepX.0, keepX.1) <= cost(keepY.0, keepY.1) ? keepX : keepY
-        // Exchanged positions (each finger reported in the other's slot) are the jump
-        // filter's to re-pair: a flip must explain the frame better than an exchange too.
-        let plain = Swift.min(cost((p.x, p.y), (q.x, q.y)), cost((q.x, q.y), (p.x, p.y)))
-        guard cost(best.0, best.1) < plain - 2 * filters.repeatingTaps.radius else {
+        let best = cost(keepX, going) <= cost(keepY, going) ? keepX : keepY
+        guard explainsBetter(best, than: ((p.x, p.y), (q.x, q.y)), going), explainsBetter(best, than: ((p.x, p.y), (q.x, q.y)), were) else {
             filters.flippedSince = nil
             return nil
         }
@@ -84,6 +86,20 @@ extension TouchFrameAssembler {
             if contact.slot == p.slot { (put.x, put.y) = best.0 } else if contact.slot == q.slot { (put.x, put.y) = best.1 }
             return put
         }
+    }
+
+    /// How far the two places of `pair` are from `fingers` (the stuck slop's unit), in all.
+    private func cost(_ pair: ((Int32, Int32), (Int32, Int32)), _ fingers: (Point, Point)) -> Double {
+        anchorPoint(x: pair.0.0, y: pair.0.1).distance(to: fingers.0) + anchorPoint(x: pair.1.0, y: pair.1.1).distance(to: fingers.1)
+    }
+
+    /// Whether the flipped pair lies nearer `fingers` than the pair as reported, and than the
+    /// two exchanged (each finger reported in the other's slot: the jump filter's to re-pair),
+    /// by more than twice the phantom radius.
+    private func explainsBetter(_ flipped: ((Int32, Int32), (Int32, Int32)), than reported: ((Int32, Int32), (Int32, Int32)),
+                                _ fingers: (Point, Point)) -> Bool {
+        let plain = Swift.min(cost(reported, fingers), cost((reported.1, reported.0), fingers))
+        return cost(flipped, fingers) < plain - 2 * filters.repeatingTaps.radius
     }
 
     /// Where the track's finger is expected at `time` (in the stuck slop's unit): where the
