@@ -12,7 +12,8 @@ panels. With them, expected.json: what motiond's default filters must do with ea
 
 The held-out sets draw positions, periods, sizes, timings and counts within each fault's
 definition (a period of 2 to 20 s, a burst of 2 to 6 contacts at any edge, a storm of 80 to
-400 contacts a second, ghost pairs anywhere...): recordings nothing was tuned on.
+400 contacts a second, ghost pairs anywhere, pairs turning 90° to 180° at up to 1.2 m/s...):
+recordings nothing was tuned on.
 
 Panels:
 - panel: protocol B, 345 × 194 mm at 10 units/mm (a resolution, so places are in mm),
@@ -730,6 +731,7 @@ def held_out(seed):
         "third-finger-near-corner": (third_finger, dict(a=point(INFRARED["width"] / 2, INFRARED["height"] / 2, 30),
                                                          b=point(INFRARED["width"], INFRARED["height"], 30), away=round(draw.uniform(8, 25), 1))),
         "flips": (flips, held_out_flips(draw)),
+        "turning-pairs": (turning_pairs, dict(turns=[held_out_turn(draw) for _ in range(draw.randint(2, 6))])),
     }
     # Fast fingers: as fast as fingers go, under the storm's limit in all (at most 40 new contacts a second).
     fingers = kinds["fast-fingers"][1]["fingers"]
@@ -760,6 +762,16 @@ def held_out_pair(draw):
     velocity = lambda: (speed(), speed())
     return (tuple(round(v, 1) for v in a), tuple(round(v, 1) for v in b), velocity(), velocity(),
             draw.randint(1, 8), draw.randint(2, 30), draw.random() < 0.5)
+
+
+def held_out_turn(draw):
+    """Two fingers 30 to 120 mm apart turning through 90° to 180° either way (so that they
+    cross on x or on y), from any angle, in 0.15 to 1.5 s (up to 1.2 m/s), on the frame."""
+    radius = round(draw.uniform(15, 60), 1)
+    centre = (round(draw.uniform(radius + 10, INFRARED["width"] - radius - 10), 1),
+              round(draw.uniform(radius + 10, INFRARED["height"] - radius - 10), 1))
+    degrees = round(draw.choice((-1, 1)) * draw.uniform(90, 180), 1)
+    return centre, radius, round(draw.uniform(-180, 180), 1), degrees, round(draw.uniform(0.15, 1.5), 3)
 
 
 def held_out_flips(draw):
