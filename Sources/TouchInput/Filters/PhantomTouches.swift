@@ -64,8 +64,15 @@ extension TouchFrameAssembler {
         context.fingersDown = pairCount
         if pairCount != 2 { context.pair = nil }
         if filters.resolved.infrared, let (a, b) = context.pair {
-            let corners = Set(contacts.filter { $0.phase == .began }.compactMap { corner(of: $0, a, b) })
-            context.ghostPairLands = corners.count == 2
+            var landed = (false, false)  // at each corner; nothing allocated, every frame
+            for contact in contacts where contact.phase == .began {
+                switch corner(of: contact, a, b) {
+                case 0?: landed.0 = true
+                case 1?: landed.1 = true
+                default: break
+                }
+            }
+            context.ghostPairLands = landed.0 && landed.1
         }
         if filters.resolved.infrared, pairCount == 1, context.landings == 3, let first {
             context.ghostSlots = ghostsLandingWithSecondFinger(contacts, first: first)
