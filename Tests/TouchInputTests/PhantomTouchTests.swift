@@ -236,11 +236,12 @@ struct PhantomTouchTests {
         script.slot(1); script.track(2); script.at(3000, 3000)
         script.slot(2); script.track(3); script.at(1000, 3000)
         script.slot(3); script.track(4); script.at(3000, 1000); script.report(after: 0.01)
-        for step in 1...5 {
+        for step in 1...3 {
             script.slot(1); script.at(3000 + Int32(step) * 5, 3000); script.slot(3); script.at(3000 + Int32(step) * 5, 1000)
             script.report(after: 0.01)
         }
-        // The second finger lifts a frame before its ghosts.
+        // The second finger lifts a frame before its ghosts, within 60 ms of their landing
+        // (a ghost at a corner that stays still longer is taken for a finger: InfraredFrameTests).
         script.slot(1); script.track(-1); script.report(after: 0.01)
         for slot: Int32 in [0, 2, 3] { script.slot(slot); script.track(-1) }
         script.report()

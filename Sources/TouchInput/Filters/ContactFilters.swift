@@ -50,7 +50,7 @@ public struct ContactFilters {
         /// of landing at `since`, and not yet reported.
         enum State: Equatable { case live, landing(since: Double), unproven(since: Double, why: Doubt), ignored }
         /// Why a contact is held back until it proves itself a finger (``PhantomTouches``).
-        enum Doubt: Equatable { case repeatingTap, burst, ghost, ghostAlone }
+        enum Doubt: Equatable { case repeatingTap, burst, ghost, atCorner, ghostAlone }
         var state: State
         /// The id the frames carry: the firmware's, until a jump gives the contact a new one.
         var outputID: Int32
@@ -67,6 +67,10 @@ public struct ContactFilters {
         var anchorTime: Double
         /// When it landed: a touch that lifts a frame or two later may be a phantom's tap.
         var landTime: Double
+        /// How fast the firmware's position moved over its last step, in device units a
+        /// second: where an infrared frame's finger is expected next (``unflipped(_:_:at:)``).
+        var velocityX = 0.0
+        var velocityY = 0.0
     }
 
     /// The settings as the configuration and its quirks give them: kept to resolve them
@@ -92,6 +96,9 @@ public struct ContactFilters {
     var storm = TouchStorm()
     /// When the panel last reported a contact; nil before it ever did.
     var lastActive: Double?
+    /// Since when an infrared frame's pair has been put back in every frame; nil when the
+    /// last frame was taken as it came.
+    var flippedSince: Double?
 
     /// The filters `settings` make of a device described by `device` and mapped by `mapping`.
     init(_ settings: ContactFilterSettings, device: DeviceDescription, mapping: OutputMapping) {
@@ -313,6 +320,10 @@ extension TouchFrameAssembler {
             shown.append(showing(track, contact, phase: .began))
             return
         }
+        let step = time - track.rawTime
+        let isStep = step > 0 && step <= ContactFilterSettings.jumpWindow(frameInterval: filters.interval.median)
+        track.velocityX = isStep ? (Double(contact.x) - Double(track.rawX)) / step : 0
+        track.velocityY = isStep ? (Double(contact.y) - Double(track.rawY)) / step : 0
         track.rawX = contact.x
         track.rawY = contact.y
         track.rawTime = time

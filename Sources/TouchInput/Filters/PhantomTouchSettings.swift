@@ -58,6 +58,15 @@ public struct PhantomTouchSettings: Hashable, Sendable {
     /// How long an infrared frame's ghost may outlast a finger of its pair (the frame drops
     /// it in the next frame or so) before it is taken for a finger after all.
     public static let ghostAloneProof = 0.1
+    /// How long a contact that lands alone at a corner of the rectangle two fingers span, or
+    /// with the second finger, is held back when it does not move with its corner: a ghost
+    /// follows its fingers, a finger resting or tapping there does not. 60 ms, or two and a
+    /// half of a slow panel's frames, so that a moving corner is seen to move.
+    static func ghostProof(frameInterval: Double?) -> Double { Swift.max(0.06, 2.5 * (frameInterval ?? 0)) }
+    /// The longest an infrared frame reports its two fingers at their ghost corners before
+    /// the positions are believed: a flip lasts a frame or two, and a put-back that went on
+    /// would carry each finger on the other's coordinate. 50 ms, or two and a half frames.
+    static func flipLongest(frameInterval: Double?) -> Double { Swift.max(0.05, 2.5 * (frameInterval ?? 0)) }
     /// How close to an axis's end a contact is at its extreme, as a fraction of the axis.
     public static let extremeFraction = 0.005
 }

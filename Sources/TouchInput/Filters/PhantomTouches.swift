@@ -12,7 +12,8 @@ import TouchModel
 /// |----------------|---------------------|-----------------------|----------------------|
 /// | `repeatingTap` | it lands where a learned phantom taps, when its tap is due | it outlasts a phantom's touch (a frame or two), or moves | `phantom_taps` |
 /// | `burst`        | it lands with others in one frame at an axis's end; or with others, one of them at an axis's end, after the panel was idle a minute (as the display wakes) | it lasts 0.25 s, or moves beyond the tap slop | `bursts` |
-/// | `ghost`        | on an infrared frame, it lands at a corner of the rectangle two fingers down span; or it is one of two such corners landing with the second finger | it leaves every such corner (once a finger of the pair lifts: `ghostAlone`) | `ghosts` |
+/// | `ghost`        | on an infrared frame, it lands at a corner of the rectangle two fingers down span with another at the other corner (a ghost pair); or it was `atCorner` and moved with its corner | it leaves every such corner (once a finger of the pair lifts: `ghostAlone`) | `ghosts` |
+/// | `atCorner`     | on an infrared frame, it lands alone at such a corner, or is one of two such corners landing with the second finger | it leaves every such corner, or lasts ``PhantomTouchSettings/ghostProof(frameInterval:)`` (60 ms) without moving with its corner (once a finger of the pair lifts: `ghostAlone`) | `ghosts` |
 /// | `ghostAlone`   | a ghost whose pair broke (a finger lifted first) | it lasts 0.1 s more, or moves beyond the tap slop | `ghosts` |
 ///
 /// Refused from landing, never reported: a contact in a dead zone (`dead_zone`), and while
@@ -30,6 +31,10 @@ extension TouchFrameAssembler {
         /// The two contacts down before the frame and still down in it, when exactly two
         /// are: the pair whose ghost corners an infrared frame may report.
         var pair: (SlotContact, SlotContact)?
+        /// How many reported contacts were down before the frame and still are.
+        var fingersDown = 0
+        /// Whether contacts land at both ghost corners of ``pair`` in the frame: a ghost pair.
+        var ghostPairLands = false
         /// On an infrared frame with one finger down before the frame and three contacts
         /// landing in it: the slots of the two that lie at the other corners of the
         /// rectangle the finger and the third span (the second finger landing with its
@@ -56,25 +61,23 @@ extension TouchFrameAssembler {
                 if pairCount == 1 { first = contact } else if pairCount == 2, let first { context.pair = (first, contact) }
             }
         }
+        context.fingersDown = pairCount
         if pairCount != 2 { context.pair = nil }
+        if filters.resolved.infrared, let (a, b) = context.pair {
+            var landed = (false, false)  // at each corner; nothing allocated, every frame
+            for contact in contacts where contact.phase == .began {
+                switch corner(of: contact, a, b) {
+                case 0?: landed.0 = true
+                case 1?: landed.1 = true
+                default: break
+                }
+            }
+            context.ghostPairLands = landed.0 && landed.1
+        }
         if filters.resolved.infrared, pairCount == 1, context.landings == 3, let first {
             context.ghostSlots = ghostsLandingWithSecondFinger(contacts, first: first)
         }
         return context
-    }
-
-    /// The slots of the two landing contacts that lie at the other corners of the rectangle
-    /// `first` (down before) and the third landing contact span; (-1, -1) when no landing
-    /// contact makes the other two its ghosts.
-    private func ghostsLandingWithSecondFinger(_ contacts: [SlotContact], first: SlotContact) -> (Int, Int) {
-        for second in contacts where second.phase == .began {
-            var found: (Int, Int) = (-1, -1)
-            for other in contacts where other.phase == .began && other.slot != second.slot && isGhost(other, of: first, second) {
-                if found.0 < 0 { found.0 = other.slot } else { found.1 = other.slot }
-            }
-            if found.1 >= 0 { return found }
-        }
-        return (-1, -1)
     }
 
     /// A storm began at `time`: every contact down is cancelled (or, not yet reported,
@@ -115,8 +118,8 @@ extension TouchFrameAssembler {
             }
         }
         if filters.resolved.infrared {
-            if let (a, b) = context.pair, isGhost(contact, of: a, b) { return .doubted(.ghost) }
-            if contact.slot == context.ghostSlots.0 || contact.slot == context.ghostSlots.1 { return .doubted(.ghost) }
+            if let (a, b) = context.pair, isGhost(contact, of: a, b) { return .doubted(context.ghostPairLands ? .ghost : .atCorner) }
+            if contact.slot == context.ghostSlots.0 || contact.slot == context.ghostSlots.1 { return .doubted(.atCorner) }
         }
         if phantoms.repeatingTaps, filters.repeatingTaps.isDue(at: anchorPoint(contact), time: time) { return .doubted(.repeatingTap) }
         if phantoms.wakeBursts {
@@ -145,19 +148,33 @@ extension TouchFrameAssembler {
         case .burst:
             proven = time - since >= PhantomTouchSettings.burstProof || moved > filters.resolved.stuckSlop
         case .ghost:
+            guard let (a, b) = context.pair else { return leftAlone(contact, at: time) }
+            proven = !isGhost(contact, of: a, b)
+        case .atCorner:
             guard let (a, b) = context.pair else {
-                // One of its fingers lifted: a ghost goes with it, in this frame or the next.
-                slots[contact.slot].track?.state = .unproven(since: time, why: .ghostAlone)
-                let here = anchorPoint(contact)
-                slots[contact.slot].track?.anchor = here
+                if context.fingersDown < 2 { return leftAlone(contact, at: time) }
+                proven = time - since >= PhantomTouchSettings.ghostProof(frameInterval: filters.interval.median)
+                break
+            }
+            if isGhost(contact, of: a, b) && moved > filters.repeatingTaps.radius / 2 {
+                // It moved with its corner, as only a ghost does: a ghost until it leaves it.
+                slots[contact.slot].track?.state = .unproven(since: since, why: .ghost)
                 return
             }
-            proven = !isGhost(contact, of: a, b)
+            proven = !isGhost(contact, of: a, b) || time - since >= PhantomTouchSettings.ghostProof(frameInterval: filters.interval.median)
         case .ghostAlone:
             proven = time - since >= PhantomTouchSettings.ghostAloneProof || moved > filters.resolved.stuckSlop
         }
         guard proven else { return }
         begin(contact.slot, as: contact, at: time)
+    }
+
+    /// A finger of the pair whose corner the contact is at lifted: a ghost goes with it, in
+    /// this frame or the next; a contact that stays is held a little more (`ghostAlone`).
+    private mutating func leftAlone(_ contact: SlotContact, at time: Double) {
+        slots[contact.slot].track?.state = .unproven(since: time, why: .ghostAlone)
+        let here = anchorPoint(contact)
+        slots[contact.slot].track?.anchor = here
     }
 
     /// Begins the slot's contact, held back until now, where `contact` puts it.
@@ -187,6 +204,7 @@ extension TouchFrameAssembler {
         case .repeatingTap: return since + RepeatingTaps.shortest(frameInterval: filters.interval.median)
         case .burst: return since + PhantomTouchSettings.burstProof
         case .ghost: return nil
+        case .atCorner: return since + PhantomTouchSettings.ghostProof(frameInterval: filters.interval.median)
         case .ghostAlone: return since + PhantomTouchSettings.ghostAloneProof
         }
     }
@@ -203,7 +221,7 @@ extension TouchFrameAssembler {
         case .burst:
             filters.counts.bursts += 1
             filters.notices.append(Notice(kind: .burst, trackingID: track.outputID, position: pixels, time: time))
-        case .ghost, .ghostAlone:
+        case .ghost, .atCorner, .ghostAlone:
             filters.counts.ghosts += 1
             filters.notices.append(Notice(kind: .ghost, trackingID: track.outputID, position: pixels, time: time))
         }
@@ -219,43 +237,6 @@ extension TouchFrameAssembler {
         if let phantom = filters.repeatingTaps.shortTouch(at: track.anchor, pixels: pixels, time: time) {
             filters.notices.append(Notice(kind: .phantomTap(period: phantom.period, learned: true), trackingID: track.outputID,
                                           position: pixels, time: time))
-        }
-    }
-
-    // MARK: Infrared frames
-
-    /// Whether `contact` lies at a corner of the rectangle `a` and `b` span that is neither
-    /// of theirs: (a.x, b.y) or (b.x, a.y), within the phantom radius.
-    private func isGhost(_ contact: SlotContact, of a: SlotContact, _ b: SlotContact) -> Bool {
-        let here = anchorPoint(contact)
-        let radius = filters.repeatingTaps.radius
-        return here.distance(to: anchorPoint(x: a.x, y: b.y)) <= radius || here.distance(to: anchorPoint(x: b.x, y: a.y)) <= radius
-    }
-
-    /// On an infrared frame with exactly two fingers down before and in the frame: when the
-    /// frame reports them at their ghost corners (each keeps one coordinate and takes the
-    /// other's), the pair put back, nearer by more than twice the phantom radius to where the
-    /// fingers were than the frame as reported or exchanged; nil otherwise (nearly every frame).
-    mutating func unflipped(_ contacts: [SlotContact], _ context: LandingContext, at time: Double) -> [SlotContact]? {
-        guard filters.resolved.infrared, let (p, q) = context.pair,
-              let trackA = slots[p.slot].track, let trackB = slots[q.slot].track else { return nil }
-        let a = anchorPoint(x: trackA.rawX, y: trackA.rawY), b = anchorPoint(x: trackB.rawX, y: trackB.rawY)
-        func cost(_ pa: (Int32, Int32), _ qb: (Int32, Int32)) -> Double {
-            anchorPoint(x: pa.0, y: pa.1).distance(to: a) + anchorPoint(x: qb.0, y: qb.1).distance(to: b)
-        }
-        // Each finger keeps its x and takes the other's y, or keeps its y and takes the other's x.
-        let (keepX, keepY) = (((p.x, q.y), (q.x, p.y)), ((q.x, p.y), (p.x, q.y)))
-        let best = cost(keepX.0, keepX.1) <= cost(keepY.0, keepY.1) ? keepX : keepY
-        // Exchanged positions (each finger reported in the other's slot) are the jump
-        // filter's to re-pair: a flip must explain the frame better than an exchange too.
-        let plain = Swift.min(cost((p.x, p.y), (q.x, q.y)), cost((q.x, q.y), (p.x, p.y)))
-        guard cost(best.0, best.1) < plain - 2 * filters.repeatingTaps.radius else { return nil }
-        filters.counts.flips += 1
-        filters.notices.append(Notice(kind: .flip, trackingID: trackA.outputID, position: mapper.pixels(x: p.x, y: p.y), time: time))
-        return contacts.map { contact in
-            var put = contact
-            if contact.slot == p.slot { (put.x, put.y) = best.0 } else if contact.slot == q.slot { (put.x, put.y) = best.1 }
-            return put
         }
     }
 

@@ -12,7 +12,8 @@ panels. With them, expected.json: what motiond's default filters must do with ea
 
 The held-out sets draw positions, periods, sizes, timings and counts within each fault's
 definition (a period of 2 to 20 s, a burst of 2 to 6 contacts at any edge, a storm of 80 to
-400 contacts a second, ghost pairs anywhere...): recordings nothing was tuned on.
+400 contacts a second, ghost pairs anywhere, pairs turning 90° to 180° at up to 1.2 m/s...):
+recordings nothing was tuned on.
 
 Panels:
 - panel: protocol B, 345 × 194 mm at 10 units/mm (a resolution, so places are in mm),
@@ -46,6 +47,11 @@ expected.json maps each file name to:
   begins, be cancelled).
 - contacts: how many tracking ids the filtered frames report in all: len(fingers) +
   len(cancelled) + reported_phantoms, nothing else.
+- rotations (turning-pairs only): pairs of fingers turning around each other, each {ids,
+  degrees, largest_step}: the line from the first finger to the second, in the filtered
+  frames, must turn `degrees` in all (within 3°), never back by more than 1° between two
+  frames, and never more than `largest_step` (the fingers' largest turn between two
+  frames) plus 2°.
 """
 import json
 import math
@@ -582,6 +588,102 @@ def flips(rnd, a=(100, 60), b=(300, 200), va=(60, 30), vb=(-40, -20), flips_at=(
     return rec, expectation(rec, {"flips": count}, fingers=[ia, ib])
 
 
+def turn(rec, time, centre, radius, start, degrees, seconds):
+    """Two fingers at the ends of a diameter of `radius` mm around `centre`, landing together
+    at `start` degrees and turning through `degrees` (negative: the other way) in `seconds`,
+    then lifting. Returns their ids, the end's time, and the largest turn between two frames
+    (degrees)."""
+    ia, ib = rec.new_id(), rec.new_id()
+    t, largest, last = time, 0.0, None
+    while True:
+        progress = min(1.0, (t - time) / seconds)
+        angle = start + degrees * progress
+        if last is not None:
+            largest = max(largest, abs(angle - last))
+        last = angle
+        rad = math.radians(angle)
+        dx, dy = radius * math.cos(rad), radius * math.sin(rad)
+        rec.frame(t, {0: (ia, rec.ux(centre[0] + dx), rec.uy(centre[1] + dy)), 1: (ib, rec.ux(centre[0] - dx), rec.uy(centre[1] - dy))})
+        if progress >= 1.0:
+            break
+        t += rec.tick()
+    t += rec.tick()
+    rec.frame(t, {0: None, 1: None})
+    return ia, ib, t, largest
+
+
+def turning_pairs(rnd, turns=None):
+    """On the infrared frame: two fingers turning around each other through 116°, crossing
+    on x (one above the other at 90°) and on y (side by side at 0°), each way, slowly (1.2 s)
+    and fast (0.2 s: 5 mm a frame). Each turn is kept, uncut, and turns as far as the fingers."""
+    rec = Recording(INFRARED, rnd)
+    turns = turns or [((240, 135), 40, start, degrees, seconds)
+                      for start, degrees in ((32, 116), (148, -116), (-58, 116), (58, -116)) for seconds in (1.2, 0.2)]
+    fingers, rotations, t = [], [], 0.0
+    for centre, radius, start, degrees, seconds in turns:
+        ia, ib, t, largest = turn(rec, t, centre, radius, start, degrees, seconds)
+        fingers += [ia, ib]
+        rotations.append({"ids": [ia, ib], "degrees": degrees, "largest_step": round(largest, 3)})
+        t += 0.5
+    expect = expectation(rec, {}, fingers=fingers)
+    expect["rotations"] = rotations
+    return rec, expect
+
+
+def resting(rec, time, until, fingers):
+    """Fingers resting from their landing to their lift: `fingers` is [(slot, id, lands,
+    lifts, (x, y) mm)]; a frame every tick from `time` to `until`, each finger landing and
+    lifting in the first frame at or after its times."""
+    t, down = time, set()
+    while t <= until + 1e-9:
+        changes = {}
+        for slot, tracking_id, lands, lifts, (x, y) in fingers:
+            if tracking_id in down and t >= lifts:
+                changes[slot] = None
+                down.discard(tracking_id)
+            elif tracking_id in down or (lands <= t < lifts and tracking_id not in rec.contacts):
+                changes[slot] = (tracking_id, rec.ux(x), rec.uy(y))
+                down.add(tracking_id)
+        rec.frame(t, changes)
+        t += rec.tick()
+    return t
+
+
+GHOST_PROOF = 0.06  # a contact at a still ghost corner is a finger after this (PhantomTouchSettings.ghostProof)
+
+
+def corner_fingers(rnd, a=(150, 70), b=(330, 200), second=0.013, more=()):
+    """On the infrared frame: two fingers resting at `a` and `b` (the second landing
+    `second` s after the first), and `more` fingers, each (lands, lifts, where: "ab" for the
+    corner (a.x, b.y), "ba" for (b.x, a.y), offset mm): real fingers at the pair's ghost
+    corners, each begun within GHOST_PROOF of landing."""
+    rec = Recording(INFRARED, rnd)
+    fingers = [(0, rec.new_id(), 0.0, 0.95, a), (1, rec.new_id(), second, 0.95, b)]
+    for slot, (lands, lifts, where, offset) in enumerate(more, start=2):
+        corner = (a[0], b[1]) if where == "ab" else (b[0], a[1])
+        fingers.append((slot, rec.new_id(), lands, lifts, (corner[0] + offset[0], corner[1] + offset[1])))
+    resting(rec, 0.0, 1.0, fingers)
+    ids = [tracking_id for _, tracking_id, _, _, _ in fingers]
+    return rec, expectation(rec, {}, fingers=ids, begins_late={i: GHOST_PROOF + 0.001 for i in ids[2:]})
+
+
+def corners_one_by_one(rnd):
+    """Two fingers down; a third lands 1 mm from a ghost corner, the fourth 50 ms later
+    1.2 mm from the other: four fingers."""
+    return corner_fingers(rnd, more=((0.3, 0.9, "ab", (0.7, -0.7)), (0.35, 0.9, "ba", (-1.2, 0.0))))
+
+
+def one_then_three(rnd):
+    """One finger down, then three landing in one frame: the second finger and two at the
+    corners of the rectangle the two span (as its ghosts would): four fingers."""
+    return corner_fingers(rnd, second=0.3, more=((0.3, 0.9, "ab", (0.0, 0.0)), (0.3, 0.9, "ba", (0.0, 0.0))))
+
+
+def corner_tap(rnd):
+    """Two fingers down, and a third tapping 1.4 mm from a ghost corner for 120 ms."""
+    return corner_fingers(rnd, more=((0.4, 0.52, "ab", (1.4, 0.0)),))
+
+
 FIXED = {  # file name: (generator, seed)
     "phantom-tap": (phantom_tap, 1),
     "phantom-tap-double-tap": (phantom_tap_double_tap, 2),
@@ -593,6 +695,10 @@ FIXED = {  # file name: (generator, seed)
     "four-finger-rectangle": (four_finger_rectangle, 8),
     "third-finger-near-corner": (third_finger, 9),
     "flips": (flips, 10),
+    "turning-pairs": (turning_pairs, 11),
+    "corners-one-by-one": (corners_one_by_one, 12),
+    "one-then-three": (one_then_three, 13),
+    "corner-tap": (corner_tap, 14),
 }
 
 
@@ -625,6 +731,7 @@ def held_out(seed):
         "third-finger-near-corner": (third_finger, dict(a=point(INFRARED["width"] / 2, INFRARED["height"] / 2, 30),
                                                          b=point(INFRARED["width"], INFRARED["height"], 30), away=round(draw.uniform(8, 25), 1))),
         "flips": (flips, held_out_flips(draw)),
+        "turning-pairs": (turning_pairs, dict(turns=[held_out_turn(draw) for _ in range(draw.randint(2, 6))])),
     }
     # Fast fingers: as fast as fingers go, under the storm's limit in all (at most 40 new contacts a second).
     fingers = kinds["fast-fingers"][1]["fingers"]
@@ -642,16 +749,29 @@ def held_out_rectangle(draw):
 
 def held_out_pair(draw):
     """Two fingers anywhere on the frame, at least 15 mm apart on each axis (nearer, their
-    ghost corners are within a finger of them), dragging at up to 100 mm/s; their ghosts
+    ghost corners are within a finger of them), dragging at 30 to 100 mm/s on each axis; their ghosts
     land with the second finger or up to 7 frames after it."""
     while True:
         a = (draw.uniform(20, INFRARED["width"] - 20), draw.uniform(20, INFRARED["height"] - 20))
         b = (draw.uniform(20, INFRARED["width"] - 20), draw.uniform(20, INFRARED["height"] - 20))
         if abs(a[0] - b[0]) > 15 and abs(a[1] - b[1]) > 15:
             break
-    velocity = lambda: (round(draw.uniform(-100, 100), 1), round(draw.uniform(-100, 100), 1))
+    # At least 30 mm/s on each axis: ghosts landing with the second finger are told from
+    # fingers at the corners by moving with them (a still one is a finger after 60 ms).
+    speed = lambda: round(draw.choice((-1, 1)) * draw.uniform(30, 100), 1)
+    velocity = lambda: (speed(), speed())
     return (tuple(round(v, 1) for v in a), tuple(round(v, 1) for v in b), velocity(), velocity(),
             draw.randint(1, 8), draw.randint(2, 30), draw.random() < 0.5)
+
+
+def held_out_turn(draw):
+    """Two fingers 30 to 120 mm apart turning through 90° to 180° either way (so that they
+    cross on x or on y), from any angle, in 0.15 to 1.5 s (up to 1.2 m/s), on the frame."""
+    radius = round(draw.uniform(15, 60), 1)
+    centre = (round(draw.uniform(radius + 10, INFRARED["width"] - radius - 10), 1),
+              round(draw.uniform(radius + 10, INFRARED["height"] - radius - 10), 1))
+    degrees = round(draw.choice((-1, 1)) * draw.uniform(90, 180), 1)
+    return centre, radius, round(draw.uniform(-180, 180), 1), degrees, round(draw.uniform(0.15, 1.5), 3)
 
 
 def held_out_flips(draw):
@@ -761,12 +881,44 @@ def check_file(path, expect, motionctl):
         life = seen.get(finger["id"])
         if not life or life[-1][1] != "cancelled" or abs(life[0][0] - finger["lands"]) > eps:
             problems.append(f"contact {finger['id']} should be reported from {finger['lands']} and cancelled: {life and [life[0], life[-1]]}")
+    for rotation in expect.get("rotations", []):
+        problems += check_rotation(frames, rotation)
     if len(seen) != expect["contacts"]:
         problems.append(f"{len(seen)} contacts reported, expected {expect['contacts']}")
     for tracking_id, life in seen.items():
         if life[0][1] != "began" or life[-1][1] not in ("ended", "cancelled"):
             problems.append(f"contact {tracking_id}: {life[0]} … {life[-1]}")
     return problems, frames
+
+
+def check_rotation(frames, rotation):
+    """Why the pair `rotation["ids"]` did not turn as its fingers did: the angle of the line
+    from one to the other, in the frames that report both, must turn `degrees` in all
+    (within 3°), never back (by more than 1°) and never farther between two frames than
+    the fingers did (`largest_step`, plus 2°). A flip taken for a crossing would turn it
+    back, or jump."""
+    first, second = rotation["ids"]
+    angles = []
+    for frame in frames:
+        if frame.get("event") != "frame":
+            continue
+        places = {contact["id"]: (contact["device_x"], contact["device_y"]) for contact in frame.get("contacts", [])}
+        if first in places and second in places:
+            (ax, ay), (bx, by) = places[first], places[second]
+            angles.append(math.degrees(math.atan2(by - ay, bx - ax)))
+    if len(angles) < 2:
+        return [f"turn {rotation['ids']}: reported together in {len(angles)} frames"]
+    steps = [(b - a + 180) % 360 - 180 for a, b in zip(angles, angles[1:])]
+    sign = 1 if rotation["degrees"] > 0 else -1
+    total, back, largest = sum(steps), max(-sign * step for step in steps), max(abs(step) for step in steps)
+    problems = []
+    if abs(total - rotation["degrees"]) > 3:
+        problems.append(f"turn {rotation['ids']}: turned {total:.1f}°, expected {rotation['degrees']}°")
+    if back > 1:
+        problems.append(f"turn {rotation['ids']}: turned back {back:.1f}° between two frames")
+    if largest > rotation["largest_step"] + 2:
+        problems.append(f"turn {rotation['ids']}: turned {largest:.1f}° between two frames, the fingers at most {rotation['largest_step']}°")
+    return problems
 
 
 def sweep_counts(directory, motionctl):
