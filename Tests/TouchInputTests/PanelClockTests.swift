@@ -31,5 +31,8 @@ struct PanelClockTests {
         #expect(clock.rebases == 2)
         #expect(Self.near(clock.time(of: .nan, readAt: 10.3), 10.3) && clock.time(of: .infinity, readAt: 10.4) == 10.4)
         #expect(Self.near(clock.time(of: 500.31, readAt: 10.5), 10.25), "a stamp that is no number leaves the offset alone")
+        var extreme = PanelClock()
+        #expect(extreme.time(of: -1e308, readAt: 1e308) == 1e308, "an offset past a double's range is none")
+        #expect(extreme.offset == nil && extreme.time(of: 5, readAt: 10) == 10 && extreme.offset == 5)
     }
 }

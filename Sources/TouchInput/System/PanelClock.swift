@@ -30,24 +30,36 @@ public struct PanelClock: Sendable, Equatable {
     public init() {}
 
     /// The time on motiond's clock of a frame stamped `stamp` and read at `now`: never
-    /// after `now`.
+    /// after `now`. A stamp or a clock that is no number, or an offset too large for a double,
+    /// gives `now`.
     public mutating func time(of stamp: Double, readAt now: Double) -> Double {
-        guard stamp.isFinite else { return now }
+        guard stamp.isFinite, now.isFinite else { return now }
         guard let offset else {
-            offset = stamp <= now && now - stamp <= Self.lateness ? 0 : now - stamp
-            return stamp + offset!
+            rebase(stamp, now, measured: stamp <= now && now - stamp <= Self.lateness ? 0 : now - stamp)
+            guard let measured = self.offset else { return now }
+            return Swift.min(stamp + measured, now)
         }
         let time = stamp + offset
+        guard time.isFinite else {
+            rebase(stamp, now, counted: true)
+            return now
+        }
         if time > now {
-            if time - now > Self.lateness { rebases += 1 }
-            self.offset = now - stamp
+            rebase(stamp, now, counted: time - now > Self.lateness)
             return now
         }
         if now - time > Self.lateness {
-            rebases += 1
-            self.offset = now - stamp
+            rebase(stamp, now, counted: true)
             return now
         }
         return time
+    }
+
+    /// Measures the offset again, so that `stamp` is `now` (or `measured`), counting it in
+    /// ``rebases`` when the stamps and the clock disagreed by more than ``lateness``.
+    private mutating func rebase(_ stamp: Double, _ now: Double, measured: Double? = nil, counted: Bool = false) {
+        let offset = measured ?? now - stamp
+        self.offset = offset.isFinite ? offset : nil
+        if counted { rebases += 1 }
     }
 }
