@@ -87,8 +87,7 @@ public final class Daemon {
         self.touchscreens = TouchscreenState(clients: clients)
         self.status = DaemonStatus(now: clock.now)
         self.virtualTouchscreens = VirtualTouchscreens(uinputPath: uinputPath)
-        self.dispatcher = RequestDispatcher(scene: scene, clients: clients, touchscreens: touchscreens, status: status, clock: clock, output: output,
-                                            virtualTouchscreens: virtualTouchscreens)
+        self.dispatcher = RequestDispatcher(scene: scene, clients: clients, touchscreens: touchscreens, status: status, clock: clock, output: output, virtualTouchscreens: virtualTouchscreens)
         let outputSink = output.map { [scene] in TUIOSink($0, scene: scene) }
         self.outputSink = outputSink
         sinks = [virtualTouchscreens, outputSink as ReportSink?, ClientsSink(clients: clients, status: status, metrics: metrics, clock: clock)].compactMap { $0 }
