@@ -20,6 +20,7 @@ let fuzzTargets: [(product: String, target: String, dependencies: [Target.Depend
     ("fuzz-http", "FuzzHTTP", [.product(name: "MotionConfiguration", package: "motiond"), .product(name: "MotionServer", package: "motiond")]),
     ("fuzz-websocket", "FuzzWebSocket", [.product(name: "MotionConfiguration", package: "motiond"), .product(name: "MotionServer", package: "motiond")]),
     ("fuzz-state", "FuzzState", [.product(name: "MotionServer", package: "motiond"), .product(name: "MotionCore", package: "motiond")]),
+    ("fuzz-numbers", "FuzzNumbers", [.product(name: "MotionConfiguration", package: "motiond"), .product(name: "TouchInput", package: "motiond"), .product(name: "MotionCore", package: "motiond")]),
 ]
 
 let package = Package(

@@ -55,10 +55,19 @@ public struct UdevCalibrationRule: Sendable, Hashable {
         return "61-motiond-calibration-path-\(String(sanitized.joined().lowercased().prefix(120))).rules"
     }
 
+    /// How the file's text begins.
+    static let heading = "# Written by motionctl calibrate --export udev"
+
+    /// Whether a file beginning with `start` is one an export wrote, or empty: what an export
+    /// may replace. A configuration, another rule file, or anything else is left alone.
+    public static func isExported(_ start: [UInt8]) -> Bool {
+        start.isEmpty || start.starts(with: heading.utf8)
+    }
+
     /// The file's text: two comment lines (what made it, how to apply it) and the rule.
     public var text: String {
         """
-        # Written by motionctl calibrate --export udev for \(OutsideText.quoted(name)) (\(OutsideText.quoted(node))): \(OutsideText.escaped(note)).
+        \(Self.heading) for \(OutsideText.quoted(name)) (\(OutsideText.quoted(node))): \(OutsideText.escaped(note)).
         # Install as \(Self.directory)/\(fileName), then: udevadm control --reload && udevadm trigger --action=change \(OutsideText.escaped(node)); libinput reads it only when it adds the panel, so restart the compositor (or replug the panel).
         ACTION!="remove", SUBSYSTEM=="input", KERNEL=="event*", ENV{ID_PATH}=="\(path)", ENV{LIBINPUT_CALIBRATION_MATRIX}="\(Self.matrixText(matrix))"
 

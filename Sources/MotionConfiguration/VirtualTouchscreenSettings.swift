@@ -31,6 +31,16 @@ public struct VirtualTouchscreenSettings: Sendable, Hashable {
         VirtualTouchscreenGeometry(area: area ?? Rect(origin: Point(x: 0, y: 0), size: screen), sizeMillimetres: sizeMillimetres)
     }
 
+    /// Why `size` cannot be an output area's size in millimetres, or nil: each side as long as
+    /// a touchscreen's can be (``PanelGeometry/plausibleSide``), a watch's to a video wall's.
+    /// The size gives the device its units per millimetre, which a compositor maps by; a
+    /// size of 1e-300 mm is no display's, and made a resolution no integer holds.
+    public static func sizeProblem(_ size: Size) -> String? {
+        let sides = PanelGeometry.plausibleSide
+        guard !sides.contains(size.width) || !sides.contains(size.height) else { return nil }
+        return "size_mm is [width, height] of the output's area in millimetres, each between \(compactNumber(sides.lowerBound)) and \(compactNumber(sides.upperBound)) (a display's sides), not \(compactNumber(size.width)) × \(compactNumber(size.height))"
+    }
+
     /// At most as many as a kiosk has outputs, with room to spare.
     public static let maximum = 16
 
@@ -63,6 +73,7 @@ extension Configuration {
             }
             let area = try tables[index].output("area", screen: configuration.screen)
             let size = try tables[index].size("size_mm")
+            if let size, let problem = VirtualTouchscreenSettings.sizeProblem(size) { throw tables[index].error("size_mm", problem) }
             configuration.virtualTouchscreens.append(VirtualTouchscreenSettings(output: output, area: area, sizeMillimetres: size, definedAt: tables[index].place("output")))
             try tables[index].finish()
         }

@@ -36,7 +36,9 @@ struct CalibrateCommand: ParsableCommand {
             panel that way without motiond. Calibrate first, then export. Not in the matrix, \
             and said on standard error: the output rectangle (the compositor maps the panel \
             onto a display itself) and motiond's filters. A device without an ID_PATH (a \
-            virtual one) is refused. --output FILE writes the rule to FILE instead, atomically.
+            virtual one) is refused. --output FILE writes the rule to FILE instead, atomically \
+            (- for standard output): a new file, or one an export wrote (or an empty one); \
+            a link, a FIFO, a device or any other file there is left alone and refused.
             """
     )
 
@@ -55,7 +57,7 @@ struct CalibrateCommand: ParsableCommand {
     @Flag(help: "JSON lines instead of words.") var json = false
     @Option(help: ArgumentHelp("Print the touchscreen's mapping in force as a udev rule for libinput instead of calibrating.", valueName: "udev"))
     var export: ExportFormat?
-    @Option(help: ArgumentHelp("With --export: write the rule to this file (replaced atomically) instead of standard output.", valueName: "file"))
+    @Option(help: ArgumentHelp("With --export: write the rule to this file (a new one, or one an export wrote; - for standard output).", valueName: "file"))
     var output: String?
     @OptionGroup var socket: SocketOption
 

@@ -79,7 +79,17 @@ struct DevicesCommand: ParsableCommand {
             for skipped in result["skipped"]?.array ?? [] {
                 showSkipped(node: skipped["node"]?.string ?? "?", reason: skipped["reason"]?.string ?? "")
             }
+            if !json { for device in result["virtual_touchscreens"]?.array ?? [] { emit(Self.describeVirtual(device)) } }
         }
+    }
+
+    /// A virtual touchscreen in a line: what it showed the apps, and what it could not.
+    static func describeVirtual(_ device: JSONInput) -> String {
+        let output = device["output"]?.string ?? "?"
+        if let error = device["error"]?.string { return "virtual touchscreen \(output): not made: \(error)" }
+        let count = { (key: String) in device[key]?.integer ?? 0 }
+        let refused = count("write_failures") == 0 ? "none refused" : "\(count("write_failures")) refused by uinput (the last: \(device["last_write_error"]?.string ?? "?"))"
+        return "virtual touchscreen \(output): \(device["node"]?.string ?? "?"), \(count("frames_written")) frames written, \(refused); \(count("fingers_dropped")) fingers dropped (no free slot), \(count("fingers_cancelled")) cancelled"
     }
 
     /// The touchscreens udev finds here, opened with libevdev.

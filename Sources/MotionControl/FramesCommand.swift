@@ -98,7 +98,7 @@ struct FramesCommand: ParsableCommand {
                     var members: [(String, JSONValue)] = [
                         ("event", "filtered"), ("device", .string(node)), ("filter", .string(notice.kind.filter)),
                         ("id", .integer(Int64(notice.trackingID))), ("t", .number(notice.time)), ("x", .number(notice.position.x)), ("y", .number(notice.position.y)),
-                        ("from_landing", .bool(notice.kind == .palm(fromLanding: true))),
+                        ("from_landing", .bool(notice.kind == .palm(fromLanding: true) || notice.kind == .markedPalm(fromLanding: true))),
                     ]
                     if case .repaired(let other) = notice.kind { members.append(("in_slot_of", .integer(Int64(other)))) }
                     emit(JSONValue.object(members).encoded)

@@ -46,8 +46,12 @@ struct UdevExport {
             fail(Self.refusal(error, panel: panel, matrix: matrix))
         }
         for line in Self.caveats(panel) { writeStandardError("motionctl: \(line)\n") }
-        guard let output = command.output else { return emit(String(rule.text.dropLast())) }
-        try replace(URL(fileURLWithPath: output), with: Data(rule.text.utf8))
+        guard let output = command.output, output != "-" else { return emit(String(rule.text.dropLast())) }
+        do throws(TrustedFileError) {
+            try TrustedFile(path: output).replace(with: Array(rule.text.utf8), mode: 0o644, recognizing: UdevCalibrationRule.isExported)
+        } catch {
+            fail("motionctl: \(error); --output writes a new file or replaces a rule motionctl wrote (or an empty file), and - writes to standard output")
+        }
         writeStandardError("motionctl: wrote \(output); udevadm control --reload && udevadm trigger --action=change \(panel.node) applies it, then restart the compositor\n")
     }
 

@@ -192,6 +192,8 @@ extension ContactFilters.Notice {
         case .stuck: return "contact \(trackingID) at \(place) stayed put for stuck_after and was cancelled; it is ignored until it lifts"
         case .palm(fromLanding: true): return "contact \(trackingID) at \(place) landed larger than a palm (palm_size): it is ignored from landing until it lifts, and never began"
         case .palm: return "contact \(trackingID) at \(place) is larger than a palm (palm_size) and was cancelled; it is ignored until it lifts"
+        case .markedPalm(fromLanding: true): return "contact \(trackingID) at \(place) landed marked a palm by the panel (MT_TOOL_PALM): it is ignored until it lifts, and never began"
+        case .markedPalm: return "contact \(trackingID) at \(place) was marked a palm by the panel (MT_TOOL_PALM) and was cancelled; it is ignored until it lifts"
         case .jump: return "contact \(trackingID) jumped to \(place) farther than jump_mm within one frame; it was cancelled and begun again there"
         case .repaired(let other):
             return "contact \(trackingID)'s finger was reported at \(place) in contact \(other)'s slot: the panel exchanged their positions within one frame; contact \(trackingID) was re-paired with its finger and carries on"

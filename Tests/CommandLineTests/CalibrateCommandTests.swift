@@ -222,6 +222,23 @@ struct CalibrateCommandTests {
         let file = try #require(steps["file"])
         #expect(file["status"] as? Int == 0 && file["file"] as? String == output, "\(file)")
         #expect((file["leftovers"] as? [String])?.isEmpty == true, "\(file)")
+        let again = try #require(steps["again"])
+        #expect(again["status"] as? Int == 0, "a rule an export wrote is replaced: \(again)")
+        let dash = try #require(steps["dash"])
+        #expect(dash["status"] as? Int == 0 && dash["output"] as? String == output, "--output - is standard output: \(dash)")
+
+        // What is not a rule an export wrote stays as it was: no root export may make a
+        // configuration, a FIFO, a link to standard output or a device into the rule.
+        let refused = try #require(steps["refused"] as? [String: Any])
+        let kinds = try #require(refused["expected_kinds"] as? [String: Int])
+        for name in ["configuration", "fifo", "stdout_link", "device"] {
+            guard let result = refused[name] as? [String: Any] else { continue }  // the device: root only
+            #expect(result["status"] as? Int == 1 && (result["output"] as? String)?.isEmpty == true, "\(name): \(result)")
+            #expect(result["kind"] as? Int == kinds[name], "\(name) is no longer what it was: \(result)")
+            #expect((result["said"] as? String)?.contains("left alone") == true, "\(name): \(result)")
+        }
+        #expect((refused["configuration"] as? [String: Any])?["contents"] as? String == "[screen]\nwidth = 1920\n")
+        #expect((refused["leftovers"] as? [String])?.isEmpty == true, "\(refused)")
 
         let virtual = try #require(steps["virtual"])
         #expect(virtual["status"] as? Int == 1 && (virtual["output"] as? String)?.isEmpty == true, "\(virtual)")

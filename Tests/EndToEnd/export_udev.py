@@ -15,6 +15,7 @@ exited with); the checks are in CalibrateCommandTests.swift, which starts it.
 import argparse
 import json
 import os
+import stat
 import subprocess
 import sys
 import time
@@ -55,6 +56,34 @@ def export(args, daemon, *extra):
     return {"status": run.returncode, "output": run.stdout, "said": run.stderr}
 
 
+def refusals(args, daemon):
+    """Exports to paths holding what is not a rule motionctl wrote; says what became of each."""
+    guarded = os.path.join(args.work, "guarded")
+    os.mkdir(guarded)
+    configuration = os.path.join(guarded, "motiond.toml")
+    with open(configuration, "w") as file:
+        file.write("[screen]\nwidth = 1920\n")
+    paths = {"configuration": configuration, "fifo": os.path.join(guarded, "fifo"),
+             "stdout_link": os.path.join(guarded, "stdout.rules"), "device": os.path.join(guarded, "null")}
+    os.mkfifo(paths["fifo"])
+    os.symlink("/proc/self/fd/1", paths["stdout_link"])
+    if os.geteuid() == 0:
+        os.mknod(paths["device"], 0o600 | stat.S_IFCHR, os.makedev(1, 3))
+    else:
+        del paths["device"]
+    results = {}
+    for name, path in paths.items():
+        run = export(args, daemon, "--device", PLUGGED, "--output", path)
+        mode = os.lstat(path).st_mode
+        results[name] = {"status": run["status"], "output": run["output"], "said": run["said"],
+                         "kind": stat.S_IFMT(mode)}
+    with open(configuration) as file:
+        results["configuration"]["contents"] = file.read()
+    results["expected_kinds"] = {"configuration": stat.S_IFREG, "fifo": stat.S_IFIFO, "stdout_link": stat.S_IFLNK, "device": stat.S_IFCHR}
+    results["leftovers"] = sorted(name for name in os.listdir(guarded) if name.startswith("."))
+    return results
+
+
 def check(args):
     plugged = Panel(args.work, args.motionctl, node=PLUGGED, id_path=PATH)
     Panel(args.work, args.motionctl, node=VIRTUAL, testbed=plugged.testbed)
@@ -79,6 +108,9 @@ def check(args):
             written["file"] = file.read()
         written["leftovers"] = sorted(name for name in os.listdir(args.work) if name.startswith("."))
         step("file", **written)
+        step("again", **export(args, daemon, "--device", PLUGGED, "--output", rules))
+        step("dash", **export(args, daemon, "--device", PLUGGED, "--output", "-"))
+        step("refused", **refusals(args, daemon))
         step("virtual", **export(args, daemon, "--device", VIRTUAL))
     except (PanelFailure, OSError, ValueError, KeyError, StopIteration, subprocess.TimeoutExpired) as error:
         raise PanelFailure(f"{type(error).__name__}: {error}\n--- motiond said:\n{daemon.said()}")

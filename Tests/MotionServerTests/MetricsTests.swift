@@ -317,7 +317,9 @@ struct MetricsTests {
             #expect(definition.kind.rawValue == type, "\(name)")
             #expect(helped.contains(name), "\(name) has no HELP")
         }
-        for definition in MetricCatalog.all {
+        // A virtual touchscreen's needs uinput, which a test machine may not have: those are
+        // checked in VirtualTouchscreenCountsTests.
+        for definition in MetricCatalog.all where !definition.name.hasPrefix("motiond_virtual_") {
             #expect(typed[definition.name] != nil, "\(definition.name) is missing")
         }
         let values = samples(Array(text.utf8))

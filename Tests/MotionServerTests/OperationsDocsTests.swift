@@ -86,7 +86,7 @@ struct OperationsDocsTests {
         let document = try #require(try YAMLDocument.compose(text))
         let groups = try #require(document["groups"]?.sequence)
         let rules = groups.flatMap { $0["rules"]?.sequence ?? [] }
-        #expect(rules.count == 9)
+        #expect(rules.count == 10)
         let operations = try Self.text("docs/operations.md")
         for rule in rules {
             let alert = try #require(rule["alert"]?.scalar)

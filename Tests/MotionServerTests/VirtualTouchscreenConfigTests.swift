@@ -46,6 +46,9 @@ struct VirtualTouchscreenConfigTests {
         #expect(refusal("[[virtual_touchscreen]]\noutput = \"DP-1\"\n[[virtual_touchscreen]]\noutput = \"DP-1\"\n").contains("defined twice"))
         #expect(refusal("[[virtual_touchscreen]]\narea = [0, 0, 10, 10]\n").contains("names its output"))
         #expect(refusal("[[virtual_touchscreen]]\noutput = \"DP-1\"\narea = [0, 0, 5000, 10]\n").contains("reaches past the screen"))
+        let tiny = refusal("[[virtual_touchscreen]]\noutput = \"DP-1\"\nsize_mm = [1e-300, 1e-300]\n")
+        #expect(tiny.contains("x.toml:3") && tiny.contains("each between 20 and 5000"), "\(tiny)")
+        #expect(refusal("[[virtual_touchscreen]]\noutput = \"DP-1\"\nsize_mm = [300, 5001]\n").contains("x.toml:3"))
         let twoAreas = refusal("[[device]]\nnode = \"/dev/input/event1\"\noutput = [0, 0, 10, 10]\nvirtual_touchscreen = \"DP-1\"\n[[device]]\noutput = [10, 0, 10, 10]\nvirtual_touchscreen = \"DP-1\"\n")
         #expect(twoAreas.contains("x.toml:7") && twoAreas.contains("different outputs"), "\(twoAreas)")
     }

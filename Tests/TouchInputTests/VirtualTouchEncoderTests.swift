@@ -118,6 +118,17 @@ struct VirtualTouchEncoderTests {
         #expect(VirtualTouchscreenGeometry(area: g.area).resolution == (0, 0), "both unknown, never one")
     }
 
+    @Test("no size or area makes a conversion trap: each axis's units and resolution hold at what an Int32 can say")
+    func extremeGeometry() {
+        let tiny = VirtualTouchscreenGeometry(area: Self.geometry.area, sizeMillimetres: Size(width: 1e-300, height: 1e-300))
+        #expect(tiny.resolution == (Int32.max, Int32.max))
+        let huge = VirtualTouchscreenGeometry(area: Self.geometry.area, sizeMillimetres: Size(width: 1e300, height: .infinity))
+        #expect(huge.resolution == (1, 1), "at least one unit a millimetre: 0 would say the size is unknown")
+        let vast = VirtualTouchscreenGeometry(area: Rect(x: -1e300, y: 0, width: 1e300, height: .nan), sizeMillimetres: Size(width: 300, height: 200))
+        #expect(vast.maximum == (Int32.max - 1, 0))
+        #expect(vast.units(of: Point(x: 1e308, y: -1e308)) == (Int32.max - 1, 0))
+    }
+
     @Test("a tap: the finger tool and a tracking id before the position, BTN_TOUCH and ABS_X/Y with it; a lift releases the slot")
     func tap() {
         var encoder = VirtualTouchEncoder(geometry: Self.geometry)

@@ -83,6 +83,8 @@ final class DaemonMetrics {
         var process: ProcessStatistics?
         /// The state file's writes that succeeded and failed; nil when none is kept.
         var stateWrites: (written: Int, failed: Int)? = nil
+        /// The virtual touchscreens made, with what each did.
+        var virtualTouchscreens: [VirtualTouchscreenReport] = []
     }
 
     func collect(_ snapshot: Snapshot) {
@@ -116,6 +118,13 @@ final class DaemonMetrics {
         if let writes = snapshot.stateWrites {
             totals.update(MetricCatalog.stateWrites, [], to: writes.written, factory)
             totals.update(MetricCatalog.stateWriteFailures, [], to: writes.failed, factory)
+        }
+        for device in snapshot.virtualTouchscreens {
+            let label = [("output", device.output)]
+            totals.update(MetricCatalog.virtualFramesWritten, label, to: device.counts.framesWritten, factory)
+            totals.update(MetricCatalog.virtualWriteFailures, label, to: device.counts.writeFailures, factory)
+            totals.update(MetricCatalog.virtualFingers, label + [("outcome", "dropped")], to: device.counts.fingersDropped, factory)
+            totals.update(MetricCatalog.virtualFingers, label + [("outcome", "cancelled")], to: device.counts.fingersCancelled, factory)
         }
         for target in snapshot.tuio {
             totals.update(MetricCatalog.tuioDatagrams, [("target", target.target)], to: target.datagrams, factory)

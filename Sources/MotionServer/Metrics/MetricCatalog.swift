@@ -61,6 +61,14 @@ public enum MetricCatalog {
     static let publishLatency = MetricDefinition(name: "motiond_publish_latency_seconds", kind: .histogram, labels: [],
         help: "From a touch frame's kernel timestamp to its lines written to the clients.")
 
+    // Virtual touchscreens
+    static let virtualFramesWritten = MetricDefinition(name: "motiond_virtual_frames_written_total", kind: .counter, labels: ["output"],
+        help: "Frames of fingers written to each output's virtual touchscreen, for the apps.")
+    static let virtualWriteFailures = MetricDefinition(name: "motiond_virtual_write_failures_total", kind: .counter, labels: ["output"],
+        help: "Frames uinput refused to write to each output's virtual touchscreen: touches the apps never saw.")
+    static let virtualFingers = MetricDefinition(name: "motiond_virtual_fingers_total", kind: .counter, labels: ["output", "outcome"],
+        help: "Fingers a virtual touchscreen did not show the apps to their end, by outcome: dropped (no slot was free) or cancelled (a gesture, a lock or a reload took them).")
+
     // The daemon
     static let reloads = MetricDefinition(name: "motiond_config_reloads_total", kind: .counter, labels: [],
         help: "Configuration reloads taken (SIGHUP or the reload op).")
@@ -100,6 +108,7 @@ public enum MetricCatalog {
         inputFrames, inputFramesCoalesced, touches, inputEventsDropped, contactsFiltered, contactsRepaired, phantomContacts, touchStorms, contactsUnflipped, positionsHeld, devices, devicesSkipped,
         lastInput, lastTouch,
         clients, connections, clientsDropped, publishedFrames, publishedValues, valuesCoalesced, publishLatency,
+        virtualFramesWritten, virtualWriteFailures, virtualFingers,
         reloads, reloadFailures, lastReloadSuccessful, stateWrites, stateWriteFailures, loopLag, tuioDatagrams, tuioErrors, buildInfo,
         cpu, residentMemory, virtualMemory, startTime, openFDs, maxFDs,
     ]

@@ -86,10 +86,10 @@ public final class Daemon {
         self.clients = ClientHub(scene: scene, clock: clock)
         self.touchscreens = TouchscreenState(clients: clients)
         self.status = DaemonStatus(now: clock.now)
-        self.dispatcher = RequestDispatcher(scene: scene, clients: clients, touchscreens: touchscreens, status: status, clock: clock, output: output)
+        self.virtualTouchscreens = VirtualTouchscreens(uinputPath: uinputPath)
+        self.dispatcher = RequestDispatcher(scene: scene, clients: clients, touchscreens: touchscreens, status: status, clock: clock, output: output, virtualTouchscreens: virtualTouchscreens)
         let outputSink = output.map { [scene] in TUIOSink($0, scene: scene) }
         self.outputSink = outputSink
-        self.virtualTouchscreens = VirtualTouchscreens(uinputPath: uinputPath)
         sinks = [virtualTouchscreens, outputSink as ReportSink?, ClientsSink(clients: clients, status: status, metrics: metrics, clock: clock)].compactMap { $0 }
         self.timer = idleScheduler.map { EngineTimer($0) { [unowned self] in tick(at: $0) } }
         clock.frameRunner = { [weak self] time in self?.runClockFrame(at: time) }

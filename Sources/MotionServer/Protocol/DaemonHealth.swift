@@ -22,8 +22,8 @@ public struct HealthReport: Sendable {
     /// Why the scene cannot be kept in its state file (a full disk, say); nil when it is
     /// kept or nothing is.
     public var stateFailure: String?
-    /// The virtual touchscreens made (output and node), and why the others were not.
-    public var virtualTouchscreens: [(output: String, node: String)] = []
+    /// The virtual touchscreens made (output, node and counts), and why the others were not.
+    public var virtualTouchscreens: [VirtualTouchscreenReport] = []
     public var virtualFailures: [(output: String, reason: String)] = []
     /// The panels quiet after a touch storm: node, seconds of quiet left, the storm's new
     /// contacts in a second.
@@ -45,6 +45,7 @@ public struct HealthReport: Sendable {
         for failure in virtualFailures {
             problems.append("no virtual touchscreen for \(failure.output), so the apps read its panels raw: \(failure.reason)")
         }
+        problems += virtualTouchscreens.compactMap(\.problem)
         for storm in storms {
             problems.append("\(storm.node) flooded \(storm.contacts) new contacts within a second (a touch storm): it is quiet for \(compactNumber(storm.left.rounded(.up))) s more, and quiet again if the storm goes on; a sensor that keeps storming needs a reset or a look")
         }
@@ -66,7 +67,7 @@ public struct HealthReport: Sendable {
             ("loop_lag", loopLag.map { .number(($0 * 1e6).rounded() / 1e6) } ?? .null),
             ("clients", .object(ClientTransport.allCases.map { ($0.rawValue, .integer(Int64(clients[$0] ?? 0))) })),
             ("uptime", seconds(uptime)),
-            ("virtual_touchscreens", .array(virtualTouchscreens.map { .object([("output", .string($0.output)), ("node", .string($0.node))]) }
+            ("virtual_touchscreens", .array(virtualTouchscreens.map(\.json)
                 + virtualFailures.map { .object([("output", .string($0.output)), ("error", .string($0.reason))]) })),
             ("storms", .array(storms.map { .object([("node", .string($0.node)), ("quiet_for", seconds($0.left)), ("contacts", .integer(Int64($0.contacts)))]) })),
         ])
@@ -84,7 +85,7 @@ extension Daemon {
             sinceInput: status.lastInput.map { max(0, now - $0) }, sinceTouch: status.lastTouch.map { max(0, now - $0) },
             loopLag: status.loopLag, clients: clientsByTransport, uptime: now - status.startTime,
             stateFailure: keeper?.problem?.description,
-            virtualTouchscreens: virtualTouchscreens.devices.sorted { $0.key < $1.key }.map { ($0.key, $0.value.node) },
+            virtualTouchscreens: virtualTouchscreens.counts,
             virtualFailures: virtualTouchscreens.failures.sorted { $0.key < $1.key }.map { ($0.key, $0.value.description) },
             storms: touchscreens.devices.quiet(at: now))
     }
@@ -100,7 +101,7 @@ extension Daemon {
             valuesCoalesced: status.coalescedByClosedClients + clients.sessions.values.reduce(0) { $0 + $1.output.coalesced },
             lastInput: wall(status.lastInput), lastTouch: wall(status.lastTouch), loopLag: status.loopLag,
             tuio: output?.counts ?? [], process: ProcessStatistics.current(),
-            stateWrites: keeper.map { ($0.writes, $0.failedWrites) }))
+            stateWrites: keeper.map { ($0.writes, $0.failedWrites) }, virtualTouchscreens: virtualTouchscreens.counts))
         return metrics.exposition()
     }
 

@@ -56,8 +56,11 @@ final class RequestDispatcher {
     private let clock: FrameClock
     /// TUIO's receivers and what they were sent, for `stats`.
     private let output: TUIOReceivers?
+    private let virtualTouchscreens: VirtualTouchscreens
 
-    init(scene: DaemonScene, clients: ClientHub, touchscreens: TouchscreenState, status: DaemonStatus, clock: FrameClock, output: TUIOReceivers?) {
+    init(scene: DaemonScene, clients: ClientHub, touchscreens: TouchscreenState, status: DaemonStatus, clock: FrameClock, output: TUIOReceivers?,
+         virtualTouchscreens: VirtualTouchscreens) {
+        self.virtualTouchscreens = virtualTouchscreens
         self.scene = scene
         self.clients = clients
         self.touchscreens = touchscreens
@@ -97,7 +100,9 @@ final class RequestDispatcher {
         case .elements: return .object([("elements", .array(engine.scene.elements.map(scene.describe)))])
         case .addElement(let input): return try addElement(input)
         case .removeElement(let id): return try removeElement(id)
-        case .devices: return touchscreens.devices.json(configuration: configuration)
+        case .devices:
+            guard case .object(let members) = touchscreens.devices.json(configuration: configuration) else { return .null }
+            return .object(members + [("virtual_touchscreens", virtualTouchscreens.json)])
         case .stats: return stats()
         case .auth(let token): return try authenticate(session, token: token)
         case .calibrate(let request): return try touchscreens.calibrate(request, for: session, configuration: configuration)
@@ -237,6 +242,7 @@ final class RequestDispatcher {
             ("filtered", devices.filteredByDevice),
             ("geometry", devices.geometryByDevice),
             ("tuio", output?.json ?? .array([])),
+            ("virtual_touchscreens", virtualTouchscreens.json),
             ("clients", .array(clients.sessions.values.sorted { $0.id < $1.id }.map { session in
                 .object([
                     ("client", .integer(Int64(session.id))),

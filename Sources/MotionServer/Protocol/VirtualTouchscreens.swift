@@ -21,6 +21,9 @@ final class VirtualTouchscreens: ReportSink {
     private var routes: [Int: VirtualTouchscreen?] = [:]
     /// One frame's fingers, kept between frames so that showing them allocates nothing.
     private var contacts: [VirtualContact] = []
+    /// The counts of each output's devices made anew or removed since motiond started, which
+    /// its live device's counts add to: counters never go back on a reload.
+    private var retired: [String: VirtualTouchscreenCounts] = [:]
     /// Where uinput is: a test names a file that is not, to see motiond do without.
     private let uinputPath: String
 
@@ -45,6 +48,7 @@ final class VirtualTouchscreens: ReportSink {
         var notes: [(line: String, problem: Bool)] = []
         for (output, device) in devices where wanted[output] != device.geometry {
             device.destroy()
+            retired[output] = (retired[output] ?? VirtualTouchscreenCounts()).adding(device.counts)
             devices[output] = nil
             notes.append(("virtual touchscreen \(output) removed", false))
         }
@@ -89,10 +93,52 @@ final class VirtualTouchscreens: ReportSink {
         routes.removeAll()
     }
 
+    /// What each virtual touchscreen made did since motiond started, by output in order.
+    var counts: [VirtualTouchscreenReport] {
+        devices.sorted { $0.key < $1.key }.map { output, device in
+            VirtualTouchscreenReport(output: output, node: device.node, counts: (retired[output] ?? VirtualTouchscreenCounts()).adding(device.counts))
+        }
+    }
+
+    /// The `virtual_touchscreens` of `devices` and `stats`: each made with its node and counts,
+    /// each not made with why.
+    var json: JSONValue {
+        .array(counts.map(\.json) + failures.sorted { $0.key < $1.key }.map { .object([("output", .string($0.key)), ("error", .string($0.value.description))]) })
+    }
+
     private func route(_ device: DeviceIdentity) -> VirtualTouchscreen? {
         if let known = routes[device.number] { return known }
         let found = configuration.match(device)?.settings.virtualTouchscreen.flatMap { devices[$0] }
         routes[device.number] = .some(found)
         return found
+    }
+}
+
+/// One virtual touchscreen and what it did, as `devices`, `stats`, health and the metrics
+/// show it: a write uinput refused is a frame the apps never saw, and was invisible before.
+public struct VirtualTouchscreenReport: Sendable, Equatable {
+    public var output: String
+    public var node: String
+    public var counts: VirtualTouchscreenCounts
+
+    public init(output: String, node: String, counts: VirtualTouchscreenCounts) {
+        self.output = output
+        self.node = node
+        self.counts = counts
+    }
+
+    var json: JSONValue {
+        .object([
+            ("output", .string(output)), ("node", .string(node)),
+            ("frames_written", .integer(Int64(counts.framesWritten))), ("write_failures", .integer(Int64(counts.writeFailures))),
+            ("last_write_error", counts.lastWriteError.map { .string($0) } ?? .null),
+            ("fingers_dropped", .integer(Int64(counts.fingersDropped))), ("fingers_cancelled", .integer(Int64(counts.fingersCancelled))),
+        ])
+    }
+
+    /// What health says while the device's writes fail; nil while they go through.
+    var problem: String? {
+        guard counts.isFailing else { return nil }
+        return "the virtual touchscreen of \(output) (\(node)) cannot write: uinput refused \(counts.writeFailures) frames, the last with \(counts.lastWriteError ?? "no reason"), so the apps do not see its panels' fingers"
     }
 }

@@ -18,10 +18,7 @@ public struct StateFile: Sendable {
 
     /// The directory the file is in, which the temporary file must share for the rename to
     /// be atomic, and which is synced for the rename to last.
-    var directory: String {
-        guard let slash = path.utf8.lastIndex(of: UInt8(ascii: "/")) else { return "." }
-        return slash == path.utf8.startIndex ? "/" : String(path[..<slash])
-    }
+    var directory: String { trusted.directory }
 
     // MARK: Writing
 
@@ -130,38 +127,20 @@ public struct StateFile: Sendable {
         return StateFileShape(identity: shape.identity, wholeBytes: shape.wholeBytes, appendedBytes: shape.appendedBytes + bytes.count)
     }
 
-    /// A new file beside the state file, created so that nothing else can have made it
-    /// (`O_EXCL`, which also refuses to follow a symbolic link planted in its place) and that
-    /// only motiond reads it (mode 0600).
+    /// The temporary file, the writes and the directory's sync are ``TrustedFile``'s, which
+    /// `motionctl calibrate --export udev --output` writes by too.
+    private var trusted: TrustedFile { TrustedFile(path: path) }
+
     private func createTemporary() throws(StateFileError) -> (String, CInt) {
-        let name = path.split(separator: "/").last.map(String.init) ?? path
-        var attempt = 0
-        while true {
-            let temporary = "\(directory)/.\(name).\(String(UInt64.random(in: 0...UInt64.max), radix: 16)).tmp"
-            let fd = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
-            if fd >= 0 { return (temporary, fd) }
-            attempt += 1
-            guard errno == EEXIST, attempt < 8 else { throw StateFileError(temporary, .failed(.create, errno: errno)) }
-        }
+        do { return try trusted.createTemporary() } catch { throw StateFileError(error) }
     }
 
     private func writeAll(_ bytes: [UInt8], to fd: CInt, named name: String) throws(StateFileError) {
-        var offset = 0
-        while offset < bytes.count {
-            let written = bytes.withUnsafeBytes { Glibc.write(fd, $0.baseAddress! + offset, $0.count - offset) }
-            if written < 0 {
-                if errno == EINTR { continue }
-                throw StateFileError(name, .failed(.write, errno: errno))
-            }
-            offset += written
-        }
+        do { try trusted.writeAll(bytes, to: fd, named: name) } catch { throw StateFileError(error) }
     }
 
     private func syncDirectory() throws(StateFileError) {
-        let fd = open(directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
-        guard fd >= 0 else { throw StateFileError(directory, .failed(.syncDirectory, errno: errno)) }
-        defer { close(fd) }
-        guard fsync(fd) == 0 else { throw StateFileError(directory, .failed(.syncDirectory, errno: errno)) }
+        do { try trusted.syncDirectory() } catch { throw StateFileError(error) }
     }
 
     // MARK: Reading
@@ -370,104 +349,5 @@ public struct StateFileReading: Sendable {
     /// The shape of the file, for the writes that follow.
     public var shape: StateFileShape {
         StateFileShape(identity: identity, wholeBytes: contents?.wholeBytes ?? 0, appendedBytes: contents.map { $0.appendedBytes + $0.cutShortBytes } ?? 0)
-    }
-}
-
-/// Why the state file could not be read or written: the path, and what went wrong there (a
-/// step the system refused, with its reason such as "No space left on device", or the file's
-/// refusal), each problem carrying only what it has.
-public struct StateFileError: Error, Sendable, CustomStringConvertible {
-    /// A step of reading or writing the file, as a log line names it ("cannot sync …").
-    public enum Step: String, Sendable {
-        case create = "create", write = "write", sync = "sync", rename = "rename over the state file"
-        case syncDirectory = "sync the directory", read = "read", setAside = "set aside"
-    }
-
-    /// What went wrong.
-    public enum Problem: Sendable, Equatable {
-        /// The system refused a step, with its error number.
-        case failed(Step, errno: CInt)
-        /// The scene would make a file this motiond could not read back (too large, say), so
-        /// it was not written.
-        case unreadable(SceneStateError)
-        /// The file was read but its contents are refused.
-        case refused(SceneStateError)
-        /// The file is not a state file at all (it does not begin as one): left alone.
-        case foreign(SceneStateError)
-        /// The path is not a regular file (a FIFO, a device, a directory, a link): left alone.
-        case notRegular(found: String)
-        /// Something other than the file motiond wrote is at the path now: left alone.
-        case replaced(found: String)
-        /// Another motiond keeps its scene in the file; its process when the kernel says.
-        case inUse(holder: Int32?)
-    }
-
-    /// The problem's kind, for code that only asks which it was.
-    public enum Cause: Sendable, Equatable {
-        case create, write, sync, rename, syncDirectory, read, setAside
-        case unreadable, refused, foreign, notRegular, replaced, inUse
-    }
-
-    /// The file or directory the problem was on.
-    public var path: String
-    public var problem: Problem
-
-    init(_ path: String, _ problem: Problem) {
-        self.path = path
-        self.problem = problem
-    }
-
-    public var cause: Cause {
-        switch problem {
-        case .failed(let step, _):
-            switch step {
-            case .create: .create
-            case .write: .write
-            case .sync: .sync
-            case .rename: .rename
-            case .syncDirectory: .syncDirectory
-            case .read: .read
-            case .setAside: .setAside
-            }
-        case .unreadable: .unreadable
-        case .refused: .refused
-        case .foreign: .foreign
-        case .notRegular: .notRegular
-        case .replaced: .replaced
-        case .inUse: .inUse
-        }
-    }
-
-    /// Why the contents were refused, for the problems that are a refusal of them.
-    public var refusal: SceneStateError? {
-        switch problem {
-        case .unreadable(let refusal), .refused(let refusal), .foreign(let refusal): refusal
-        default: nil
-        }
-    }
-
-    /// Whether the file is not motiond's to replace: not a regular file, not a state file,
-    /// not readable, or not the file motiond wrote. The scene is then not kept at all, so
-    /// that what the file holds is never lost to a scene that did not come from it.
-    public var leavesFileAlone: Bool {
-        switch problem {
-        case .foreign, .notRegular, .replaced, .failed(.read, _): true
-        default: false
-        }
-    }
-
-    /// What failed and why, in words, as a log line says it.
-    public var description: String {
-        switch problem {
-        case .unreadable(let refusal): "cannot keep the scene in \(path): it would not be read back: \(refusal)"
-        case .refused(let refusal): "the state file \(path) is refused: \(refusal)"
-        case .foreign(let refusal): "\(path) is not a state file (\(refusal.message)): motiond leaves it alone"
-        case .notRegular(let found): "\(path) is \(found), not a regular file: motiond leaves it alone"
-        case .replaced(let found): "\(path): \(found): motiond leaves it alone"
-        case .inUse(let holder):
-            "the state file \(path) is in use by another motiond" + (holder.map { " (pid \($0))" } ?? "") + ": two daemons cannot keep one scene"
-        case .failed(.read, let errno): "cannot read \(path): \(String(cString: strerror(errno))): motiond leaves it alone"
-        case .failed(let step, let errno): "cannot \(step.rawValue) \(path): \(String(cString: strerror(errno)))"
-        }
     }
 }

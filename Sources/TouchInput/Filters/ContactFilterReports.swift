@@ -75,6 +75,9 @@ extension ContactFilters {
             /// landing, so it never began and nothing was cancelled, and a reader of the log
             /// must not look for it in the frames.
             case palm(fromLanding: Bool)
+            /// The panel itself marked the contact `MT_TOOL_PALM`: cancelled, or (`fromLanding`)
+            /// never begun. Counted with the palms found by size.
+            case markedPalm(fromLanding: Bool)
             /// The contact jumped, and was cancelled and begun again.
             case jump
             /// The jump filter found the contact's finger reported in the slot of contact
@@ -101,7 +104,7 @@ extension ContactFilters {
             public var filter: String {
                 switch self {
                 case .stuck: return "stuck"
-                case .palm: return "palm"
+                case .palm, .markedPalm: return "palm"
                 case .jump: return "jump"
                 case .repaired: return "repaired"
                 case .deadZone: return "dead_zone"

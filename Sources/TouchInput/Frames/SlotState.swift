@@ -116,6 +116,10 @@ struct Slot {
     var pressure: Int32?
     var touchMajor: Int32?
     var touchMinor: Int32?
+    /// Set when the panel marked the slot's contact `MT_TOOL_PALM` since the last frame (true:
+    /// as it landed, so it never began): counted and noticed with the frame, which knows
+    /// where and when, as the palm filter's palms are.
+    var markedPalm: Bool?
     /// A contact that ended since the last frame, kept to report where it lifted.
     var ended: (trackingID: Int32, x: Int32, y: Int32, cancelled: Bool)?
     /// What the contact filters know of the contact they follow here; nil when they follow

@@ -242,11 +242,17 @@ public struct TouchFrameAssembler {
         case AbsoluteAxis.toolType:
             slots[currentSlot].toolType = value
             if value == ToolType.palm {
+                switch slots[currentSlot].state {
+                case .began: slots[currentSlot].markedPalm = true
+                case .down: slots[currentSlot].markedPalm = slots[currentSlot].markedPalm ?? false
+                case .empty, .palm: break
+                }
                 apply(.palm, to: currentSlot)
             } else if slots[currentSlot].landedThisFrame, case .palm(let id) = slots[currentSlot].state {
                 // A finger landing where a palm lifted was judged by the palm's tool type,
                 // which its own, sent after its id, now replaces.
                 slots[currentSlot].state = .began(id: id)
+                slots[currentSlot].markedPalm = nil
             }
         default:
             break
@@ -263,6 +269,7 @@ public struct TouchFrameAssembler {
         // Any other id ends the contact in the slot: −1 by lifting, a new id by replacing it.
         if value >= 0 {
             slots[index].landedThisFrame = true
+            if slots[index].toolType == ToolType.palm { slots[index].markedPalm = true }
             apply(.land(id: value, palm: slots[index].toolType == ToolType.palm, lost: resyncing), to: index)
         } else {
             apply(.lift(lost: resyncing), to: index)
@@ -311,11 +318,28 @@ public struct TouchFrameAssembler {
     /// The frame the slots report at `time`, filtered and mapped; nil when nothing in it is
     /// left to report.
     private mutating func makeFrame(at time: Double) -> TouchFrame? {
+        noticeMarkedPalms(at: time)
         collectContacts()
         guard !reported.isEmpty else { return nil }
         guard filters.isActive else { return mapped(reported, at: time) }
         filter(reported, at: time)
         return mapped(shown, at: time)
+    }
+
+    /// Counts in `filtered.palms` and notices (for the log) each contact the panel marked
+    /// `MT_TOOL_PALM` since the last frame, as the palm filter does those it finds by size:
+    /// one the panel cancelled would otherwise be cancelled unseen. A contact the filters
+    /// already ignore (a palm by size first) is not counted twice.
+    private mutating func noticeMarkedPalms(at time: Double) {
+        for index in slots.indices {
+            guard let fromLanding = slots[index].markedPalm else { continue }
+            slots[index].markedPalm = nil
+            if let track = slots[index].track, track.state == .ignored { continue }
+            let id = slots[index].track?.outputID ?? slots[index].state.trackingID
+            filters.counts.palms += 1
+            filters.notices.append(ContactFilters.Notice(kind: .markedPalm(fromLanding: fromLanding), trackingID: id,
+                                                         position: mapper.pixels(x: slots[index].x, y: slots[index].y), time: time))
+        }
     }
 
     /// Gathers the frame's contacts into `reported`: first those that ended, then those down,

@@ -53,7 +53,18 @@ public final class TouchDevice {
 
     /// Cancels the contacts that stayed put until now, appending that frame to `events`.
     public func expire(into events: inout [TouchInputEvent]) {
-        if let frame = assembler.expire(at: now) { events.append(.frame(frame, from: identity)) }
+        if let frame = assembler.expire(at: now) { hand(frame, to: &events) }
+    }
+
+    /// The device's stamps put on motiond's monotonic clock, for the frames it hands over.
+    public private(set) var panelClock = PanelClock()
+
+    /// Appends `frame` to `events`, stamped on motiond's clock (``PanelClock``): the filters
+    /// before it work on the panel's own stamps, the springs after it on motiond's clock.
+    private func hand(_ frame: TouchFrame, to events: inout [TouchInputEvent]) {
+        var frame = frame
+        frame.time = panelClock.time(of: frame.time, readAt: monotonicNow())
+        events.append(.frame(frame, from: identity))
     }
 
     /// Opens `node` and checks that it is a touchscreen.
@@ -138,7 +149,7 @@ public final class TouchDevice {
                     type: event.type, code: event.code, value: event.value)
                 events?(input)
                 readAny = true
-                if let frame = assembler.consume(input) { frames.append(.frame(frame, from: identity)) }
+                if let frame = assembler.consume(input) { hand(frame, to: &frames) }
             } else if status == -EAGAIN {
                 if flags == LIBEVDEV_READ_FLAG_SYNC.rawValue {
                     assembler.endResync()
@@ -180,7 +191,7 @@ public final class TouchDevice {
     /// kernel refused it, the time of the device's last event.
     public func remove(into events: inout [TouchInputEvent]) {
         let time = usesMonotonicClock ? monotonicNow() : lastEventTime
-        if let frame = assembler.cancelAll(at: time) { events.append(.frame(frame, from: identity)) }
+        if let frame = assembler.cancelAll(at: time) { hand(frame, to: &events) }
         close()
     }
 

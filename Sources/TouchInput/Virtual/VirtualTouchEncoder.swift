@@ -50,8 +50,10 @@ public struct VirtualTouchscreenGeometry: Hashable, Sendable {
     public var resolution: (x: Int32, y: Int32) {
         guard let size = sizeMillimetres, size.width > 0, size.height > 0 else { return (0, 0) }
         let max = maximum
+        // Saturating: a size of 1e-300 mm (refused by the configuration, but not by this
+        // type) makes units per millimetre no integer can hold.
         func perMillimetre(_ units: Int32, _ millimetres: Double) -> Int32 {
-            Int32(clamping: Swift.max(1, Int((Double(units) + 1) / millimetres + 0.5)))
+            Swift.max(1, Int32(saturating: ((Double(units) + 1) / millimetres).rounded()))
         }
         return (perMillimetre(max.x, size.width), perMillimetre(max.y, size.height))
     }
@@ -61,14 +63,13 @@ public struct VirtualTouchscreenGeometry: Hashable, Sendable {
         let max = maximum
         func axis(_ value: Double, _ origin: Double, _ maximum: Int32) -> Int32 {
             let units = ((value - origin) * Self.unitsPerPixel).rounded(.down)
-            guard !units.isNaN else { return 0 }
-            return Int32(Swift.min(Swift.max(units, 0), Double(maximum)))
+            return Swift.min(Swift.max(Int32(saturating: units), 0), maximum)
         }
         return (axis(point.x, area.origin.x, max.x), axis(point.y, area.origin.y, max.y))
     }
 
     private static func units(_ pixels: Double) -> Int32 {
-        Int32(clamping: Swift.max(1, Int((pixels * unitsPerPixel).rounded())))
+        Swift.max(1, Int32(saturating: (pixels * unitsPerPixel).rounded()))
     }
 }
 

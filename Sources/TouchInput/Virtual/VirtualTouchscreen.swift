@@ -45,6 +45,9 @@ public final class VirtualTouchscreen {
     public private(set) var framesWritten = 0
     public private(set) var writeFailures = 0
     public private(set) var lastWriteErrno: Int32 = 0
+    /// Whether the last write was refused: the apps see nothing of the fingers until one
+    /// goes through again.
+    public private(set) var isFailing = false
 
     /// Makes the device for `output` (a connector's name such as `HDMI-A-1`, which names it),
     /// covering `geometry`. Fails with the reason: no uinput, no permission, a kernel too old
@@ -146,6 +149,12 @@ public final class VirtualTouchscreen {
     public var fingersDropped: Int { encoder.fingersDropped }
     public var fingersCancelled: Int { encoder.fingersCancelled }
 
+    /// What the device did since it was made, for `devices`, `stats`, health and the metrics.
+    public var counts: VirtualTouchscreenCounts {
+        VirtualTouchscreenCounts(framesWritten: framesWritten, writeFailures: writeFailures, fingersDropped: fingersDropped,
+                                 fingersCancelled: fingersCancelled, lastWriteErrno: writeFailures > 0 ? lastWriteErrno : nil, isFailing: isFailing)
+    }
+
     /// Cancels what is shown and removes the device from every reader.
     public func destroy() {
         guard let uinput else { return }
@@ -164,10 +173,49 @@ public final class VirtualTouchscreen {
         let written = raw.withUnsafeBytes { Glibc.write(descriptor, $0.baseAddress, bytes) }
         if written == bytes {
             framesWritten += events.count { $0.type == EventType.synchronization }
+            isFailing = false
         } else {
             writeFailures += 1
             lastWriteErrno = written < 0 ? errno : 0
+            isFailing = true
         }
+    }
+}
+
+/// What a virtual touchscreen did: frames the apps were shown, writes uinput refused (a
+/// finger the apps then never see, or never see lift), fingers left out for want of a slot,
+/// and fingers shown and then cancelled (a gesture took them, a lock, a reload).
+public struct VirtualTouchscreenCounts: Sendable, Equatable {
+    public var framesWritten = 0
+    public var writeFailures = 0
+    public var fingersDropped = 0
+    public var fingersCancelled = 0
+    /// The last refused write's errno (0: written short); nil when none was refused.
+    public var lastWriteErrno: Int32?
+    /// Whether the last write was refused.
+    public var isFailing = false
+
+    public init(framesWritten: Int = 0, writeFailures: Int = 0, fingersDropped: Int = 0, fingersCancelled: Int = 0,
+                lastWriteErrno: Int32? = nil, isFailing: Bool = false) {
+        self.framesWritten = framesWritten
+        self.writeFailures = writeFailures
+        self.fingersDropped = fingersDropped
+        self.fingersCancelled = fingersCancelled
+        self.lastWriteErrno = lastWriteErrno
+        self.isFailing = isFailing
+    }
+
+    /// The counts of a device that was made anew (a reload changed its area) added to those of
+    /// the one before: the counts of an output since motiond started, as counters are.
+    public func adding(_ newer: VirtualTouchscreenCounts) -> VirtualTouchscreenCounts {
+        VirtualTouchscreenCounts(framesWritten: framesWritten + newer.framesWritten, writeFailures: writeFailures + newer.writeFailures,
+                                 fingersDropped: fingersDropped + newer.fingersDropped, fingersCancelled: fingersCancelled + newer.fingersCancelled,
+                                 lastWriteErrno: newer.lastWriteErrno ?? lastWriteErrno, isFailing: newer.isFailing)
+    }
+
+    /// Why the last refused write was refused, in words; nil when none was.
+    public var lastWriteError: String? {
+        lastWriteErrno.map { $0 == 0 ? "written short" : String(cString: strerror($0)) }
     }
 }
 
