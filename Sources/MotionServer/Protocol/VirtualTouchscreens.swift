@@ -65,9 +65,12 @@ final class VirtualTouchscreens: ReportSink {
 
     func take(_ report: FrameReport, input: InputFrame?) {
         guard !devices.isEmpty else { return }
-        // Fingers a gesture took, on whichever device shows them, before the frame's own.
+        // Fingers a gesture or a lock took, on whichever device shows them, before the frame's own.
         if !report.takenFingers.isEmpty {
             for device in devices.values { device.cancel(fingers: report.takenFingers) }
+        }
+        if !report.lockedFingers.isEmpty {
+            for device in devices.values { device.cancel(fingers: report.lockedFingers) }
         }
         guard let input, let device = route(input.device) else { return }
         contacts.removeAll(keepingCapacity: true)
@@ -75,11 +78,6 @@ final class VirtualTouchscreens: ReportSink {
             contacts.append(VirtualContact(finger: reported.finger, phase: reported.contact.phase, position: reported.contact.position, forApps: reported.forApps))
         }
         device.show(contacts)
-    }
-
-    /// Cancels every finger shown, on every device: a lock began.
-    func cancelAll() {
-        for device in devices.values { device.cancelAll() }
     }
 
     /// Removes every device: the daemon stops.
