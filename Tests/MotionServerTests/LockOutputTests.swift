@@ -6,7 +6,8 @@ import TouchInput
 @testable import MotionServer
 @testable import MotionTUIO
 
-/// What a lock looks like from outside the scene: TUIO's receivers drop the fingers it took.
+/// What a lock looks like from outside the scene: TUIO's receivers drop the fingers it took,
+/// `health` says it, a reload does not say it again, and `for` takes nothing but seconds.
 @Suite("A lock seen from outside")
 struct LockOutputTests {
     /// Every datagram sent, to every target.
@@ -61,5 +62,60 @@ struct LockOutputTests {
 
         frame(14, LockTests.contact(3, .began, 500, 500))
         #expect(try datagrams.takeAlive().last?.count == 1, "a finger landing after the lock is sent")
+    }
+
+    @Test("health says how long a lock lasts yet, and is not unhealthy for it; null once it ended")
+    func healthSaysLocked() throws {
+        let (daemon, clock) = try makeDaemon()
+        let output = RecordingOutput()
+        let session = daemon.connect(output, credentials: nil)
+        func health() throws -> JSONInput {
+            daemon.receive(#"{"id":9,"op":"health"}"#, from: session)
+            return try #require(try output.take().first { $0["id"]?.integer == 9 }?["result"])
+        }
+        #expect(try health()["locked_for"]?.kind == "null")
+        daemon.receive(#"{"id":1,"op":"lock","for":90}"#, from: session)
+        clock.now += 30
+        let locked = try health()
+        #expect(locked["locked_for"]?.number == 60, "\(locked)")
+        #expect(!(locked["problems"]?.array ?? []).contains { $0.string?.contains("lock") == true }, "a lock is asked for: no problem")
+        daemon.receive(#"{"id":2,"op":"unlock"}"#, from: session)
+        #expect(try health()["locked_for"]?.kind == "null")
+    }
+
+    @Test("a reload that makes the scene anew while locked sends screen.locked once, with the subscription's values, not again as a change")
+    func reloadSaysLockedOnce() throws {
+        let (daemon, clock) = try makeDaemon()
+        let output = RecordingOutput()
+        let session = daemon.connect(output, credentials: nil)
+        daemon.receive(#"{"id":1,"op":"subscribe","streams":["screen.locked"]}"#, from: session)
+        daemon.receive(#"{"id":2,"op":"lock","for":60}"#, from: session)
+        _ = try output.take()
+        for reload in 1...2 {
+            daemon.reload(daemon.configuration)
+            clock.now += 1
+            daemon.publishPending()
+            daemon.process(TouchFrame(time: clock.now, contacts: [LockTests.contact(1, .began, 10, 10)]), from: DeviceIdentity(number: 0, node: "/dev/input/event7"))
+            let locked = try output.take().filter { $0["stream"]?.string == "screen.locked" }
+            #expect(locked.count == 1 && locked.first?["value"]?.bool == true, "reload \(reload): \(locked)")
+        }
+        daemon.receive(#"{"id":3,"op":"unlock"}"#, from: session)
+        #expect(try output.take().contains { $0["stream"]?.string == "screen.locked" && $0["value"]?.bool == false }, "the end is still said")
+    }
+
+    @Test("the daemon takes `for` as a JSON number of seconds from 1 to 3600, whatever a client sends")
+    func hostileDurations() throws {
+        let (daemon, _) = try makeDaemon()
+        let output = RecordingOutput()
+        let session = daemon.connect(output, credentials: nil)
+        _ = try output.take()
+        for bad in ["1e999", "-1e999", "-5", "0", "0.999", "3600.001", "1e308", "null", "true", #""0x10""#, #""16""#, "[16]", #"{"s":16}"#] {
+            daemon.receive(#"{"id":1,"op":"lock","for":"# + bad + "}", from: session)
+            let reply = try #require(try output.take().first)
+            #expect(reply["error"]?["code"]?.string == "bad_request" || reply["error"]?["code"]?.string == "bad_json", "\(bad): \(reply)")
+            #expect(!daemon.engine.isLocked, "\(bad)")
+        }
+        daemon.receive(#"{"id":1,"op":"lock","for":3600}"#, from: session)
+        #expect(daemon.engine.isLocked)
     }
 }
