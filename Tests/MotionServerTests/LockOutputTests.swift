@@ -1,3 +1,4 @@
+import Glibc
 import MotionCore
 import OSCTestSupport
 import Testing
@@ -6,7 +7,8 @@ import TouchInput
 @testable import MotionServer
 @testable import MotionTUIO
 
-/// What a lock looks like from outside the scene: TUIO's receivers drop the fingers it took,
+/// What a lock looks like from outside the scene: TUIO's receivers and the apps' virtual
+/// touchscreens drop the fingers it took,
 /// `health` says it, a reload does not say it again, and `for` takes nothing but seconds.
 @Suite("A lock seen from outside")
 struct LockOutputTests {
@@ -62,6 +64,57 @@ struct LockOutputTests {
 
         frame(14, LockTests.contact(3, .began, 500, 500))
         #expect(try datagrams.takeAlive().last?.count == 1, "a finger landing after the lock is sent")
+    }
+
+    @Test("the apps' virtual touchscreen takes the lock's cancels: the finger down at the lock turns palm and is released at once, and nothing of the lock's fingers is shown after, even once it ended")
+    func virtualTouchscreenTakesTheCancels() throws {
+        var ends: [Int32] = [0, 0]
+        try #require(pipe(&ends) == 0)
+        let (reader, writer) = (ends[0], ends[1])
+        defer { close(reader) }
+        _ = fcntl(reader, F_SETFL, O_NONBLOCK)
+        let configuration = try Configuration.parse("[[device]]\nvirtual_touchscreen = \"HDMI-A-1\"\n", file: "v.toml")
+        let clock = ManualFrameClock(now: 10)
+        let scheduler = ScreenGestureProtocolTests.HandScheduler(now: 10)
+        let daemon = Daemon(configuration: configuration, clock: clock, idleScheduler: scheduler, controlPolicy: { _ in true })
+        daemon.virtualTouchscreens.makeDevice = { output, geometry in VirtualTouchscreen(output: output, geometry: geometry, writingTo: writer) }
+        let notes = daemon.configureVirtualTouchscreens()
+        try #require(daemon.virtualOutputs == ["HDMI-A-1"], "\(notes)")
+        /// The `EV_ABS` events written since the last call, as (code, value).
+        func shown() -> [[Int32]] {
+            var bytes: [UInt8] = [], buffer = [UInt8](repeating: 0, count: 4096)
+            while case let count = read(reader, &buffer, buffer.count), count > 0 { bytes += buffer[..<count] }
+            let header = MemoryLayout<timeval>.size, size = MemoryLayout<timeval>.size + 8
+            return stride(from: 0, to: bytes.count / size * size, by: size).compactMap { start in
+                func field(_ offset: Int, _ width: Int) -> Int32 {
+                    (0..<width).reduce(0) { $0 | Int32(bytes[start + header + offset + $1]) << (8 * $1) }
+                }
+                return field(0, 2) == Int32(EventType.absolute) ? [field(2, 2), field(4, 4)] : nil
+            }
+        }
+        let panel = DeviceIdentity(number: 0, node: "/dev/input/event7", description: DeviceDescription(name: "Panel"))
+        func frame(_ time: Double, _ contacts: TouchContact...) {
+            clock.now = time
+            scheduler.advance(to: time)
+            daemon.process(TouchFrame(time: time, contacts: contacts), from: panel)
+        }
+        frame(10, LockTests.contact(1, .began, 500, 500))
+        #expect(shown().contains { $0[0] == Int32(AbsoluteAxis.trackingID) && $0[1] >= 0 }, "the finger is shown")
+
+        clock.now = 10.2
+        _ = daemon.lock(for: 2)
+        let locking = shown()
+        #expect(locking.contains([Int32(AbsoluteAxis.toolType), ToolType.palm]) && locking.contains([Int32(AbsoluteAxis.trackingID), -1]), "\(locking)")
+        frame(10.4, LockTests.contact(1, .moved, 600, 500), LockTests.contact(2, .began, 900, 500))
+        frame(11.5, LockTests.contact(1, .ended, 600, 500), LockTests.contact(2, .moved, 910, 500))
+        frame(12.5, LockTests.contact(2, .moved, 920, 500))
+        #expect(!daemon.engine.isLocked)
+        frame(13, LockTests.contact(2, .ended, 930, 500))
+        #expect(shown().isEmpty, "nothing of the lock's fingers")
+
+        frame(14, LockTests.contact(3, .began, 500, 500))
+        #expect(shown().contains { $0[0] == Int32(AbsoluteAxis.trackingID) && $0[1] >= 0 }, "a finger landing after the lock is shown")
+        daemon.closeAll(reason: "the test ends")
     }
 
     @Test("health says how long a lock lasts yet, and is not unhealthy for it; null once it ended")

@@ -21,11 +21,14 @@ final class VirtualTouchscreens: ReportSink {
     private var routes: [Int: VirtualTouchscreen?] = [:]
     /// One frame's fingers, kept between frames so that showing them allocates nothing.
     private var contacts: [VirtualContact] = []
-    /// Where uinput is: a test names a file that is not, to see motiond do without.
-    private let uinputPath: String
+    /// Makes the device for an output: through uinput at the path given (a test names a
+    /// file that is not, to see motiond do without), or a test's that writes to a pipe.
+    var makeDevice: (String, VirtualTouchscreenGeometry) throws(VirtualTouchscreenError) -> VirtualTouchscreen
 
     init(uinputPath: String = "/dev/uinput") {
-        self.uinputPath = uinputPath
+        makeDevice = { (output, geometry) throws(VirtualTouchscreenError) in
+            try VirtualTouchscreen(output: output, geometry: geometry, uinputPath: uinputPath)
+        }
     }
 
     /// The outputs whose virtual touchscreen exists: the input grabs only the panels that
@@ -52,7 +55,7 @@ final class VirtualTouchscreens: ReportSink {
         failures.removeAll()
         for (output, geometry) in wanted.sorted(by: { $0.key < $1.key }) where devices[output] == nil {
             do {
-                let device = try VirtualTouchscreen(output: output, geometry: geometry, uinputPath: uinputPath)
+                let device = try makeDevice(output, geometry)
                 devices[output] = device
                 notes.append(("virtual touchscreen \(output) is \(device.node) (\(device.name))", false))
             } catch {
