@@ -172,9 +172,6 @@ struct ContactRouter {
         routes[key].flatMap { $0.finger != 0 ? $0.finger : nil }
     }
 
-    /// Every contact down, by key.
-    var keys: Dictionary<ContactKey, Entry>.Keys { routes.keys }
-
     /// A screen gesture took every contact in `keys` from the elements.
     mutating func takenByScreen(_ keys: some Sequence<ContactKey>) {
         for key in keys {

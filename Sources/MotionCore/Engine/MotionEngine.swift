@@ -80,6 +80,8 @@ public final class MotionEngine {
     @discardableResult
     public func process(_ frame: TouchFrame, device: Int = 0, deviceName: String = "") -> FrameReport {
         if isLocked { return processLocked(frame, device: device) }
+        // The contacts a lock took do nothing until they lift, after the lock too: a cloth
+        // still down as it ends.
         var frame = frame
         if router.hasLockedOut { frame.contacts.removeAll { router.isLockedOut($0, device: device, locked: false) } }
         beginProcessing(at: frame.time)
