@@ -46,6 +46,9 @@ struct StatusCommand: ParsableCommand {
             }
             emit("  \(ago("since_input", "last input")), \(ago("since_touch", "last touch")), loop lag "
                  + (health["loop_lag"]?.number.map { formatted("%.1f ms", $0 * 1000) } ?? "not measured"))
+            if let left = health["locked_for"]?.number {
+                emit("  touches locked out (motionctl lock) for \(formatted("%.0f", left.rounded(.up))) s more: motionctl unlock or a restart ends it")
+            }
             if let file = stats["config"]?["file"]?.string { emit("  configuration \(file)") } else { emit("  built-in configuration") }
             if let error = stats["config"]?["last_error"]?.string { emit("  last reload refused: \(error)") }
             for target in stats["tuio"]?.array ?? [] {

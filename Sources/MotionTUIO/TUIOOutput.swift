@@ -132,6 +132,14 @@ final class TUIOOutput {
         }
     }
 
+    /// Ends the sessions of `fingers` (a lock took them): the next frame's alive list is
+    /// without them. The engine reports them no more, not even as they lift.
+    func cancel(fingers: [Int]) {
+        let before = cursors.count
+        cursors.removeAll { fingers.contains($0.finger) }
+        if cursors.count != before { cursorsChanged = true }
+    }
+
     /// Reads the elements: those that moved or turned since the last frame change.
     private func read(_ elements: [Element], time: Double) {
         var index = 0

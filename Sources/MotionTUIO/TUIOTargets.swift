@@ -62,6 +62,11 @@ public final class TUIOTargets {
         for output in active { output.take(contacts, time: time) }
     }
 
+    /// Fingers a lock took: they leave every output at once.
+    public func cancel(fingers: [Int]) {
+        for output in active { output.cancel(fingers: fingers) }
+    }
+
     /// The elements as they are after a frame or a spring's step.
     public func publish(_ elements: [Element], time: Double) {
         for output in active { output.publish(elements, time: time) }

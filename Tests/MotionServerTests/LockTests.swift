@@ -99,7 +99,12 @@ struct LockTests {
         _ = engine.tick(at: 2)
         #expect(!engine.isLocked)
         let after = engine.process(TouchFrame(time: 2.1, contacts: [Self.contact(1, .moved, 1020, 800), Self.contact(2, .moved, 910, 800), Self.contact(3, .began, 800, 800)]))
-        #expect(after.contacts.map(\.forApps) == [false, false, true])
+        #expect(after.contacts.map(\.contact.trackingID) == [3], "the fingers down across the end are in no report: \(after.contacts)")
+        #expect(after.contacts.map(\.forApps) == [true])
+        let lifted = engine.process(TouchFrame(time: 2.2, contacts: [Self.contact(1, .ended, 1020, 800), Self.contact(2, .ended, 910, 800), Self.contact(3, .moved, 810, 800)]))
+        #expect(lifted.contacts.map(\.contact.trackingID) == [3], "nor as they lift")
+        #expect(!engine.process(TouchFrame(time: 2.3, contacts: [Self.contact(3, .ended, 810, 800)])).contacts.isEmpty)
+        #expect(engine.nextIdleDeadline != nil, "every finger lifted: the screen may go idle again")
     }
 
     @Test("a lock goes on across a reload that makes the scene anew, and still ends by itself")
@@ -142,5 +147,69 @@ extension LockTests {
         #expect(states(began) == ["began"])
         let locked = engine.lock(at: 12, until: 20)
         #expect(states(locked).count == 1 && states(locked) != ["began"], "\(states(locked))")
+    }
+}
+
+extension LockTests {
+    @Test("a long press whose fingers land during a lock is recognized never: not on the timer mid-lock, not after; those fingers are in no stream until they lift")
+    func clothDuringLock() throws {
+        let clock = ManualFrameClock(now: 9.9)
+        let scheduler = ScreenGestureProtocolTests.HandScheduler(now: 9.9)
+        let configuration = try Configuration.parse(ScreenGestureProtocolTests.configuration, file: "g.toml")
+        let daemon = Daemon(configuration: configuration, clock: clock, idleScheduler: scheduler, controlPolicy: { _ in true })
+        let output = RecordingOutput()
+        let session = daemon.connect(output, credentials: nil)
+        daemon.receive(#"{"id":1,"op":"subscribe","streams":["screen.gesture","screen.contacts","screen.locked"]}"#, from: session)
+        let panel = DeviceIdentity(number: 0, node: "/dev/input/event7")
+        func at(_ time: Double) {
+            clock.now = time
+            scheduler.advance(to: time)
+        }
+        func frame(_ time: Double, _ contacts: TouchContact...) {
+            at(time)
+            daemon.process(TouchFrame(time: time, contacts: contacts), from: panel)
+        }
+        frame(9.9, Self.contact(5, .began, 300, 100))
+        _ = try output.take()
+        at(10)
+        daemon.receive(#"{"id":2,"op":"lock","for":2}"#, from: session)
+        #expect(try output.take().contains { $0["stream"]?.string == "screen.contacts" && $0["value"]?.array?.isEmpty == true })
+
+        // The finger down at the lock lifts; then the cloth: two fingers, the admin long
+        // press's, held still past its second.
+        frame(10.05, Self.contact(5, .ended, 300, 100))
+        frame(10.1, Self.contact(1, .began, 300, 900), Self.contact(2, .began, 1600, 900))
+        at(11.5)
+        #expect(try output.take().isEmpty, "nothing is recognized or reported mid-lock")
+        at(12.1)
+        let ending = try output.take()
+        #expect(ending.map { $0["stream"]?.string } == ["screen.locked"], "the lock ends, and only that: \(ending)")
+
+        // Down across the end, the cloth does nothing until it lifts.
+        frame(12.2, Self.contact(1, .moved, 320, 900), Self.contact(2, .moved, 1620, 900))
+        at(13.5)
+        frame(13.6, Self.contact(1, .ended, 320, 900), Self.contact(2, .ended, 1620, 900))
+        let after = try output.take()
+        #expect(after.isEmpty, "\(after)")
+
+        // A finger landing now is the screen's again.
+        frame(14, Self.contact(3, .began, 300, 900))
+        #expect(try output.take().contains { $0["stream"]?.string == "screen.contacts" && $0["value"]?.array?.count == 1 })
+    }
+}
+
+extension LockTests {
+    @Test("a cloth that lands during a short lock and is still down when it ends fires no long press afterwards")
+    func clothAcrossShortLock() throws {
+        let engine = try Configuration.parse(ScreenGestureProtocolTests.configuration, file: "g.toml").makeEngine(clock: ManualFrameClock(now: 10))
+        _ = engine.lock(at: 10, until: 10.5)
+        _ = engine.process(TouchFrame(time: 10.1, contacts: [Self.contact(1, .began, 300, 900), Self.contact(2, .began, 1600, 900)]))
+        _ = engine.tick(at: 10.5)
+        #expect(!engine.isLocked)
+        #expect(engine.nextDeadline == nil, "no press pending: the cloth is no one's")
+        let held = engine.tick(at: 11.5)
+        #expect(held.events.isEmpty, "\(held.events)")
+        let moved = engine.process(TouchFrame(time: 11.6, contacts: [Self.contact(1, .moved, 320, 900), Self.contact(2, .moved, 1620, 900)]))
+        #expect(moved.events.isEmpty && moved.contacts.isEmpty)
     }
 }

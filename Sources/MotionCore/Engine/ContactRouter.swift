@@ -123,9 +123,16 @@ struct ContactRouter {
 
     private var routes: [ContactKey: Entry] = [:]
     private var nextFinger = 1
+    /// The contacts a lock took (``lockOut(into:)``) or that landed during one: no element,
+    /// screen gesture, stream or output hears of them until they lift, even after the lock
+    /// ends, so that a cloth still down then does nothing. Kept apart from the routes, which
+    /// they never rejoin.
+    private var lockedOut: Set<ContactKey> = []
 
-    /// Whether any contact is down anywhere.
-    var isAnyDown: Bool { !routes.isEmpty }
+    /// Whether any contact is down anywhere, locked out or not.
+    var isAnyDown: Bool { !routes.isEmpty || !lockedOut.isEmpty }
+    /// Whether a contact a lock took is still down.
+    var hasLockedOut: Bool { !lockedOut.isEmpty }
 
     /// Routes one contact of a device's frame; `hit` finds the element a landing contact is
     /// on. Returns its finger's number, what its element hears, if any (the contact under
@@ -165,15 +172,34 @@ struct ContactRouter {
         routes[key].flatMap { $0.finger != 0 ? $0.finger : nil }
     }
 
-    /// Every contact down, by key.
-    var keys: Dictionary<ContactKey, Entry>.Keys { routes.keys }
-
     /// A screen gesture took every contact in `keys` from the elements.
     mutating func takenByScreen(_ keys: some Sequence<ContactKey>) {
         for key in keys {
             let next = ContactRoute.transition(routes[key]?.route, .takenByScreen).next
             routes[key] = next.map { Entry(route: $0, finger: routes[key]?.finger ?? 0) }
         }
+    }
+
+    /// A lock began: every contact down is locked out until it lifts. Their fingers' numbers
+    /// go into `fingers`, in order, for whoever showed them to drop them. Their elements must
+    /// have heard them cancelled first (``MotionEngine/cancelTouches(of:at:)``).
+    mutating func lockOut(into fingers: inout [Int]) {
+        let start = fingers.count
+        for (key, entry) in routes {
+            lockedOut.insert(key)
+            if entry.finger != 0 { fingers.append(entry.finger) }
+        }
+        fingers[start...].sort()
+        routes.removeAll()
+    }
+
+    /// Follows a contact that no one is to hear of: every contact while `locked`, and after
+    /// the lock those it took, until they lift. True when `contact` is one of them.
+    mutating func isLockedOut(_ contact: TouchContact, device: Int, locked: Bool) -> Bool {
+        let key = ContactKey(device: device, trackingID: contact.trackingID)
+        guard locked || lockedOut.contains(key) else { return false }
+        if contact.phase.isActive { lockedOut.insert(key) } else { lockedOut.remove(key) }
+        return true
     }
 
     /// `element` went, or was turned off: its contacts go nowhere until they lift. Their ids,
@@ -202,10 +228,11 @@ struct ContactRouter {
 
     /// The contacts down, routed nowhere, under their numbers: what a successor engine knows
     /// of the fingers down when it takes over (they land on none of its elements, the screen
-    /// is not idle under them, and they keep their numbers).
+    /// is not idle under them, and they keep their numbers). Those locked out stay so.
     var handedOver: ContactRouter {
         var successor = ContactRouter()
         for (key, entry) in routes { successor.routes[key] = Entry(route: .nowhere, finger: entry.finger) }
+        successor.lockedOut = lockedOut
         successor.nextFinger = nextFinger
         return successor
     }

@@ -171,10 +171,15 @@ extension MotionEngine {
         // The fingers down keep their numbers, and a follower does not hear them again.
         successor.screenContacts = screenContacts
         successor.followsContacts = followsContacts
-        // A lock goes on across a reload: the screen is still being cleaned.
+        // A lock goes on across a reload: the screen is still being cleaned. The clients are
+        // sent the new scene's values as they subscribe to them again, `screen.locked` true
+        // among them: not a change to send once more.
         if let lockedUntil {
             successor.lockedUntil = lockedUntil
             successor.locked.value = true
+            if let stream = successor.catalog.id(named: ElementStream(element: successor.scene.container.id, property: "locked").name) {
+                successor.published.alreadyPublished(stream, as: .bool(true))
+            }
         }
         reportPhase = .handedOut
         return report

@@ -90,6 +90,10 @@ public struct FrameReport: Sendable {
     /// apps were shown are to be cancelled at once, not at the finger's next frame, which a
     /// finger held still may never send.
     public internal(set) var takenFingers: [Int] = []
+    /// Fingers a lock took in this report (``MotionEngine/lock(at:until:)``), in order: every
+    /// output that shows fingers drops them at once (the apps see them cancelled, TUIO's
+    /// receivers see them leave), and hears of them no more, not even as they lift.
+    public internal(set) var lockedFingers: [Int] = []
 
     /// Whether values of elements changed, not only the fingers: what a keeper of the scene
     /// follows.
@@ -101,6 +105,7 @@ public struct FrameReport: Sendable {
     /// Whether the report has nothing to publish.
     public var isEmpty: Bool {
         values.isEmpty && events.isEmpty && contacts.isEmpty && !predictionsLapsed && removedStreams.isEmpty && repairs.isEmpty && takenFingers.isEmpty
+            && lockedFingers.isEmpty
     }
 
     /// Empties the report for the next frame, keeping its storage.
@@ -112,6 +117,7 @@ public struct FrameReport: Sendable {
         removedStreams.removeAll(keepingCapacity: true)
         repairs.removeAll(keepingCapacity: true)
         takenFingers.removeAll(keepingCapacity: true)
+        lockedFingers.removeAll(keepingCapacity: true)
         predictionsLapsed = false
     }
 }

@@ -80,6 +80,10 @@ public final class MotionEngine {
     @discardableResult
     public func process(_ frame: TouchFrame, device: Int = 0, deviceName: String = "") -> FrameReport {
         if isLocked { return processLocked(frame, device: device) }
+        // The contacts a lock took do nothing until they lift, after the lock too: a cloth
+        // still down as it ends.
+        var frame = frame
+        if router.hasLockedOut { frame.contacts.removeAll { router.isLockedOut($0, device: device, locked: false) } }
         beginProcessing(at: frame.time)
         clock.perform(at: frame.time) {
             if let screenWatch {
@@ -216,23 +220,23 @@ public final class MotionEngine {
     /// When the lock ends by itself; nil while unlocked.
     public internal(set) var lockedUntil: Double?
 
-    /// Locks touches out until `until`, for cleaning the screen: every gesture on an element
-    /// ends `cancelled`, the fingers leave `screen.contacts`, and until the lock ends (at
-    /// `until`, by ``tick(at:)``, or by ``unlock(at:)``) touches move nothing, are not
-    /// reported, and go to no app (``ReportedContact/forApps``); a finger down across the end
-    /// moves nothing until it lifts. Locking again moves the end.
+    /// Locks touches out until `until`, for cleaning the screen: every gesture in progress,
+    /// on an element or on the screen, ends `cancelled`, the fingers leave `screen.contacts`
+    /// and every output (``FrameReport/lockedFingers``), and until the lock ends (at `until`,
+    /// by ``tick(at:)``, or by ``unlock(at:)``) touches move nothing, are recognized as
+    /// nothing, and are reported nowhere. A finger down across the end stays so until it
+    /// lifts: a cloth still on the glass does nothing. Locking again moves the end.
     public func lock(at time: Double, until: Double) -> FrameReport {
         beginProcessing(at: time)
         lockedUntil = until
         if !isLocked {
             locked.value = true
             for element in elements { cancelTouches(of: element, at: time) }
-            // The screen's gestures in progress end here, as at a reload, rather than never.
             if let screenWatch {
-                screenWatch.handOver(to: nil, at: time, into: &screenEvents)
+                screenWatch.forgetFingers(at: time, into: &screenEvents)
                 reportScreenGestures()
             }
-            router.takenByScreen(Array(router.keys))
+            router.lockOut(into: &report.lockedFingers)
             if followsContacts, !screenContacts.contacts.isEmpty {
                 screenContacts.reset()
                 contactsChanged = true
@@ -254,19 +258,13 @@ public final class MotionEngine {
         locked.value = false
     }
 
-    /// A frame while locked: its contacts are followed, so that a lift frees its finger, but
-    /// each is taken from the start, as by a screen gesture, and none is reported. The screen
-    /// gestures follow the fingers too, and what they recognize is dropped.
+    /// A frame while locked: its contacts are only followed, locked out until they lift
+    /// (``ContactRouter/isLockedOut(_:device:locked:)``), so that the screen is not idle under
+    /// them and they do nothing after the lock either. No element, screen gesture or output
+    /// hears of them.
     private func processLocked(_ frame: TouchFrame, device: Int) -> FrameReport {
         beginProcessing(at: frame.time)
-        if let screenWatch {
-            screenWatch.take(frame, device: device, into: &screenEvents)
-            screenEvents.removeAll(keepingCapacity: true)
-        }
-        for contact in frame.contacts {
-            _ = router.route(contact, device: device) { _ in nil }
-            if contact.phase == .began { router.takenByScreen(CollectionOfOne(ContactKey(device: device, trackingID: contact.trackingID))) }
-        }
+        for contact in frame.contacts { _ = router.isLockedOut(contact, device: device, locked: true) }
         return endReport(at: frame.time)
     }
 

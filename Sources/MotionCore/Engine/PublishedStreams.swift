@@ -89,6 +89,13 @@ struct PublishedStreams {
         if marked.last == stream { marked.removeLast() }
     }
 
+    /// `stream` holds `value`, which its followers have already: not a change to publish,
+    /// and the value a later change is compared with.
+    mutating func alreadyPublished(_ stream: StreamID, as value: PublishedValue) {
+        unmark(stream)
+        lastPublished[stream.index] = value
+    }
+
     /// Removes streams that went with an element: their numbers will name other streams.
     mutating func remove(_ streams: [StreamID]) {
         for stream in streams {

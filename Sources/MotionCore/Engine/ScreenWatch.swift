@@ -58,6 +58,13 @@ final class ScreenWatch {
         }
     }
 
+    /// A lock: the gestures in progress end, into `events`, and the fingers down are
+    /// forgotten (``ScreenGestures/restart(at:into:)``); the watch sees none of them again.
+    func forgetFingers(at time: Double, into events: inout [ScreenGestureEvent]) {
+        gestures.restart(at: time, into: &events)
+        contacts.removeAll()
+    }
+
     /// When a long press held still is due.
     var nextDeadline: Double? { gestures.nextDeadline }
 

@@ -81,6 +81,13 @@ public struct ScreenGestures: Sendable {
                 self.edgeSwipe = edgeSwipe
             }
         }
+
+        /// Starts again with no finger followed, under the same settings.
+        mutating func restart() {
+            if let press = longPress { longPress = LongPressRecognizer(thresholds: press.thresholds, touches: press.touches) }
+            if let swipe { self.swipe = SwipeRecognizer(thresholds: swipe.thresholds) }
+            if let edgeSwipe { self.edgeSwipe = EdgeSwipeRecognizer(screen: edgeSwipe.screen, thresholds: edgeSwipe.thresholds) }
+        }
     }
 
     private var watches: [Watch]
@@ -136,6 +143,16 @@ public struct ScreenGestures: Sendable {
             } else if let event = watches[index].longPress?.block(at: time) {
                 take(.longPress(event), from: index, into: &events)
             }
+        }
+    }
+
+    /// A lock: every gesture in progress ends (a long press held is `cancelled` at `time`,
+    /// into `events`) and every recognizer forgets the fingers down, which are locked out
+    /// until they lift: a cloth down across the lock's end is none of theirs.
+    public mutating func restart(at time: Double, into events: inout [ScreenGestureEvent]) {
+        for index in watches.indices {
+            if let event = watches[index].longPress?.block(at: time) { take(.longPress(event), from: index, into: &events) }
+            watches[index].restart()
         }
     }
 

@@ -140,13 +140,13 @@ public final class Daemon {
         publish(engine.runClockFrame(at: time))
     }
 
-    /// Locks touches out for `seconds` (`lock`): the gestures in progress end, the apps see
-    /// their touches cancelled, and until the lock ends by itself (or `unlock`) no touch
-    /// reaches the scene, the clients or the apps. `screen.locked` says so.
+    /// Locks touches out for `seconds` (`lock`): the gestures in progress end, every sink
+    /// drops the fingers down (``FrameReport/lockedFingers``: the apps see them cancelled),
+    /// and until the lock ends by itself (or `unlock`) no touch reaches the scene, the
+    /// clients, TUIO or the apps. `screen.locked` says so.
     func lock(for seconds: Double) -> JSONValue {
         let now = clock.now
         publish(engine.lock(at: now, until: now + seconds))
-        virtualTouchscreens.cancelAll()
         return lockJSON
     }
 

@@ -24,7 +24,7 @@ struct InputFrame {
 }
 
 /// The scene to TUIO's receivers: the fingers of each input frame, then the elements as
-/// they are, whenever a frame came or values changed.
+/// they are, whenever a frame came or values changed. The fingers a lock took leave at once.
 final class TUIOSink: ReportSink {
     let output: TUIOReceivers
     private unowned let scene: DaemonScene
@@ -35,7 +35,9 @@ final class TUIOSink: ReportSink {
     }
 
     func take(_ report: FrameReport, input: InputFrame?) {
-        guard output.isActive, input != nil || report.elementValuesChanged else { return }
+        let locking = !report.lockedFingers.isEmpty
+        guard output.isActive, input != nil || report.elementValuesChanged || locking else { return }
+        if locking { output.cancel(fingers: report.lockedFingers) }
         if input != nil { output.take(report.contacts, time: report.time) }
         output.publish(scene.engine.scene.elements, time: report.time)
     }

@@ -263,7 +263,7 @@ public struct ProtocolError: Error, Equatable {
 }
 
 /// How long a lock (`lock`) lasts: long enough to wipe a screen, never for good.
-enum LockLimits {
-    static let defaultSeconds = 30.0
-    static let seconds: ClosedRange<Double> = 1...3600
+public enum LockLimits {
+    public static let defaultSeconds = 30.0
+    public static let seconds: ClosedRange<Double> = 1...3600
 }

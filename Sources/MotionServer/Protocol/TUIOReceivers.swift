@@ -11,6 +11,9 @@ public protocol TUIOReceivers: AnyObject {
     var isActive: Bool { get }
     /// An input frame's contacts, as its report numbers them, at the frame's `time`.
     func take(_ contacts: [ReportedContact], time: Double)
+    /// Fingers a lock took (``FrameReport/lockedFingers``): they leave at once, and are
+    /// never in `take`'s contacts again.
+    func cancel(fingers: [Int])
     /// The elements as they are after a frame or a spring's step.
     func publish(_ elements: [Element], time: Double)
     /// The daemon stops: receivers hear that nothing is alive any more.

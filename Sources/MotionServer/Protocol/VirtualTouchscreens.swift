@@ -24,11 +24,14 @@ final class VirtualTouchscreens: ReportSink {
     /// The counts of each output's devices made anew or removed since motiond started, which
     /// its live device's counts add to: counters never go back on a reload.
     private var retired: [String: VirtualTouchscreenCounts] = [:]
-    /// Where uinput is: a test names a file that is not, to see motiond do without.
-    private let uinputPath: String
+    /// Makes the device for an output: through uinput at the path given (a test names a
+    /// file that is not, to see motiond do without), or a test's that writes to a pipe.
+    var makeDevice: (String, VirtualTouchscreenGeometry) throws(VirtualTouchscreenError) -> VirtualTouchscreen
 
     init(uinputPath: String = "/dev/uinput") {
-        self.uinputPath = uinputPath
+        makeDevice = { (output, geometry) throws(VirtualTouchscreenError) in
+            try VirtualTouchscreen(output: output, geometry: geometry, uinputPath: uinputPath)
+        }
     }
 
     /// The outputs whose virtual touchscreen exists: the input grabs only the panels that
@@ -56,7 +59,7 @@ final class VirtualTouchscreens: ReportSink {
         failures.removeAll()
         for (output, geometry) in wanted.sorted(by: { $0.key < $1.key }) where devices[output] == nil {
             do {
-                let device = try VirtualTouchscreen(output: output, geometry: geometry, uinputPath: uinputPath)
+                let device = try makeDevice(output, geometry)
                 devices[output] = device
                 notes.append(("virtual touchscreen \(output) is \(device.node) (\(device.name))", false))
             } catch {
@@ -69,9 +72,12 @@ final class VirtualTouchscreens: ReportSink {
 
     func take(_ report: FrameReport, input: InputFrame?) {
         guard !devices.isEmpty else { return }
-        // Fingers a gesture took, on whichever device shows them, before the frame's own.
+        // Fingers a gesture or a lock took, on whichever device shows them, before the frame's own.
         if !report.takenFingers.isEmpty {
             for device in devices.values { device.cancel(fingers: report.takenFingers) }
+        }
+        if !report.lockedFingers.isEmpty {
+            for device in devices.values { device.cancel(fingers: report.lockedFingers) }
         }
         guard let input, let device = route(input.device) else { return }
         contacts.removeAll(keepingCapacity: true)
@@ -79,11 +85,6 @@ final class VirtualTouchscreens: ReportSink {
             contacts.append(VirtualContact(finger: reported.finger, phase: reported.contact.phase, position: reported.contact.position, forApps: reported.forApps))
         }
         device.show(contacts)
-    }
-
-    /// Cancels every finger shown, on every device: a lock began.
-    func cancelAll() {
-        for device in devices.values { device.cancelAll() }
     }
 
     /// Removes every device: the daemon stops.

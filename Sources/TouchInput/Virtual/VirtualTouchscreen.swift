@@ -34,8 +34,11 @@ public final class VirtualTouchscreen {
     public let syspath: String
     public let geometry: VirtualTouchscreenGeometry
     private var encoder: VirtualTouchEncoder
+    /// The kernel's device; nil for one that writes to a test's descriptor.
     private var uinput: OpaquePointer?
     private let descriptor: Int32
+    /// Until ``destroy()``.
+    private var isOpen = true
     /// A frame's events, and the same as the kernel's structs: kept between frames so that
     /// writing one allocates nothing.
     private var events: [InputEvent] = []
@@ -86,6 +89,19 @@ public final class VirtualTouchscreen {
         self.encoder = VirtualTouchEncoder(geometry: geometry, slotCount: slotCount)
         events.reserveCapacity(16 * slotCount)
         raw.reserveCapacity(16 * slotCount)
+    }
+
+    /// A device that is none of the kernel's: what it shows goes to `descriptor` (a pipe's
+    /// end, which it closes when destroyed) as the kernel's structs, for a test to read what
+    /// the apps would see without uinput.
+    package init(output: String, geometry: VirtualTouchscreenGeometry, slotCount: Int = VirtualTouchEncoder.defaultSlotCount,
+                 writingTo descriptor: Int32) {
+        self.name = "\(Self.namePrefix) \(output)"
+        self.descriptor = descriptor
+        self.geometry = geometry
+        self.node = ""
+        self.syspath = ""
+        self.encoder = VirtualTouchEncoder(geometry: geometry, slotCount: slotCount)
     }
 
     deinit { destroy() }
@@ -157,16 +173,17 @@ public final class VirtualTouchscreen {
 
     /// Cancels what is shown and removes the device from every reader.
     public func destroy() {
-        guard let uinput else { return }
+        guard isOpen else { return }
         cancelAll()
-        libevdev_uinput_destroy(uinput)
+        if let uinput { libevdev_uinput_destroy(uinput) }
         Glibc.close(descriptor)
-        self.uinput = nil
+        uinput = nil
+        isOpen = false
     }
 
     /// The events in one `write(2)`: the kernel takes them in order and ignores their times.
     private func write() {
-        guard uinput != nil, !events.isEmpty else { return }
+        guard isOpen, !events.isEmpty else { return }
         raw.removeAll(keepingCapacity: true)
         for event in events { raw.append(input_event(time: timeval(), type: event.type, code: event.code, value: event.value)) }
         let bytes = raw.count * MemoryLayout<input_event>.stride
