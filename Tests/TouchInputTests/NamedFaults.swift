@@ -59,7 +59,7 @@ struct NamedFaults {
                         born.insert(contact.trackingID)
                         contacts[contact.trackingID] = why
                     }
-                case .stuck, .palm, .deadZone, .phantomTap, .burst, .ghost:
+                case .stuck, .palm, .markedPalm, .deadZone, .phantomTap, .burst, .ghost:
                     name(notice.trackingID, why, removing: true)
                 }
                 filters.insert(Self.countKey(notice.kind))
@@ -76,7 +76,7 @@ struct NamedFaults {
     static func countKey(_ kind: ContactFilters.Notice.Kind) -> String {
         switch kind {
         case .stuck: return "stuck"
-        case .palm: return "palms"
+        case .palm, .markedPalm: return "palms"
         case .jump: return "jumps"
         case .repaired: return "repaired"
         case .deadZone: return "dead_zone"
