@@ -8,7 +8,8 @@ import TouchModel
 /// A notice names its contact by tracking id; a storm names every contact down when it began
 /// or landing while the panel was quiet; a flip names the pair it put back; a re-pairing
 /// names both contacts it exchanged; a jump names the contact it cancelled and the one it
-/// began in its place.
+/// began in its place. A contact held back until it proved itself a finger (a ghost corner,
+/// a burst, a phantom's tap due) is named by its late beginning, within the longest hold-back.
 struct NamedFaults {
     /// Each named contact (its tracking id with the filters off), and what named it.
     var contacts: [Int32: String] = [:]
@@ -64,6 +65,24 @@ struct NamedFaults {
                 }
                 filters.insert(Self.countKey(notice.kind))
             }
+        }
+        nameHeldBack(DefaultFiltersKeepFingersTests.lives(moments.compactMap(\.frame)), raw: lives)
+    }
+
+    /// The longest a filter holds a landing back before it proves itself a finger (a burst's
+    /// proof; a ghost corner's and a phantom tap's are shorter): the delay the filters'
+    /// documentation allows a real finger.
+    static let longestHoldBack = PhantomTouchSettings.burstProof
+
+    /// Names the contacts the defaults began later than the device did, by no more than a
+    /// hold-back: held back until they proved themselves fingers, they are the same fingers
+    /// begun late, which the check then takes as the defaults show them. A later beginning
+    /// than that is left unnamed: harm.
+    private mutating func nameHeldBack(_ filtered: [DefaultFiltersKeepFingersTests.Life], raw: [DefaultFiltersKeepFingersTests.Life]) {
+        for life in filtered where contacts[life.trackingID] == nil {
+            guard let device = raw.first(where: { $0.trackingID == life.trackingID && $0.began <= life.began && life.began <= ($0.ended ?? .infinity) }),
+                  life.began > device.began, life.began - device.began <= Self.longestHoldBack + 1e-9 else { continue }
+            name(life.trackingID, "held back \(Int(((life.began - device.began) * 1000).rounded())) ms", removing: false)
         }
     }
 
