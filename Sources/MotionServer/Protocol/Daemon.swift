@@ -49,7 +49,7 @@ public final class Daemon {
     let virtualTouchscreens: VirtualTouchscreens
     /// What takes each report, in order (``ReportSink``): the virtual touchscreens, TUIO, the
     /// clients, the state file.
-    private var sinks: [ReportSink] = []
+    var sinks: [ReportSink] = []
 
     /// The touchscreen being calibrated (for tests).
     var calibration: CalibrationCapture? { touchscreens.calibration }
@@ -68,9 +68,9 @@ public final class Daemon {
     private var timer: EngineTimer?
     /// Keeps the scene in its state file across restarts; nil keeps nothing
     /// (``keepScene(in:interval:scheduler:writer:)``).
-    private(set) var keeper: SceneKeeper?
+    var keeper: SceneKeeper?
     /// Keeps a second motiond off the state file while this one keeps its scene there.
-    private var stateLock: StateFileLock?
+    var stateLock: StateFileLock?
     /// Told what became of the state file when a reload read it again.
     public var onStateFile: (Restoration) -> Void = { _ in }
 
@@ -107,7 +107,7 @@ public final class Daemon {
 
     /// Sets the timer to the engine's next deadline. Called after anything that may
     /// move it (a frame, a command, a reload).
-    private func scheduleTimer() {
+    func scheduleTimer() {
         timer?.follow(engine)
     }
 
@@ -358,98 +358,5 @@ public final class Daemon {
         guard session.control else {
             throw ProtocolError(.forbidden, "\(operation.rawValue) \([.reload, .calibrate, .lock, .unlock].contains(operation) ? "changes the daemon" : "changes the scene"): only root, motiond's user, members of [daemon] control_groups and clients that sent the control token (auth) may use it")
         }
-    }
-}
-
-// MARK: The scene across restarts
-
-extension Daemon {
-    /// What became of the state file at start, or at a reload that read it again.
-    public enum Restoration {
-        /// There was no file, or an empty one: a first start, or one after `motionctl state
-        /// clear` of a stopped daemon.
-        case nothingSaved
-        /// The file was put back; `notes` say what of it no longer fits the configuration;
-        /// `cutShort` counts the bytes of a last write a crash cut short, which were ignored.
-        case restored(elements: Int, added: Int, notes: [String], cutShort: Int)
-        /// The file was refused (damaged, hostile); it was set aside for an operator to look
-        /// at. When it could not be set aside (`setAside` says why), it is left alone and the
-        /// scene is not kept.
-        case refused(StateFileError, setAside: StateFileError?)
-        /// The file is not motiond's to read or replace (not readable, not a regular file, not
-        /// a state file): it is left alone, and the scene is not kept, until a reload finds it
-        /// readable.
-        case leftAlone(StateFileError)
-    }
-
-    /// Restores the scene from `file`, then keeps it there: every change written at most
-    /// `interval` seconds of `scheduler`'s clock after the write before, through `writer`.
-    /// Called once, before the first client and the first frame. A file that cannot be used
-    /// leaves the scene as the configuration made it: it never stops the daemon starting.
-    /// Another motiond keeping its scene in the same file does: it throws
-    /// ``StateFileError/Cause/inUse``, naming it.
-    func keepScene(in file: StateFile, interval: Double, scheduler: FrameScheduler, writer: StateWriter) throws(StateFileError) -> Restoration {
-        stateLock = try file.lock()
-        let keeper = SceneKeeper(file: file, interval: interval, scheduler: scheduler, writer: writer) { [unowned self] in scene.savedState() }
-        self.keeper = keeper
-        sinks.append(keeper)
-        file.removeLeftovers()
-        let restoration = takeUpStateFile(readStateFile())
-        // The restored values are the scene's from the start: nothing is published for them
-        // but as current values, and the engine starts from them.
-        _ = engine.tick(at: clock.now)
-        scheduleTimer()
-        return restoration
-    }
-
-    private func readStateFile() -> Result<StateFileReading?, StateFileError> {
-        guard let keeper else { return .success(nil) }
-        return Result { () throws(StateFileError) in try keeper.file.read(limits: configuration.valueLimits) }
-    }
-
-    /// Puts what the state path held into the scene and tells the keeper what the file is.
-    private func takeUpStateFile(_ reading: Result<StateFileReading?, StateFileError>) -> Restoration {
-        guard let keeper else { return .nothingSaved }
-        switch reading {
-        case .success(let found):
-            keeper.found(found)
-            guard let contents = found?.contents else { return .nothingSaved }
-            let notes = scene.restore(contents.state)
-            return .restored(elements: contents.state.elements.count - notes.count, added: scene.added.count, notes: notes,
-                             cutShort: contents.cutShortBytes)
-        case .failure(let refusal) where refusal.cause == .refused:
-            do { try keeper.file.setAside() } catch {
-                keeper.leaveAlone(error)
-                return .refused(refusal, setAside: error)
-            }
-            keeper.found(nil)
-            return .refused(refusal, setAside: nil)
-        case .failure(let error):
-            keeper.leaveAlone(error)
-            return .leftAlone(error)
-        }
-    }
-
-    /// Writes the scene as it is now, and waits until it is on disk (SIGTERM), then lets go of
-    /// the file for another motiond; nil when it was written or nothing is kept, else why not.
-    func keepSceneFinally() -> StateFileError? {
-        defer { stateLock = nil }
-        return keeper?.writeFinally()
-    }
-
-    /// What `saved_scene` answers: the file, the last write, and the scene as the file holds it.
-    var savedSceneJSON: JSONValue {
-        guard let keeper else {
-            return .object([("file", .null), ("interval", .null), ("written", .null), ("error", .null), ("writes", 0), ("failed_writes", 0), ("elements", .null)])
-        }
-        return .object([
-            ("file", .string(keeper.file.path)),
-            ("interval", .number(keeper.interval)),
-            ("written", keeper.writtenAt.map { .number(((clock.now - $0) * 1000).rounded() / 1000) } ?? .null),
-            ("error", keeper.problem.map { .string($0.description) } ?? .null),
-            ("writes", .integer(Int64(keeper.writes))),
-            ("failed_writes", .integer(Int64(keeper.failedWrites))),
-            ("elements", keeper.saved.map { .array($0.elements.map(SceneState.json)) } ?? .null),
-        ])
     }
 }
