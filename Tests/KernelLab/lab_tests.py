@@ -1116,6 +1116,9 @@ def distance(a, b):
 # Made for this test: a palm cancelled mid-touch, a palm never shown, a lift, and a finger
 # still down at the unplug (its comments say when each happens).
 VIRTUAL_CANCELS = os.path.join(REPOSITORY, "Tests", "KernelLab", "recordings", "virtual-cancels.evemu")
+# Six fingers and the six ghosts an infrared panel reported with them, which the filters
+# remove (Tests/Fixtures/phantoms/README.md): the apps see only the six.
+VIRTUAL_GHOSTS = os.path.join(REPOSITORY, "Tests", "Fixtures", "phantoms", "ghosts.evemu")
 
 
 def replayed_contacts(frames):
@@ -1244,7 +1247,7 @@ def held_out_recordings():
 def virtual_plays():
     """Each recording the virtual touchscreen is shown, with how many times slower."""
     return ([(path, 1) for path in virtual_recordings()] + [(path, SLOWER) for path in held_out_recordings()]
-            + [(VIRTUAL_CANCELS, 1)])
+            + [(VIRTUAL_CANCELS, 1), (VIRTUAL_GHOSTS, 1)])
 
 
 def virtual_recording_test(path, stretch=1, all_at_once=False):
