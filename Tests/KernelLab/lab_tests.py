@@ -177,27 +177,40 @@ def replay(recording):
 
 def write_expectations(directory):
     """The recordings prepared and replayed before the guest boots (on the host the replays
-    take a fraction of the time), for `expectation` to read in the guest."""
+    take a fraction of the time), for `expectation` and `virtual_expectation` to read in the
+    guest."""
     os.makedirs(directory, exist_ok=True)
+    config = os.path.join(directory, "virtual.toml")
+    with open(config, "w") as out:
+        out.write(VIRTUAL_CONFIG)
     for path in bundled_recordings():
         for stretch in (1, SLOWER):
             prepared = prepare_recording(path, directory, stretch)
             with open(prepared + ".json", "w") as out:
                 json.dump(replay(prepared), out)
+    for path, stretch in virtual_plays():
+        prepared = prepare_recording(path, directory, stretch)
+        with open(prepared + ".virtual.json", "w") as out:
+            json.dump(virtual_replay(prepared, config), out)
+
+
+def expected_file(recording, suffix):
+    """The host's expectation of a prepared recording (LAB_EXPECTED), or None."""
+    directory = os.environ.get("LAB_EXPECTED")
+    path = directory and os.path.join(directory, os.path.basename(recording) + suffix)
+    if not path or not os.path.exists(path):
+        return None
+    with open(path) as source:
+        return json.load(source)
 
 
 @functools.lru_cache(maxsize=1)
 def expectation(path, stretch=1):
     """The prepared recording, its frames and its simulation: from the host's run when there
     was one (LAB_EXPECTED), else made here."""
-    directory = os.environ.get("LAB_EXPECTED")
-    name = os.path.basename(prepare_recording(path, SCRATCH, stretch)) + ".json"
-    if directory and os.path.exists(os.path.join(directory, name)):
-        with open(os.path.join(directory, name)) as source:
-            result = json.load(source)
-    else:
-        result = replay(prepare_recording(path, SCRATCH, stretch))
-    return result["recording"], result["frames"], result["simulated"]
+    recording = prepare_recording(path, SCRATCH, stretch)
+    result = expected_file(recording, ".json") or replay(recording)
+    return recording, result["frames"], result["simulated"]
 
 
 class RecordingBench:
@@ -1100,6 +1113,54 @@ def distance(a, b):
     return max(abs(a[0] - b[0]), abs(a[1] - b[1]))
 
 
+# Made for this test: a palm cancelled mid-touch, a palm never shown, a lift, and a finger
+# still down at the unplug (its comments say when each happens).
+VIRTUAL_CANCELS = os.path.join(REPOSITORY, "Tests", "KernelLab", "recordings", "virtual-cancels.evemu")
+# Six fingers and the six ghosts an infrared panel reported with them, which the filters
+# remove (Tests/Fixtures/phantoms/README.md): the apps see only the six.
+VIRTUAL_GHOSTS = os.path.join(REPOSITORY, "Tests", "Fixtures", "phantoms", "ghosts.evemu")
+
+
+def replayed_contacts(frames):
+    """A replay's frames as contacts, in landing order: {"id", "positions" (each new one),
+    "end" ("ended", "cancelled", or None: still down when the recording ended)}."""
+    contacts, down = [], {}
+    for frame in frames:
+        for contact in frame:
+            if contact["phase"] == "began":
+                down[contact["id"]] = {"id": contact["id"], "positions": [], "end": None}
+                contacts.append(down[contact["id"]])
+            track = down.get(contact["id"])
+            check(track is not None, f"the replay moved contact {contact['id']}, which never began: {frame}")
+            position = (contact["x"], contact["y"])
+            if not track["positions"] or track["positions"][-1] != position:
+                track["positions"].append(position)
+            if contact["phase"] in ("ended", "cancelled"):
+                track["end"] = contact["phase"]
+                del down[contact["id"]]
+    return contacts
+
+
+def virtual_replay(recording, config):
+    """What the virtual touchscreen must show of a (prepared) recording, from motionctl's
+    replay with the virtual touchscreen's configuration (its screen pixels, the default
+    filters): each contact the filters kept, and how many fingers the panel had (`--raw`)."""
+    def frames(*flags):
+        lines = json_lines(run([MOTIONCTL, "frames", recording, "--json", "--config", config, *flags]), "the replay")
+        return frame_contents(lines)
+    raw = frames("--raw")
+    return {"contacts": replayed_contacts(frames()), "fingers": len(replayed_contacts(raw)), "frames": len(raw)}
+
+
+@functools.lru_cache(maxsize=1)
+def virtual_expectation(path, stretch=1):
+    """The prepared recording and its `virtual_replay`: from the host's run when there was
+    one (LAB_EXPECTED), else made here."""
+    recording = prepare_recording(path, SCRATCH, stretch)
+    expected = expected_file(recording, ".virtual.json") or virtual_replay(recording, write_config("virtual.toml", VIRTUAL_CONFIG))
+    return recording, expected
+
+
 def track_problems(shown, published):
     """Why a touch libinput showed is not the contact motiond published, or None: every
     published position is shown, in order, within the tolerance (a move of less than the
@@ -1143,8 +1204,9 @@ class VirtualBench:
         finish()
         self.daemon = Daemon([], name="virtual", config=write_config("virtual.toml", VIRTUAL_CONFIG), tracked=False)
         self.client = Client(self.daemon.socket)
+        # Not subscribed to screen.contacts: what the apps must see is the replay's, and
+        # following every finger would cost the one emulated CPU a message a frame.
         self.node = virtual_node(self.client)
-        self.client.request("subscribe", streams=["screen.contacts"])
 
     def close(self):
         self.daemon.stop()
@@ -1182,71 +1244,124 @@ def held_out_recordings():
     return [path for path in bundled_recordings() if most_fingers(path) > 4]
 
 
+def virtual_plays():
+    """Each recording the virtual touchscreen is shown, with how many times slower."""
+    return ([(path, 1) for path in virtual_recordings()] + [(path, SLOWER) for path in held_out_recordings()]
+            + [(VIRTUAL_CANCELS, 1), (VIRTUAL_GHOSTS, 1)])
+
+
 def virtual_recording_test(path, stretch=1, all_at_once=False):
     """The recording played on a grabbed panel under motiond with a virtual touchscreen: what
-    libinput reads from the virtual device is what motiond published on screen.contacts, touch
-    for touch and position for position; every touch ends, lifted (TOUCH_UP) or, where motiond
-    cancelled it, TOUCH_CANCEL. With `stretch`, played that many times slower; with
-    `all_at_once`, libinput had as many touches down at once as the recording had fingers."""
+    libinput reads from the virtual device is what motionctl's replay of the same file (on the
+    host, `virtual_replay`) says the apps must see, not what the live motiond said it did.
+    As many touches as the replay has contacts (a finger the filters removed is never shown);
+    each touch's positions are the replay's for its contact, in order, from its first to its
+    last (within VIRTUAL_TOLERANCE; a live motiond behind may coalesce frames, so positions
+    between may be missing, never added); each ends TOUCH_UP where the replay lifted it and
+    TOUCH_CANCEL where the replay cancelled it or where it was still down at the unplug. With
+    `stretch`, played that many times slower; with `all_at_once`, libinput had as many
+    touches down at once as the recording had fingers."""
     global VIRTUAL_BENCH
     try:
-        recording, replayed, _ = expectation(path, stretch)
+        recording, expected = virtual_expectation(path, stretch)
         if VIRTUAL_BENCH is None:
             VIRTUAL_BENCH = VirtualBench()
-        bench = VIRTUAL_BENCH
-        client = bench.client
-        client.drain()
-        client.events.clear()
-        before = processed(client)
-        with Panel(recording, settle=False) as panel:
-            client.next_event(device_event("added", panel.node), what=f"motiond to read {panel.node}")
-            device = next(d for d in client.request("devices")["devices"] if d["node"] == panel.node)
-            watcher = DebugEvents(bench.node)
-            panel.play(meanwhile=client.drain, seconds=STEP * stretch + 30)
-            try:
-                wait_until(f"motiond to take in {len(replayed)} frames",
-                           lambda: client.drain() or processed(client) - before >= len(replayed), seconds=30, every=0.1)
-            except LabFailure:
-                pass
-            filtered = client.request("stats").get("filtered", {}).get(panel.node, {})
-            down_at_unplug = len(client.request("get", stream="screen.contacts")["value"])
-        client.next_event(device_event("removed", panel.node), what=f"motiond to let go of {panel.node}")
-        wait_until("libinput to see every finger end", lambda: watcher.touches() and watcher.fingers_down() == 0)
-        watcher.stop()
-        client.drain()
-
-        shown = watcher.touches()
-        tracks = contact_tracks(client.events)
-        problems = []
-        if device["grabbed"] is not True:
-            problems.append(f"the panel of a virtual touchscreen is not grabbed: {device}")
-        if len(shown) != len(tracks):
-            problems.append(f"libinput showed {len(shown)} touches, motiond published {len(tracks)} contacts")
-        pairs, unpaired = pair_touches(shown, tracks)
-        for index, (touch, contact) in enumerate(pairs):
-            why = track_problems(touch["positions"], tracks[contact])
-            if why:
-                problems.append(f"touch {index} (contact {contact}): {why}")
+        played = play_to_virtual_touchscreen(VIRTUAL_BENCH, recording, expected["frames"], stretch, len(expected["contacts"]))
+        watcher, shown = played["watcher"], played["watcher"].touches()
+        problems = played["problems"] + replay_problems(shown, expected["contacts"])
         if watcher.multiple_touch_down():
             problems.append(f"libinput dropped touches: {watcher.multiple_touch_down()}")
-        cancelled = sum(1 for touch in shown if touch["end"] == "cancel")
-        lifted = sum(1 for touch in shown if touch["end"] == "up")
         at_once = watcher.most_down()
         if all_at_once and at_once != most_fingers(path):
             problems.append(f"libinput had at most {at_once} touches down at once, the recording {most_fingers(path)} fingers")
-        # A touch cancelled is one a filter cancelled, or one down when the panel went.
-        expected_cancels = sum(filtered.get(key, 0) for key in ("stuck", "palms", "jumps")) + down_at_unplug
-        if cancelled > expected_cancels:
-            problems.append(f"{cancelled} touches cancelled, but motiond's filters cancelled {expected_cancels - down_at_unplug}"
-                            f" ({filtered}) and {down_at_unplug} were down at the unplug")
         check(not problems, "\n".join(problems[:6]) + f"\n(libinput: {watcher.added})")
+        ends = [touch["end"] for touch in shown]
         moves = sum(len(touch["positions"]) for touch in shown)
-        return (f"{len(shown)} touches, {moves} positions as screen.contacts published them (within {VIRTUAL_TOLERANCE} px);"
-                f" {lifted} TOUCH_UP, {cancelled} TOUCH_CANCEL ({filtered or 'no filter counts'}, {down_at_unplug} down at the unplug);"
-                f" up to {at_once} down at once" + (f"; played {stretch}× slower" if stretch != 1 else ""))
+        return (f"{len(shown)} touches ({expected['fingers'] - len(shown)} of the panel's {expected['fingers']} fingers removed"
+                f" by the filters), {moves} positions as the replay has them (within {VIRTUAL_TOLERANCE} px);"
+                f" {ends.count('up')} TOUCH_UP, {ends.count('cancel')} TOUCH_CANCEL where the replay lifted and cancelled;"
+                f" {played['coalesced']} frames coalesced; up to {at_once} down at once" + (f"; played {stretch}× slower" if stretch != 1 else ""))
     except Exception:
         finish()
         raise
+
+
+def play_to_virtual_touchscreen(bench, recording, frames, stretch, touches):
+    """Plays `recording` on a panel of its own under `bench`'s motiond, libinput reading the
+    virtual touchscreen; unplugs the panel once motiond has taken in its `frames` (or stopped
+    taking them in), and waits for libinput to show `touches` touches, all ended. Returns the
+    DebugEvents, how many frames motiond coalesced, and the problems met on the way."""
+    client = bench.client
+    client.drain()
+    before = processed(client)
+    coalesced_before = client.request("stats")["frames_coalesced"]
+    problems = []
+    with Panel(recording, settle=False) as panel:
+        client.next_event(device_event("added", panel.node), what=f"motiond to read {panel.node}")
+        device = next(d for d in client.request("devices")["devices"] if d["node"] == panel.node)
+        if device["grabbed"] is not True:
+            problems.append(f"the panel of a virtual touchscreen is not grabbed: {device}")
+        watcher = DebugEvents(bench.node)
+        panel.play(meanwhile=client.drain, seconds=STEP * stretch + 30)
+        waited = wait_for_frames(client, before, frames)
+        taken = processed(client) - before
+        if taken != frames:
+            problems.append(f"motiond took in {taken} frames before the unplug, the replay has {frames} (the wait for them: {waited})")
+        coalesced = client.request("stats")["frames_coalesced"] - coalesced_before
+    client.next_event(device_event("removed", panel.node), what=f"motiond to let go of {panel.node}")
+    try:
+        wait_until(f"libinput to show {touches} touches, all ended",
+                   lambda: len(watcher.touches()) >= touches and watcher.fingers_down() == 0)
+    except LabFailure as failure:
+        problems.append(f"{failure}: libinput showed {len(watcher.touches())}, {watcher.fingers_down()} still down")
+    watcher.stop()
+    return {"watcher": watcher, "coalesced": coalesced, "problems": problems}
+
+
+def replay_problems(shown, contacts):
+    """How libinput's touches differ from the replay's contacts: their number, and each
+    touch's positions and end against its contact's."""
+    if len(shown) != len(contacts):
+        return [f"libinput showed {len(shown)} touches, the replay has {len(contacts)} contacts:\n"
+                f"  shown:    {[(touch['positions'][:1], touch['end']) for touch in shown]}\n"
+                f"  replayed: {[(contact['positions'][:1], contact['end']) for contact in contacts]}"]
+    problems = []
+    pairs, _ = pair_touches(shown, {index: contact["positions"] for index, contact in enumerate(contacts)})
+    for touch, index in pairs:
+        contact = contacts[index]
+        for why in (subsequence_problems(touch["positions"], contact["positions"]), ending_problems(touch, contact)):
+            if why:
+                problems.append(f"the touch of contact {contact['id']} (landing {index + 1} of the replay's): {why}")
+    return problems
+
+
+def subsequence_problems(shown, replayed):
+    """Why a touch's positions are not the replay's for its contact, or None: each shown
+    position is one of the replay's, in the replay's order, and the first and last are the
+    contact's first and last (all within VIRTUAL_TOLERANCE)."""
+    replayed = [on_screen(position) for position in replayed]
+    index = 0
+    for position in shown:
+        while index < len(replayed) and distance(position, replayed[index]) > VIRTUAL_TOLERANCE:
+            index += 1
+        if index == len(replayed):
+            return f"shown at {position}, no position of the replay's after those shown before it; shown {shown[:6]}…, replayed {replayed[:6]}…"
+        index += 1
+    if distance(shown[0], replayed[0]) > VIRTUAL_TOLERANCE or distance(shown[-1], replayed[-1]) > VIRTUAL_TOLERANCE:
+        return f"shown from {shown[0]} to {shown[-1]}, replayed from {replayed[0]} to {replayed[-1]}"
+    return None
+
+
+def ending_problems(touch, contact):
+    """Why a touch's end is not its contact's in the replay, or None: TOUCH_UP where the
+    replay lifted it, TOUCH_CANCEL where a filter cancelled it or where the finger was still
+    down when the recording ended (the panel unplugged under it)."""
+    due = {"ended": "up", "cancelled": "cancel", None: "cancel"}[contact["end"]]
+    if touch["end"] == due:
+        return None
+    why = {"ended": "the replay lifted it", "cancelled": "the replay cancelled it",
+           None: "it was still down when the panel was unplugged"}[contact["end"]]
+    return f"ended {'TOUCH_UP' if touch['end'] == 'up' else 'TOUCH_CANCEL'}, where {why}"
 
 
 def evemu_frames(frames, every=0.010):
@@ -1869,10 +1984,9 @@ def all_tests():
     tests["dropped events"] = dropped_events
     tests["grab"] = grab
     tests["permissions"] = permissions
-    for path in virtual_recordings():
-        tests["virtual " + os.path.relpath(path, REPOSITORY)] = (lambda path=path: virtual_recording_test(path))
-    for path in held_out_recordings():
-        tests["virtual " + os.path.relpath(path, REPOSITORY)] = (lambda path=path: virtual_recording_test(path, SLOWER, all_at_once=True))
+    for path, stretch in virtual_plays():
+        tests["virtual " + os.path.relpath(path, REPOSITORY)] = (
+            lambda path=path, stretch=stretch: virtual_recording_test(path, stretch, all_at_once=stretch != 1))
     tests["virtual claim and cancel"] = virtual_claim_and_cancel
     tests["virtual lift and land"] = virtual_lift_and_land
     tests["virtual field faults"] = virtual_field_faults
