@@ -72,8 +72,9 @@ struct DevicesCommand: ParsableCommand {
                 for phantom in device["phantom_taps"]?.array ?? [] {
                     emit("  a phantom taps at (\(compactNumber(phantom["x"]?.number ?? 0)), \(compactNumber(phantom["y"]?.number ?? 0))) every \(compactNumber(phantom["period"]?.number ?? 0)) s")
                 }
-                if let storm = device["storm"], let until = storm["quiet_until"]?.number {
-                    emit("  last touch storm: \(storm["contacts"]?.integer ?? 0) new contacts within a second; quiet until \(compactNumber(until)) s on the monotonic clock")
+                if let storm = device["storm"], let began = storm["began"]?.number {
+                    let quiet = storm["quiet_until"]?.number.map { "quiet until \(compactNumber($0)) s" } ?? "quiet while the flood goes on"
+                    emit("  last touch storm: \(storm["contacts"]?.integer ?? 0) flood contacts within a second, at \(compactNumber(began)) s on the monotonic clock; \(quiet)")
                 }
             }
             for skipped in result["skipped"]?.array ?? [] {

@@ -16,7 +16,7 @@ ghosts are filtered), 100 units/mm. A client subscribes to screen.contacts. In t
 - two fingers down, and two contacts landing at the other corners of their rectangle
   (ghosts 2);
 - 80 one-frame contacts in 0.4 s, a storm: health names the panel while it is quiet, and
-  stops when the quiet ends.
+  stops 0.5 s after the flood stops.
 Every event is stamped when it is meant to have happened, written once that time has come:
 periods are the stamps', whatever the machine's load. Each wait has a deadline. The client's
 values say how many contacts each part published (motiond's own ids, new for every

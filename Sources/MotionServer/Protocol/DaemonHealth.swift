@@ -25,9 +25,9 @@ public struct HealthReport: Sendable {
     /// The virtual touchscreens made (output and node), and why the others were not.
     public var virtualTouchscreens: [(output: String, node: String)] = []
     public var virtualFailures: [(output: String, reason: String)] = []
-    /// The panels quiet after a touch storm: node, seconds of quiet left, the storm's new
+    /// The panels quiet after a touch storm: node, seconds since it began, its flood
     /// contacts in a second.
-    public var storms: [(node: String, left: Double, contacts: Int)] = []
+    public var storms: [(node: String, since: Double, contacts: Int)] = []
 
     /// What is wrong; healthy when nothing is.
     public var problems: [String] {
@@ -46,7 +46,7 @@ public struct HealthReport: Sendable {
             problems.append("no virtual touchscreen for \(failure.output), so the apps read its panels raw: \(failure.reason)")
         }
         for storm in storms {
-            problems.append("\(storm.node) flooded \(storm.contacts) new contacts within a second (a touch storm): it is quiet for \(compactNumber(storm.left.rounded(.up))) s more, and quiet again if the storm goes on; a sensor that keeps storming needs a reset or a look")
+            problems.append("\(storm.node) flooded \(storm.contacts) contacts within a second that lifted within 70 ms (a touch storm) \(compactNumber(storm.since.rounded())) s ago: it is quiet until the flood stops (storm_quiet); a sensor that keeps storming needs a reset or a look")
         }
         return problems
     }
@@ -68,7 +68,7 @@ public struct HealthReport: Sendable {
             ("uptime", seconds(uptime)),
             ("virtual_touchscreens", .array(virtualTouchscreens.map { .object([("output", .string($0.output)), ("node", .string($0.node))]) }
                 + virtualFailures.map { .object([("output", .string($0.output)), ("error", .string($0.reason))]) })),
-            ("storms", .array(storms.map { .object([("node", .string($0.node)), ("quiet_for", seconds($0.left)), ("contacts", .integer(Int64($0.contacts)))]) })),
+            ("storms", .array(storms.map { .object([("node", .string($0.node)), ("since", seconds($0.since)), ("contacts", .integer(Int64($0.contacts)))]) })),
         ])
     }
 }
