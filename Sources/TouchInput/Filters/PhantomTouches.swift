@@ -80,14 +80,15 @@ extension TouchFrameAssembler {
     }
 
     /// Tells the storm of the frame's contacts that lift as a flood's do: within
-    /// ``TouchStorm/floodTouch`` of landing, where they landed. A storm they begin makes
-    /// the panel quiet.
+    /// ``TouchStorm/floodTouch`` of landing, where they landed, reported or held back as a
+    /// flood's (a burst's contacts, a phantom's tap, a ghost or a palm have their own rules,
+    /// and hold nothing back). A storm they begin makes the panel quiet.
     private mutating func countFloods(_ contacts: [SlotContact], at time: Double) {
         let phantoms = filters.resolved.phantoms
         guard phantoms.stormContacts > 0 else { return }
         for contact in contacts where contact.phase == .ended || contact.phase == .cancelled {
-            guard let track = slots[contact.slot].track, time - track.landTime <= TouchStorm.floodTouch,
-                  track.anchorTime == track.landTime else { continue }
+            guard let track = slots[contact.slot].track, track.state == .live || track.state.isHeldAsFlood,
+                  time - track.landTime <= TouchStorm.floodTouch, track.anchorTime == track.landTime else { continue }
             if filters.storm.flooded(at: time, limit: phantoms.stormContacts, calm: phantoms.stormQuiet) { beginQuiet(at: time) }
         }
     }
@@ -322,3 +323,11 @@ extension TouchFrameAssembler {
 }
 
 private typealias Notice = ContactFilters.Notice
+
+extension ContactFilters.Track.State {
+    /// Whether the contact is held back as a flood's (``TouchStorm``).
+    var isHeldAsFlood: Bool {
+        if case .unproven(_, .storm) = self { return true }
+        return false
+    }
+}
