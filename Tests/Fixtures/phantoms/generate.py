@@ -752,9 +752,9 @@ def held_out(seed):
         "wake-burst": (held_out_bursts, dict(draw_seed=draw.randrange(1 << 30))),
         "edge-swipe": (held_out_swipes, dict(draw_seed=draw.randrange(1 << 30))),
         "storm": (storm, dict(finger=point(PANEL["width"], PANEL["height"], 30), begins=round(draw.uniform(0.3, 3), 3),
-                              rate=draw.randint(80, 400), duration=(duration := round(draw.uniform(1.5, 3), 3)),
-                              # the real finger after the quiet (which ends within 6 s of the flood's start)
-                              after=round(6 - duration + draw.uniform(0.2, 4), 3))),
+                              rate=draw.randint(80, 400), duration=round(draw.uniform(1.5, 3), 3),
+                              # the real finger after the quiet (which ends 0.5 s after the flood)
+                              after=round(draw.uniform(0.6, 4), 3))),
         "fast-fingers": (fast_fingers, dict(fingers=draw.randint(2, 10), rate=0, duration=round(draw.uniform(1, 3), 3))),
         "ghosts": (ghosts, dict(pairs=[held_out_pair(draw) for _ in range(draw.randint(1, 4))])),
         "four-finger-rectangle": (four_finger_rectangle, dict(
@@ -762,11 +762,36 @@ def held_out(seed):
         "third-finger-near-corner": (third_finger, dict(a=point(INFRARED["width"] / 2, INFRARED["height"] / 2, 30),
                                                          b=point(INFRARED["width"], INFRARED["height"], 30), away=round(draw.uniform(8, 25), 1))),
         "flips": (flips, held_out_flips(draw)),
+        "storm-drag-after": (storm, dict(rate=draw.randint(60, 400), duration=round(draw.uniform(1, 3), 3),
+                                         frames=draw.choice([(1, 1), (1, 3)]), after=round(draw.uniform(0.6, 2), 3),
+                                         late_finger=round(draw.uniform(0.1, 0.25), 3))),
+        "busy-table": (busy_table, dict(hands=draw.randint(4, 10), rate=round(draw.uniform(3, 10), 2), duration=round(draw.uniform(2, 4), 2))),
+        "metronome-slow-panel": (metronome, dict(period=round(draw.uniform(1, 2), 3), lengths=(0.035, 0.045), count=draw.randint(6, 12),
+                                                 place=point(SLOW["width"], SLOW["height"]))),
+        "metronome-quick-taps": (metronome, dict(panel=PANEL, period=round(draw.uniform(1, 2), 3), lengths=(0.02, 0.03),
+                                                 count=draw.randint(6, 12), place=point(PANEL["width"], PANEL["height"]))),
+        "edge-two-finger-tap": (edge_two_finger_tap, held_out_edge_taps(draw)),
     }
     # Fast fingers: as fast as fingers go, under the storm's limit in all (at most 40 new contacts a second).
     fingers = kinds["fast-fingers"][1]["fingers"]
     kinds["fast-fingers"][1]["rate"] = round(min(4.0, draw.uniform(2, 40 / fingers)), 3)
     return kinds
+
+
+def held_out_edge_taps(draw):
+    """Two two-finger taps, each with one finger within 1 mm of an edge (not at a corner)
+    and the other 20–60 mm inside."""
+    edges, others = [], []
+    for _ in range(2):
+        edge = draw.choice(["left", "right", "top", "bottom"])
+        depth = round(draw.uniform(0, 0.9), 2)
+        along = draw.uniform(20, (PANEL["height"] if edge in ("left", "right") else PANEL["width"]) - 20)
+        inward = draw.uniform(20, 60)
+        x, y, ix, iy = {"left": (depth, along, depth + inward, along), "right": (PANEL["width"] - depth, along, PANEL["width"] - depth - inward, along),
+                        "top": (along, depth, along, depth + inward), "bottom": (along, PANEL["height"] - depth, along, PANEL["height"] - depth - inward)}[edge]
+        edges.append((round(x, 2), round(y, 2)))
+        others.append((round(ix, 2), round(iy, 2)))
+    return dict(edges=tuple(edges), other=tuple(others), length=round(draw.uniform(0.08, 0.2), 3))
 
 
 def held_out_rectangle(draw):
@@ -808,8 +833,8 @@ def held_out_flips(draw):
 
 def held_out_bursts(rnd, draw_seed):
     """Two to five bursts of 2–6 contacts at any edge (or the origin), each lifting within
-    1–3 frames, some seconds apart; the first as the panel is opened may have all but one
-    contact inside."""
+    1–3 frames, some seconds apart; the first as the panel is opened, of three or more, may
+    have all but one contact inside."""
     draw = random.Random(draw_seed)
     rec = Recording(PANEL, rnd)
     total, t = 0, 0.0
@@ -820,7 +845,7 @@ def held_out_bursts(rnd, draw_seed):
             edge = draw.choice(["left", "right", "top", "bottom", "origin"])
             along = draw.uniform(0, PANEL["height"] if edge in ("left", "right") else PANEL["width"])
             points.append(edge_point(rec, draw, edge, along))
-        if n == 0 and draw.random() < 0.5:  # idle since opened: one at an edge is enough
+        if n == 0 and size >= 3 and draw.random() < 0.5:  # idle since opened: one at an edge of three or more is enough
             points = points[:1] + [(rec.ux(draw.uniform(20, PANEL["width"] - 20), False), rec.uy(draw.uniform(20, PANEL["height"] - 20), False))
                                    for _ in range(size - 1)]
         frames = [draw.randint(1, 3) for _ in points]
