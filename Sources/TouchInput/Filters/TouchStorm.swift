@@ -30,7 +30,7 @@ struct TouchStorm {
     static let recent = 0.25
     /// Landings within ``rush`` that, with one flood contact within ``recent``, make every
     /// landing held back: a flood lands many at once, before its first contacts have lifted.
-    static let rushLandings = 6
+    static let rushLandings = 8
     static let rush = 0.05
 
     /// Landing times within the last second, oldest first.

@@ -419,7 +419,7 @@ def storm(rnd, finger=(172.0, 97.0), begins=1.0, rate=200, duration=2.0, after=7
 
 
 # The storm rule's constants (TouchStorm, PhantomTouchSettings).
-FLOOD_TOUCH, HELD_AFTER, RECENT, RUSH_LANDINGS, RUSH = 0.07, 3, 0.25, 6, 0.05
+FLOOD_TOUCH, HELD_AFTER, RECENT, RUSH_LANDINGS, RUSH = 0.07, 3, 0.25, 8, 0.05
 
 
 def storm_rule(rec):
@@ -511,7 +511,8 @@ def fast_fingers(rnd, fingers=10, rate=4.0, duration=2.0):
 
 def play_taps(rec, taps):
     """Taps (time, slot, x mm, y mm, length) written frame by frame in time order, each in
-    its slot (a tap whose slot is still down is dropped); returns their ids, in time order."""
+    its slot, landing in the first frame at or after its time and lifting `length` after
+    that frame; returns their ids, in time order."""
     events = []
     for time, slot, x, y, length in taps:  # ids in the order given
         events.append((time, slot, rec.new_id(), x, y, time + length))
@@ -531,7 +532,7 @@ def play_taps(rec, taps):
             time, slot, tracking_id, x, y, lift = pending.pop(0)
             assert slot not in down, "a slot's taps overlap"
             changes[slot] = (tracking_id, rec.ux(x), rec.uy(y))
-            down[slot] = (tracking_id, x, y, lift)
+            down[slot] = (tracking_id, x, y, t + (lift - time))  # its length from the frame it lands in
         rec.frame(t, changes)
         t += rec.tick()
     return ids
