@@ -138,7 +138,7 @@ struct DevicesCommand: ParsableCommand {
         parts.append(filters["phantom_taps"]?.bool == false ? "no phantom-tap filter" : "phantom taps")
         parts.append(filters["wake_bursts"]?.bool == false ? "no burst filter" : "bursts held back")
         if let contacts = filters["storm_contacts"]?.integer {
-            parts.append("storms over \(contacts) contacts/s (quiet \(compactNumber(filters["storm_quiet"]?.number ?? 0)) s)")
+            parts.append("storms over \(contacts) flood contacts/s (quiet until \(compactNumber(filters["storm_quiet"]?.number ?? 0)) s without one)")
         } else { parts.append("no storm filter") }
         if filters["infrared"]?.bool == true { parts.append("infrared ghosts") }
         if let zones = filters["dead_zones"]?.array, !zones.isEmpty { parts.append("\(zones.count) dead zone\(zones.count == 1 ? "" : "s")") }
