@@ -178,7 +178,6 @@ extension TouchFrameAssembler {
             }
         }
         proveWaiting(at: time)
-        noticeCalm(at: time)
         return mapped(shown, at: time)
     }
 

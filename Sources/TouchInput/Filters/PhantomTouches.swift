@@ -10,8 +10,8 @@ import TouchModel
 ///
 /// | doubt          | why it is held back | it proves itself when | lifting first counts |
 /// |----------------|---------------------|-----------------------|----------------------|
-/// | `repeatingTap` | it lands where a learned phantom taps, when its tap is due | it outlasts a phantom's touch (a frame or two), or moves | `phantom_taps` |
-/// | `burst`        | it lands with others in one frame at an axis's end; or with others, one of them at an axis's end, after the panel was idle a minute (as the display wakes) | it lasts 0.25 s, or moves beyond the tap slop | `bursts` |
+/// | `repeatingTap` | it lands where a learned phantom taps, when its tap is due | it outlasts a phantom's touch (25 ms), or moves 2 mm | `phantom_taps` |
+/// | `burst`        | it lands at an axis's end with another there in one frame, or with two others; or, after the panel was idle a minute (as the display wakes), with two others, one of them at an axis's end | it lasts 0.25 s, or moves beyond the tap slop | `bursts` |
 /// | `ghost`        | on an infrared frame, it lands at a corner of the rectangle two fingers down span; or it is one of two such corners landing with the second finger | it leaves every such corner (once a finger of the pair lifts: `ghostAlone`) | `ghosts` |
 /// | `ghostAlone`   | a ghost whose pair broke (a finger lifted first) | it lasts 0.1 s more, or moves beyond the tap slop | `ghosts` |
 /// | `storm`        | the panel floods contacts that lift within 70 ms (``TouchStorm``), or is quiet after a storm | it lasts 70 ms, or moves beyond the tap slop, once the quiet is over | `storm_contacts` |
@@ -94,7 +94,7 @@ extension TouchFrameAssembler {
     }
 
     /// Tells that a storm's quiet is over, once, when `time` is past its end (for a frame,
-    /// and ``expire(at:)`` at ``stormCalmDeadline``).
+    /// and ``proveWaiting(at:)`` at ``stormCalmDeadline``).
     mutating func noticeCalm(at time: Double) {
         let calm = filters.resolved.phantoms.stormQuiet
         guard let end = filters.storm.calmed(at: time, calm: calm) else { return }
@@ -209,8 +209,10 @@ extension TouchFrameAssembler {
     }
 
     /// Begins the contacts held back by time alone whose wait is over at `time`, where they
-    /// were last put (for ``expire(at:)``: a finger held still sends nothing).
+    /// were last put, and tells of a storm's quiet that is over (for ``expire(at:)``: a
+    /// finger held still sends nothing, and a panel whose flood stopped nothing at all).
     mutating func proveWaiting(at time: Double) {
+        noticeCalm(at: time)
         for slot in slots.indices {
             guard let track = slots[slot].track, case .unproven(let since, let why) = track.state,
                   let deadline = unprovenDeadline(since: since, why: why), deadline <= time else { continue }

@@ -1,6 +1,6 @@
 import TouchModel
 
-/// A panel that taps by itself: a touch no longer than a frame or two, at one place, again and
+/// A panel that taps by itself: a touch of a frame or two (25 ms at most), at one spot, again and
 /// again at a steady period (one report: every 12.864 s, so a kiosk page got a click there
 /// every 13 s and the screen never blanked).
 ///
