@@ -161,11 +161,12 @@ def main():
         published, most = client.part()
         step("ghosts", filtered=counts, published=published, most_at_once=most)
 
-        # A storm: 80 one-frame contacts in 0.4 s, all over the panel, over a second after
+        # A storm: 80 one-frame contacts in 0.4 s, each far from the one before (a flood lands
+        # at random places; a person hammering taps one place), over a second after
         # the last landing, so that the storm's second holds its own alone.
         stamp = time.monotonic() + 1.1
         for n in range(80):
-            at(stamp + n * 0.005, [(3, 0x2F, 0), (3, 0x39, new_id()), (3, 0x35, 2000 + n * 300), (3, 0x36, 3000 + n * 200), (1, 0x14A, 1)])
+            at(stamp + n * 0.005, [(3, 0x2F, 0), (3, 0x39, new_id()), (3, 0x35, 1000 + n * 7919 % 30000), (3, 0x36, 1000 + n * 3571 % 30000), (1, 0x14A, 1)])
             at(stamp + n * 0.005 + 0.0025, [(3, 0x39, -1), (1, 0x14A, 0)])
         storm = until("health to name the storm", lambda: (ctl("status")[0].get("health") or {}).get("storms"))
         counts = filtered()

@@ -69,6 +69,15 @@ struct TouchStormTests {
         #expect(PhantomTouchTests.counts(replayed).storms == 0)
     }
 
+    @Test("a person hammering a button with 50 ms taps, ten a second, keeps every tap: a flood lands at places apart")
+    func hammeringOnePlace() throws {
+        let taps = (0..<30).map { (n: Int) -> Tap in
+            Tap(id: Int32(n), slot: Int32(n % 2), lands: Double(n) / 10, x: 2000 + Int32(n % 3) * 10, y: 2000, duration: 0.05)
+        }
+        let lives = PhantomTouchTests.lives(try PhantomTouchTests.replay(Self.play(taps)))
+        #expect(taps.filter { lives[$0.id]?.last == .ended }.count == 30, "\(lives)")
+    }
+
     @Test("a flood of 200 one-frame contacts a second at places all over the panel: at most 10 are reported, the finger down is cancelled, one storm")
     func floodLeaksFew() throws {
         let finger = Tap(id: 900, slot: 9, lands: 0, x: 2000, y: 2000, duration: 3)

@@ -89,7 +89,10 @@ extension TouchFrameAssembler {
         for contact in contacts where contact.phase == .ended || contact.phase == .cancelled {
             guard let track = slots[contact.slot].track, track.state == .live || track.state.isHeldAsFlood,
                   time - track.landTime <= TouchStorm.floodTouch, track.anchorTime == track.landTime else { continue }
-            if filters.storm.flooded(at: time, limit: phantoms.stormContacts, calm: phantoms.stormQuiet) { beginQuiet(at: time) }
+            let apart = TouchStorm.apart(physical: filters.resolved.stuckSlopIsPhysical)
+            if filters.storm.shortContact(at: time, place: track.anchor, apart: apart, limit: phantoms.stormContacts, calm: phantoms.stormQuiet) {
+                beginQuiet(at: time)
+            }
         }
     }
 

@@ -1,3 +1,5 @@
+import TouchModel
+
 /// A touch storm: a sensor that floods contacts until it is reset. What tells a flood from a
 /// crowd is not how many contacts land (a table of ten hands tapping six times a second makes
 /// 60 a second) but what they are: a flood's contacts lift within a frame or three where
@@ -28,6 +30,12 @@ struct TouchStorm {
     /// Flood contacts within ``recent`` that make every landing held back.
     static let heldAfter = 3
     static let recent = 0.25
+    /// How far a short contact must lift from the latest ``placesKept`` short contacts to be
+    /// a flood's, in the stuck slop's unit (millimetres, or pixels where the panel's size is
+    /// not believed): a flood lands at random places, while a person hammering a button
+    /// taps one place again and again.
+    static func apart(physical: Bool) -> Double { physical ? 10 : 50 }
+    static let placesKept = 4
     /// Landings within ``rush`` that, with one flood contact within ``recent``, make every
     /// landing held back: a flood lands many at once, before its first contacts have lifted.
     static let rushLandings = 8
@@ -42,6 +50,8 @@ struct TouchStorm {
     private(set) var began: Double?
     /// When the latest flood contact lifted.
     private var lastFlood = -Double.infinity
+    /// Where the latest short contacts lifted, oldest first.
+    private var places: [Point] = []
     /// Whether a storm's quiet has yet to be told over.
     private var calmPending = false
 
@@ -71,9 +81,19 @@ struct TouchStorm {
         Self.append(time, to: &landings)
     }
 
-    /// A flood's contact lifted at `time`; returns true when it begins a storm (the panel
-    /// was not quiet, and now is), with more than `limit` of them within a second.
-    mutating func flooded(at time: Double, limit: Int, calm: Double) -> Bool {
+    /// A contact lifted at `time` within ``floodTouch`` of landing at `place`, where it
+    /// landed: a flood's when it is ``apart(physical:)`` (`apart`) from the latest short
+    /// contacts. Returns true when it begins a storm (the panel was not quiet, and now is),
+    /// with more than `limit` flood contacts within a second.
+    mutating func shortContact(at time: Double, place: Point, apart: Double, limit: Int, calm: Double) -> Bool {
+        let near = places.contains { $0.distance(to: place) <= apart }
+        if places.count == Self.placesKept { places.removeFirst() }
+        places.append(place)
+        return near ? false : flooded(at: time, limit: limit, calm: calm)
+    }
+
+    /// A flood's contact lifted at `time`: see ``shortContact(at:place:apart:limit:calm:)``.
+    private mutating func flooded(at time: Double, limit: Int, calm: Double) -> Bool {
         let wasQuiet = isQuiet(at: time, calm: calm)
         // A quiet that ended is over: a flood contact after it does not bring it back.
         if !wasQuiet { began = nil }

@@ -176,7 +176,7 @@ class Recording:
                 slot_event(slot, MT_ID, tracking_id)
                 self.down[slot] = tracking_id
                 self.order.append(slot)
-                self.contacts[tracking_id] = {"lands": file_time, "lifts": None}
+                self.contacts[tracking_id] = {"lands": file_time, "lifts": None, "at": (x / self.units, y / self.units)}
             slot_event(slot, MT_X, x)
             slot_event(slot, MT_Y, y)
 
@@ -421,12 +421,13 @@ def storm(rnd, finger=(172.0, 97.0), begins=1.0, rate=200, duration=2.0, after=7
 
 
 # The storm rule's constants (TouchStorm, PhantomTouchSettings).
-FLOOD_TOUCH, HELD_AFTER, RECENT, RUSH_LANDINGS, RUSH = 0.07, 3, 0.25, 8, 0.05
+FLOOD_TOUCH, HELD_AFTER, RECENT, RUSH_LANDINGS, RUSH, APART, PLACES_KEPT = 0.07, 3, 0.25, 8, 0.05, 10.0, 4
 
 
 def storm_rule(rec):
     """The storm rule (TouchStorm) on the recording's frames: a contact that lifts within
-    FLOOD_TOUCH of landing, never begun late, is a flood's; HELD_AFTER of them within RECENT
+    FLOOD_TOUCH of landing, never begun late, more than APART mm from where the latest
+    PLACES_KEPT such contacts landed, is a flood's; HELD_AFTER of them within RECENT
     s (or one, with RUSH_LANDINGS landings within RUSH s) hold back every contact that lands
     until it lasts FLOOD_TOUCH; more than STORM_LIMIT within a second begin a storm, which
     cancels every contact reported and still down, and holds back every landing until
@@ -434,7 +435,7 @@ def storm_rule(rec):
     as the contacts cancelled and those held back that lifted. Returns {"counts", "reported"
     (ids reported), "cancelled", "lost" (held back, lifted unseen), "late" (id -> how long
     after landing it began, for those held back and begun)}."""
-    landings, floods = [], []
+    landings, floods, places = [], [], []
     began, last_flood = None, -math.inf
     storms = contacts = 0
     state = {}  # id -> ["live" | "held" | "ignored", since]
@@ -461,6 +462,11 @@ def storm_rule(rec):
                 result["late"][i] = round(when - rec.contacts[i]["lands"] + 0.001, 6)
         for i in lifted:
             if t - rec.contacts[i]["lands"] > FLOOD_TOUCH or i in begun_late:
+                continue
+            at = rec.contacts[i]["at"]
+            near = any(math.dist(at, place) <= APART for place in places)
+            places = (places + [at])[-PLACES_KEPT:]
+            if near:
                 continue
             was_quiet = quiet(t)
             if not was_quiet:
