@@ -283,7 +283,7 @@ extension Configuration {
         phantoms.wakeBursts = try table.bool("wake_bursts") ?? phantoms.wakeBursts
         if let contacts = try table.int("storm_contacts") {
             guard (0...100_000).contains(contacts) else {
-                throw table.error("storm_contacts", "storm_contacts is new contacts a second, 0 (off) to 100000, not \(contacts)")
+                throw table.error("storm_contacts", "storm_contacts is flood contacts (lifting within 70 ms where they landed) a second, 0 (off) to 100000, not \(contacts)")
             }
             phantoms.stormContacts = contacts
         }

@@ -72,8 +72,9 @@ struct DevicesCommand: ParsableCommand {
                 for phantom in device["phantom_taps"]?.array ?? [] {
                     emit("  a phantom taps at (\(compactNumber(phantom["x"]?.number ?? 0)), \(compactNumber(phantom["y"]?.number ?? 0))) every \(compactNumber(phantom["period"]?.number ?? 0)) s")
                 }
-                if let storm = device["storm"], let until = storm["quiet_until"]?.number {
-                    emit("  last touch storm: \(storm["contacts"]?.integer ?? 0) new contacts within a second; quiet until \(compactNumber(until)) s on the monotonic clock")
+                if let storm = device["storm"], let began = storm["began"]?.number {
+                    let quiet = storm["quiet_until"]?.number.map { "quiet until \(compactNumber($0)) s" } ?? "quiet while the flood goes on"
+                    emit("  last touch storm: \(storm["contacts"]?.integer ?? 0) flood contacts within a second, at \(compactNumber(began)) s on the monotonic clock; \(quiet)")
                 }
             }
             for skipped in result["skipped"]?.array ?? [] {
@@ -147,7 +148,7 @@ struct DevicesCommand: ParsableCommand {
         parts.append(filters["phantom_taps"]?.bool == false ? "no phantom-tap filter" : "phantom taps")
         parts.append(filters["wake_bursts"]?.bool == false ? "no burst filter" : "bursts held back")
         if let contacts = filters["storm_contacts"]?.integer {
-            parts.append("storms over \(contacts) contacts/s (quiet \(compactNumber(filters["storm_quiet"]?.number ?? 0)) s)")
+            parts.append("storms over \(contacts) flood contacts/s (quiet until \(compactNumber(filters["storm_quiet"]?.number ?? 0)) s without one)")
         } else { parts.append("no storm filter") }
         if filters["infrared"]?.bool == true { parts.append("infrared ghosts") }
         if let zones = filters["dead_zones"]?.array, !zones.isEmpty { parts.append("\(zones.count) dead zone\(zones.count == 1 ? "" : "s")") }

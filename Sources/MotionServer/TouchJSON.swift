@@ -203,8 +203,10 @@ extension ContactFilters.Notice {
         case .phantomTap(let period, learned: false):
             return "contact \(trackingID) at \(place) was the phantom's tap (every \(compactNumber((period * 1000).rounded() / 1000)) s): it lifted before it outlasted one, and never began"
         case .burst: return "contact \(trackingID) at \(place) landed in a burst (together with others at an edge, or as the idle panel woke) and lifted before it moved or lasted \(compactNumber(PhantomTouchSettings.burstProof)) s: it never began (wake_bursts)"
+        case .calm(let after):
+            return "the touch storm is over: no flood contact for \(compactNumber(after)) s (storm_quiet), the panel takes touches again"
         case .storm(let contacts, let quiet):
-            return "touch storm: \(contacts) new contacts within a second, more than fingers make (storm_contacts): the panel is quiet for \(compactNumber(quiet)) s, every contact cancelled"
+            return "touch storm: \(contacts) contacts within a second lifted within 70 ms where they landed, as a flooding sensor's do (storm_contacts): every contact down cancelled, the panel quiet until it sends none for \(compactNumber(quiet)) s"
         case .ghost: return "contact \(trackingID) at \(place) was a ghost corner of the two fingers down (an infrared frame): it never began"
         case .flip: return "the infrared frame reported its two fingers at their ghost corners, near \(place): they were put back where they were"
         }

@@ -16,7 +16,7 @@ ghosts are filtered), 100 units/mm. A client subscribes to screen.contacts. In t
 - two fingers down, and two contacts landing at the other corners of their rectangle
   (ghosts 2);
 - 80 one-frame contacts in 0.4 s, a storm: health names the panel while it is quiet, and
-  stops when the quiet ends.
+  stops 0.5 s after the flood stops.
 Every event is stamped when it is meant to have happened, written once that time has come:
 periods are the stamps', whatever the machine's load. Each wait has a deadline. The client's
 values say how many contacts each part published (motiond's own ids, new for every
@@ -161,11 +161,12 @@ def main():
         published, most = client.part()
         step("ghosts", filtered=counts, published=published, most_at_once=most)
 
-        # A storm: 80 one-frame contacts in 0.4 s, all over the panel, over a second after
+        # A storm: 80 one-frame contacts in 0.4 s, each far from the one before (a flood lands
+        # at random places; a person hammering taps one place), over a second after
         # the last landing, so that the storm's second holds its own alone.
         stamp = time.monotonic() + 1.1
         for n in range(80):
-            at(stamp + n * 0.005, [(3, 0x2F, 0), (3, 0x39, new_id()), (3, 0x35, 2000 + n * 300), (3, 0x36, 3000 + n * 200), (1, 0x14A, 1)])
+            at(stamp + n * 0.005, [(3, 0x2F, 0), (3, 0x39, new_id()), (3, 0x35, 1000 + n * 7919 % 30000), (3, 0x36, 1000 + n * 3571 % 30000), (1, 0x14A, 1)])
             at(stamp + n * 0.005 + 0.0025, [(3, 0x39, -1), (1, 0x14A, 0)])
         storm = until("health to name the storm", lambda: (ctl("status")[0].get("health") or {}).get("storms"))
         counts = filtered()

@@ -573,7 +573,7 @@ def phantom_recording_test(name, config=PHANTOM_CONFIG):
     replay begins it, and none left down.
 
     The filters read the events' times, which the kernel stamps when evemu-play writes them:
-    in an emulated CPU a phantom's tap of one frame (9 ms) may come out longer than the 30 ms
+    in an emulated CPU a phantom's tap of one frame (9 ms) may come out longer than the 25 ms
     a phantom's touch lasts, and then it is a finger's. So what the kernel passed is recorded
     too (`evemu-record`, its times); where motiond's counts differ from expected.json but
     are those of motionctl's replay of that recording (the file the kernel made of it is

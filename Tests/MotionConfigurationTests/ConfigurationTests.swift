@@ -409,7 +409,7 @@ struct ConfigurationTests {
         let panel = DeviceIdentity(number: 0, node: "n", description: DeviceDescription(name: "Panel"))
         let defaults = try #require(try Configuration.parse("[[device]]\n", file: "x.toml").match(panel)?.settings).filters.phantoms
         #expect(defaults == PhantomTouchSettings())
-        #expect(defaults.repeatingTaps && defaults.wakeBursts && defaults.stormContacts == 50 && defaults.stormQuiet == 5 && defaults.infrared == nil)
+        #expect(defaults.repeatingTaps && defaults.wakeBursts && defaults.stormContacts == 20 && defaults.stormQuiet == 0.5 && defaults.infrared == nil)
         let configuration = try Configuration.parse("""
             [[device]]
             phantom_taps = false
@@ -423,7 +423,7 @@ struct ConfigurationTests {
         #expect(!phantoms.repeatingTaps && !phantoms.wakeBursts && phantoms.stormContacts == 0 && phantoms.stormQuiet == 12.5)
         #expect(phantoms.infrared == true)
         #expect(phantoms.deadZones == [Rect(x: 0, y: 1040, width: 1920, height: 40), Rect(x: 0, y: 0, width: 30, height: 1080)])
-        refused("[[device]]\nstorm_contacts = -1\n", line: 2, "storm_contacts is new contacts a second, 0 (off) to 100000, not -1")
+        refused("[[device]]\nstorm_contacts = -1\n", line: 2, "storm_contacts is flood contacts (lifting within 70 ms where they landed) a second, 0 (off) to 100000, not -1")
         refused("[[device]]\nstorm_quiet = 0\n", line: 2, "storm_quiet")
         refused("[[device]]\ninfrared = \"yes\"\n", line: 2, "infrared")
         refused("[[device]]\ndead_zones = [0, 1040, 1920, 40]\n", line: 2, "dead_zones")

@@ -25,9 +25,9 @@ public struct HealthReport: Sendable {
     /// The virtual touchscreens made (output, node and counts), and why the others were not.
     public var virtualTouchscreens: [VirtualTouchscreenReport] = []
     public var virtualFailures: [(output: String, reason: String)] = []
-    /// The panels quiet after a touch storm: node, seconds of quiet left, the storm's new
+    /// The panels quiet after a touch storm: node, seconds since it began, its flood
     /// contacts in a second.
-    public var storms: [(node: String, left: Double, contacts: Int)] = []
+    public var storms: [(node: String, since: Double, contacts: Int)] = []
     /// Seconds until a lock (`lock`) ends by itself; nil while unlocked. Not a problem, which
     /// someone asked for, but said: a locked screen otherwise looks like a dead one.
     public var lockedFor: Double?
@@ -50,7 +50,7 @@ public struct HealthReport: Sendable {
         }
         problems += virtualTouchscreens.compactMap(\.problem)
         for storm in storms {
-            problems.append("\(storm.node) flooded \(storm.contacts) new contacts within a second (a touch storm): it is quiet for \(compactNumber(storm.left.rounded(.up))) s more, and quiet again if the storm goes on; a sensor that keeps storming needs a reset or a look")
+            problems.append("\(storm.node) flooded \(storm.contacts) contacts within a second that lifted within 70 ms (a touch storm) \(compactNumber(storm.since.rounded())) s ago: it is quiet until the flood stops (storm_quiet); a sensor that keeps storming needs a reset or a look")
         }
         return problems
     }
@@ -72,7 +72,7 @@ public struct HealthReport: Sendable {
             ("uptime", seconds(uptime)),
             ("virtual_touchscreens", .array(virtualTouchscreens.map(\.json)
                 + virtualFailures.map { .object([("output", .string($0.output)), ("error", .string($0.reason))]) })),
-            ("storms", .array(storms.map { .object([("node", .string($0.node)), ("quiet_for", seconds($0.left)), ("contacts", .integer(Int64($0.contacts)))]) })),
+            ("storms", .array(storms.map { .object([("node", .string($0.node)), ("since", seconds($0.since)), ("contacts", .integer(Int64($0.contacts)))]) })),
             ("locked_for", seconds(lockedFor)),
         ])
     }

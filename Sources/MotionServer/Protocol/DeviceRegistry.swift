@@ -16,8 +16,9 @@ struct DeviceRegistry {
         var filtered = ContactFilters.Counts()
         /// The phantoms learned to tap the panel: where (screen pixels) and how often.
         var phantomTaps: [(place: Point, period: Double)] = []
-        /// The latest storm: when it began, until when the panel is quiet, its landings in a second.
-        var storm: (began: Double, until: Double, contacts: Int)?
+        /// The latest storm: when it began, when its quiet ended (nil while the flood goes
+        /// on), its flood contacts in a second.
+        var storm: (began: Double, until: Double?, contacts: Int)?
 
         var node: String { identity.node }
         var totals: Totals { Totals(dropped: dropped, filtered: filtered) }
@@ -66,8 +67,10 @@ struct DeviceRegistry {
         case .phantomTap(let period, learned: true):
             if devices[index].phantomTaps.count == Self.phantomsShown { devices[index].phantomTaps.removeFirst() }
             devices[index].phantomTaps.append((notice.position, period))
-        case .storm(let contacts, let quiet):
-            devices[index].storm = (notice.time, notice.time + quiet, contacts)
+        case .storm(let contacts, _):
+            devices[index].storm = (notice.time, nil, contacts)
+        case .calm:
+            devices[index].storm?.until = notice.time
         default:
             break
         }
@@ -76,11 +79,12 @@ struct DeviceRegistry {
     /// The most learned phantoms `devices` lists for a device.
     static let phantomsShown = 8
 
-    /// The devices quiet after a storm at `time`: node, seconds left, the storm's landings.
-    func quiet(at time: Double) -> [(node: String, left: Double, contacts: Int)] {
+    /// The devices quiet after a storm: node, how long since it began at `time`, its flood
+    /// contacts in a second.
+    func quiet(at time: Double) -> [(node: String, since: Double, contacts: Int)] {
         devices.compactMap { device in
-            guard let storm = device.storm, storm.until > time else { return nil }
-            return (device.node, storm.until - time, storm.contacts)
+            guard let storm = device.storm, storm.until == nil else { return nil }
+            return (device.node, Swift.max(0, time - storm.began), storm.contacts)
         }
     }
 
@@ -164,7 +168,7 @@ struct DeviceRegistry {
                                  ("period", .number((phantom.period * 1000).rounded() / 1000))])
                     })))
                     members.append(("storm", device.storm.map { storm in
-                        .object([("began", .number(storm.began)), ("quiet_until", .number(storm.until)), ("contacts", .integer(Int64(storm.contacts)))])
+                        .object([("began", .number(storm.began)), ("quiet_until", storm.until.map { .number($0) } ?? .null), ("contacts", .integer(Int64(storm.contacts)))])
                     } ?? .null))
                     let match = configuration.match(device.identity)
                     let rule = { (rule: DeviceSelection.Rule?) in rule.map { JSONValue.object([("key", .string($0.key)), ("value", .string($0.value))]) } ?? .null }

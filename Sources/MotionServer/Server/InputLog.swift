@@ -53,7 +53,7 @@ struct InputLog {
             for line in setup.filters.geometry.explanation + setup.filters.notes { logger.info("\(device.node): \(line)") }
         case let .filtered(device, notice):
             switch notice.kind {
-            case .stuck, .palm, .markedPalm, .storm, .phantomTap(_, learned: true):
+            case .stuck, .palm, .markedPalm, .storm, .calm, .phantomTap(_, learned: true):
                 logger.notice("\(device.node): \(notice.text)")
             case .jump, .repaired, .deadZone, .phantomTap, .burst, .ghost, .flip:
                 let source = NoticeSource(node: device.node, filter: notice.kind.filter)

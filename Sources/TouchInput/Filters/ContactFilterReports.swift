@@ -91,9 +91,11 @@ extension ContactFilters {
             case phantomTap(period: Double, learned: Bool)
             /// The contact landed in a burst and lifted before it proved itself: it never began.
             case burst
-            /// A storm: `contacts` new contacts within a second; the panel is quiet for
-            /// `quiet` seconds, every contact down cancelled.
+            /// A storm: `contacts` flood contacts within a second (``TouchStorm``); every
+            /// contact down cancelled, the panel is quiet until it sends none for `quiet` seconds.
             case storm(contacts: Int, quiet: Double)
+            /// The panel sent no flood contact for `after` seconds: its storm's quiet is over.
+            case calm(after: Double)
             /// The contact was an infrared frame's ghost corner: it never began.
             case ghost
             /// The infrared frame reported its two fingers at their ghost corners; they were
@@ -110,7 +112,7 @@ extension ContactFilters {
                 case .deadZone: return "dead_zone"
                 case .phantomTap: return "phantom_tap"
                 case .burst: return "burst"
-                case .storm: return "storm"
+                case .storm, .calm: return "storm"
                 case .ghost: return "ghost"
                 case .flip: return "flip"
                 }

@@ -9,9 +9,9 @@ import TouchModel
 ///
 /// | state     | event                                          | next      | what the frame says |
 /// |-----------|------------------------------------------------|-----------|---------------------|
-/// | —         | lands in a dead zone, or while the panel is quiet after a storm | `ignored` | nothing |
+/// | —         | lands in a dead zone                           | `ignored` | nothing |
 /// | —         | lands larger than a palm                       | `landing` | nothing             |
-/// | —         | lands in doubt: a phantom's tap due there, a burst, a ghost (``PhantomTouches``) | `unproven` | nothing |
+/// | —         | lands in doubt: a phantom's tap due there, a burst, a ghost, a flood or a storm's quiet (``PhantomTouches``) | `unproven` | nothing |
 /// | —         | lands                                          | `live`    | `began`             |
 /// | `unproven`| proves itself a finger (its doubt's rule)      | `live`    | `began`, where it is |
 /// | `unproven`| lifts                                          | —         | nothing (a phantom) |
@@ -23,7 +23,7 @@ import TouchModel
 /// | `live`    | moves farther than `jump_mm` within three of the panel's frames (at least 30 ms) | `live`    | `cancelled`, then `began` under a new id where it landed |
 /// | `live`    | within the stuck slop for `stuck_after` s      | `ignored` | `cancelled` (also between frames: ``expire(at:)``) |
 /// | `live`    | moves                                          | `live`    | `moved` past the hysteresis margin, else `stationary` |
-/// | `live`    | a storm begins (more new contacts a second than fingers make) | `ignored` | `cancelled` |
+/// | `live`    | a storm begins (more flood contacts a second than the limit, ``TouchStorm``) | `ignored` | `cancelled` |
 /// | `live`    | lifts or is cancelled                          | —         | `ended` / `cancelled` |
 /// | `ignored` | anything; lifts                                | `ignored`; — | nothing          |
 ///
@@ -50,7 +50,7 @@ public struct ContactFilters {
         /// of landing at `since`, and not yet reported.
         enum State: Equatable { case live, landing(since: Double), unproven(since: Double, why: Doubt), ignored }
         /// Why a contact is held back until it proves itself a finger (``PhantomTouches``).
-        enum Doubt: Equatable { case repeatingTap, burst, ghost, atCorner, ghostAlone }
+        enum Doubt: Equatable { case repeatingTap, burst, ghost, atCorner, ghostAlone, storm }
         var state: State
         /// The id the frames carry: the firmware's, until a jump gives the contact a new one.
         var outputID: Int32
@@ -92,7 +92,7 @@ public struct ContactFilters {
     var interval = FrameInterval()
     /// The phantoms that tap this panel, learned from its short touches.
     var repeatingTaps: RepeatingTaps
-    /// New contacts of the last second, and the quiet a storm of them makes.
+    /// The panel's recent landings and flood contacts, and the quiet a storm makes.
     var storm = TouchStorm()
     /// When the panel last reported a contact; nil before it ever did.
     var lastActive: Double?
@@ -164,7 +164,7 @@ extension TouchFrameAssembler {
             }
             next = Swift.min(next ?? deadline, deadline)
         }
-        return next
+        return [next, stormCalmDeadline].compactMap { $0 }.min()
     }
 
     /// Cancels the contacts that have stayed put until `time`, and takes the palms whose

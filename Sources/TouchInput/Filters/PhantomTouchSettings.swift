@@ -15,10 +15,12 @@ public struct PhantomTouchSettings: Hashable, Sendable {
     /// Whether contacts that land together at an edge of the panel, or together after the
     /// panel was idle, are held back until they move like a finger or last.
     public var wakeBursts: Bool
-    /// More new contacts than this within one second is a storm: the panel is quiet for
-    /// ``stormQuiet`` seconds. 0 turns the filter off.
+    /// More flood contacts (each lifting within ``TouchStorm/floodTouch`` where it landed)
+    /// than this within one second is a storm: the panel is quiet until it has sent none for
+    /// ``stormQuiet`` seconds. 0 turns the filter off, holding back flood contacts too.
     public var stormContacts: Int
-    /// How long a storm keeps the panel quiet, in seconds.
+    /// How long a panel quiet after a storm must send no flood contact for the quiet to end,
+    /// in seconds.
     public var stormQuiet: Double
     /// Whether the panel is an infrared or optical frame, whose two fingers may come with
     /// ghosts at the other corners of the rectangle they span; nil: when its name says so
@@ -28,9 +30,9 @@ public struct PhantomTouchSettings: Hashable, Sendable {
     /// glass. A contact that begins elsewhere may move through them.
     public var deadZones: [Rect]
 
-    /// The defaults: every filter on, a storm at more than 50 new contacts in a second (ten
-    /// fingers tapping as fast as fingers can stay below it), quiet for 5 s.
-    public init(repeatingTaps: Bool = true, wakeBursts: Bool = true, stormContacts: Int = 50, stormQuiet: Double = 5,
+    /// The defaults: every filter on, a storm at more than 20 flood contacts in a second
+    /// (fingers' taps last longer, however many hands tap), quiet until 0.5 s without one.
+    public init(repeatingTaps: Bool = true, wakeBursts: Bool = true, stormContacts: Int = 20, stormQuiet: Double = 0.5,
                 infrared: Bool? = nil, deadZones: [Rect] = []) {
         self.repeatingTaps = repeatingTaps
         self.wakeBursts = wakeBursts
@@ -67,7 +69,9 @@ public struct PhantomTouchSettings: Hashable, Sendable {
     /// the positions are believed: a flip lasts a frame or two, and a put-back that went on
     /// would carry each finger on the other's coordinate. 50 ms, or two and a half frames.
     static func flipLongest(frameInterval: Double?) -> Double { Swift.max(0.05, 2.5 * (frameInterval ?? 0)) }
-    /// How close to an axis's end a contact is at its extreme, as a fraction of the axis.
+    /// How close to an axis's end a contact is at the panel's edge, for the burst rule: 1 mm
+    /// where the panel's size is believed, else this fraction of the axis.
+    public static let edgeMillimetres = 1.0
     public static let extremeFraction = 0.005
 }
 

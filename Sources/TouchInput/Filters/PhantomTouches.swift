@@ -10,14 +10,14 @@ import TouchModel
 ///
 /// | doubt          | why it is held back | it proves itself when | lifting first counts |
 /// |----------------|---------------------|-----------------------|----------------------|
-/// | `repeatingTap` | it lands where a learned phantom taps, when its tap is due | it outlasts a phantom's touch (a frame or two), or moves | `phantom_taps` |
-/// | `burst`        | it lands with others in one frame at an axis's end; or with others, one of them at an axis's end, after the panel was idle a minute (as the display wakes) | it lasts 0.25 s, or moves beyond the tap slop | `bursts` |
+/// | `repeatingTap` | it lands where a learned phantom taps, when its tap is due | it outlasts a phantom's touch (25 ms), or moves 2 mm | `phantom_taps` |
+/// | `burst`        | it lands at an axis's end with another there in one frame, or with two others; or, after the panel was idle a minute (as the display wakes), with two others, one of them at an axis's end | it lasts 0.25 s, or moves beyond the tap slop | `bursts` |
 /// | `ghost`        | on an infrared frame, it lands at a corner of the rectangle two fingers down span with another at the other corner (a ghost pair); or it was `atCorner` and moved with its corner | it leaves every such corner (once a finger of the pair lifts: `ghostAlone`) | `ghosts` |
 /// | `atCorner`     | on an infrared frame, it lands alone at such a corner, or is one of two such corners landing with the second finger | it leaves every such corner, or lasts ``PhantomTouchSettings/ghostProof(frameInterval:)`` (60 ms) without moving with its corner (once a finger of the pair lifts: `ghostAlone`) | `ghosts` |
 /// | `ghostAlone`   | a ghost whose pair broke (a finger lifted first) | it lasts 0.1 s more, or moves beyond the tap slop | `ghosts` |
+/// | `storm`        | the panel floods contacts that lift within 70 ms (``TouchStorm``), or is quiet after a storm | it lasts 70 ms, or moves beyond the tap slop, once the quiet is over | `storm_contacts` |
 ///
-/// Refused from landing, never reported: a contact in a dead zone (`dead_zone`), and while
-/// the panel is quiet after a storm, every contact (`storm_contacts`).
+/// Refused from landing, never reported: a contact in a dead zone (`dead_zone`).
 extension TouchFrameAssembler {
     /// What the frame as a whole says of the contacts that land in it.
     struct LandingContext {
@@ -26,8 +26,8 @@ extension TouchFrameAssembler {
         /// Whether the panel sent nothing for ``PhantomTouchSettings/wakeIdle`` before the
         /// frame (or never sent anything since it was opened).
         var idle = false
-        /// Whether a contact lands at an axis's end in the frame.
-        var landingAtEdge = false
+        /// How many contacts land at an axis's end in the frame.
+        var landingsAtEdge = 0
         /// The two contacts down before the frame and still down in it, when exactly two
         /// are: the pair whose ghost corners an infrared frame may report.
         var pair: (SlotContact, SlotContact)?
@@ -42,20 +42,22 @@ extension TouchFrameAssembler {
         var ghostSlots: (Int, Int) = (-1, -1)
     }
 
-    /// The frame's context for the landing rules, and the storm's: when landings begin a
-    /// storm, every contact down is cancelled into ``shown``.
+    /// The frame's context for the landing rules, and the storm's: the frame's flood
+    /// contacts lift before its contacts land, and when they begin a storm, every contact
+    /// down is cancelled into ``shown``.
     mutating func prepareLandings(_ contacts: [SlotContact], at time: Double) -> LandingContext {
         var context = LandingContext()
-        let phantoms = filters.resolved.phantoms
         context.idle = filters.lastActive.map { time - $0 >= PhantomTouchSettings.wakeIdle } ?? true
         if !contacts.isEmpty { filters.lastActive = time }
+        noticeCalm(at: time)
+        countFloods(contacts, at: time)
         var first: SlotContact?
         var pairCount = 0
         for contact in contacts {
             if contact.phase == .began {
                 context.landings += 1
-                if isAtExtreme(contact.x, of: mapper.xAxis) || isAtExtreme(contact.y, of: mapper.yAxis) { context.landingAtEdge = true }
-                if filters.storm.landed(at: time, limit: phantoms.stormContacts, quiet: phantoms.stormQuiet) { beginQuiet(at: time) }
+                if isAtEdge(contact) { context.landingsAtEdge += 1 }
+                filters.storm.landed(at: time)
             } else if (contact.phase == .moved || contact.phase == .stationary) && slots[contact.slot].track?.state == .live {
                 pairCount += 1
                 if pairCount == 1 { first = contact } else if pairCount == 2, let first { context.pair = (first, contact) }
@@ -80,11 +82,39 @@ extension TouchFrameAssembler {
         return context
     }
 
-    /// A storm began at `time`: every contact down is cancelled (or, not yet reported,
-    /// dropped) and ignored until it lifts.
+    /// Tells the storm of the frame's contacts that lift as a flood's do: within
+    /// ``TouchStorm/floodTouch`` of landing, where they landed, reported or held back as a
+    /// flood's (a burst's contacts, a phantom's tap, a ghost or a palm have their own rules,
+    /// and hold nothing back). A storm they begin makes the panel quiet.
+    private mutating func countFloods(_ contacts: [SlotContact], at time: Double) {
+        let phantoms = filters.resolved.phantoms
+        guard phantoms.stormContacts > 0 else { return }
+        for contact in contacts where contact.phase == .ended || contact.phase == .cancelled {
+            guard let track = slots[contact.slot].track, track.state == .live || track.state.isHeldAsFlood,
+                  time - track.landTime <= TouchStorm.floodTouch, track.anchorTime == track.landTime else { continue }
+            let apart = TouchStorm.apart(physical: filters.resolved.stuckSlopIsPhysical)
+            if filters.storm.shortContact(at: time, place: track.anchor, apart: apart, limit: phantoms.stormContacts, calm: phantoms.stormQuiet) {
+                beginQuiet(at: time)
+            }
+        }
+    }
+
+    /// Tells that a storm's quiet is over, once, when `time` is past its end (for a frame,
+    /// and ``proveWaiting(at:)`` at ``stormCalmDeadline``).
+    mutating func noticeCalm(at time: Double) {
+        let calm = filters.resolved.phantoms.stormQuiet
+        guard let end = filters.storm.calmed(at: time, calm: calm) else { return }
+        filters.notices.append(Notice(kind: .calm(after: calm), trackingID: -1, position: Point(x: 0, y: 0), time: end))
+    }
+
+    /// When a storm's quiet ends if the flood has stopped: nil when none is to be told over.
+    var stormCalmDeadline: Double? { filters.storm.pendingCalm(calm: filters.resolved.phantoms.stormQuiet) }
+
+    /// A storm began at `time`: every contact down is cancelled and ignored until it lifts;
+    /// one not yet reported is held back until the quiet is over, a palm's ignored.
     private mutating func beginQuiet(at time: Double) {
         filters.counts.storms += 1
-        filters.notices.append(Notice(kind: .storm(contacts: filters.storm.landingsInLastSecond, quiet: filters.resolved.phantoms.stormQuiet),
+        filters.notices.append(Notice(kind: .storm(contacts: filters.storm.floodsInLastSecond, quiet: filters.resolved.phantoms.stormQuiet),
                                       trackingID: -1, position: Point(x: 0, y: 0), time: time))
         for slot in slots.indices {
             guard let track = slots[slot].track else { continue }
@@ -92,9 +122,12 @@ extension TouchFrameAssembler {
             case .live:
                 shown.append(ignore(slot, because: nil, at: time))
                 filters.counts.stormContacts += 1
-            case .landing, .unproven:
+            case .landing:
                 slots[slot].track?.state = .ignored
                 filters.counts.stormContacts += 1
+            case .unproven:
+                // Counted when it lifts unproven.
+                slots[slot].track?.state = .unproven(since: time, why: .storm)
             case .ignored:
                 continue
             }
@@ -105,10 +138,7 @@ extension TouchFrameAssembler {
     /// doubt), or nil, let through to the palm test and then reported.
     mutating func landingVerdict(_ contact: SlotContact, _ context: LandingContext, at time: Double) -> LandingVerdict? {
         let phantoms = filters.resolved.phantoms
-        if filters.storm.isQuiet(at: time) {
-            filters.counts.stormContacts += 1
-            return .refused
-        }
+        if phantoms.stormContacts > 0, filters.storm.holds(at: time, calm: phantoms.stormQuiet) { return .doubted(.storm) }
         if !phantoms.deadZones.isEmpty {
             let pixels = mapper.pixels(x: contact.x, y: contact.y)
             if phantoms.deadZones.contains(where: { $0.contains(pixels) }) {
@@ -123,8 +153,12 @@ extension TouchFrameAssembler {
         }
         if phantoms.repeatingTaps, filters.repeatingTaps.isDue(at: anchorPoint(contact), time: time) { return .doubted(.repeatingTap) }
         if phantoms.wakeBursts {
-            let (atEdgeX, atEdgeY) = (isAtExtreme(contact.x, of: mapper.xAxis), isAtExtreme(contact.y, of: mapper.yAxis))
-            if context.landings >= 2 && (atEdgeX || atEdgeY || (context.idle && context.landingAtEdge)) { return .doubted(.burst) }
+            // Two fingers tapping together, one of them at the edge, are a hand: a burst is
+            // two at the edges, or three or more with one at the edge.
+            let atEdge = isAtEdge(contact)
+            if (atEdge && context.landingsAtEdge >= 2) || (context.landings >= 3 && (atEdge || (context.idle && context.landingsAtEdge > 0))) {
+                return .doubted(.burst)
+            }
         }
         return nil
     }
@@ -144,7 +178,7 @@ extension TouchFrameAssembler {
         let proven: Bool
         switch why {
         case .repeatingTap:
-            proven = time - since > RepeatingTaps.shortest(frameInterval: filters.interval.median) || moved > filters.repeatingTaps.radius
+            proven = time - since > RepeatingTaps.longestTouch || moved > filters.repeatingTaps.radius
         case .burst:
             proven = time - since >= PhantomTouchSettings.burstProof || moved > filters.resolved.stuckSlop
         case .ghost:
@@ -164,6 +198,9 @@ extension TouchFrameAssembler {
             proven = !isGhost(contact, of: a, b) || time - since >= PhantomTouchSettings.ghostProof(frameInterval: filters.interval.median)
         case .ghostAlone:
             proven = time - since >= PhantomTouchSettings.ghostAloneProof || moved > filters.resolved.stuckSlop
+        case .storm:
+            let quiet = filters.storm.quietEnd(calm: filters.resolved.phantoms.stormQuiet) ?? -.infinity
+            proven = time >= Swift.max(since, quiet) + TouchStorm.floodTouch || (time >= quiet && moved > filters.resolved.stuckSlop)
         }
         guard proven else { return }
         begin(contact.slot, as: contact, at: time)
@@ -177,10 +214,14 @@ extension TouchFrameAssembler {
         slots[contact.slot].track?.anchor = here
     }
 
-    /// Begins the slot's contact, held back until now, where `contact` puts it.
+    /// Begins the slot's contact, held back until now, where `contact` puts it. It keeps
+    /// when it landed: a touch held back that lifts soon after is no short touch (a phantom's
+    /// tap, a flood's contact).
     private mutating func begin(_ slot: Int, as contact: SlotContact, at time: Double) {
         let id = slots[slot].track?.outputID ?? contact.trackingID
+        let landed = slots[slot].track?.landTime ?? time
         slots[slot].track = follow(contact, as: id, at: time)
+        slots[slot].track?.landTime = landed
         var began = contact
         began.trackingID = id
         began.phase = .began
@@ -188,8 +229,10 @@ extension TouchFrameAssembler {
     }
 
     /// Begins the contacts held back by time alone whose wait is over at `time`, where they
-    /// were last put (for ``expire(at:)``: a finger held still sends nothing).
+    /// were last put, and tells of a storm's quiet that is over (for ``expire(at:)``: a
+    /// finger held still sends nothing, and a panel whose flood stopped nothing at all).
     mutating func proveWaiting(at time: Double) {
+        noticeCalm(at: time)
         for slot in slots.indices {
             guard let track = slots[slot].track, case .unproven(let since, let why) = track.state,
                   let deadline = unprovenDeadline(since: since, why: why), deadline <= time else { continue }
@@ -201,11 +244,15 @@ extension TouchFrameAssembler {
     /// lasting proves nothing (a ghost lasts as long as its fingers).
     func unprovenDeadline(since: Double, why: ContactFilters.Track.Doubt) -> Double? {
         switch why {
-        case .repeatingTap: return since + RepeatingTaps.shortest(frameInterval: filters.interval.median)
+        case .repeatingTap: return since + RepeatingTaps.longestTouch
         case .burst: return since + PhantomTouchSettings.burstProof
         case .ghost: return nil
         case .atCorner: return since + PhantomTouchSettings.ghostProof(frameInterval: filters.interval.median)
         case .ghostAlone: return since + PhantomTouchSettings.ghostAloneProof
+        case .storm:
+            // Landed before the quiet's end: judged as landing then.
+            let quiet = filters.storm.quietEnd(calm: filters.resolved.phantoms.stormQuiet) ?? -.infinity
+            return Swift.max(since, quiet) + TouchStorm.floodTouch
         }
     }
 
@@ -224,6 +271,9 @@ extension TouchFrameAssembler {
         case .ghost, .atCorner, .ghostAlone:
             filters.counts.ghosts += 1
             filters.notices.append(Notice(kind: .ghost, trackingID: track.outputID, position: pixels, time: time))
+        case .storm:
+            // A flood's contact: the storm's notice tells of them all.
+            filters.counts.stormContacts += 1
         }
     }
 
@@ -231,7 +281,7 @@ extension TouchFrameAssembler {
     /// remembered, to learn a repeating phantom from.
     mutating func rememberShortTouch(_ track: ContactFilters.Track, at time: Double) {
         guard filters.resolved.phantoms.repeatingTaps,
-              time - track.landTime <= RepeatingTaps.shortest(frameInterval: filters.interval.median),
+              time - track.landTime <= RepeatingTaps.longestTouch,
               track.anchorTime == track.landTime else { return }
         let pixels = mapper.pixels(x: track.rawX, y: track.rawY)
         if let phantom = filters.repeatingTaps.shortTouch(at: track.anchor, pixels: pixels, time: time) {
@@ -242,11 +292,28 @@ extension TouchFrameAssembler {
 
     // MARK: Places
 
-    /// Whether `value` lies at either end of `axis`, within ``PhantomTouchSettings/extremeFraction``.
-    private func isAtExtreme(_ value: Int32, of axis: AxisInfo) -> Bool {
-        let band = Int64((Double(axis.maximum) - Double(axis.minimum)) * PhantomTouchSettings.extremeFraction)
+    /// Whether the contact lies at either end of an axis.
+    private func isAtEdge(_ contact: SlotContact) -> Bool {
+        let perMillimetre = filters.resolved.stuckSlopIsPhysical ? mapper.unitsPerMillimetre : nil
+        return isAtExtreme(contact.x, of: mapper.xAxis, unitsPerMillimetre: perMillimetre?.x)
+            || isAtExtreme(contact.y, of: mapper.yAxis, unitsPerMillimetre: perMillimetre?.y)
+    }
+
+    /// Whether `value` lies at either end of `axis`: within ``PhantomTouchSettings/edgeMillimetres``
+    /// where the panel's size is believed, else within ``PhantomTouchSettings/extremeFraction``.
+    private func isAtExtreme(_ value: Int32, of axis: AxisInfo, unitsPerMillimetre: Double?) -> Bool {
+        let span = Double(axis.maximum) - Double(axis.minimum)
+        let band = Int64(unitsPerMillimetre.map { $0 * PhantomTouchSettings.edgeMillimetres } ?? span * PhantomTouchSettings.extremeFraction)
         return Int64(value) <= Int64(axis.minimum) + band || Int64(value) >= Int64(axis.maximum) - band
     }
 }
 
 private typealias Notice = ContactFilters.Notice
+
+extension ContactFilters.Track.State {
+    /// Whether the contact is held back as a flood's (``TouchStorm``).
+    var isHeldAsFlood: Bool {
+        if case .unproven(_, .storm) = self { return true }
+        return false
+    }
+}

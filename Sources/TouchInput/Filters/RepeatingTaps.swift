@@ -1,10 +1,12 @@
 import TouchModel
 
-/// A panel that taps by itself: a touch no longer than a frame or two, at one place, again and
+/// A panel that taps by itself: a touch of a frame or two (25 ms at most), at one spot, again and
 /// again at a steady period (one report: every 12.864 s, so a kiosk page got a click there
 /// every 13 s and the screen never blanked).
 ///
-/// The rule: three short touches at one place (within ``radius``), the second interval equal
+/// The rule: three short touches (at most ``longestTouch``) at one spot (within ``spot``:
+/// a phantom is where the sensor's fault is, while a person tapping one place scatters their
+/// taps over millimetres), the second interval equal
 /// to the first (within ``tolerance(period:)``) and at least ``shortestPeriod``, make a
 /// phantom. From then on, a contact that lands at its place when its next tap is due is held
 /// back until it outlasts a short touch or moves: a real finger tapping there becomes a tap a
@@ -12,11 +14,12 @@ import TouchModel
 /// ``forgottenAfter`` taps in a row is forgotten.
 ///
 /// Places are in the unit of the stuck slop: millimetres where the panel's size is believed,
-/// screen pixels elsewhere. Times are the frames' clock.
+/// screen pixels elsewhere. Times are the frames' clock; no threshold is in frames, so a
+/// slow panel's real taps are judged as a fast one's.
 struct RepeatingTaps {
     /// A learned phantom: where, how often, and when it last tapped.
     public struct Phantom: Hashable, Sendable {
-        /// Where, in the unit of ``RepeatingTaps/radius``.
+        /// Where, in the unit of ``RepeatingTaps/spot``.
         var place: Point
         /// Where, in screen pixels: what `devices` shows.
         public var pixels: Point
@@ -35,9 +38,13 @@ struct RepeatingTaps {
         var time: Double
     }
 
-    /// How far apart two taps may be and still be at one place: 2 mm, or 10 px where the
-    /// panel's size is not believed.
+    /// How far a contact held back at a phantom's place must move to prove itself a finger:
+    /// 2 mm, or 10 px where the panel's size is not believed (the infrared rules measure
+    /// ghost corners with it too).
     static func radius(physical: Bool) -> Double { physical ? 2 : 10 }
+    /// How far apart a phantom's taps may be and still be at one spot: 0.5 mm, or 3 px where
+    /// the panel's size is not believed.
+    static func spot(physical: Bool) -> Double { physical ? 0.5 : 3 }
     /// The shortest period a phantom has: a person tapping one spot in a quick steady rhythm
     /// is not one.
     static let shortestPeriod = 1.0
@@ -50,16 +57,20 @@ struct RepeatingTaps {
     /// How far a tap may be from its due time: a few frames, or 2 % of a long period.
     static func tolerance(period: Double) -> Double { Swift.max(0.05, 0.02 * period) }
 
-    /// The longest touch that is a phantom's: a frame or two, given the panel's pace.
-    static func shortest(frameInterval: Double?) -> Double { Swift.max(0.03, 2.5 * (frameInterval ?? 0)) }
+    /// The longest touch that is a phantom's, from landing to lift: one frame of a 40 Hz
+    /// panel. A person's quickest taps last longer (a 50 Hz panel's 40 ms tap is two frames).
+    static let longestTouch = 0.025
 
     private(set) var phantoms: [Phantom] = []
     private var touches: [ShortTouch] = []
     /// The unit places are in.
     var radius: Double
+    /// How near a tap must be to be at a phantom's spot, in the same unit.
+    var spot: Double
 
     init(physical: Bool) {
         radius = Self.radius(physical: physical)
+        spot = Self.spot(physical: physical)
         touches.reserveCapacity(Self.keptTouches)
     }
 
@@ -72,13 +83,13 @@ struct RepeatingTaps {
             touches.append(ShortTouch(place: place, pixels: pixels, time: time))
         }
         // The latest two earlier taps at this place.
-        let here = touches.filter { $0.place.distance(to: place) <= radius }
+        let here = touches.filter { $0.place.distance(to: place) <= spot }
         guard here.count >= 2 else { return nil }
         let (first, second) = (here[here.count - 2], here[here.count - 1])
         let period = time - second.time
         guard period >= Self.shortestPeriod,
               abs((second.time - first.time) - period) <= Self.tolerance(period: period),
-              !phantoms.contains(where: { $0.place.distance(to: place) <= radius }) else { return nil }
+              !phantoms.contains(where: { $0.place.distance(to: place) <= spot }) else { return nil }
         let phantom = Phantom(place: place, pixels: pixels, period: period, last: time)
         if phantoms.count == Self.keptPhantoms { phantoms.removeFirst() }
         phantoms.append(phantom)
@@ -88,7 +99,7 @@ struct RepeatingTaps {
     /// Whether a phantom is due to tap at `place` at `time`.
     func isDue(at place: Point, time: Double) -> Bool {
         phantoms.contains { phantom in
-            guard phantom.place.distance(to: place) <= radius else { return false }
+            guard phantom.place.distance(to: place) <= spot else { return false }
             let periods = ((time - phantom.last) / phantom.period).rounded()
             return periods >= 1 && periods <= Double(Self.forgottenAfter) && abs(time - (phantom.last + periods * phantom.period)) <= Self.tolerance(period: phantom.period)
         }
@@ -96,7 +107,7 @@ struct RepeatingTaps {
 
     /// The phantom at `place` tapped at `time`, and its tap was lifted unseen; returns it.
     mutating func tapped(at place: Point, time: Double) -> Phantom? {
-        guard let index = phantoms.firstIndex(where: { $0.place.distance(to: place) <= radius }) else { return nil }
+        guard let index = phantoms.firstIndex(where: { $0.place.distance(to: place) <= spot }) else { return nil }
         phantoms[index].last = time
         phantoms[index].suppressed += 1
         return phantoms[index]

@@ -18,6 +18,8 @@ recordings nothing was tuned on.
 Panels:
 - panel: protocol B, 345 × 194 mm at 10 units/mm (a resolution, so places are in mm),
   110 Hz give or take 0.2 ms, 16 slots, 0.05 mm of noise on a resting finger.
+- slow: the same at 50 Hz, 10 slots. table: "motiond generated table panel", 1018 × 573 mm
+  (a 46-inch table) at 10 units/mm, 60 Hz, 30 slots.
 - infrared: "motiond generated infrared optical frame" (the name makes it an infrared frame),
   480 × 270 mm at 10 units/mm, 75 Hz, 10 slots.
 Like the kernel, nothing is written for a value that did not change (a slot keeps its last
@@ -43,8 +45,8 @@ expected.json maps each file name to:
   reported from `lands`, last reported `cancelled`.
 - reported_phantoms: how many of the fault's own contacts are reported all the same (they
   cannot be known before): the first three taps of a phantom, the storm's contacts before
-  its 51st in a second. Each such contact must begin and end (or, down when the storm
-  begins, be cancelled).
+  the rule holds landings back (storm_rule). Each such contact must begin and end (or, down
+  when the storm begins, be cancelled).
 - contacts: how many tracking ids the filtered frames report in all: len(fingers) +
   len(cancelled) + reported_phantoms, nothing else.
 - rotations (turning-pairs only): pairs of fingers turning around each other, each {ids,
@@ -68,15 +70,19 @@ START = 1.0  # the first event's time in each file
 
 PANEL = dict(name="motiond generated phantom panel", width=345.0, height=194.0, units=10, rate=110.0, jitter=0.0002,
              slots=16, noise=0.05)
+TABLE = dict(name="motiond generated table panel", width=1018.0, height=573.0, units=10, rate=60.0, jitter=0.0002,
+             slots=30, noise=0.05)
+SLOW = dict(name="motiond generated slow panel", width=345.0, height=194.0, units=10, rate=50.0, jitter=0.0002,
+            slots=10, noise=0.05)
 INFRARED = dict(name="motiond generated infrared optical frame", width=480.0, height=270.0, units=10, rate=75.0,
                 jitter=0.0002, slots=10, noise=0.05)
 
 ABS_X, ABS_Y, MT_SLOT, MT_X, MT_Y, MT_ID, BTN_TOUCH = 0x00, 0x01, 0x2f, 0x35, 0x36, 0x39, 0x14a
 
 # The filters' constants (PhantomTouchSettings, RepeatingTaps): what the expectations follow from.
-SHORTEST = 0.03          # the longest phantom touch at these panels' pace: max(30 ms, 2.5 frames)
+SHORTEST = 0.025         # the longest phantom touch (RepeatingTaps.longestTouch)
 BURST_PROOF = 0.25       # a contact held back as a burst begins after this, if it stays
-STORM_LIMIT, STORM_QUIET = 50, 5.0
+STORM_LIMIT, STORM_QUIET = 20, 0.5
 COUNT_KEYS = ("dead_zone", "phantom_taps", "bursts", "storms", "storm_contacts", "ghosts", "flips")
 
 
@@ -101,6 +107,7 @@ class Recording:
         self.contacts = {}     # tracking id -> {"lands", "lifts"} in file time (from the first event)
         self.next_id = 1
         self.first = None      # the first event's time: `motionctl frames` counts from it
+        self.timeline = []     # frames written: (file time, ids lifted, ids landed), for the storm rule
 
     @property
     def units(self):
@@ -152,6 +159,7 @@ class Recording:
             self.values[(slot, code)] = value
 
         file_time = round(time - START, 6)
+        lifted, landed = [], []
         for slot in sorted(set(changes) | set(stray_lifts)):
             if slot in stray_lifts:
                 slot_event(slot, MT_ID, -1, always=True)
@@ -160,18 +168,21 @@ class Recording:
             if change is None:
                 if slot in self.down:
                     slot_event(slot, MT_ID, -1)
+                    lifted.append(self.down[slot])
                     self.contacts[self.down.pop(slot)]["lifts"] = file_time
                     self.order.remove(slot)
                 continue
             tracking_id, x, y = change
             if self.down.get(slot) != tracking_id:
                 if slot in self.down:
+                    lifted.append(self.down[slot])
                     self.contacts[self.down[slot]]["lifts"] = file_time
                     self.order.remove(slot)
+                landed.append(tracking_id)
                 slot_event(slot, MT_ID, tracking_id)
                 self.down[slot] = tracking_id
                 self.order.append(slot)
-                self.contacts[tracking_id] = {"lands": file_time, "lifts": None}
+                self.contacts[tracking_id] = {"lands": file_time, "lifts": None, "at": (x / self.units, y / self.units)}
             slot_event(slot, MT_X, x)
             slot_event(slot, MT_Y, y)
 
@@ -191,6 +202,7 @@ class Recording:
             for kind, code, value in events + [(0, 0, 0)]:
                 self.lines.append(f"E: {time:.6f} {kind:04x} {code:04x} {value}")
             self.last_time = time
+            self.timeline.append((file_time, lifted, landed))
         return file_time
 
     def tick(self):
@@ -352,20 +364,23 @@ def edge_swipe(rnd):
     return rec, expectation(rec, {}, fingers=fingers)
 
 
-def storm(rnd, finger=(172.0, 97.0), begins=1.0, rate=200, duration=2.0, after=7.0):
+def storm(rnd, finger=(172.0, 97.0), begins=1.0, rate=200, duration=2.0, after=7.0, frames=(1, 3), late_finger=None):
     """A finger down at `finger` from the start; `begins` s later a sensor floods `rate` new
-    contacts a second for `duration` s at random places (each down one to three frames); a
-    real finger `after` s after the flood stopped, a short drag. The finger down when the
-    storm began is cancelled; the storm's contacts before its 51st in a second are reported;
-    the rest never begin."""
+    contacts a second for `duration` s at random places (each down for `frames` frames, one
+    to three); a real finger `after` s after the flood stopped, a short drag; with
+    `late_finger` (s before the flood stops), a finger landing then and resting 0.9 s. What
+    the storm rule makes of them (storm_rule): the finger down when the storm begins is
+    cancelled, the flood's contacts before the rule holds landings back are reported, the
+    rest never begin; the late finger begins once the quiet is over."""
     rec = Recording(PANEL, rnd)
-    slots_free = list(range(1, rec.panel["slots"]))
+    slots_free = list(range(2, rec.panel["slots"]))
     held = rec.new_id()
     rec.frame(0.0, {0: (held, rec.ux(finger[0], False), rec.uy(finger[1], False))})
     t = begins
     owed = 0.0
     down = {}  # slot -> frames left
     storm_ids = []
+    late = None
     while t < begins + duration:
         changes = {}
         for slot in list(down):
@@ -381,56 +396,119 @@ def storm(rnd, finger=(172.0, 97.0), begins=1.0, rate=200, duration=2.0, after=7
             tracking_id = rec.new_id()
             storm_ids.append(tracking_id)
             changes[slot] = (tracking_id, rec.ux(rnd.uniform(10, rec.panel["width"] - 10), False), rec.uy(rnd.uniform(10, rec.panel["height"] - 10), False))
-            down[slot] = rnd.randint(1, 3)
+            down[slot] = rnd.randint(*frames)
+        if late_finger is not None and late is None and t >= begins + duration - late_finger:
+            late = rec.new_id()
+            late_lifts = t + 0.9
+        if late is not None and t < late_lifts:
+            changes[1] = (late, rec.ux(80), rec.uy(150))
         rec.frame(t, changes)
         t += rec.tick()
-    while down:
+    while down or (late is not None and t < late_lifts + rec.interval):
         changes = {}
         for slot in list(down):
             down[slot] -= 1
             if down[slot] == 0:
                 changes[slot] = None
                 del down[slot]
+        if late is not None:
+            changes[1] = (late, rec.ux(80), rec.uy(150)) if t < late_lifts else None
         rec.frame(t, changes)
         t += rec.tick()
-    rec.frame(t + 0.5, {0: None})  # the finger down through the storm lifts, long after it was cancelled
+    rec.frame(t, {0: None})  # the finger down through the storm lifts, long after it was cancelled
     real = swipe(rec, rnd, begins + duration + after, 1, (rec.ux(120, False), rec.uy(120, False)), (150, -50), 0.3)
-    counts, reported = storm_counts(rec, [held] + storm_ids + [real])
-    return rec, expectation(rec, counts, fingers=[real], cancelled=[held], reported_phantoms=reported)
+    rule = storm_rule(rec)
+    fingers = ([late] if late else []) + [real]
+    assert all(i not in rule["cancelled"] and i not in rule["lost"] for i in fingers), rule
+    assert held in rule["cancelled"], rule
+    reported = [i for i in storm_ids if i in rule["reported"]]
+    return rec, expectation(rec, rule["counts"], fingers=fingers, begins_late=rule["late"], cancelled=[held],
+                            reported_phantoms=len(reported))
 
 
-def storm_counts(rec, ids):
-    """The storm rule on the contacts' landings (TouchStorm): the landing that makes more than
-    STORM_LIMIT within a second begins a quiet of STORM_QUIET s, in which every contact that
-    lands is ignored; every contact down when it begins is cancelled (both counted in
-    storm_contacts). Returns the counts and how many storm contacts were reported (those
-    that landed before the quiet's frame), the first finger excepted."""
-    landings = sorted(rec.contacts[i]["lands"] for i in ids)
-    quiet_until, storms, began = None, 0, []
-    window = []
-    for time in landings:
-        window = [w for w in window if time - w <= 1] + [time]
-        quiet = quiet_until is not None and time < quiet_until
-        if len(window) > STORM_LIMIT and not quiet:
-            storms += 1
-            quiet_until = time + STORM_QUIET
-            began.append(time)
-    contacts = 0
-    for start in began:
-        end = start + STORM_QUIET
-        for i in ids:
-            life = rec.contacts[i]
-            if life["lands"] < start and (life["lifts"] is None or life["lifts"] >= start):
-                contacts += 1   # down when it began: cancelled
-            elif start <= life["lands"] < end:
-                contacts += 1   # landed while quiet: ignored
-    reported = sum(1 for i in ids[1:-1] if rec.contacts[i]["lands"] < began[0]) if began else len(ids) - 2
-    return {"storms": storms, "storm_contacts": contacts}, reported
+# The storm rule's constants (TouchStorm, PhantomTouchSettings).
+FLOOD_TOUCH, HELD_AFTER, RECENT, RUSH_LANDINGS, RUSH, APART, PLACES_KEPT = 0.07, 3, 0.25, 8, 0.05, 10.0, 4
+
+
+def storm_rule(rec):
+    """The storm rule (TouchStorm) on the recording's frames: a contact that lifts within
+    FLOOD_TOUCH of landing, never begun late, more than APART mm from where the latest
+    PLACES_KEPT such contacts landed, is a flood's; HELD_AFTER of them within RECENT
+    s (or one, with RUSH_LANDINGS landings within RUSH s) hold back every contact that lands
+    until it lasts FLOOD_TOUCH; more than STORM_LIMIT within a second begin a storm, which
+    cancels every contact reported and still down, and holds back every landing until
+    STORM_QUIET s pass without a flood contact (then FLOOD_TOUCH more). Counts storm_contacts
+    as the contacts cancelled and those held back that lifted. Returns {"counts", "reported"
+    (ids reported), "cancelled", "lost" (held back, lifted unseen), "late" (id -> how long
+    after landing it began, for those held back and begun)}."""
+    landings, floods, places = [], [], []
+    began, last_flood = None, -math.inf
+    storms = contacts = 0
+    state = {}  # id -> ["live" | "held" | "ignored", since]
+    result = {"reported": set(), "cancelled": set(), "lost": set(), "late": {}}
+    begun_late = set()
+
+    def quiet(t):
+        return began is not None and t < last_flood + STORM_QUIET
+
+    def deadline(since):
+        end = last_flood + STORM_QUIET if began is not None else -math.inf
+        return max(since, end) + FLOOD_TOUCH
+
+    def window(times, t):
+        return [w for w in times if t - w <= 1] + [t]
+
+    for t, lifted, landed in rec.timeline:
+        for i, (st, since) in list(state.items()):
+            if st == "held" and deadline(since) < t:  # the replay begins it between frames
+                when = deadline(since)
+                state[i] = ["live", since]
+                result["reported"].add(i)
+                begun_late.add(i)
+                result["late"][i] = round(when - rec.contacts[i]["lands"] + 0.001, 6)
+        for i in lifted:
+            if t - rec.contacts[i]["lands"] > FLOOD_TOUCH or i in begun_late:
+                continue
+            at = rec.contacts[i]["at"]
+            near = any(math.dist(at, place) <= APART for place in places)
+            places = (places + [at])[-PLACES_KEPT:]
+            if near:
+                continue
+            was_quiet = quiet(t)
+            if not was_quiet:
+                began = None
+            floods = window(floods, t)
+            last_flood = t
+            if not was_quiet and len(floods) > STORM_LIMIT:
+                began = t
+                storms += 1
+                for j, entry in state.items():
+                    if entry[0] == "live":
+                        entry[0] = "ignored"
+                        contacts += 1
+                        result["cancelled"].add(j)
+                    elif entry[0] == "held":
+                        entry[1] = t
+        for i in landed:
+            landings = window(landings, t)
+        for i in landed:
+            recent = sum(1 for f in floods if f >= t - RECENT)
+            holds = quiet(t) or recent >= HELD_AFTER or (recent >= 1 and sum(1 for w in landings if w >= t - RUSH) >= RUSH_LANDINGS)
+            state[i] = ["held", t] if holds else ["live", t]
+            if not holds:
+                result["reported"].add(i)
+        for i in lifted:
+            st, _ = state.pop(i)
+            if st == "held":
+                contacts += 1
+                result["lost"].add(i)
+    result["counts"] = {"storms": storms, "storm_contacts": contacts}
+    return result
 
 
 def fast_fingers(rnd, fingers=10, rate=4.0, duration=2.0):
     """Ten fingers tapping as fast as fingers do, each `rate` times a second for `duration`
-    s (40 new contacts a second in all, under the storm's 50), each tap 70–100 ms, at ten
+    s (40 new contacts a second in all), each tap 70–100 ms, at ten
     places 25 mm apart, their phases spread so that they do not land together."""
     rec = Recording(PANEL, rnd)
     taps = []
@@ -441,15 +519,21 @@ def fast_fingers(rnd, fingers=10, rate=4.0, duration=2.0):
         while phase + n / rate < duration:
             taps.append((phase + n / rate + rnd.uniform(-0.01, 0.01), finger, x, y, rnd.uniform(0.07, 0.1)))
             n += 1
-    # Frames in time order: each finger's slot is its own.
+    ids = play_taps(rec, taps)
+    return rec, expectation(rec, {}, fingers=ids)
+
+
+def play_taps(rec, taps):
+    """Taps (time, slot, x mm, y mm, length) written frame by frame in time order, each in
+    its slot, landing in the first frame at or after its time and lifting `length` after
+    that frame; returns their ids, in time order."""
     events = []
-    for time, finger, x, y, length in taps:
-        tracking_id = rec.new_id()
-        events.append((time, finger, tracking_id, x, y, time + length))
+    for time, slot, x, y, length in taps:  # ids in the order given
+        events.append((time, slot, rec.new_id(), x, y, time + length))
     t = 0.0
     pending = sorted(events)
     down = {}
-    ids = [e[2] for e in pending]
+    ids = [event[2] for event in pending]
     while pending or down:
         changes = {}
         for slot, (tracking_id, x, y, lift) in list(down.items()):
@@ -459,13 +543,70 @@ def fast_fingers(rnd, fingers=10, rate=4.0, duration=2.0):
             else:
                 changes[slot] = (tracking_id, rec.ux(x), rec.uy(y))
         while pending and pending[0][0] <= t:
-            time, finger, tracking_id, x, y, lift = pending.pop(0)
-            if finger in down:
-                continue  # never: a finger's taps are 250 ms apart
-            changes[finger] = (tracking_id, rec.ux(x), rec.uy(y))
-            down[finger] = (tracking_id, x, y, lift)
+            time, slot, tracking_id, x, y, lift = pending.pop(0)
+            assert slot not in down, "a slot's taps overlap"
+            changes[slot] = (tracking_id, rec.ux(x), rec.uy(y))
+            down[slot] = (tracking_id, x, y, t + (lift - time))  # its length from the frame it lands in
         rec.frame(t, changes)
         t += rec.tick()
+    return ids
+
+
+def busy_table(rnd, hands=10, rate=6.0, duration=6.0, fingers=3):
+    """A museum table: `hands` hands around a 46-inch table, each tapping `rate` times a
+    second (0.5 to 1.5 times the mean interval apart), with three fingers in turn, at four
+    places near it (a button, a picture), 3 mm of scatter; taps of 80–200 ms. 60 new
+    contacts a second at the defaults: every tap kept, no storm, none held back."""
+    rec = Recording(TABLE, rnd)
+    taps = []
+    for hand in range(hands):
+        home = (rnd.uniform(100, TABLE["width"] - 100), rnd.uniform(100, TABLE["height"] - 100))
+        places = [(home[0] + rnd.uniform(-60, 60), home[1] + rnd.uniform(-60, 60)) for _ in range(4)]
+        free = [0.0] * fingers  # when each finger's slot has lifted
+        t = rnd.uniform(0, 1 / rate)
+        while t < duration:
+            finger = min(range(fingers), key=lambda k: free[k])
+            length = rnd.uniform(0.08, 0.2)
+            if free[finger] + 0.04 <= t:
+                x, y = rnd.choice(places)
+                taps.append((t, hand * fingers + finger, x + rnd.gauss(0, 3), y + rnd.gauss(0, 3), length))
+                free[finger] = t + length
+            t += rnd.uniform(0.5, 1.5) / rate
+    ids = play_taps(rec, taps)
+    rule = storm_rule(rec)
+    assert rule["counts"]["storms"] == 0 and not rule["lost"], rule["counts"]
+    return rec, expectation(rec, {}, fingers=ids, begins_late=rule["late"])
+
+
+def metronome(rnd, panel=SLOW, period=1.5, lengths=(0.025, 0.039), count=12, place=(170.0, 90.0), scatter=0.8, jitter=0.03):
+    """A person tapping one place in a steady rhythm: `count` taps `period` s apart (give or
+    take `jitter`), each held `lengths` (a range: on the 50 Hz panel, down 40 ms from landing
+    to lift), `scatter` mm apart (a standard deviation per axis): short, near-metronomic
+    real taps, all kept."""
+    rec = Recording(panel, rnd)
+    ids = []
+    for n in range(count):
+        t = n * period + rnd.uniform(-jitter, jitter)
+        x, y = place[0] + rnd.gauss(0, scatter), place[1] + rnd.gauss(0, scatter)
+        ids.append(tap(rec, t, 0, x, y, rnd.uniform(*lengths)))
+    return rec, expectation(rec, {}, fingers=ids)
+
+
+def edge_two_finger_tap(rnd, edges=((0.8, 97.0), (200.0, 193.5)), other=((40.0, 90.0), (230.0, 150.0)), length=0.12):
+    """Two-finger taps landing in one frame, one finger within 1 mm of an edge and the other
+    inside, each after the panel was idle more than a minute (the first as it is opened):
+    a hand, not a burst; every finger kept."""
+    rec = Recording(PANEL, rnd)
+    ids, t = [], 0.0
+    for edge, inside in zip(edges, other):
+        a, b = rec.new_id(), rec.new_id()
+        start = t
+        while t < start + length:
+            rec.frame(t, {0: (a, rec.ux(edge[0], False), rec.uy(edge[1], False)), 1: (b, rec.ux(inside[0]), rec.uy(inside[1]))})
+            t += rec.tick()
+        rec.frame(t, {0: None, 1: None})
+        ids += [a, b]
+        t += 65.0
     return rec, expectation(rec, {}, fingers=ids)
 
 
@@ -699,6 +840,12 @@ FIXED = {  # file name: (generator, seed)
     "corners-one-by-one": (corners_one_by_one, 12),
     "one-then-three": (one_then_three, 13),
     "corner-tap": (corner_tap, 14),
+    "storm-drag-after": (lambda rnd: storm(rnd, rate=100, duration=3.0, frames=(1, 1), after=0.8, late_finger=0.3), 11),
+    "busy-table": (busy_table, 12),
+    "busy-table-fast": (lambda rnd: busy_table(rnd, rate=10.0, duration=3.0), 13),
+    "metronome-slow-panel": (lambda rnd: metronome(rnd, count=24, scatter=0.3, jitter=0.01), 14),
+    "metronome-quick-taps": (lambda rnd: metronome(rnd, panel=PANEL, period=1.25, lengths=(0.02, 0.03)), 15),
+    "edge-two-finger-tap": (edge_two_finger_tap, 16),
 }
 
 
@@ -721,9 +868,9 @@ def held_out(seed):
         "wake-burst": (held_out_bursts, dict(draw_seed=draw.randrange(1 << 30))),
         "edge-swipe": (held_out_swipes, dict(draw_seed=draw.randrange(1 << 30))),
         "storm": (storm, dict(finger=point(PANEL["width"], PANEL["height"], 30), begins=round(draw.uniform(0.3, 3), 3),
-                              rate=draw.randint(80, 400), duration=(duration := round(draw.uniform(1.5, 3), 3)),
-                              # the real finger after the quiet (which ends within 6 s of the flood's start)
-                              after=round(6 - duration + draw.uniform(0.2, 4), 3))),
+                              rate=draw.randint(80, 400), duration=round(draw.uniform(1.5, 3), 3),
+                              # the real finger after the quiet (which ends 0.5 s after the flood)
+                              after=round(draw.uniform(0.6, 4), 3))),
         "fast-fingers": (fast_fingers, dict(fingers=draw.randint(2, 10), rate=0, duration=round(draw.uniform(1, 3), 3))),
         "ghosts": (ghosts, dict(pairs=[held_out_pair(draw) for _ in range(draw.randint(1, 4))])),
         "four-finger-rectangle": (four_finger_rectangle, dict(
@@ -732,11 +879,36 @@ def held_out(seed):
                                                          b=point(INFRARED["width"], INFRARED["height"], 30), away=round(draw.uniform(8, 25), 1))),
         "flips": (flips, held_out_flips(draw)),
         "turning-pairs": (turning_pairs, dict(turns=[held_out_turn(draw) for _ in range(draw.randint(2, 6))])),
+        "storm-drag-after": (storm, dict(rate=draw.randint(60, 400), duration=round(draw.uniform(1, 3), 3),
+                                         frames=draw.choice([(1, 1), (1, 3)]), after=round(draw.uniform(0.6, 2), 3),
+                                         late_finger=round(draw.uniform(0.1, 0.25), 3))),
+        "busy-table": (busy_table, dict(hands=draw.randint(4, 10), rate=round(draw.uniform(3, 10), 2), duration=round(draw.uniform(2, 4), 2))),
+        "metronome-slow-panel": (metronome, dict(period=round(draw.uniform(1, 2), 3), lengths=(0.025, 0.039), count=draw.randint(6, 12),
+                                                 place=point(SLOW["width"], SLOW["height"]))),
+        "metronome-quick-taps": (metronome, dict(panel=PANEL, period=round(draw.uniform(1, 2), 3), lengths=(0.02, 0.03),
+                                                 count=draw.randint(6, 12), place=point(PANEL["width"], PANEL["height"]))),
+        "edge-two-finger-tap": (edge_two_finger_tap, held_out_edge_taps(draw)),
     }
-    # Fast fingers: as fast as fingers go, under the storm's limit in all (at most 40 new contacts a second).
+    # Fast fingers: as fast as fingers go (at most 40 new contacts a second; the busy tables go further).
     fingers = kinds["fast-fingers"][1]["fingers"]
     kinds["fast-fingers"][1]["rate"] = round(min(4.0, draw.uniform(2, 40 / fingers)), 3)
     return kinds
+
+
+def held_out_edge_taps(draw):
+    """Two two-finger taps, each with one finger within 1 mm of an edge (not at a corner)
+    and the other 20–60 mm inside."""
+    edges, others = [], []
+    for _ in range(2):
+        edge = draw.choice(["left", "right", "top", "bottom"])
+        depth = round(draw.uniform(0, 0.9), 2)
+        along = draw.uniform(20, (PANEL["height"] if edge in ("left", "right") else PANEL["width"]) - 20)
+        inward = draw.uniform(20, 60)
+        x, y, ix, iy = {"left": (depth, along, depth + inward, along), "right": (PANEL["width"] - depth, along, PANEL["width"] - depth - inward, along),
+                        "top": (along, depth, along, depth + inward), "bottom": (along, PANEL["height"] - depth, along, PANEL["height"] - depth - inward)}[edge]
+        edges.append((round(x, 2), round(y, 2)))
+        others.append((round(ix, 2), round(iy, 2)))
+    return dict(edges=tuple(edges), other=tuple(others), length=round(draw.uniform(0.08, 0.2), 3))
 
 
 def held_out_rectangle(draw):
@@ -791,8 +963,8 @@ def held_out_flips(draw):
 
 def held_out_bursts(rnd, draw_seed):
     """Two to five bursts of 2–6 contacts at any edge (or the origin), each lifting within
-    1–3 frames, some seconds apart; the first as the panel is opened may have all but one
-    contact inside."""
+    1–3 frames, some seconds apart; the first as the panel is opened, of three or more, may
+    have all but one contact inside."""
     draw = random.Random(draw_seed)
     rec = Recording(PANEL, rnd)
     total, t = 0, 0.0
@@ -803,7 +975,7 @@ def held_out_bursts(rnd, draw_seed):
             edge = draw.choice(["left", "right", "top", "bottom", "origin"])
             along = draw.uniform(0, PANEL["height"] if edge in ("left", "right") else PANEL["width"])
             points.append(edge_point(rec, draw, edge, along))
-        if n == 0 and draw.random() < 0.5:  # idle since opened: one at an edge is enough
+        if n == 0 and size >= 3 and draw.random() < 0.5:  # idle since opened: one at an edge of three or more is enough
             points = points[:1] + [(rec.ux(draw.uniform(20, PANEL["width"] - 20), False), rec.uy(draw.uniform(20, PANEL["height"] - 20), False))
                                    for _ in range(size - 1)]
         frames = [draw.randint(1, 3) for _ in points]
