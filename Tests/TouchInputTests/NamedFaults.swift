@@ -5,8 +5,9 @@ import TouchModel
 /// The contacts the default filters said they acted on, from their notices: what the
 /// do-no-harm test (``DoNoHarmTests``) lets them change, and nothing else.
 ///
-/// A notice names its contact by tracking id; a storm names every contact down when it began
-/// or landing while the panel was quiet; a flip names the pair it put back; a re-pairing
+/// A notice names its contact by tracking id; a storm names every contact of the flood it
+/// counted (the second before it began), down when it began, or landing while the panel was
+/// quiet; a flip names the pair it put back; a re-pairing
 /// names both contacts it exchanged; a jump names the contact it cancelled and the one it
 /// began in its place. A contact held back until it proved itself a finger (a ghost corner,
 /// a burst, a phantom's tap due) is named by its late beginning, within the longest hold-back.
@@ -36,16 +37,30 @@ struct NamedFaults {
     init(_ moments: [RecordingReplay.ReplayedFrame], raw: [TouchFrame]) {
         let lives = DefaultFiltersKeepFingersTests.lives(raw)
         let rawIDs = Set(lives.map(\.trackingID))
+        let filteredLives = DefaultFiltersKeepFingersTests.lives(moments.compactMap(\.frame))
+        let keptWhole = Set(filteredLives.filter { $0.endPhase != .cancelled }.map(\.trackingID))
+        let calms = moments.flatMap { $0.notices.filter { if case .calm = $0.kind { true } else { false } }.map(\.time) }
         for moment in moments {
             for notice in moment.notices {
                 let why = "\(notice.kind.filter) at \(String(format: "%.3f", notice.time)) s"
                 switch notice.kind {
                 case .phantomTap(_, learned: true):
                     continue  // the touch that taught the filter its phantom: reported, kept
-                case .storm(_, let quiet):
-                    for life in lives where life.began < notice.time + quiet && (life.ended ?? .infinity) >= notice.time {
-                        name(life.trackingID, why, removing: true)
+                case .storm:
+                    // The flood it counted (the second before it began) and the quiet, which
+                    // lasts until the calm is told (or the recording ends). A contact the
+                    // defaults still report whole was held back until the quiet ended: named,
+                    // not taken away.
+                    let calm = calms.first { $0 >= notice.time } ?? .infinity
+                    let flood = notice.time - 1
+                    for life in lives where life.began >= flood && life.began <= calm {
+                        name(life.trackingID, why, removing: !keptWhole.contains(life.trackingID))
                     }
+                    for life in lives where life.began < flood && (life.ended ?? .infinity) >= notice.time {
+                        name(life.trackingID, why, removing: !keptWhole.contains(life.trackingID))
+                    }
+                case .calm:
+                    continue  // the end of a storm's quiet: it names no contact
                 case .flip:
                     name(notice.trackingID, why, removing: false)
                     for contact in moment.frame?.activeContacts ?? [] where contact.trackingID != notice.trackingID {
@@ -66,7 +81,7 @@ struct NamedFaults {
                 filters.insert(Self.countKey(notice.kind))
             }
         }
-        nameHeldBack(DefaultFiltersKeepFingersTests.lives(moments.compactMap(\.frame)), raw: lives)
+        nameHeldBack(filteredLives, raw: lives)
     }
 
     /// The longest a filter holds a landing back before it proves itself a finger (a burst's
@@ -101,7 +116,7 @@ struct NamedFaults {
         case .deadZone: return "dead_zone"
         case .phantomTap: return "phantom_taps"
         case .burst: return "bursts"
-        case .storm: return "storms"
+        case .storm, .calm: return "storms"
         case .ghost: return "ghosts"
         case .flip: return "flips"
         }
