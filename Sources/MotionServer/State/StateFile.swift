@@ -66,24 +66,7 @@ public struct StateFile: Sendable {
 
     /// Renames `temporary` to the state path, over the file `expected` only.
     private func moveIntoPlace(_ temporary: String, over expected: FileIdentity?) throws(StateFileError) {
-        var status = stat()
-        if lstat(path, &status) != 0 {
-            guard errno == ENOENT else { throw StateFileError(path, .failed(.rename, errno: errno)) }
-            // Nothing there: link(2), unlike rename(2), fails if something appears meanwhile.
-            guard link(temporary, path) == 0 else {
-                if errno == EEXIST { throw StateFileError(path, .replaced(found: "something was put there while motiond wrote")) }
-                throw StateFileError(path, .failed(.rename, errno: errno))
-            }
-            unlink(temporary)
-            return
-        }
-        guard let expected else {
-            throw StateFileError(path, .replaced(found: "\(FileIdentity.kind(of: status)) was put there, which motiond did not write"))
-        }
-        guard status.st_mode & S_IFMT == S_IFREG, FileIdentity(status) == expected else {
-            throw StateFileError(path, .replaced(found: "\(FileIdentity.kind(of: status)) was put in place of the file motiond wrote"))
-        }
-        guard rename(temporary, path) == 0 else { throw StateFileError(path, .failed(.rename, errno: errno)) }
+        do { try trusted.moveIntoPlace(temporary, over: expected) } catch { throw StateFileError(error) }
     }
 
     /// Appends `changes`, which turn `old` (the scene the file holds) into `new`, to the file

@@ -51,6 +51,9 @@ public struct StateFileError: Error, Sendable, CustomStringConvertible {
             let steps: [TrustedFileError.Step: Step] = [.create: .create, .write: .write, .sync: .sync, .rename: .rename, .syncDirectory: .syncDirectory, .read: .read]
             self.init(error.path, .failed(steps[step] ?? .write, errno: errno))
         case .refused(let found): self.init(error.path, .replaced(found: found))
+        case .changedMeanwhile(.appeared(nil)): self.init(error.path, .replaced(found: "something was put there while motiond wrote"))
+        case .changedMeanwhile(.appeared(let kind?)): self.init(error.path, .replaced(found: "\(kind) was put there, which motiond did not write"))
+        case .changedMeanwhile(.replaced(let kind)): self.init(error.path, .replaced(found: "\(kind) was put in place of the file motiond wrote"))
         }
     }
 

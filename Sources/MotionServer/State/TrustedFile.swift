@@ -87,15 +87,15 @@ public struct TrustedFile: Sendable {
             guard errno == ENOENT else { throw TrustedFileError(path, .failed(.rename, errno: errno)) }
             // Nothing there: link(2), unlike rename(2), fails if something appears meanwhile.
             guard link(temporary, path) == 0 else {
-                if errno == EEXIST { throw TrustedFileError(path, .refused(found: "something that was put there meanwhile")) }
+                if errno == EEXIST { throw TrustedFileError(path, .changedMeanwhile(.appeared(kind: nil))) }
                 throw TrustedFileError(path, .failed(.rename, errno: errno))
             }
             unlink(temporary)
             return
         }
-        guard let expected else { throw TrustedFileError(path, .refused(found: "\(FileIdentity.kind(of: status)), put there meanwhile")) }
+        guard let expected else { throw TrustedFileError(path, .changedMeanwhile(.appeared(kind: FileIdentity.kind(of: status)))) }
         guard status.st_mode & S_IFMT == S_IFREG, FileIdentity(status) == expected else {
-            throw TrustedFileError(path, .refused(found: "\(FileIdentity.kind(of: status)), put in place of the file that was there"))
+            throw TrustedFileError(path, .changedMeanwhile(.replaced(kind: FileIdentity.kind(of: status))))
         }
         guard rename(temporary, path) == 0 else { throw TrustedFileError(path, .failed(.rename, errno: errno)) }
     }
@@ -149,6 +149,16 @@ public struct TrustedFileError: Error, Sendable, CustomStringConvertible {
         case failed(Step, errno: CInt)
         /// Something is at the path that is not to be replaced: left alone.
         case refused(found: String)
+        /// The path changed while the new file was written: left alone.
+        case changedMeanwhile(Change)
+    }
+
+    /// How the path changed while the new file was written: its callers each word it.
+    public enum Change: Sendable, Equatable {
+        /// Something appeared where nothing was (`kind` unknown when `link(2)` met it).
+        case appeared(kind: String?)
+        /// Something took the place of the file that was checked.
+        case replaced(kind: String)
     }
 
     public var path: String
@@ -163,6 +173,9 @@ public struct TrustedFileError: Error, Sendable, CustomStringConvertible {
         switch problem {
         case .failed(let step, let errno): "cannot \(step.rawValue) \(path): \(String(cString: strerror(errno)))"
         case .refused(let found): "\(path) is \(found): left alone"
+        case .changedMeanwhile(.appeared(nil)): "\(path) is something that was put there meanwhile: left alone"
+        case .changedMeanwhile(.appeared(let kind?)): "\(path) is \(kind), put there meanwhile: left alone"
+        case .changedMeanwhile(.replaced(let kind)): "\(path) is \(kind), put in place of the file that was there: left alone"
         }
     }
 }
