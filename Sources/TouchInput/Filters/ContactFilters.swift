@@ -164,7 +164,9 @@ extension TouchFrameAssembler {
             }
             next = Swift.min(next ?? deadline, deadline)
         }
-        return [next, stormCalmDeadline].compactMap { $0 }.min()
+        // Asked before every event a replay reads and every poll: nothing allocated.
+        guard let calm = stormCalmDeadline else { return next }
+        return Swift.min(next ?? calm, calm)
     }
 
     /// Cancels the contacts that have stayed put until `time`, and takes the palms whose

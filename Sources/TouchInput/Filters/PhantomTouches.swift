@@ -199,8 +199,8 @@ extension TouchFrameAssembler {
         case .ghostAlone:
             proven = time - since >= PhantomTouchSettings.ghostAloneProof || moved > filters.resolved.stuckSlop
         case .storm:
-            let quiet = filters.storm.quietEnd(calm: filters.resolved.phantoms.stormQuiet) ?? -.infinity
-            proven = time >= Swift.max(since, quiet) + TouchStorm.floodTouch || (time >= quiet && moved > filters.resolved.stuckSlop)
+            let quiet = stormQuietEnd
+            proven = time >= stormProof(since: since) || (time >= quiet && moved > filters.resolved.stuckSlop)
         }
         guard proven else { return }
         begin(contact.slot, as: contact, at: time)
@@ -249,12 +249,17 @@ extension TouchFrameAssembler {
         case .ghost: return nil
         case .atCorner: return since + PhantomTouchSettings.ghostProof(frameInterval: filters.interval.median)
         case .ghostAlone: return since + PhantomTouchSettings.ghostAloneProof
-        case .storm:
-            // Landed before the quiet's end: judged as landing then.
-            let quiet = filters.storm.quietEnd(calm: filters.resolved.phantoms.stormQuiet) ?? -.infinity
-            return Swift.max(since, quiet) + TouchStorm.floodTouch
+        case .storm: return stormProof(since: since)
         }
     }
+
+    /// When the latest storm's quiet ends (or ended); -infinity before any storm.
+    private var stormQuietEnd: Double { filters.storm.quietEnd(calm: filters.resolved.phantoms.stormQuiet) ?? -.infinity }
+
+    /// When a contact held back by a storm since `since` proves itself by lasting: it outlasts
+    /// a flood's contact, counted from the quiet's end when it landed before it (judged as
+    /// landing then).
+    private func stormProof(since: Double) -> Double { Swift.max(since, stormQuietEnd) + TouchStorm.floodTouch }
 
     /// A contact held back lifted before it proved itself: it was the phantom.
     mutating func liftUnproven(_ track: ContactFilters.Track, why: ContactFilters.Track.Doubt, at time: Double) {
