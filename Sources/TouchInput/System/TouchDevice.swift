@@ -179,7 +179,7 @@ public final class TouchDevice {
             let value = motiond_replaced_id(replacedIDs, index)
             let input = InputEvent(time: lastEventTime, type: EventType.absolute, code: AbsoluteAxis.trackingID, value: value)
             events?(input)
-            if let frame = assembler.consume(input) { frames.append(.frame(frame, from: identity)) }
+            if let frame = assembler.consume(input) { hand(frame, to: &frames) }
         }
         replacedIDs.pointee.count = 0
     }
