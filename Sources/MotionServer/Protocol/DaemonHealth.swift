@@ -70,8 +70,7 @@ public struct HealthReport: Sendable {
             ("loop_lag", loopLag.map { .number(($0 * 1e6).rounded() / 1e6) } ?? .null),
             ("clients", .object(ClientTransport.allCases.map { ($0.rawValue, .integer(Int64(clients[$0] ?? 0))) })),
             ("uptime", seconds(uptime)),
-            ("virtual_touchscreens", .array(virtualTouchscreens.map(\.json)
-                + virtualFailures.map { .object([("output", .string($0.output)), ("error", .string($0.reason))]) })),
+            ("virtual_touchscreens", VirtualTouchscreenReport.json(virtualTouchscreens, failures: virtualFailures)),
             ("storms", .array(storms.map { .object([("node", .string($0.node)), ("since", seconds($0.since)), ("contacts", .integer(Int64($0.contacts)))]) })),
             ("locked_for", seconds(lockedFor)),
         ])
@@ -90,7 +89,7 @@ extension Daemon {
             loopLag: status.loopLag, clients: clientsByTransport, uptime: now - status.startTime,
             stateFailure: keeper?.problem?.description,
             virtualTouchscreens: virtualTouchscreens.counts,
-            virtualFailures: virtualTouchscreens.failures.sorted { $0.key < $1.key }.map { ($0.key, $0.value.description) },
+            virtualFailures: virtualTouchscreens.failureList,
             storms: touchscreens.devices.quiet(at: now),
             lockedFor: engine.isLocked ? max(0, (engine.lockedUntil ?? now) - now) : nil)
     }

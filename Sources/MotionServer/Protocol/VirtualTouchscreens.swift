@@ -103,8 +103,11 @@ final class VirtualTouchscreens: ReportSink {
 
     /// The `virtual_touchscreens` of `devices` and `stats`: each made with its node and counts,
     /// each not made with why.
-    var json: JSONValue {
-        .array(counts.map(\.json) + failures.sorted { $0.key < $1.key }.map { .object([("output", .string($0.key)), ("error", .string($0.value.description))]) })
+    var json: JSONValue { VirtualTouchscreenReport.json(counts, failures: failureList) }
+
+    /// Each output whose virtual touchscreen could not be made, with why, by output in order.
+    var failureList: [(output: String, reason: String)] {
+        failures.sorted { $0.key < $1.key }.map { ($0.key, $0.value.description) }
     }
 
     private func route(_ device: DeviceIdentity) -> VirtualTouchscreen? {
@@ -138,6 +141,12 @@ public struct VirtualTouchscreenReport: Sendable, Equatable {
     }
 
     /// What health says while the device's writes fail; nil while they go through.
+    /// The `virtual_touchscreens` list of `devices`, `stats` and `health`: each made with its
+    /// node and counts, then each not made with why.
+    static func json(_ made: [VirtualTouchscreenReport], failures: [(output: String, reason: String)]) -> JSONValue {
+        .array(made.map(\.json) + failures.map { .object([("output", .string($0.output)), ("error", .string($0.reason))]) })
+    }
+
     var problem: String? {
         guard counts.isFailing else { return nil }
         return "the virtual touchscreen of \(output) (\(node)) cannot write: uinput refused \(counts.writeFailures) frames, the last with \(counts.lastWriteError ?? "no reason"), so the apps do not see its panels' fingers"
