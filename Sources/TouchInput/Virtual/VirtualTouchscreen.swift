@@ -1,18 +1,12 @@
-import CEvdev
-// mtdev.h includes <linux/input.h> too, and Swift credits CMtdev with `input_event`.
-import CMtdev
 import Glibc
 import TouchModel
 
 /// A touchscreen motiond makes through uinput, showing the apps the fingers of the panels it
 /// carries as motiond sees them (``VirtualTouchEncoder``): calibrated, mapped, filtered.
 ///
-/// It is what a compositor takes for a touchscreen (udev's `input_id` tags it
-/// `ID_INPUT_TOUCHSCREEN`): `BTN_TOUCH`, `ABS_X`/`ABS_Y` and the multitouch axes,
-/// `INPUT_PROP_DIRECT`, and no mouse button, which would tag it a mouse too. It is one
-/// object because it is one kernel device: made once, written to, and destroyed, which
-/// removes it from every reader. Should motiond die, the kernel destroys it as it closes
-/// motiond's descriptor.
+/// It is one object because it is one kernel device (``UinputDevice``): made once, written
+/// to, and destroyed, which removes it from every reader. What it writes goes through a
+/// ``VirtualDeviceWriter``, which a test replaces with a recording.
 public final class VirtualTouchscreen {
     /// The ids every motiond virtual touchscreen has, on the virtual bus: what a udev rule or
     /// a compositor's configuration can match, and how motiond knows its own devices when
@@ -29,20 +23,13 @@ public final class VirtualTouchscreen {
 
     /// The device's name, `motiond virtual touchscreen OUTPUT`.
     public let name: String
-    /// Its event node, `/dev/input/eventN`, and its place in sysfs.
-    public let node: String
-    public let syspath: String
     public let geometry: VirtualTouchscreenGeometry
     private var encoder: VirtualTouchEncoder
-    /// The kernel's device; nil for one that writes to a test's descriptor.
-    private var uinput: OpaquePointer?
-    private let descriptor: Int32
+    private let writer: any VirtualDeviceWriter
     /// Until ``destroy()``.
     private var isOpen = true
-    /// A frame's events, and the same as the kernel's structs: kept between frames so that
-    /// writing one allocates nothing.
+    /// A frame's events, kept between frames so that writing one allocates nothing.
     private var events: [InputEvent] = []
-    private var raw: [input_event] = []
 
     /// Frames written, and writes the kernel refused (the last one's errno).
     public private(set) var framesWritten = 0
@@ -55,87 +42,49 @@ public final class VirtualTouchscreen {
     /// Makes the device for `output` (a connector's name such as `HDMI-A-1`, which names it),
     /// covering `geometry`. Fails with the reason: no uinput, no permission, a kernel too old
     /// to give the device its resolution.
-    public init(output: String, geometry: VirtualTouchscreenGeometry, slotCount: Int = VirtualTouchEncoder.defaultSlotCount,
-                uinputPath: String = "/dev/uinput") throws(VirtualTouchscreenError) {
-        let descriptor = open(uinputPath, O_RDWR | O_CLOEXEC | O_NONBLOCK)
-        guard descriptor >= 0 else { throw .cannotOpen(path: uinputPath, errno: errno) }
-        let version = motiond_uinput_version(descriptor)
-        guard version >= 5 else {
-            Glibc.close(descriptor)
-            throw version < 0 ? .notUinput(path: uinputPath, errno: -version) : .tooOld(version: Int(version))
-        }
-        let name = String(String("\(Self.namePrefix) \(output)").utf8.prefix(79)) ?? Self.namePrefix
-        let template = Self.template(name: name, geometry: geometry, slotCount: slotCount)
-        defer { libevdev_free(template) }
-        // The phys goes to uinput itself, before the device is made: libevdev's template
-        // carries one, but libevdev does not pass it on. The kernel copies the string.
-        let phys = motiond_uinput_set_phys(descriptor, Self.phys(output: output))
-        guard phys == 0 else {
-            Glibc.close(descriptor)
-            throw .cannotCreate(errno: -phys)
-        }
-        var uinput: OpaquePointer?
-        let status = libevdev_uinput_create_from_device(template, descriptor, &uinput)
-        guard status == 0, let uinput else {
-            Glibc.close(descriptor)
-            throw .cannotCreate(errno: -status)
-        }
-        self.name = name
-        self.descriptor = descriptor
-        self.uinput = uinput
-        self.geometry = geometry
-        self.node = libevdev_uinput_get_devnode(uinput).map { String(cString: $0) } ?? ""
-        self.syspath = libevdev_uinput_get_syspath(uinput).map { String(cString: $0) } ?? ""
-        self.encoder = VirtualTouchEncoder(geometry: geometry, slotCount: slotCount)
-        events.reserveCapacity(16 * slotCount)
-        raw.reserveCapacity(16 * slotCount)
+    public convenience init(output: String, geometry: VirtualTouchscreenGeometry, slotCount: Int = VirtualTouchEncoder.defaultSlotCount,
+                            uinputPath: String = "/dev/uinput") throws(VirtualTouchscreenError) {
+        let name = Self.name(output: output)
+        let device = try UinputDevice(name: name, phys: Self.phys(output: output), geometry: geometry, slotCount: slotCount, uinputPath: uinputPath)
+        self.init(name: name, geometry: geometry, slotCount: slotCount, writer: device)
     }
 
-    /// A device that is none of the kernel's: what it shows goes to `descriptor` (a pipe's
-    /// end, which it closes when destroyed) as the kernel's structs, for a test to read what
-    /// the apps would see without uinput.
-    package init(output: String, geometry: VirtualTouchscreenGeometry, slotCount: Int = VirtualTouchEncoder.defaultSlotCount,
-                 writingTo descriptor: Int32) {
-        self.name = "\(Self.namePrefix) \(output)"
-        self.descriptor = descriptor
+    /// A device for `output` whose frames go to `writer`: a test's recording.
+    package convenience init(output: String, geometry: VirtualTouchscreenGeometry, slotCount: Int = VirtualTouchEncoder.defaultSlotCount,
+                             writer: any VirtualDeviceWriter) {
+        self.init(name: Self.name(output: output), geometry: geometry, slotCount: slotCount, writer: writer)
+    }
+
+    /// A device whose frames go to `descriptor` (a pipe's end, which it closes when destroyed)
+    /// as the kernel's structs, for a test to read the bytes uinput would be written.
+    package convenience init(output: String, geometry: VirtualTouchscreenGeometry, slotCount: Int = VirtualTouchEncoder.defaultSlotCount,
+                             writingTo descriptor: Int32) {
+        self.init(output: output, geometry: geometry, slotCount: slotCount, writer: UinputDevice(writingTo: descriptor))
+    }
+
+    private init(name: String, geometry: VirtualTouchscreenGeometry, slotCount: Int, writer: any VirtualDeviceWriter) {
+        self.name = name
         self.geometry = geometry
-        self.node = ""
-        self.syspath = ""
+        self.writer = writer
         self.encoder = VirtualTouchEncoder(geometry: geometry, slotCount: slotCount)
+        events.reserveCapacity(16 * slotCount)
     }
 
     deinit { destroy() }
+
+    /// Its event node, `/dev/input/eventN`, and its place in sysfs.
+    public var node: String { writer.node }
+    public var syspath: String { writer.syspath }
+
+    /// `motiond virtual touchscreen OUTPUT`, within the 80 bytes the kernel keeps of a name.
+    static func name(output: String) -> String {
+        String(String("\(namePrefix) \(output)").utf8.prefix(79)) ?? namePrefix
+    }
 
     /// The device's phys, `motiond/OUTPUT`: where udev rules and `libinput list-devices` say it
     /// is plugged in. The kernel keeps 1,024 bytes of it.
     static func phys(output: String) -> String {
         String("motiond/\(output)".utf8.prefix(1023)) ?? "motiond"
-    }
-
-    /// The device as libevdev is to make it (its phys is set apart: ``phys(output:)``).
-    private static func template(name: String, geometry: VirtualTouchscreenGeometry, slotCount: Int) -> OpaquePointer {
-        let device = libevdev_new()!
-        libevdev_set_name(device, name)
-        libevdev_set_id_bustype(device, 0x06)  // BUS_VIRTUAL
-        libevdev_set_id_vendor(device, Int32(vendor))
-        libevdev_set_id_product(device, Int32(product))
-        libevdev_set_id_version(device, 1)
-        libevdev_enable_property(device, UInt32(InputProperty.direct))
-        libevdev_enable_event_code(device, UInt32(EventType.key), UInt32(KeyCode.touch), nil)
-        let maximum = geometry.maximum, resolution = geometry.resolution
-        func axis(_ code: UInt16, _ maximum: Int32, _ resolution: Int32 = 0) {
-            // Fuzz 0: the kernel would drop small moves, and libinput would add hysteresis.
-            var info = input_absinfo(value: 0, minimum: 0, maximum: maximum, fuzz: 0, flat: 0, resolution: resolution)
-            libevdev_enable_event_code(device, UInt32(EventType.absolute), UInt32(code), &info)
-        }
-        axis(AbsoluteAxis.x, maximum.x, resolution.x)
-        axis(AbsoluteAxis.y, maximum.y, resolution.y)
-        axis(AbsoluteAxis.slot, Int32(slotCount - 1))
-        axis(AbsoluteAxis.positionX, maximum.x, resolution.x)
-        axis(AbsoluteAxis.positionY, maximum.y, resolution.y)
-        axis(AbsoluteAxis.toolType, 2)  // MT_TOOL_FINGER, PEN, PALM: the palm cancels
-        axis(AbsoluteAxis.trackingID, Int32(UInt16.max))
-        return device
     }
 
     /// Shows one frame's fingers: nothing is written when the frame changes nothing shown.
@@ -175,26 +124,20 @@ public final class VirtualTouchscreen {
     public func destroy() {
         guard isOpen else { return }
         cancelAll()
-        if let uinput { libevdev_uinput_destroy(uinput) }
-        Glibc.close(descriptor)
-        uinput = nil
+        writer.close()
         isOpen = false
     }
 
-    /// The events in one `write(2)`: the kernel takes them in order and ignores their times.
+    /// The frame's events, counted: a refused write is a frame the apps never saw.
     private func write() {
         guard isOpen, !events.isEmpty else { return }
-        raw.removeAll(keepingCapacity: true)
-        for event in events { raw.append(input_event(time: timeval(), type: event.type, code: event.code, value: event.value)) }
-        let bytes = raw.count * MemoryLayout<input_event>.stride
-        let written = raw.withUnsafeBytes { Glibc.write(descriptor, $0.baseAddress, bytes) }
-        if written == bytes {
+        if let refusal = writer.write(events) {
+            writeFailures += 1
+            lastWriteErrno = refusal
+            isFailing = true
+        } else {
             framesWritten += events.count { $0.type == EventType.synchronization }
             isFailing = false
-        } else {
-            writeFailures += 1
-            lastWriteErrno = written < 0 ? errno : 0
-            isFailing = true
         }
     }
 }
