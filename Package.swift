@@ -148,7 +148,10 @@ let package = Package(
         // A seeded generator for the tests that draw their cases at random.
         .target(name: "SeededRandom", path: "Tests/SeededRandom"),
         .testTarget(name: "MotionCoreTests", dependencies: ["MotionCore", "SeededRandom"]),
-        .testTarget(name: "TouchInputTests", dependencies: ["TouchInput", "MotionCore", "SeededRandom"]),
+        // What the apps see of a virtual touchscreen, for the two targets that check it: a
+        // recording device and a model of libinput reading it.
+        .target(name: "VirtualTouchscreenTestSupport", dependencies: ["TouchInput"], path: "Tests/VirtualTouchscreenTestSupport"),
+        .testTarget(name: "TouchInputTests", dependencies: ["TouchInput", "MotionCore", "SeededRandom", "VirtualTouchscreenTestSupport"]),
         .testTarget(name: "MotionConfigurationTests", dependencies: ["MotionConfiguration", "MotionCore", "TouchInput"]),
         // An independent reading of OSC bundles, for the tests that check what TUIO sends.
         .target(name: "OSCTestSupport", path: "Tests/OSCTestSupport"),
@@ -164,6 +167,7 @@ let package = Package(
                 "OSCTestSupport",
                 "SeededRandom",
                 "AllocationCounter",
+                "VirtualTouchscreenTestSupport",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 // The listener's connections, driven without sockets and on a manual clock.
