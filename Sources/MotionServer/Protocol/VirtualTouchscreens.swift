@@ -25,7 +25,8 @@ final class VirtualTouchscreens: ReportSink {
     /// its live device's counts add to: counters never go back on a reload.
     private var retired: [String: VirtualTouchscreenCounts] = [:]
     /// Makes the device for an output: through uinput at the path given (a test names a
-    /// file that is not, to see motiond do without), or a test's that writes to a pipe.
+    /// file that is not, to see motiond do without), or one writing to a test's recording
+    /// (``VirtualDeviceWriter``).
     var makeDevice: (String, VirtualTouchscreenGeometry) throws(VirtualTouchscreenError) -> VirtualTouchscreen
 
     init(uinputPath: String = "/dev/uinput") {
