@@ -130,7 +130,7 @@ struct VirtualTouchscreenSinkTests {
         #expect(device.libinput.problems.isEmpty, "\(device.libinput.problems)")
     }
 
-    @Test("a finger the panel turns MT_TOOL_PALM mid-touch ends in a cancel, never a lift; a panel unplugged with a finger down cancels it")
+    @Test("a finger the panel turns MT_TOOL_PALM mid-touch ends in a cancel, never a lift; a palm from its landing is never written; a panel unplugged with a finger down cancels it")
     func palmAndUnplug() throws {
         let bench = try Bench()
         let device = try bench.device()
@@ -142,7 +142,13 @@ struct VirtualTouchscreenSinkTests {
         panel.send([(AbsoluteAxis.trackingID, -1)])
         #expect(Self.kinds(device.takeSeen()) == ["down 0", "motion 0", "cancel 0"])
 
-        panel.send([(AbsoluteAxis.toolType, ToolType.finger), (AbsoluteAxis.trackingID, 32), (AbsoluteAxis.positionX, 200), (AbsoluteAxis.positionY, 300)])
+        let written = device.frames.count
+        panel.send([(AbsoluteAxis.slot, 1), (AbsoluteAxis.toolType, ToolType.palm), (AbsoluteAxis.trackingID, 33), (AbsoluteAxis.positionX, 700), (AbsoluteAxis.positionY, 300)])
+        panel.send([(AbsoluteAxis.positionX, 720)])
+        panel.send([(AbsoluteAxis.trackingID, -1)])
+        #expect(device.frames.count == written, "a palm from its landing was written")
+
+        panel.send([(AbsoluteAxis.slot, 0), (AbsoluteAxis.toolType, ToolType.finger), (AbsoluteAxis.trackingID, 32), (AbsoluteAxis.positionX, 200), (AbsoluteAxis.positionY, 300)])
         panel.send([(AbsoluteAxis.positionY, 320)])
         panel.unplug()
         #expect(Self.kinds(device.takeSeen()) == ["down 0", "motion 0", "cancel 0"])
