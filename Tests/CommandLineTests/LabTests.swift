@@ -39,6 +39,43 @@ struct Lab: Sendable {
         }
     }
 
+    /// The lab's one run: one already under way when `started` names its folder (scripts/test
+    /// boots the kernel lab as soon as the binaries are built, beside the rest of the suite:
+    /// it is the suite's longest part), else a run of its own begun now.
+    func outcome(started: String?) async throws -> Outcome {
+        if let started { return try await awaitRun(in: URL(fileURLWithPath: started)) }
+        return try await run()
+    }
+
+    /// Waits for the run scripts/test started in `folder` to end (it writes `folder.status`
+    /// then), as long as the lab's deadline; its results, or a failure with its log.
+    func awaitRun(in folder: URL) async throws -> Outcome {
+        let status = folder.appendingPathExtension("status"), log = folder.appendingPathExtension("log")
+        let deadline = Date().addingTimeInterval(deadline)
+        while !FileManager.default.fileExists(atPath: status.path) {
+            guard Date() < deadline else {
+                return Outcome(status: -1, output: "the run in \(folder.path) did not end within \(self.deadline) s:\n"
+                               + ((try? String(contentsOf: log, encoding: .utf8)) ?? ""), results: [:])
+            }
+            try await Task.sleep(for: .seconds(1))
+        }
+        let code = Int32((try? String(contentsOf: status, encoding: .utf8))?.trimmingCharacters(in: .whitespacesAndNewlines) ?? "") ?? -1
+        return Outcome(status: code, output: (try? String(contentsOf: log, encoding: .utf8)) ?? "",
+                       results: try Self.results(in: folder))
+    }
+
+    /// Each test's result in a run's folder, by name.
+    static func results(in folder: URL) throws -> [String: Result] {
+        var results: [String: Result] = [:]
+        if let lines = try? String(contentsOf: folder.appendingPathComponent("results.jsonl"), encoding: .utf8) {
+            for line in lines.split(separator: "\n") {
+                let result = try JSONDecoder().decode(Result.self, from: Data(line.utf8))
+                results[result.test] = result
+            }
+        }
+        return results
+    }
+
     /// Runs the lab once. The wait (minutes, for a virtual machine) blocks no thread of the
     /// test runner's pool.
     func run() async throws -> Outcome {
@@ -66,15 +103,7 @@ struct Lab: Sendable {
             }
         }
         try output.close()
-
-        var results: [String: Result] = [:]
-        if let lines = try? String(contentsOf: out.appendingPathComponent("results.jsonl"), encoding: .utf8) {
-            for line in lines.split(separator: "\n") {
-                let result = try JSONDecoder().decode(Result.self, from: Data(line.utf8))
-                results[result.test] = result
-            }
-        }
-        return Outcome(status: status, output: (try? String(contentsOf: log, encoding: .utf8)) ?? "", results: results)
+        return Outcome(status: status, output: (try? String(contentsOf: log, encoding: .utf8)) ?? "", results: try Self.results(in: out))
     }
 }
 
@@ -88,8 +117,11 @@ enum KernelLab {
                          deadline: 2_500)
     static let names = lab.names()
     static let enabled = ProcessInfo.processInfo.environment["MOTIOND_KERNEL_LAB"] != "skip"
-    /// The one run of the lab, begun by the first test that asks for it.
-    static let outcome = Task<Lab.Outcome, any Error> { try await lab.run() }
+    /// The one run of the lab: the one scripts/test began (MOTIOND_LAB_RUN, its folder), or
+    /// one begun by the first test that asks for it.
+    static let outcome = Task<Lab.Outcome, any Error> {
+        try await lab.outcome(started: ProcessInfo.processInfo.environment["MOTIOND_LAB_RUN"])
+    }
 }
 
 /// The systemd lab (Tests/SystemdLab, booted by scripts/systemd-test): the units as
@@ -101,7 +133,7 @@ enum SystemdLab {
                          deadline: 400)
     static let names = lab.names()
     static let enabled = ProcessInfo.processInfo.environment["MOTIOND_SYSTEMD_LAB"] != "skip" && getuid() == 0
-    static let outcome = Task<Lab.Outcome, any Error> { try await lab.run() }
+    static let outcome = Task<Lab.Outcome, any Error> { try await lab.outcome(started: nil) }
 }
 
 @Suite("The kernel lab: motiond on a real kernel's uinput, evdev and udev, in a virtual machine",

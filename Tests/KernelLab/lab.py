@@ -60,7 +60,7 @@ def main():
     signal.signal(signal.SIGALRM, on_alarm)
     results = os.path.join(options.out, "results.jsonl")
     # What a test writes for the run (the generated faults), beside the results.
-    lab_tests.OUT = options.out
+    labkit.OUT = options.out
     lab_tests.prepare()
     for name in selected:
         start = time.monotonic()

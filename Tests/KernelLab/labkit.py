@@ -11,6 +11,7 @@ import os
 import select
 import signal
 import socket
+import struct
 import subprocess
 import tempfile
 import time
@@ -20,10 +21,15 @@ BIN = os.environ.get("MOTIOND_BIN_DIR", os.path.join(REPOSITORY, ".build", "debu
 MOTIOND = os.path.join(BIN, "motiond")
 MOTIONCTL = os.path.join(BIN, "motionctl")
 RECORDINGS = os.path.join(REPOSITORY, "Tests", "Fixtures", "recordings")
+# A one-finger drag on the Atmel maXTouch (800 × 480 units): what a test plays when any touch will do.
+DRAG = os.path.join(RECORDINGS, "whot-evemu-devices__atmel-maxtouch__1f-drag-up-down.evemu")
 # The configuration motiond ships with: the elements a kiosk would start from.
 SHIPPED_CONFIG = os.path.join(REPOSITORY, "config", "motiond.toml")
 # Sockets cannot be bound on the host's shared folders: everything lives in the guest's /tmp.
 SCRATCH = tempfile.mkdtemp(prefix="motiond-lab-")
+
+# Where a run keeps what its tests write, beside the results (lab.py sets it to --out).
+OUT = None
 
 # Far longer than any step takes in a guest without KVM on a busy machine; a step that takes
 # this long is hung.
@@ -120,21 +126,14 @@ class Panel:
         return dict(line.split("=", 1) for line in output.splitlines() if "=" in line)
 
     def play(self, events=None, seconds=STEP, meanwhile=None):
-        """Writes the recording's events to the device, at the recording's pace, calling
-        `meanwhile` (if given) every tenth of a second until it is done."""
-        note(f"evemu-play {self.node} < {os.path.basename(events or self.events)}")
-        with open(events or self.events) as source:
-            player = start(["evemu-play", self.node], stdin=source, stderr=subprocess.PIPE, text=True)
-        deadline = time.monotonic() + seconds
-        while player.poll() is None:
-            check(time.monotonic() < deadline, f"evemu-play {self.node} did not finish within {seconds} s")
-            if meanwhile:
-                meanwhile()
-            try:
-                player.wait(timeout=0.1)
-            except subprocess.TimeoutExpired:
-                pass
-        check(player.returncode == 0, f"evemu-play {self.node} failed: {player.stderr.read()}")
+        """Writes the recording's events to the node at the recording's pace (`Player`),
+        calling `meanwhile` (if given) at least every tenth of a second until it is done.
+        Returns the `Player`, whose `as_played` file has the times the frames were written."""
+        source = events or self.events
+        note(f"play {self.node} < {os.path.basename(source)}")
+        player = Player(self.node, source, description=self.desc)
+        player.play(seconds, meanwhile)
+        return player
 
     def remove(self):
         """Unplugs it: the kernel removes the node, udevd announces the removal."""
@@ -149,6 +148,85 @@ class Panel:
 
     def __exit__(self, *exception):
         self.remove()
+
+
+class Player:
+    """Writes an evemu recording's frames to an event node, each when the recording says,
+    counted from the start (a frame written late does not make the rest late, as evemu-play's
+    sleeps between events did in an emulated CPU), one write a frame.
+
+    The kernel stamps a frame's events when its SYN_REPORT is written, inside that write: the
+    time before and after each write bound the stamp motiond reads. `as_played` is the
+    recording again with those times (the middle of each write), so that what motiond made of
+    the frames as it got them can be replayed when the pace slipped (a loaded machine)."""
+
+    EVENT = struct.Struct("llHHi")  # struct input_event on x86-64
+
+    def __init__(self, node, path, description=None):
+        self.node, self.path = node, path
+        self.frames = []  # (time, bytes, lines)
+        time_of, lines = None, []
+        with open(path) as source:
+            for line in source:
+                if not line.startswith("E:"):
+                    continue
+                fields = line.split()
+                kind, code, value = int(fields[2], 16), int(fields[3], 16), int(fields[4])
+                time_of = float(fields[1]) if time_of is None else time_of
+                lines.append((kind, code, value))
+                if (kind, code) == (0, 0):
+                    self.frames.append((time_of, lines))
+                    time_of, lines = None, []
+        if lines:
+            self.frames.append((time_of, lines))
+        self.header = []
+        if description:
+            with open(description) as source:
+                self.header = [line.rstrip("\n") for line in source if not line.startswith("E:")]
+        self.written = []  # (before, after) of each frame's write
+
+    def play(self, seconds=STEP, meanwhile=None):
+        descriptor = os.open(self.node, os.O_WRONLY)
+        try:
+            first = self.frames[0][0] if self.frames else 0.0
+            start = last_meanwhile = time.monotonic()
+            deadline = start + seconds
+            for at, events in self.frames:
+                due = start + at - first
+                while True:
+                    now = time.monotonic()
+                    check(now < deadline, f"playing {os.path.basename(self.path)} on {self.node} took over {seconds} s")
+                    if meanwhile and now - last_meanwhile >= 0.1:
+                        meanwhile()
+                        last_meanwhile = now = time.monotonic()
+                    if now >= due:
+                        break
+                    time.sleep(min(0.1, due - now))
+                data = b"".join(self.EVENT.pack(0, 0, kind, code, value) for kind, code, value in events)
+                before = time.monotonic()
+                os.write(descriptor, data)
+                self.written.append((before, time.monotonic()))
+        finally:
+            os.close(descriptor)
+        if meanwhile:
+            meanwhile()
+
+    def slip(self):
+        """How late the latest frame was written, against the recording's pace (seconds)."""
+        if not self.written:
+            return 0.0
+        first, start = self.frames[0][0], self.written[0][0]
+        return max(after - (start + at - first) for (at, _), (_, after) in zip(self.frames, self.written))
+
+    def as_played(self, path):
+        """The recording with the times its frames were written; its path."""
+        lines = list(self.header)
+        for (_, events), (before, after) in zip(self.frames, self.written):
+            stamp = (before + after) / 2
+            lines += [f"E: {stamp:.6f} {kind:04x} {code:04x} {value}" for kind, code, value in events]
+        with open(path, "w") as out:
+            out.write("\n".join(lines) + "\n")
+        return path
 
 
 def recording_files(path):
@@ -313,3 +391,141 @@ def stop_process(process, sig=signal.SIGTERM):
         except subprocess.TimeoutExpired:
             process.kill()
             process.wait(timeout=STEP)
+
+
+def write_config(name, text):
+    """A configuration file in SCRATCH (readable by every user motiond may run as)."""
+    path = os.path.join(SCRATCH, name)
+    with open(path, "w") as out:
+        out.write(text)
+    os.chmod(path, 0o644)
+    return path
+
+
+def json_lines(result, what):
+    check(result.returncode == 0, f"{what} failed ({result.returncode}): {result.stderr}")
+    return [json.loads(line) for line in result.stdout.splitlines() if line.strip()]
+
+
+def frame_contents(objects):
+    """The frames among motionctl frames' JSON lines, without their times: what the fingers did."""
+    keys = ("slot", "id", "phase", "x", "y", "device_x", "device_y", "pressure", "touch_major", "mm")
+    return [[{key: contact.get(key) for key in keys} for contact in frame.get("contacts", [])]
+            for frame in objects if frame.get("event") == "frame"]
+
+
+def state_event(stream, state):
+    return lambda event: event.get("event") == "state" and event.get("stream") == stream and event.get("state") == state
+
+
+def device_event(action, node):
+    return lambda event: event.get("event") == "device" and event.get("action") == action and event.get("node") == node
+
+
+def read_nodes(client):
+    return [device["node"] for device in client.request("devices")["devices"]]
+
+
+def opened(process, node):
+    """Whether a process holds `node` open: from then on the kernel queues events for it."""
+    directory = f"/proc/{process.pid}/fd"
+    try:
+        return any(os.readlink(os.path.join(directory, fd)) == node for fd in os.listdir(directory))
+    except OSError:
+        return False
+
+
+def pending_events(descriptor):
+    """How many input events wait to be read on an open event node (reading them)."""
+    count = 0
+    while True:
+        try:
+            data = os.read(descriptor, Player.EVENT.size * 64)
+        except BlockingIOError:
+            return count
+        count += len(data) // Player.EVENT.size
+
+
+def processed(client):
+    """The frames motiond has taken in: processed, or left out because it was behind (a busy
+    machine; the newest positions are what count, docs/protocol.md, Slow clients)."""
+    stats = client.request("stats")
+    return stats["frames"] + stats.get("frames_coalesced", 0)
+
+
+def wait_for_frames(client, before, count=None, stalled=30, most=4 * STEP, quiet=1.0, drops_before=None):
+    """The one wait for motiond to take in a panel's frames: until it has taken `count` since
+    `before` (or, with no count, when the filters decide how many, until the count stays for
+    `quiet` seconds), for as long as it keeps taking them in. A guest behind on a busy host
+    catches up, where a fixed wait gave up on it; a motiond that took none for `stalled`
+    seconds, or took `most`, is left, and so is one that took none for `quiet` seconds after
+    the kernel dropped events for it (more than `drops_before`: the count cannot come).
+    Returns (frames taken, how the wait ended), for a failure's message; reads the client's
+    events meanwhile (motiond drops a client that does not read)."""
+    note(f"waiting for motiond to take in {count if count is not None else 'its'} frames")
+    start = last_change = time.monotonic()
+    last = None
+    while True:
+        client.drain()
+        stats = client.request("stats")
+        taken = stats["frames"] + stats.get("frames_coalesced", 0) - before
+        now = time.monotonic()
+        if count is not None and taken >= count:
+            return taken, f"all {count} in {now - start:.1f} s"
+        lost = drops_before is not None and stats["dropped_events"] > drops_before
+        if (count is None or lost) and last == taken and now - last_change >= quiet:
+            return taken, f"{taken}, none more for {quiet} s" + (" after the kernel dropped events" if lost else "")
+        if now - last_change > stalled:
+            return taken, f"stopped at {taken} for {stalled} s, {now - start:.1f} s after the recording ended"
+        if now - start > most:
+            return taken, f"{taken} after {most} s"
+        if taken != last:
+            last, last_change = taken, now
+        time.sleep(0.1)
+
+
+class Bench:
+    """One motiond that a family's recordings are played to in turn, each on a panel of its
+    own: starting it once, not once a recording, saves minutes in a guest without KVM. A
+    family asks for `Bench.with_config`; a bench of another configuration is stopped first,
+    since its motiond would read the new panels too and take the one CPU's time."""
+
+    current = None
+
+    @classmethod
+    def with_config(cls, name, config, streams=(), warm_up=None):
+        """The running bench if it has `config`, else a new one: motiond on `config`, a client
+        subscribed to `streams`, and, where given, a recording played first and not compared
+        (a motiond just started is slow for its first frames in an emulated CPU: its code is
+        paged in as it first runs)."""
+        if cls.current and cls.current.config_text == config:
+            return cls.current
+        cls.finish()
+        cls.current = cls(name, config, streams, warm_up)
+        return cls.current
+
+    @classmethod
+    def finish(cls):
+        """Stops the bench (between families, after a failure, at the end of the run)."""
+        bench, cls.current = cls.current, None
+        if bench:
+            bench.close()
+
+    def __init__(self, name, config, streams, warm_up):
+        self.config_text = config
+        self.config = write_config(f"{name}.toml", config)
+        self.daemon = Daemon([], name=name, config=self.config, tracked=False)
+        self.client = Client(self.daemon.socket)
+        self.closers = []
+        if streams:
+            self.client.request("subscribe", streams=list(streams))
+        if warm_up:
+            with Panel(warm_up) as panel:
+                self.client.next_event(device_event("added", panel.node), what=f"motiond to read {panel.node}")
+                panel.play(meanwhile=self.client.drain)
+            self.client.next_event(device_event("removed", panel.node), what=f"motiond to let go of {panel.node}")
+
+    def close(self):
+        for closer in self.closers:
+            closer()
+        self.daemon.stop()
