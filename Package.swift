@@ -21,7 +21,8 @@
 // Each module's tests are a target named after it (MotionControl's commands are tested
 // through the executables, in CommandLineTests); OSCTestSupport reads OSC back for the two
 // targets that check TUIO, MotionTUIOTests and MotionServerTests, and SeededRandom gives the
-// tests that draw their cases at random one seeded generator.
+// tests that draw their cases at random one seeded generator, and the suite's seed
+// (MOTIOND_TEST_SEED).
 import PackageDescription
 
 /// Extensions are visible only where their module is imported: without it, TOMLKit's
@@ -144,9 +145,9 @@ let package = Package(
             swiftSettings: onlyImportedMembers
         ),
         .executableTarget(name: "motionctl", dependencies: ["MotionControl"], swiftSettings: onlyImportedMembers),
-        .testTarget(name: "TouchModelTests", dependencies: ["TouchModel"]),
-        // A seeded generator for the tests that draw their cases at random.
+        // A seeded generator for the tests that draw their cases at random, and the suite's seed.
         .target(name: "SeededRandom", path: "Tests/SeededRandom"),
+        .testTarget(name: "TouchModelTests", dependencies: ["TouchModel", "SeededRandom"]),
         .testTarget(name: "MotionCoreTests", dependencies: ["MotionCore", "SeededRandom"]),
         .testTarget(name: "TouchInputTests", dependencies: ["TouchInput", "MotionCore", "SeededRandom"]),
         .testTarget(name: "MotionConfigurationTests", dependencies: ["MotionConfiguration", "MotionCore", "TouchInput"]),

@@ -25,8 +25,8 @@ extension Daemons {
         func sigtermAtAnyMoment() throws {
             let binary = Self.motiond
             guard FileManager.default.isExecutableFile(atPath: binary) else { throw Run.Missing(path: binary) }
-            let seed = ProcessInfo.processInfo.environment["MOTIOND_SIGNAL_SEED"].flatMap { UInt64($0) } ?? UInt64.random(in: 0...UInt64.max)
-            var random = SplitMix64(seed: seed)
+            let test = "CommandLineTests.Daemons/SignalTests/sigtermAtAnyMoment"
+            var random = TestSeed.generator(for: test)
             let plans = (0..<200).map { index in
                 Plan(index: index, delay: Double(random.next() % 300_001) / 1e6, replay: index % 2 == 0)
             }
@@ -52,7 +52,7 @@ extension Daemons {
             #expect(finished.wait(timeout: .now() + 200) == .success, "the cycles did not finish within 200 s")
             withExtendedLifetime(directory) {}
             let found = failures.all
-            if !found.isEmpty { Issue.record("\(found.count) of 200 runs failed (seed \(seed); rerun with MOTIOND_SIGNAL_SEED=\(seed)):\n\(found.prefix(5).joined(separator: "\n\n"))") }
+            if !found.isEmpty { Issue.record("\(found.count) of 200 runs failed (\(TestSeed.rerun(test))):\n\(found.prefix(5).joined(separator: "\n\n"))") }
         }
 
         struct Plan: Sendable {

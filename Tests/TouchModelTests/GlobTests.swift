@@ -1,4 +1,5 @@
 import Glibc
+import SeededRandom
 import Testing
 import TouchModel
 
@@ -18,7 +19,8 @@ struct GlobTests {
 
     @Test("globs agree with fnmatch(3) on random patterns and names")
     func globsAgreeWithFnmatch() {
-        var generator = SystemRandomNumberGenerator()
+        let test = "TouchModelTests.GlobTests/globsAgreeWithFnmatch"
+        var generator = TestSeed.generator(for: test)
         func random(_ alphabet: [Character], _ maximum: Int) -> String {
             String((0..<Int.random(in: 0...maximum, using: &generator)).map { _ in alphabet.randomElement(using: &generator)! })
         }
@@ -29,6 +31,6 @@ struct GlobTests {
             let expected = fnmatch(pattern, name, 0) == 0
             if globMatches(Substring(pattern), Substring(name)) != expected { disagreements.append("\(pattern) ~ \(name): fnmatch says \(expected)") }
         }
-        #expect(disagreements.isEmpty, "\(disagreements.prefix(10))")
+        #expect(disagreements.isEmpty, "\(disagreements.prefix(10)) (\(TestSeed.rerun(test)))")
     }
 }

@@ -1,0 +1,46 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// The suite's one seed, for the tests that draw new cases on each run: fixed by default, so a
+/// run is the same as the last; `MOTIOND_TEST_SEED=N` draws others, and
+/// `MOTIOND_TEST_SEED=random` a new seed, printed. Each test derives its own stream from the
+/// seed and its own name, so what one test draws does not depend on which others run.
+public enum TestSeed {
+    /// The seed when MOTIOND_TEST_SEED is not set.
+    public static let standard: UInt64 = 1
+
+    /// This run's seed, printed once when first read.
+    public static let value: UInt64 = {
+        let setting = getenv("MOTIOND_TEST_SEED").map { String(cString: $0) } ?? ""
+        let seed: UInt64
+        switch setting {
+        case "": seed = standard
+        case "random": seed = UInt64.random(in: 0...UInt64.max)
+        default:
+            guard let number = UInt64(setting) else {
+                fatalError("MOTIOND_TEST_SEED=\(setting): it takes a number, or `random` for a new one")
+            }
+            seed = number
+        }
+        print("Test seed: MOTIOND_TEST_SEED=\(seed)\(setting == "random" ? " (drawn at random)" : "")")
+        return seed
+    }()
+
+    /// The generator for the test named `name` (its suite and function, as `--filter` names
+    /// them): this run's seed mixed with the name, by FNV-1a rather than `Hasher`, whose seed
+    /// changes with each process.
+    public static func generator(for name: String) -> SplitMix64 {
+        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+        for byte in name.utf8 { hash = (hash ^ UInt64(byte)) &* 0x0000_0100_0000_01b3 }
+        return SplitMix64(seed: value ^ hash)
+    }
+
+    /// What a failure says, so it can be drawn again: the seed and the command that reruns
+    /// the test named `name` with it.
+    public static func rerun(_ name: String) -> String {
+        "seed \(value); rerun with MOTIOND_TEST_SEED=\(value) swift test --filter \(name)"
+    }
+}
