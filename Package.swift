@@ -17,6 +17,8 @@
 //   MotionControl motionctl's commands: inspecting and driving the daemon, recordings, plots
 //   motiond       the daemon, and motionctl when called by that name (as installed)
 //   motionctl     the command line that inspects and drives it (MotionControl)
+//   FuzzTargets   the parsers fed any bytes, with invariants: run by libFuzzer (Fuzz/) and,
+//                 on their corpora and seeded mutations, by the tests (FuzzTargetTests)
 //
 // Each module's tests are a target named after it (MotionControl's commands are tested
 // through the executables, in CommandLineTests); OSCTestSupport reads OSC back for the two
@@ -39,11 +41,11 @@ let package = Package(
         .library(name: "TouchModel", targets: ["TouchModel"]),
         .library(name: "MotionCore", targets: ["MotionCore"]),
         .library(name: "TouchInput", targets: ["TouchInput"]),
-        // For the fuzz targets in Fuzz/, which drive the daemon's request handling and read
-        // configurations.
         .library(name: "MotionConfiguration", targets: ["MotionConfiguration"]),
         .library(name: "MotionTUIO", targets: ["MotionTUIO"]),
         .library(name: "MotionServer", targets: ["MotionServer"]),
+        // The fuzz targets' bodies, for the libFuzzer executables in Fuzz/.
+        .library(name: "FuzzTargets", targets: ["FuzzTargets"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
@@ -145,6 +147,20 @@ let package = Package(
             swiftSettings: onlyImportedMembers
         ),
         .executableTarget(name: "motionctl", dependencies: ["MotionControl"], swiftSettings: onlyImportedMembers),
+        // The parsers and state machines that read what outside sources send, each fed any
+        // bytes with invariants checked: run by libFuzzer (Fuzz/, scripts/fuzz) and replayed on
+        // their corpora and seeded mutations by FuzzTargetTests. Neither executable links it.
+        .target(
+            name: "FuzzTargets",
+            dependencies: [
+                "MotionCore",
+                "TouchInput",
+                "MotionConfiguration",
+                "MotionServer",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOEmbedded", package: "swift-nio"),
+            ]
+        ),
         // A seeded generator for the tests that draw their cases at random, and the suite's seed.
         .target(name: "SeededRandom", path: "Tests/SeededRandom"),
         .testTarget(name: "TouchModelTests", dependencies: ["TouchModel", "SeededRandom"]),
