@@ -189,5 +189,6 @@ let package = Package(
         ),
         .testTarget(name: "MotionControlTests", dependencies: ["MotionControl"]),
         .testTarget(name: "CommandLineTests", dependencies: ["MotionCore", "SeededRandom"]),
+        .testTarget(name: "FuzzTargetTests", dependencies: ["FuzzTargets", "SeededRandom"]),
     ]
 )
