@@ -15,8 +15,8 @@ struct FuzzReplayTests {
     /// Mutations per target: about a second each in a debug build on two loaded cores (an
     /// input's cost ranges from 15 µs, a JSON line, to 5 ms, an evemu recording replayed).
     static let mutations: [FuzzTarget: Int] = [
-        .json: 60_000, .requests: 1000, .glob: 600, .config: 2500, .dropin: 1500, .evemu: 200,
-        .libinput: 800, .assembler: 8000, .http: 4000, .websocket: 1500, .state: 30_000, .numbers: 30_000,
+        .json: 60_000, .requests: 1000, .glob: 1000, .config: 2500, .dropin: 3500, .evemu: 200,
+        .libinput: 800, .assembler: 16_000, .http: 4000, .websocket: 1500, .state: 30_000, .numbers: 30_000,
     ]
 
     @Test func json() throws { try replay(.json) }
