@@ -18,18 +18,17 @@ struct PhantomRecordingTests {
         #expect(run.status == 0, "\(run.output)\n\(run.error)")
     }
 
-    @Test("a held-out set, drawn from the suite's seed within each fault's definition, is judged the same way")
+    @Test("a held-out set, drawn from the suite's seed within each fault's definition, is judged the same way", .seeded)
     func heldOut() throws {
         let directory = try EndToEnd.scratch()
         defer { try? FileManager.default.removeItem(at: directory) }
-        let test = "CommandLineTests.PhantomRecordingTests/heldOut"
-        var random = TestSeed.generator(for: test)
+        var random = TestSeed.generator()
         // generate.py's seeds are 1 to 2³²-1.
         let seed = 1 + random.next() % UInt64(UInt32.max)
         let made = try Run("/usr/bin/python3", [Self.generator, "--held-out", String(seed), directory.path], absolute: true, deadline: 120)
-        try #require(made.status == 0, "\(TestSeed.rerun(test)): \(made.error)")
+        try #require(made.status == 0, "\(made.error)")
         let run = try Run("/usr/bin/python3", [Self.generator, "--check", directory.path, "--motionctl", Self.motionctl], absolute: true, deadline: 300)
-        #expect(run.status == 0, "\(TestSeed.rerun(test)) (generate.py --held-out \(seed) DIR makes the set again):\n\(run.output)\n\(run.error)")
+        #expect(run.status == 0, "generate.py --held-out \(seed) DIR makes the set again:\n\(run.output)\n\(run.error)")
     }
 
     @Test("motionctl sweep over the phantom recordings counts each file's phantoms as expected.json does")

@@ -37,7 +37,7 @@ struct FuzzReplayTests {
 
     /// The corpus, then the mutations; or only the file MOTIOND_FUZZ_INPUT names, to rerun one.
     func replay(_ target: FuzzTarget) throws {
-        let test = "FuzzTargetTests.FuzzReplayTests/\(target.rawValue)"
+        let test = TestSeed.currentTest
         let setup = try FuzzSetup(target)
         try FileManager.default.createDirectory(at: Self.scratch, withIntermediateDirectories: true)
         let current = try InputFile(Self.scratch.appendingPathComponent("\(target.rawValue).current").path)

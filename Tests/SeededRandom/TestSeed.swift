@@ -3,6 +3,7 @@ import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
+import Testing
 
 /// The suite's one seed, for the tests that draw new cases on each run: fixed by default, so a
 /// run is the same as the last; `MOTIOND_TEST_SEED=N` draws others, and
@@ -29,6 +30,19 @@ public enum TestSeed {
         return seed
     }()
 
+    /// The running test's generator; `variant` tells a parameterized test's cases apart.
+    /// Give the test the ``Testing/Trait/seeded`` trait, so its failures name the seed.
+    public static func generator(variant: Int? = nil) -> SplitMix64 {
+        generator(for: currentTest + (variant.map { " \($0)" } ?? ""))
+    }
+
+    /// The running test as `swift test --filter` names it: `Module.Suite/function`.
+    public static var currentTest: String {
+        guard let id = Test.current?.id else { return "?" }
+        return ([id.moduleName + "." + (id.nameComponents.first ?? "")] + id.nameComponents.dropFirst())
+            .joined(separator: "/").split(separator: "(").first.map(String.init) ?? ""
+    }
+
     /// The generator for the test named `name` (its suite and function, as `--filter` names
     /// them): this run's seed mixed with the name, by FNV-1a rather than `Hasher`, whose seed
     /// changes with each process.
@@ -42,5 +56,17 @@ public enum TestSeed {
     /// the test named `name` with it.
     public static func rerun(_ name: String) -> String {
         "seed \(value); rerun with MOTIOND_TEST_SEED=\(value) swift test --filter \(name)"
+    }
+}
+
+extension Trait where Self == IssueHandlingTrait {
+    /// For a test that draws from ``TestSeed``: each of its failures names the seed and the
+    /// command that draws the same cases again.
+    public static var seeded: Self {
+        .compactMapIssues { issue in
+            var issue = issue
+            issue.comments.append(Comment(rawValue: TestSeed.rerun(TestSeed.currentTest)))
+            return issue
+        }
     }
 }

@@ -17,10 +17,9 @@ struct GlobTests {
         #expect(!globMatches("*.rotation", "card.position"))
     }
 
-    @Test("globs agree with fnmatch(3) on random patterns and names")
+    @Test("globs agree with fnmatch(3) on random patterns and names", .seeded)
     func globsAgreeWithFnmatch() {
-        let test = "TouchModelTests.GlobTests/globsAgreeWithFnmatch"
-        var generator = TestSeed.generator(for: test)
+        var generator = TestSeed.generator()
         func random(_ alphabet: [Character], _ maximum: Int) -> String {
             String((0..<Int.random(in: 0...maximum, using: &generator)).map { _ in alphabet.randomElement(using: &generator)! })
         }
@@ -31,6 +30,6 @@ struct GlobTests {
             let expected = fnmatch(pattern, name, 0) == 0
             if globMatches(Substring(pattern), Substring(name)) != expected { disagreements.append("\(pattern) ~ \(name): fnmatch says \(expected)") }
         }
-        #expect(disagreements.isEmpty, "\(disagreements.prefix(10)) (\(TestSeed.rerun(test)))")
+        #expect(disagreements.isEmpty, "\(disagreements.prefix(10))")
     }
 }
