@@ -46,23 +46,13 @@ private let absoluteCodes: [UInt16] = [
 ]
 
 /// The frame assembler and the coordinate mapper fed any evdev event stream. The first
-/// bytes choose a device, a mapping and the contact filters; then each event is an operation byte, a code and a
-/// value. Every frame has finite positions inside the output, contacts in distinct slots
-/// among the device's, and times that never go back.
+/// bytes choose a device, a mapping and the contact filters; then each event is an
+/// operation byte, a code and a value. Every frame has finite positions inside the output,
+/// contacts in distinct slots among the device's, and times that never go back.
 func fuzzAssembler(_ bytes: [UInt8]) throws {
     var input = FuzzBytes(bytes)
     let device = devices[Int(input.byte()) % devices.count]
-    let choice = input.byte()
-    var mapping = OutputMapping()
-    mapping.rotation = Rotation.allCases[Int(choice & 3)]
-    mapping.flipHorizontal = choice & 4 != 0
-    mapping.flipVertical = choice & 8 != 0
-    if choice & 16 != 0 { mapping.outputSize = Size(width: 1920, height: 1080) }
-    if choice & 128 != 0 { mapping.outputOrigin = Point(x: 1920, y: 0) }
-    // The contact filters at their defaults, all off, or quick to call a contact stuck.
-    var filters = ContactFilterSettings()
-    if choice & 32 != 0 { filters.stuckAfter = 0.05 }
-    if choice & 64 != 0 { filters = .off }
+    let (mapping, filters) = mappingAndFilters(input.byte())
     // Live devices and recordings are validated before they reach the assembler; so are these.
     try fuzzCheck(device.problems.isEmpty, "the fuzz device \(device.name) is invalid: \(device.problems)")
     var assembler = TouchFrameAssembler(description: device, mapping: mapping, filters: filters)
@@ -113,4 +103,20 @@ func fuzzAssembler(_ bytes: [UInt8]) throws {
             }
         }
     }
+}
+
+/// The mapping and the contact filters one byte of the input chooses: a rotation, flips, an
+/// output size and origin, and the filters at their defaults, all off, or quick to call a
+/// contact stuck.
+private func mappingAndFilters(_ choice: UInt8) -> (OutputMapping, ContactFilterSettings) {
+    var mapping = OutputMapping()
+    mapping.rotation = Rotation.allCases[Int(choice & 3)]
+    mapping.flipHorizontal = choice & 4 != 0
+    mapping.flipVertical = choice & 8 != 0
+    if choice & 16 != 0 { mapping.outputSize = Size(width: 1920, height: 1080) }
+    if choice & 128 != 0 { mapping.outputOrigin = Point(x: 1920, y: 0) }
+    var filters = ContactFilterSettings()
+    if choice & 32 != 0 { filters.stuckAfter = 0.05 }
+    if choice & 64 != 0 { filters = .off }
+    return (mapping, filters)
 }
