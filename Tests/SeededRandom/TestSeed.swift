@@ -5,10 +5,10 @@ import Darwin
 #endif
 import Testing
 
-/// The suite's one seed, for the tests that draw new cases on each run: fixed by default, so a
-/// run is the same as the last; `MOTIOND_TEST_SEED=N` draws others, and
-/// `MOTIOND_TEST_SEED=random` a new seed, printed. Each test derives its own stream from the
-/// seed and its own name, so what one test draws does not depend on which others run.
+/// The suite's one seed, for every test that draws its cases at random: fixed by default, so
+/// each run draws the same cases and a failure can be replayed; `MOTIOND_TEST_SEED=N` draws
+/// others, and `MOTIOND_TEST_SEED=random` a new seed, printed. Each test derives its own stream
+/// from the seed and its own name, so what one test draws does not depend on which others run.
 public enum TestSeed {
     /// The seed when MOTIOND_TEST_SEED is not set.
     public static let standard: UInt64 = 1
