@@ -17,11 +17,14 @@
 //   MotionControl motionctl's commands: inspecting and driving the daemon, recordings, plots
 //   motiond       the daemon, and motionctl when called by that name (as installed)
 //   motionctl     the command line that inspects and drives it (MotionControl)
+//   FuzzTargets   the parsers fed any bytes, with invariants: run by libFuzzer (Fuzz/) and,
+//                 on their corpora and seeded mutations, by the tests (FuzzTargetTests)
 //
 // Each module's tests are a target named after it (MotionControl's commands are tested
 // through the executables, in CommandLineTests); OSCTestSupport reads OSC back for the two
 // targets that check TUIO, MotionTUIOTests and MotionServerTests, and SeededRandom gives the
-// tests that draw their cases at random one seeded generator.
+// tests that draw their cases at random one seeded generator, and the suite's seed
+// (MOTIOND_TEST_SEED).
 import PackageDescription
 
 /// Extensions are visible only where their module is imported: without it, TOMLKit's
@@ -38,11 +41,11 @@ let package = Package(
         .library(name: "TouchModel", targets: ["TouchModel"]),
         .library(name: "MotionCore", targets: ["MotionCore"]),
         .library(name: "TouchInput", targets: ["TouchInput"]),
-        // For the fuzz targets in Fuzz/, which drive the daemon's request handling and read
-        // configurations.
         .library(name: "MotionConfiguration", targets: ["MotionConfiguration"]),
         .library(name: "MotionTUIO", targets: ["MotionTUIO"]),
         .library(name: "MotionServer", targets: ["MotionServer"]),
+        // The fuzz targets' bodies, for the libFuzzer executables in Fuzz/.
+        .library(name: "FuzzTargets", targets: ["FuzzTargets"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
@@ -144,9 +147,23 @@ let package = Package(
             swiftSettings: onlyImportedMembers
         ),
         .executableTarget(name: "motionctl", dependencies: ["MotionControl"], swiftSettings: onlyImportedMembers),
-        .testTarget(name: "TouchModelTests", dependencies: ["TouchModel"]),
-        // A seeded generator for the tests that draw their cases at random.
+        // The parsers and state machines that read what outside sources send, each fed any
+        // bytes with invariants checked: run by libFuzzer (Fuzz/, scripts/fuzz) and replayed on
+        // their corpora and seeded mutations by FuzzTargetTests. Neither executable links it.
+        .target(
+            name: "FuzzTargets",
+            dependencies: [
+                "MotionCore",
+                "TouchInput",
+                "MotionConfiguration",
+                "MotionServer",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOEmbedded", package: "swift-nio"),
+            ]
+        ),
+        // A seeded generator for the tests that draw their cases at random, and the suite's seed.
         .target(name: "SeededRandom", path: "Tests/SeededRandom"),
+        .testTarget(name: "TouchModelTests", dependencies: ["TouchModel", "SeededRandom"]),
         .testTarget(name: "MotionCoreTests", dependencies: ["MotionCore", "SeededRandom"]),
         // What the apps see of a virtual touchscreen, for the two targets that check it: a
         // recording device and a model of libinput reading it.
@@ -176,5 +193,6 @@ let package = Package(
         ),
         .testTarget(name: "MotionControlTests", dependencies: ["MotionControl"]),
         .testTarget(name: "CommandLineTests", dependencies: ["MotionCore", "SeededRandom"]),
+        .testTarget(name: "FuzzTargetTests", dependencies: ["FuzzTargets", "SeededRandom"]),
     ]
 )

@@ -1,4 +1,5 @@
 import Foundation
+import SeededRandom
 import Testing
 
 extension Daemons {
@@ -9,11 +10,13 @@ extension Daemons {
     /// through one. In the Daemons suite, as they start motiond.
     @Suite("The Python client")
     struct PythonClientTests {
-        @Test("python3 -m unittest discover clients/python/tests passes against the built motiond")
+        @Test("python3 -m unittest discover clients/python/tests passes against the built motiond", .seeded)
         func unittests() throws {
             let package = EndToEnd.repository.appendingPathComponent("clients/python").path
             let run = try Run("/usr/bin/env", [
                 "MOTIOND=" + Run.productsDirectory.appendingPathComponent("motiond").path,
+                // The garbage the hostile server sends is drawn from the suite's seed.
+                "MOTIOND_TEST_SEED=\(TestSeed.value)",
                 "/usr/bin/python3", "-m", "unittest", "discover", "-v",
                 "-s", package + "/tests", "-t", package,
             ], absolute: true, deadline: 180)

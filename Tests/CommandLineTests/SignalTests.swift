@@ -21,12 +21,11 @@ extension Daemons {
         /// `main` must take it, so every moment from exec on tests the daemon's own code. (With
         /// the default mask, a SIGTERM before `main` kills the process by the kernel's default
         /// action, which is out of the daemon's hands and harmless: no socket exists yet.)
-        @Test("200 starts with the CPUs loaded, each sent SIGTERM 0–300 ms after exec: every one exits 0 within 2 s and removes its socket")
+        @Test("200 starts with the CPUs loaded, each sent SIGTERM 0–300 ms after exec: every one exits 0 within 2 s and removes its socket", .seeded)
         func sigtermAtAnyMoment() throws {
             let binary = Self.motiond
             guard FileManager.default.isExecutableFile(atPath: binary) else { throw Run.Missing(path: binary) }
-            let seed = ProcessInfo.processInfo.environment["MOTIOND_SIGNAL_SEED"].flatMap { UInt64($0) } ?? UInt64.random(in: 0...UInt64.max)
-            var random = SplitMix64(seed: seed)
+            var random = TestSeed.generator()
             let plans = (0..<200).map { index in
                 Plan(index: index, delay: Double(random.next() % 300_001) / 1e6, replay: index % 2 == 0)
             }
@@ -52,7 +51,7 @@ extension Daemons {
             #expect(finished.wait(timeout: .now() + 200) == .success, "the cycles did not finish within 200 s")
             withExtendedLifetime(directory) {}
             let found = failures.all
-            if !found.isEmpty { Issue.record("\(found.count) of 200 runs failed (seed \(seed); rerun with MOTIOND_SIGNAL_SEED=\(seed)):\n\(found.prefix(5).joined(separator: "\n\n"))") }
+            if !found.isEmpty { Issue.record("\(found.count) of 200 runs failed:\n\(found.prefix(5).joined(separator: "\n\n"))") }
         }
 
         struct Plan: Sendable {

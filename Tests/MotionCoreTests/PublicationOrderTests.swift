@@ -6,9 +6,9 @@ import Testing
 /// streams that changed rather than walking the whole scene.
 @Suite("Publication order")
 struct PublicationOrderTests {
-    @Test("sorting without allocating sorts as the standard library does, whatever the order and the duplicates")
+    @Test("sorting without allocating sorts as the standard library does, whatever the order and the duplicates", .seeded)
     func sortsLikeSorted() {
-        var random = SplitMix64(seed: 7)
+        var random = TestSeed.generator()
         for count in Array(0...70) + [257, 1000] {
             let values = (0..<count).map { _ in random.below(max(1, count / 2)) }
             var sorted = values

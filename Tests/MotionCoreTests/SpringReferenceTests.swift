@@ -62,9 +62,9 @@ struct SpringReferenceTests {
         }
     }
 
-    @Test("irregular frame times give the same curve")
+    @Test("irregular frame times give the same curve", .seeded)
     func irregularFrames() throws {
-        var random = SplitMix64(seed: 42)
+        var random = TestSeed.generator()
         var times: [Double] = []
         var t = 0.0
         while t < 0.6 {

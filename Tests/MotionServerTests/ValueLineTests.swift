@@ -1,5 +1,6 @@
 import MotionCore
 import NIOCore
+import SeededRandom
 import Testing
 import TouchInput
 @testable import MotionConfiguration
@@ -19,9 +20,9 @@ struct ValueLineTests {
         return String(buffer: buffer)
     }
 
-    @Test("numbers: whole, fractional, tiny, huge, negative, not finite")
+    @Test("numbers: whole, fractional, tiny, huge, negative, not finite", .seeded)
     func numbers() {
-        var generator = SystemRandomNumberGenerator()
+        var generator = TestSeed.generator()
         var numbers: [Double] = [0, -0.0, 1, -1, 0.5, 1e15, 1e15 - 1, -1e15, 1e16, 1e-300, .leastNonzeroMagnitude, .greatestFiniteMagnitude,
                                  -.greatestFiniteMagnitude, .infinity, -.infinity, .nan, 866, 866.000_000_1, 12_345.678_901_234_5, 0.1 + 0.2]
         for _ in 0..<5000 {
@@ -34,9 +35,9 @@ struct ValueLineTests {
         }
     }
 
-    @Test("numbers of a few decimals, which are written without the standard library's algorithm, at every magnitude and either side of its bounds")
+    @Test("numbers of a few decimals, which are written without the standard library's algorithm, at every magnitude and either side of its bounds", .seeded)
     func fewDecimals() {
-        var generator = SystemRandomNumberGenerator()
+        var generator = TestSeed.generator()
         var numbers: [Double] = [1e-4, -1e-4, 1e-4.nextDown, 1e-4.nextUp, 0.00011, 0.0009999, 0.001, 0.1, 0.2, 0.3, 0.1 + 0.2, 0x1p33, 0x1p33.nextDown,
                                  -0x1p33.nextDown, 8_589_934_591.999_9, 8_589_934_591.5, 880.8, 882.800_000_000_000_1, 263.25, 1234.567_8, 99_999.999_9]
         for _ in 0..<100_000 {
@@ -55,9 +56,9 @@ struct ValueLineTests {
         }
     }
 
-    @Test("time stamps and numbers of up to fifteen places, byte for byte Swift's own description of them")
+    @Test("time stamps and numbers of up to fifteen places, byte for byte Swift's own description of them", .seeded)
     func manyDecimals() {
-        var generator = SystemRandomNumberGenerator()
+        var generator = TestSeed.generator()
         var numbers: [Double] = [52_569.345_589_07, 52_569.671_401_07, 0.000_123_456_789, 1e-4 + 1e-15, 8_589_934_591.000_001,
                                  0x1p33.nextDown, 1234.567_890_123_45, 0.1 + 0.2, 1.0 / 3, 2.0 / 3, 86_399.999_999_999]
         for _ in 0..<100_000 {
@@ -85,9 +86,9 @@ struct ValueLineTests {
         return result
     }
 
-    @Test("names are found plain, eight bytes at a time, exactly when each of their bytes is")
+    @Test("names are found plain, eight bytes at a time, exactly when each of their bytes is", .seeded)
     func plainNames() {
-        var generator = SystemRandomNumberGenerator()
+        var generator = TestSeed.generator()
         let odd: [UInt8] = [0, 0x1F, 0x20, 0x21, 0x22, 0x23, 0x5B, 0x5C, 0x5D, 0x7E, 0x7F, 0x80, 0xC3, 0xFF]
         for _ in 0..<50_000 {
             var bytes = (0..<Int.random(in: 0...40, using: &generator)).map { _ in UInt8.random(in: 0x20...0x7E, using: &generator) }
@@ -99,9 +100,9 @@ struct ValueLineTests {
         }
     }
 
-    @Test("a frame's lines of the same time share its digits, and a line of another time has its own")
+    @Test("a frame's lines of the same time share its digits, and a line of another time has its own", .seeded)
     func sharedTimes() {
-        var generator = SystemRandomNumberGenerator()
+        var generator = TestSeed.generator()
         let times: [Double] = [52_569.947_841_069_996, 52_569.345_589_07, 4.25, 0, -0.0, 12, .nan, .infinity, 1e-300, 1e300, -3.5, 0x1p33 + 0.5]
         var buffer = ByteBufferAllocator().buffer(capacity: 16)
         var expected = ""

@@ -132,6 +132,9 @@ struct DeviceValidationTests {
         // The header and the first hundred events: enough to replay, quick to parse.
         let lines = Array(text.split(separator: "\n", omittingEmptySubsequences: false).map(String.init).prefix(250))
         let header = lines.indices.filter { lines[$0].hasPrefix("A:") || lines[$0].hasPrefix("B:") || lines[$0].hasPrefix("P:") }
+        // A fixed seed, not the suite's: among other damage, some seeds (4, 13, 14, 16, 17 of
+        // the first 20) clear ABS_MT_SLOT's bit in `B: 03`, which leaves a device without slots
+        // (protocol A) fed the recording's slot-less protocol B events: it replays no frame.
         var random = SplitMix64(seed: 9)
         let values = ["0", "-1", "1", "64", "63", "65", "2147483647", "-2147483648", "ff", "00", "80", "5000", "-5000"]
         var (refused, parsed, replayed) = (0, 0, 0)
@@ -218,9 +221,9 @@ struct RandomEventStreamTests {
         }
     }
 
-    @Test("random events: no trap, positions finite and on screen, at most one contact per slot, each contact begins, moves and ends once", arguments: 0..<8)
-    func randomStreams(seed: UInt64) throws {
-        var random = SplitMix64(seed: seed)
+    @Test("random events: no trap, positions finite and on screen, at most one contact per slot, each contact begins, moves and ends once", .seeded, arguments: 0..<8)
+    func randomStreams(stream: Int) throws {
+        var random = TestSeed.generator(variant: stream)
         for _ in 0..<40 {
             let device = Self.device(&random)
             try #require(device.problems.isEmpty, "\(device.problems)")

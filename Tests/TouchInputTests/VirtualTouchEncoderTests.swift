@@ -175,9 +175,9 @@ struct VirtualTouchEncoderTests {
         #expect(recordings > 40, "the fixtures' recordings were found")
     }
 
-    @Test("random frames: every touch shown ends once, as an up when it lifted for the apps and a cancel otherwise")
+    @Test("random frames: every touch shown ends once, as an up when it lifted for the apps and a cancel otherwise", .seeded)
     func randomFrames() {
-        var random = SplitMix64(seed: 46)
+        var random = TestSeed.generator()
         for _ in 0..<200 {
             var encoder = VirtualTouchEncoder(geometry: Self.geometry, slotCount: 4)
             var model = LibinputModel(slots: 4)

@@ -1,4 +1,5 @@
 import Glibc
+import SeededRandom
 import Testing
 import TouchModel
 
@@ -16,9 +17,9 @@ struct GlobTests {
         #expect(!globMatches("*.rotation", "card.position"))
     }
 
-    @Test("globs agree with fnmatch(3) on random patterns and names")
+    @Test("globs agree with fnmatch(3) on random patterns and names", .seeded)
     func globsAgreeWithFnmatch() {
-        var generator = SystemRandomNumberGenerator()
+        var generator = TestSeed.generator()
         func random(_ alphabet: [Character], _ maximum: Int) -> String {
             String((0..<Int.random(in: 0...maximum, using: &generator)).map { _ in alphabet.randomElement(using: &generator)! })
         }

@@ -1,46 +1,6 @@
-import FuzzSupport
-import MotionCore
-import MotionConfiguration
-import MotionServer
+import FuzzTargets
 
-/// The example scene, read once.
-let configuration = try! Configuration.load(file: repositoryFile("config/motiond.toml"))
-
-/// The daemon's whole request handling: each line of the input is a request from a client
-/// allowed to control, with a frame between requests. Every request gets exactly one reply,
-/// everything the daemon sends is a JSON object, and positions stay finite.
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzzRequests(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
-    let clock = ManualFrameClock(now: 100)
-    let daemon = Daemon(configuration: configuration, clock: clock, controlPolicy: { _ in true })
-    let output = CollectingOutput()
-    let session = daemon.connect(output, credentials: nil)
-    _ = output.take()
-    let text = String(decoding: fuzzInput(data, size), as: UTF8.self)
-    var frame = 0
-    func tick() {
-        frame += 1
-        clock.tick(at: 100 + Double(frame) / 60)
-        check(output.take(), replies: 0)
-    }
-    for line in text.split(separator: "\n", omittingEmptySubsequences: false) {
-        daemon.receive(line, from: session)
-        check(output.take(), replies: 1)
-        tick()
-    }
-    for _ in 0..<30 { tick() }
-    daemon.disconnect(session)
-    return 0
-}
-
-func check(_ messages: [JSONInput], replies: Int) {
-    let count = messages.filter { $0["ok"] != nil }.count
-    fuzzCheck(count == replies, "\(count) replies where \(replies) was due: \(messages.map(\.encoded))")
-    for message in messages {
-        fuzzCheck(message.allNumbersFinite, "a number that is not finite: \(message.encoded)")
-        if let stream = message["stream"]?.string, stream.hasSuffix(".position"), message["event"]?.string == "value" {
-            let value = message["value"]
-            fuzzCheck(value?["x"]?.number != nil && value?["y"]?.number != nil, "a position that is not two numbers: \(message.encoded)")
-        }
-    }
+    FuzzTarget.requests.libFuzzerInput(data, size)
 }

@@ -1,16 +1,15 @@
-import FuzzSupport
 
 /// The statuses the listener answers with: a switch to WebSocket, a page, its refusals, and
 /// `/healthz`'s verdict on a daemon that reads no touchscreen (503).
-let statuses: Set<Substring> = ["101", "200", "400", "403", "404", "405", "421", "503"]
+private let statuses: Set<Substring> = ["101", "200", "400", "403", "404", "405", "421", "503"]
 
 /// The HTTP side of the listener on any bytes, split into reads where the input says: every
 /// response is one of its statuses, nothing follows a 400 or a `Connection: close`, and a
 /// connection that did not become a WebSocket is closed once its request is 10 s overdue.
-@_cdecl("LLVMFuzzerTestOneInput")
-public func fuzzHTTP(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
-    var input = FuzzBytes(fuzzInput(data, size))
+func fuzzHTTP(_ bytes: [UInt8]) throws {
+    var input = FuzzBytes(bytes)
     let connection = FuzzWebConnection()
+    defer { connection.end() }
     // The first byte picks how many reads the rest arrives in, as a slow client sends it.
     let reads = Int(input.byte() % 4) + 1
     let rest = Array(input.rest())
@@ -26,20 +25,18 @@ public func fuzzHTTP(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
         // Bodies end in a newline, so each status line starts a line of its own.
         for line in text.split(separator: "\n", omittingEmptySubsequences: false) where line.hasPrefix("HTTP/1.") {
             let status = line.dropFirst(9).prefix(3)
-            fuzzCheck(statuses.contains(status), "a status the listener does not answer with: \(line)")
+            try fuzzCheck(statuses.contains(status), "a status the listener does not answer with: \(line)")
         }
-        fuzzCheck(output.isEmpty || text.hasPrefix("HTTP/1."), "a response that is not HTTP: \(text.prefix(200))")
+        try fuzzCheck(output.isEmpty || text.hasPrefix("HTTP/1."), "a response that is not HTTP: \(text.prefix(200))")
         // Nothing is answered after a 400 (NIO's error handler may answer one broken request
         // twice, when its parser reports two errors for it: on a socket the second write
         // finds the output shut).
         // Status lines start lines of their own; a body may say "HTTP/1.1" in its text.
         if let badRequest = text.range(of: " 400 Bad Request\r\n") {
             let later = text[badRequest.upperBound...].split(separator: "\n").filter { $0.hasPrefix("HTTP/1.") && !$0.hasPrefix("HTTP/1.1 400 ") }
-            fuzzCheck(later.isEmpty, "a response after a 400: \(text.debugDescription)")
+            try fuzzCheck(later.isEmpty, "a response after a 400: \(text.debugDescription)")
         }
         connection.wait(seconds: 11)
-        fuzzCheck(!connection.channel.isActive, "a connection without a whole request still open 11 s later: \(text.prefix(200))")
+        try fuzzCheck(!connection.channel.isActive, "a connection without a whole request still open 11 s later: \(text.prefix(200))")
     }
-    connection.end()
-    return 0
 }

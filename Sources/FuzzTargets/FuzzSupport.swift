@@ -1,67 +1,47 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 import MotionCore
 import MotionServer
 import NIOCore
 
-/// Stops the run when an invariant does not hold: libFuzzer reports the abort as a crash and
-/// saves the input that caused it.
-public func fuzzCheck(_ condition: @autoclosure () -> Bool, _ message: @autoclosure () -> String) {
-    guard !condition() else { return }
-    let text = Array("fuzz invariant broken: \(message())\n".utf8)
-    _ = text.withUnsafeBytes { write(2, $0.baseAddress, $0.count) }
-    abort()
-}
-
 /// The fuzzer's bytes, read front to back as the choices a target makes. Past the end every
 /// read gives zero, so any input is a complete program.
-public struct FuzzBytes {
+struct FuzzBytes {
     private let bytes: [UInt8]
     private var index = 0
 
-    public init(_ bytes: [UInt8]) { self.bytes = bytes }
+    init(_ bytes: [UInt8]) { self.bytes = bytes }
 
-    public var isEmpty: Bool { index >= bytes.count }
+    var isEmpty: Bool { index >= bytes.count }
 
-    public mutating func byte() -> UInt8 {
+    mutating func byte() -> UInt8 {
         guard index < bytes.count else { return 0 }
         defer { index += 1 }
         return bytes[index]
     }
 
-    public mutating func uint16() -> UInt16 { UInt16(byte()) | UInt16(byte()) << 8 }
+    mutating func uint16() -> UInt16 { UInt16(byte()) | UInt16(byte()) << 8 }
 
-    public mutating func int32() -> Int32 {
+    mutating func int32() -> Int32 {
         Int32(bitPattern: UInt32(uint16()) | UInt32(uint16()) << 16)
     }
 
     /// Whatever is left.
-    public mutating func rest() -> ArraySlice<UInt8> {
+    mutating func rest() -> ArraySlice<UInt8> {
         defer { index = bytes.count }
         return bytes[Swift.min(index, bytes.count)...]
     }
 }
 
-/// The bytes libFuzzer hands to `LLVMFuzzerTestOneInput`.
-public func fuzzInput(_ data: UnsafePointer<UInt8>?, _ size: Int) -> [UInt8] {
-    guard let data, size > 0 else { return [] }
-    return Array(UnsafeBufferPointer(start: data, count: size))
-}
-
 /// A file of the repository, for the targets that start from the example configuration.
-public func repositoryFile(_ path: String) -> String {
+func repositoryFile(_ path: String) -> String {
     var components = "\(#filePath)".split(separator: "/", omittingEmptySubsequences: false)
-    components.removeLast(4)  // Fuzz/Sources/FuzzSupport/FuzzSupport.swift
+    components.removeLast(3)  // Sources/FuzzTargets/FuzzSupport.swift
     return (components + [Substring(path)]).joined(separator: "/")
 }
 
 extension JSONInput {
     /// The value written back as JSON text by the daemon's own encoder, so a target can check
     /// that what parsed once parses again to the same value.
-    public var encoded: String { json.encoded }
+    var encoded: String { json.encoded }
 
     /// The same value as the daemon writes JSON.
     var json: JSONValue {
@@ -76,10 +56,10 @@ extension JSONInput {
     }
 
     /// `text` as a JSON string.
-    public static func quoted(_ text: String) -> String { JSONValue.string(text).encoded }
+    static func quoted(_ text: String) -> String { JSONValue.string(text).encoded }
 
     /// Whether every number in the value is finite.
-    public var allNumbersFinite: Bool {
+    var allNumbersFinite: Bool {
         switch self {
         case .number(let value): return value.isFinite
         case .array(let elements): return elements.allSatisfy(\.allNumbersFinite)
@@ -90,17 +70,17 @@ extension JSONInput {
 }
 
 /// A client that keeps every line the daemon sends it.
-public final class CollectingOutput: ClientOutput {
-    public var lines: [String] = []
-    public private(set) var closed = false
-    public let coalesced = 0
+final class CollectingOutput: ClientOutput {
+    var lines: [String] = []
+    private(set) var closed = false
+    let coalesced = 0
     /// Whether the daemon may send it a frame's lines in one buffer.
-    public var isKeepingUp = true
+    var isKeepingUp = true
 
-    public init() {}
+    init() {}
 
     /// Keeps each line of what was sent (a frame's lines may come in one buffer).
-    public func send(_ line: ByteBuffer, coalescing stream: StreamID?) {
+    func send(_ line: ByteBuffer, coalescing stream: StreamID?) {
         // Each line with its newline; a tail without one is kept as it is, to be caught.
         var text = Substring(String(decoding: line.readableBytesView, as: UTF8.self))
         while let end = text.firstIndex(of: "\n") {
@@ -110,25 +90,24 @@ public final class CollectingOutput: ClientOutput {
         if !text.isEmpty { lines.append(String(text)) }
     }
 
-    public func flush() {}
+    func flush() {}
 
-    public func close(saying line: ByteBuffer?) {
+    func close(saying line: ByteBuffer?) {
         if let line { send(line, coalescing: nil) }
         closed = true
     }
 
     /// Every line sent since the last call, parsed; a line that is not one JSON object
     /// breaks an invariant.
-    public func take() -> [JSONInput] {
+    func take() throws -> [JSONInput] {
         defer { lines = [] }
-        return lines.map { line in
-            fuzzCheck(line.hasSuffix("\n"), "a line from the daemon does not end in a newline: \(line)")
+        return try lines.map { line in
+            try fuzzCheck(line.hasSuffix("\n"), "a line from the daemon does not end in a newline: \(line)")
             let message: JSONInput
             do { message = try JSONInput(parsing: Substring(line.dropLast())) } catch {
-                fuzzCheck(false, "the daemon sent a line that is not JSON (\(error)): \(line)")
-                return .null
+                throw BrokenInvariant(message: "the daemon sent a line that is not JSON (\(error)): \(line)")
             }
-            fuzzCheck(message.object != nil, "the daemon sent a line that is not an object: \(line)")
+            try fuzzCheck(message.object != nil, "the daemon sent a line that is not an object: \(line)")
             return message
         }
     }
@@ -136,7 +115,7 @@ public final class CollectingOutput: ClientOutput {
 
 /// The protocol's glob matching, written the plain way (dynamic programming over pattern
 /// and name), for the glob target to compare the daemon's answers against.
-public func referenceGlobMatches(_ pattern: String, _ name: String) -> Bool {
+func referenceGlobMatches(_ pattern: String, _ name: String) -> Bool {
     let pattern = Array(pattern), name = Array(name)
     // matches[j]: the pattern so far matches the first j characters of name.
     var matches = [Bool](repeating: false, count: name.count + 1)
