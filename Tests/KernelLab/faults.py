@@ -4,9 +4,9 @@ they must leave alone, as one evemu recording of a made-up panel.
 
     generate(seed, directory, stuck_after) -> (path, episodes)
 
-Nothing is tuned to one fixed file: every run draws positions, timings, sizes and speeds at
-random within each fault's definition, from `seed` (the lab prints it; MOTIOND_LAB_SEED
-gives it again). The recording is written into the run's folder, beside the results, so a
+Nothing is tuned to one fixed file: positions, timings, sizes and speeds are drawn at random
+within each fault's definition, from `seed` (the suite's MOTIOND_TEST_SEED, 1 unless set;
+`random` draws another, and the lab prints it). The recording is written into the run's folder, beside the results, so a
 failing run can be played again (`motionctl frames FILE --config …`).
 
 The panel: 345 × 194 mm (a 15.6-inch 16:9 panel, the shape of the lab's 1920 × 1080 screen),

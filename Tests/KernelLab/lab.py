@@ -7,6 +7,7 @@ read-only) and runs this script in it as root:
     lab.py --out DIR [NAME...]     run the tests (all, or those named), results to DIR
     lab.py --list                  print every test's name (no guest needed)
     lab.py --expect DIR            compute the replays the tests compare with (on the host)
+    lab.py --plan N [NAME...]      the tests shared among N guests: one line a guest, tab-separated
 
 Each result is a line of DIR/results.jsonl: {"test", "status" (passed|failed), "seconds",
 "detail"}. The tests themselves are in lab_tests.py; a newcomer reads that file.
@@ -42,12 +43,17 @@ def main():
     parser.add_argument("--out")
     parser.add_argument("--list", action="store_true")
     parser.add_argument("--expect", metavar="DIR", help="compute the replays the tests compare with, into DIR")
+    parser.add_argument("--plan", metavar="GUESTS", type=int, help="the tests (those named, or all) shared among GUESTS guests")
     parser.add_argument("names", nargs="*")
     options = parser.parse_args()
     if options.expect:
         lab_tests.write_expectations(options.expect)
         return 0
     tests = lab_tests.all_tests()
+    if options.plan:
+        for run in lab_tests.plan([name for name in tests if not options.names or name in options.names], options.plan):
+            print("\t".join(run))
+        return 0
     if options.list:
         for name in tests:
             print(name)

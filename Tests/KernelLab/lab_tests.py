@@ -22,7 +22,7 @@ import phantoms
 import preparing
 import recordings
 import virtual_tests
-from labkit import REPOSITORY, SCRATCH, Bench, kill_leftovers
+from labkit import REPOSITORY, SCRATCH, Bench, kill_leftovers, recording_files
 
 write_expectations = preparing.write_expectations
 
@@ -40,6 +40,31 @@ def clean_up():
 def finish():
     """At the end of the run: the bench still running is stopped."""
     Bench.finish()
+
+
+def estimate(name):
+    """About how long a test takes in a guest without KVM (seconds): a recording's length and
+    the fixed cost of its panel, or a test's usual time. For sharing the tests among guests."""
+    family, _, path = name.partition(" ")
+    if family in ("recording", "phantoms"):
+        with open(recording_files(os.path.join(REPOSITORY, path))[1]) as source:
+            times = [float(line.split()[1]) for line in source if line.startswith("E:")]
+        return (times[-1] - times[0] if times else 0) + 2
+    return {"kernel": 30, "virtual field faults": 16}.get(family if family == "kernel" else name, 7)
+
+
+def plan(names, guests):
+    """`names` in order, cut into at most `guests` runs of neighbouring tests (a family keeps
+    its one motiond) of about equal estimated time."""
+    costs = [estimate(name) for name in names]
+    share, runs, run, spent = sum(costs) / guests, [], [], 0.0
+    for name, cost in zip(names, costs):
+        if run and spent + cost / 2 > share * (len(runs) + 1) and len(runs) < guests - 1:
+            runs.append(run)
+            run = []
+        run.append(name)
+        spent += cost
+    return runs + [run]
 
 
 def alone(test):

@@ -199,6 +199,52 @@ def percentile(values, fraction):
     return ordered[min(len(ordered) - 1, int(round(fraction * (len(ordered) - 1))))]
 
 
+def measure_latency(panel_node, node, count):
+    """Writes `count` frames of one finger to the panel's node at 100 Hz (or as soon as the
+    last showed, when motiond is slower) and reads each on the virtual touchscreen `node`:
+    for each, the virtual device's stamp less the time before the write, and less the time
+    after it, and how long the write took."""
+    reader = os.open(node, os.O_RDONLY | os.O_NONBLOCK)
+    writer = os.open(panel_node, os.O_WRONLY)
+    latencies, earliest, write_times = [], [], []
+    try:
+        fcntl.ioctl(reader, EVIOCSCLOCKID, struct.pack("i", time.CLOCK_MONOTONIC))
+        pending = b""
+        frames = one_touch(31, [(100 + step, 240 + step % 2) for step in range(count)])
+        next_time = time.monotonic()
+        for index, frame in enumerate(frames):
+            data = b"".join(INPUT_EVENT.pack(0, 0, kind, code, value) for kind, code, value in frame + [(0, 0, 0)])
+            # At the panel's pace, or as soon as the last frame showed when motiond is slower.
+            delay = next_time - time.monotonic()
+            if delay > 0:
+                select.select([], [], [], delay)
+            before = time.clock_gettime(time.CLOCK_MONOTONIC)
+            os.write(writer, data)
+            after = time.clock_gettime(time.CLOCK_MONOTONIC)
+            write_times.append(after - before)
+            next_time = before + 0.010
+            deadline = time.monotonic() + 10
+            stamp = None
+            while stamp is None:
+                ready, _, _ = select.select([reader], [], [], max(0, deadline - time.monotonic()))
+                check(ready, f"frame {index} written to {panel_node} never showed on {node}")
+                pending += os.read(reader, INPUT_EVENT.size * 256)
+                while len(pending) >= INPUT_EVENT.size:
+                    seconds, micros, kind, code, value = INPUT_EVENT.unpack(pending[:INPUT_EVENT.size])
+                    pending = pending[INPUT_EVENT.size:]
+                    check(not (kind == 0 and code == 3), f"SYN_DROPPED on {node}")
+                    # The first report stamped after the write (one motiond wrote for an
+                    # earlier frame, should it write two for a frame, is older).
+                    if kind == 0 and code == 0 and stamp is None and seconds + micros / 1e6 >= before:
+                        stamp = seconds + micros / 1e6
+            latencies.append(stamp - before)
+            earliest.append(stamp - after)
+    finally:
+        os.close(reader)
+        os.close(writer)
+    return latencies, earliest, write_times
+
+
 def virtual_latency():
     """How long after the panel's event the apps get it: each frame written to the panel's
     node (as evemu-play writes, the kernel stamping it during the write), at 100 Hz, and
@@ -210,44 +256,7 @@ def virtual_latency():
         node = virtual_node(client)
         wait_until(f"motiond to grab {panel.node}",
                    lambda: any(d["node"] == panel.node and d["grabbed"] for d in client.request("devices")["devices"]))
-        reader = os.open(node, os.O_RDONLY | os.O_NONBLOCK)
-        writer = os.open(panel.node, os.O_WRONLY)
-        latencies, earliest, write_times = [], [], []
-        try:
-            fcntl.ioctl(reader, EVIOCSCLOCKID, struct.pack("i", time.CLOCK_MONOTONIC))
-            pending = b""
-            frames = one_touch(31, [(100 + step, 240 + step % 2) for step in range(count)])
-            next_time = time.monotonic()
-            for index, frame in enumerate(frames):
-                data = b"".join(INPUT_EVENT.pack(0, 0, kind, code, value) for kind, code, value in frame + [(0, 0, 0)])
-                # At the panel's pace, or as soon as the last frame showed when motiond is slower.
-                delay = next_time - time.monotonic()
-                if delay > 0:
-                    select.select([], [], [], delay)
-                before = time.clock_gettime(time.CLOCK_MONOTONIC)
-                os.write(writer, data)
-                after = time.clock_gettime(time.CLOCK_MONOTONIC)
-                write_times.append(after - before)
-                next_time = before + 0.010
-                deadline = time.monotonic() + 10
-                stamp = None
-                while stamp is None:
-                    ready, _, _ = select.select([reader], [], [], max(0, deadline - time.monotonic()))
-                    check(ready, f"frame {index} written to {panel.node} never showed on {node}")
-                    pending += os.read(reader, INPUT_EVENT.size * 256)
-                    while len(pending) >= INPUT_EVENT.size:
-                        seconds, micros, kind, code, value = INPUT_EVENT.unpack(pending[:INPUT_EVENT.size])
-                        pending = pending[INPUT_EVENT.size:]
-                        check(not (kind == 0 and code == 3), f"SYN_DROPPED on {node}")
-                        # The first report stamped after the write (one motiond wrote for an
-                        # earlier frame, should it write two for a frame, is older).
-                        if kind == 0 and code == 0 and stamp is None and seconds + micros / 1e6 >= before:
-                            stamp = seconds + micros / 1e6
-                latencies.append(stamp - before)
-                earliest.append(stamp - after)
-        finally:
-            os.close(reader)
-            os.close(writer)
+        latencies, earliest, write_times = measure_latency(panel.node, node, count)
         check(daemon.stop() == 0, f"motiond's exit status at SIGTERM:\n{daemon.log_text()}")
     with open("/sys/devices/system/clocksource/clocksource0/available_clocksource") as source:
         where = "KVM" if "kvm-clock" in source.read() else "TCG (no KVM: QEMU emulates the CPU), debug build"
