@@ -144,6 +144,14 @@ struct KernelLabTests {
         #expect(KernelLab.names.count > 10, "lab.py --list gave \(KernelLab.names)")
     }
 
+    /// kernel-test's own last lines (how many passed, in how long), in the suite's output.
+    @Test("the lab's run ends, every test reported")
+    func run() async throws {
+        let outcome = try await KernelLab.outcome.value
+        print(outcome.output.split(separator: "\n").suffix(1).joined(separator: "\n"))
+        #expect(outcome.status == 0, "\(KernelLab.lab.script) exited \(outcome.status):\n\(outcome.output.suffix(4000))")
+    }
+
     @Test("in the guest", arguments: KernelLab.names)
     func guest(test name: String) async throws {
         let result = try await KernelLab.outcome.value.result(of: name, script: KernelLab.lab.script)
