@@ -67,7 +67,7 @@ def hotplug():
 
 def flood(path, frames):
     """A finger landing, then `frames` moves, its lift and `frames` frames of nothing, all at
-    one time (evemu-play writes them as fast as it can): many more events than the kernel's
+    one time (the player writes them as fast as it can): many more events than the kernel's
     evdev buffer holds."""
     lines = ["E: 0.000000 0003 0039 77\n", "E: 0.000000 0003 0035 300\n", "E: 0.000000 0003 0036 300\n",
              "E: 0.000000 0001 014a 1\n", "E: 0.000000 0003 0000 300\n", "E: 0.000000 0003 0001 300\n",

@@ -10,7 +10,7 @@ read-only) and runs this script in it as root:
     lab.py --plan N [NAME...]      the tests shared among N guests: one line a guest, tab-separated
 
 Each result is a line of DIR/results.jsonl: {"test", "status" (passed|failed), "seconds",
-"detail"}. The tests themselves are in lab_tests.py; a newcomer reads that file.
+"detail"}. The tests are listed by family in lab_tests.py; a newcomer starts there.
 """
 import argparse
 import faulthandler

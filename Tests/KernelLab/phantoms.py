@@ -23,7 +23,7 @@ height = 1080
 """
 PHANTOM_TOLERANCE = 2.0  # pixels, between a contact's first published position and the replay's
 # The repeating phantom's recordings are not played here: its taps last one frame (9 ms), and
-# the kernel stamps each event when evemu-play writes it, which in an emulated CPU under load
+# the kernel stamps each event when it is written, which in an emulated CPU under load
 # came out past the 30 ms of a phantom's touch in every try (the taps became a finger's); they
 # also take a minute each (a 12.864 s period). The replay judges them on their own times, and
 # the live test through umockdev (live_phantoms.py) on a fake panel whose stamps are exact.

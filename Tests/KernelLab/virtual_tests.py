@@ -247,7 +247,7 @@ def measure_latency(panel_node, node, count):
 
 def virtual_latency():
     """How long after the panel's event the apps get it: each frame written to the panel's
-    node (as evemu-play writes, the kernel stamping it during the write), at 100 Hz, and
+    node (as the player writes, the kernel stamping it during the write), at 100 Hz, and
     the virtual device's SYN_REPORT for it, as an evdev reader gets it (the kernel's stamp
     when motiond wrote it), both on CLOCK_MONOTONIC. Fails only if a frame never shows."""
     count = 300
