@@ -85,7 +85,10 @@ def main():
     daemon = None
     try:
         panel = Panel(args.work, args.motionctl, name=b"motiond fake Optical Touch Panel")
-        daemon = LiveDaemon(args.motiond, args.motionctl, args.work, "[screen]\nwidth = 1920\nheight = 1080\n[[device]]\nname = \"*\"\n")
+        # The storm's quiet lasts 3 s, not the default 0.5: health names a storm only until its
+        # quiet ends, and a poll through motionctl on a loaded machine came after 0.5 s had gone.
+        daemon = LiveDaemon(args.motiond, args.motionctl, args.work,
+                            "[screen]\nwidth = 1920\nheight = 1080\n[[device]]\nname = \"*\"\nstorm_quiet = 3\n")
         path = daemon.path
 
         def ctl(*arguments):
