@@ -9,8 +9,8 @@ import TouchInput
 struct ConfigCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "config",
-        abstract: "Check motiond configuration files.",
-        subcommands: [ConfigCheckCommand.self]
+        abstract: "Check motiond configuration files, and print how to map their virtual touchscreens.",
+        subcommands: [ConfigCheckCommand.self, ConfigMappingCommand.self]
     )
 }
 
@@ -67,6 +67,7 @@ struct ConfigCheckCommand: ParsableCommand {
                 + (virtual.sizeMillimetres.map { ", \(compactNumber($0.width)) × \(compactNumber($0.height)) mm" } ?? ", size unknown")
                 + "; carries the panels of \(panels) [[device]] entr\(panels == 1 ? "y" : "ies"), grabbed once it exists")
         }
+        if let line = Self.mappingAdvice(virtualTouchscreens: configuration.virtualTouchscreens.count, file: file) { emit(line) }
         emit("sizes: a panel's own is believed where plausible for a touchscreen, else the filters measure in pixels (motionctl devices says which); \(configuration.quirks.count) quirk\(configuration.quirks.count == 1 ? "" : "s") shipped with motiond for panels that misdescribe themselves")
         emit("gestures: " + (changed.isEmpty ? "default thresholds" : changed.joined(separator: ", ")))
         emit("elements:")
@@ -78,6 +79,18 @@ struct ConfigCheckCommand: ParsableCommand {
             if !element.claimsTouches { emit("    its touches also reach the apps on a virtual touchscreen (claim_touches = false)") }
         }
         if configuration.elements.isEmpty { emit("  none: touches are read, but nothing moves") }
+    }
+
+    /// What to tell about mapping the virtual touchscreens onto their outputs. motionctl
+    /// cannot see the compositor's configuration: with two or more devices the compositor must
+    /// be told which is which, or it spreads each over every output (cage) or drops its touch
+    /// (weston), so that is a warning; with one, only a multi-output kiosk needs it.
+    static func mappingAdvice(virtualTouchscreens count: Int, file: String) -> String? {
+        switch count {
+        case 0: return nil
+        case 1: return "mapping: with more than one output, tell the compositor which one the virtual touchscreen is on: motionctl config mapping \(file) prints how"
+        default: return "warning: \(count) virtual touchscreens: the compositor must be told each one's output, or it spreads their touches over every output (cage) or drops them (weston); motionctl config mapping \(file) prints the udev rules and sway lines"
+        }
     }
 
     private func describe(_ tuio: TUIOSettings) -> String {
