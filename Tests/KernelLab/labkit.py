@@ -446,11 +446,27 @@ def pending_events(descriptor):
         count += len(data) // Player.EVENT.size
 
 
-def processed(client):
-    """The frames motiond has taken in: processed, or left out because it was behind (a busy
-    machine; the newest positions are what count, docs/protocol.md, Slow clients)."""
-    stats = client.request("stats")
+def taken_in(stats):
+    """The frames motiond has taken in, by a `stats` reply: processed, or left out because it
+    was behind (a busy machine; the newest positions are what count, docs/protocol.md, Slow
+    clients)."""
     return stats["frames"] + stats.get("frames_coalesced", 0)
+
+
+def processed(client):
+    """The frames motiond has taken in so far (`taken_in`)."""
+    return taken_in(client.request("stats"))
+
+
+def another_reader_sees(panel, what):
+    """Plays the panel's recording with another reader of its node open, as a compositor's
+    libinput would read it; how many events that reader got (waiting for some)."""
+    reader = os.open(panel.node, os.O_RDONLY | os.O_NONBLOCK)
+    try:
+        panel.play()
+        return wait_until(what, lambda: pending_events(reader))
+    finally:
+        os.close(reader)
 
 
 def wait_for_frames(client, before, count=None, stalled=30, most=4 * STEP, quiet=1.0, drops_before=None):
@@ -468,7 +484,7 @@ def wait_for_frames(client, before, count=None, stalled=30, most=4 * STEP, quiet
     while True:
         client.drain()
         stats = client.request("stats")
-        taken = stats["frames"] + stats.get("frames_coalesced", 0) - before
+        taken = taken_in(stats) - before
         now = time.monotonic()
         if count is not None and taken >= count:
             return taken, f"all {count} in {now - start:.1f} s"

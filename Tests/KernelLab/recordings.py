@@ -11,7 +11,7 @@ end) is what the replay shows them. That the kernel passes the file on exactly i
 import os
 
 import labkit
-from labkit import (DRAG, SCRATCH, STEP, Bench, LabFailure, Panel, check, device_event, note, processed, wait_for_frames,
+from labkit import (DRAG, SCRATCH, STEP, Bench, LabFailure, Panel, check, device_event, note, taken_in, wait_for_frames,
                     wait_until)
 from preparing import SLOWER, dense, expectation, merged_config, most_fingers, replay
 from virtual_device import VIRTUAL_TOLERANCE, DebugEvents, distance, on_screen, pair_touches, virtual_node
@@ -83,7 +83,7 @@ def play(bench, recording, expected, stretch):
                lambda: all(client.request("get", stream=stream)["value"] == "atRest" for stream in bench.states))
     client.drain()
     stats = client.request("stats")
-    before, coalesced_before, drops_before = processed(client), stats["frames_coalesced"], stats["dropped_events"]
+    before, coalesced_before, drops_before = taken_in(stats), stats["frames_coalesced"], stats["dropped_events"]
     client.events.clear()
     watcher.mark()
     problems = []

@@ -10,7 +10,7 @@ import select
 import struct
 import time
 
-from labkit import (DRAG, MOTIONCTL, SCRATCH, STEP, Client, Daemon, LabFailure, Panel, check, device_event,
+from labkit import (DRAG, MOTIONCTL, SCRATCH, STEP, Client, another_reader_sees, Daemon, LabFailure, Panel, check, device_event,
                     REPOSITORY, frame_contents, json_lines, pending_events, run, settle_udev,
                     wait_for_frames, wait_until, write_config)
 from virtual_device import (ABS_X, ABS_Y, EVIOCSCLOCKID, INPUT_EVENT, MT_ID, MT_SLOT, MT_TOOL, MT_X, MT_Y,
@@ -122,12 +122,7 @@ def virtual_sigkill():
         check(VIRTUAL_NAME not in remembered.stdout, f"udev still knows {node} as the virtual touchscreen: {remembered.stdout}")
         grabbed = try_grab(panel.node)
         check(grabbed == 0, f"EVIOCGRAB of {panel.node} after the SIGKILL: {os.strerror(grabbed)}")
-        reader = os.open(panel.node, os.O_RDONLY | os.O_NONBLOCK)
-        try:
-            panel.play()
-            events = wait_until("a reader of the panel to see the next drag", lambda: pending_events(reader))
-        finally:
-            os.close(reader)
+        events = another_reader_sees(panel, "a reader of the panel to see the next drag")
     return f"{node} gone, libinput lists it no more; {panel.node} grabbed again and read ({events} events)"
 
 
@@ -179,12 +174,7 @@ def virtual_grab():
             check(entries and "error" in entries[0], f"health's virtual_touchscreens: {entries}")
             check(VIRTUAL_NAME not in run(["libinput", "list-devices"]).stdout, "a virtual touchscreen exists all the same")
             check(try_grab(panel.node) == 0, f"{panel.node} cannot be grabbed by another though motiond did not grab it")
-            other = os.open(panel.node, os.O_RDONLY | os.O_NONBLOCK)
-            try:
-                panel.play()
-                events = wait_until("another reader of the ungrabbed panel to see the drag", lambda: pending_events(other))
-            finally:
-                os.close(other)
+            events = another_reader_sees(panel, "another reader of the ungrabbed panel to see the drag")
             check(daemon.stop() == 0, f"motiond's exit status at SIGTERM:\n{daemon.log_text()}")
     return (f"grabbed: another reader saw nothing, {virtual} events on {node}; without uinput: not grabbed, another reader saw"
             f" {events} events, health: {health['problems']}")
