@@ -82,6 +82,7 @@ struct RecordCommand: ParsableCommand {
             })
             if done { why = "\(frames) frames were recorded"; break recording }
             if outcome == .removed { why = "the device was unplugged"; break }
+            if case .failed(let errno) = outcome { why = "the device could not be read (\(String(cString: strerror(errno))))"; break }
         }
         sink.write(pending)
         sink.close()

@@ -9,9 +9,11 @@ plays only one evemu file per device, and a timer would race whatever the test w
 Needs Debian's python3 with python3-gi and gir1.2-umockdev-1.0, under umockdev-wrapper.
 """
 import argparse
+import fcntl
 import json
 import os
 import struct
+import select
 import subprocess
 import time
 
@@ -21,6 +23,15 @@ gi.require_version("UMockdev", "1.0")
 from gi.repository import UMockdev  # noqa: E402
 
 NODE = "/dev/input/event61"
+
+# The fake node is a pty, whose line discipline holds 4095 bytes: not a whole number of
+# events (24 bytes each). A reader that fell that far behind would get a torn event, and
+# libevdev gives up on the device (EINVAL), which a kernel's evdev never makes it do. So the
+# panel writes in chunks of whole events, each once motiond has read all before it; asking
+# the pty whether anything is unread (poll) also waits for what the kernel has yet to move
+# into the line discipline, so that nothing is unread is known, not guessed.
+CHUNK = 24 * 40
+TIOCGPTN = 0x80045430
 
 
 def live_arguments():
@@ -116,13 +127,20 @@ class Panel:
         self.fd = self.testbed.get_dev_fd(node)
         if self.fd < 0:
             raise PanelFailure("umockdev gave no descriptor for the panel's node")
+        # The pty's other end, opened only to ask whether motiond has read everything.
+        number = struct.unpack("I", fcntl.ioctl(self.fd, TIOCGPTN, b"\0" * 4))[0]
+        self.unread = select.poll()
+        self.unread.register(os.open(f"/dev/pts/{number}", os.O_RDONLY | os.O_NOCTTY | os.O_NONBLOCK), select.POLLIN)
         self.touches = 0
 
-    def write(self, events, delay_from=None, delay=0.05):
-        """Events (type, code, value), stamped now (those from index `delay_from` on, `delay` later)."""
+    def write(self, events, delay_from=None, delay=0.05, behind=False):
+        """Events (type, code, value), stamped now (those from index `delay_from` on, `delay` later).
+
+        `behind`: written even while motiond has yet to read what came before, for a test that
+        stopped it; a few events, which fit the pty whatever it holds unread."""
         now = time.monotonic()
         self._send([(now + (delay if delay_from is not None and index >= delay_from else 0), event)
-                    for index, event in enumerate(events)])
+                    for index, event in enumerate(events)], behind=behind)
 
     def frames(self, frames, spacing=0.01):
         """Frames of events (type, code, value), each ended by SYN_REPORT, stamped `spacing`
@@ -131,12 +149,26 @@ class Panel:
         self._send([(now - (len(frames) - 1 - index) * spacing, event)
                     for index, events in enumerate(frames) for event in events + [(0, 0, 0)]])
 
-    def _send(self, stamped):
+    def _send(self, stamped, behind=False):
         data = b"".join(struct.pack("@qqHHi", int(stamp), int((stamp % 1) * 1_000_000), kind, code, value)
                         for stamp, (kind, code, value) in stamped)
-        written = os.write(self.fd, data)
-        if written != len(data):
-            raise PanelFailure(f"wrote {written} of {len(data)} bytes")
+        if behind and len(data) > CHUNK:
+            raise PanelFailure(f"{len(data)} bytes are too many to write while motiond is behind")
+        for start in range(0, len(data), CHUNK):
+            chunk = data[start:start + CHUNK]
+            if not behind:
+                self._wait_until_read()
+            written = os.write(self.fd, chunk)
+            if written != len(chunk):
+                raise PanelFailure(f"wrote {written} of {len(chunk)} bytes")
+
+    def _wait_until_read(self, deadline=30):
+        """Until motiond has read everything the panel wrote."""
+        end = time.monotonic() + deadline
+        while self.unread.poll(0):
+            if time.monotonic() > end:
+                raise PanelFailure(f"motiond left what the panel wrote unread for {deadline} s")
+            time.sleep(0.001)
 
     def unplug(self):
         """The panel goes away: a "remove" uevent, and its node and sysfs entry are gone."""

@@ -37,9 +37,11 @@ def step(name, **fields):
     print(json.dumps({"step": name, **fields}), flush=True)
 
 
-def palm(panel, tracking_id):
-    """A palm, 35 mm across, lands in slot 0 at the panel's middle."""
-    panel.write([(3, 0x2F, 0), (3, 0x39, tracking_id), (3, 0x35, 16384), (3, 0x36, 16384), (3, 0x30, 3500), (1, 0x14A, 1), (0, 0, 0)])
+def palm(panel, tracking_id, behind=False):
+    """A palm, 35 mm across, lands in slot 0 at the panel's middle (`behind`: while motiond
+    is stopped, see Panel.write)."""
+    panel.write([(3, 0x2F, 0), (3, 0x39, tracking_id), (3, 0x35, 16384), (3, 0x36, 16384), (3, 0x30, 3500), (1, 0x14A, 1), (0, 0, 0)],
+                behind=behind)
 
 
 def stopped(pid):
@@ -93,7 +95,7 @@ def main():
         daemon.process.send_signal(signal.SIGSTOP)
         try:
             until("motiond stopping", lambda: stopped(daemon.process.pid))
-            palm(panel, 2)
+            palm(panel, 2, behind=True)
             panel.unplug()
         finally:
             daemon.process.send_signal(signal.SIGCONT)

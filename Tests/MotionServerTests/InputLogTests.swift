@@ -75,9 +75,10 @@ struct InputLogTests {
         var logger: Logger { Logger(label: "input") { _ in self } }
     }
 
-    @Test("a touchscreen unplugged went away (warning); one a reload deselects, or a stop closes, is no longer read (info)",
+    @Test("a touchscreen unplugged went away, one that failed to read is named with the reason (warnings); one a reload deselects, or a stop closes, is no longer read (info)",
           arguments: [
             (TouchInputEvent.Removal.unplugged, Logger.Level.warning, "/dev/input/event7 went away; its touches were cancelled"),
+            (.failed(errno: 22), .warning, "/dev/input/event7 could not be read (Invalid argument), so motiond let it go; its touches were cancelled"),
             (.deselected, .info, "stopped reading /dev/input/event7, which the configuration no longer selects; its touches were cancelled"),
             (.stopped, .info, "stopped reading /dev/input/event7: motiond is stopping"),
           ] as [(TouchInputEvent.Removal, Logger.Level, String)])

@@ -1,3 +1,4 @@
+import Glibc
 import Logging
 import MotionConfiguration
 import TouchInput
@@ -65,6 +66,9 @@ struct InputLog {
         case .removed(let device, why: .unplugged):
             limits = limits.filter { $0.key.node != device.node }
             logger.warning("\(device.node) went away; its touches were cancelled")
+        case .removed(let device, why: .failed(let errno)):
+            limits = limits.filter { $0.key.node != device.node }
+            logger.warning("\(device.node) could not be read (\(String(cString: strerror(errno)))), so motiond let it go; its touches were cancelled")
         case .removed(let device, why: .deselected):
             limits = limits.filter { $0.key.node != device.node }
             logger.info("stopped reading \(device.node), which the configuration no longer selects; its touches were cancelled")

@@ -118,6 +118,9 @@ public final class TouchDevice {
         case drained
         /// The device is gone (unplugged); its contacts were cancelled.
         case removed
+        /// Reading failed for another reason than the device being gone (`errno`): it is
+        /// let go as if unplugged, and the log says why.
+        case failed(errno: Int32)
     }
 
     /// Reads every event available now and appends each complete frame to `frames`: the
@@ -161,7 +164,7 @@ public final class TouchDevice {
             } else {
                 // -ENODEV when unplugged; any other error leaves the device unusable too.
                 remove(into: &frames)
-                return .removed
+                return status == -ENODEV ? .removed : .failed(errno: -status)
             }
         }
     }

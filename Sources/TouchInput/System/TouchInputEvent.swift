@@ -33,8 +33,11 @@ public enum TouchInputEvent: Sendable {
     /// an operator reading the log wants to tell a panel that was unplugged (or failed) from
     /// one that motiond let go of.
     public enum Removal: Sendable {
-        /// It went away: unplugged, or it failed to read.
+        /// It went away: unplugged.
         case unplugged
+        /// Reading it failed (`errno`), though it was not unplugged: a driver's or a fake
+        /// node's fault, which the operator needs named.
+        case failed(errno: Int32)
         /// A reload's configuration no longer selects it.
         case deselected
         /// motiond is stopping.

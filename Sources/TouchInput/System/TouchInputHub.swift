@@ -202,9 +202,15 @@ public final class TouchInputHub {
         let outcome = device.read(into: &events)
         if device.assembler.droppedReports > drops { events.append(.eventsDropped(device.identity, total: device.assembler.droppedReports)) }
         reportFilters(device)
-        if outcome == .removed {
+        switch outcome {
+        case .drained: break
+        case .removed, .failed:
             devices[device.node] = nil
-            events.append(.removed(device.identity))
+            if case .failed(let errno) = outcome {
+                events.append(.removed(device.identity, why: .failed(errno: errno)))
+            } else {
+                events.append(.removed(device.identity))
+            }
         }
     }
 
