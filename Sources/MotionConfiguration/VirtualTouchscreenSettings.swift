@@ -18,12 +18,16 @@ public struct VirtualTouchscreenSettings: Sendable, Hashable {
     public var sizeMillimetres: Size?
     /// Where it was defined, FILE:LINE, for `config check`; nil when a `[[device]]` made it.
     public var definedAt: String?
+    /// How a touch the apps saw begin ends when motiond takes it away (`cancel`): withdrawn
+    /// unless the table says the compositor passes cancels on.
+    public var cancel: CancelledTouchEnding
 
-    public init(output: String, area: Rect? = nil, sizeMillimetres: Size? = nil, definedAt: String? = nil) {
+    public init(output: String, area: Rect? = nil, sizeMillimetres: Size? = nil, definedAt: String? = nil, cancel: CancelledTouchEnding = .withdraw) {
         self.output = output
         self.area = area
         self.sizeMillimetres = sizeMillimetres
         self.definedAt = definedAt
+        self.cancel = cancel
     }
 
     /// The device's geometry on `screen`.
@@ -74,7 +78,14 @@ extension Configuration {
             let area = try tables[index].output("area", screen: configuration.screen)
             let size = try tables[index].size("size_mm")
             if let size, let problem = VirtualTouchscreenSettings.sizeProblem(size) { throw tables[index].error("size_mm", problem) }
-            configuration.virtualTouchscreens.append(VirtualTouchscreenSettings(output: output, area: area, sizeMillimetres: size, definedAt: tables[index].place("output")))
+            var cancel = CancelledTouchEnding.withdraw
+            if let text = try tables[index].string("cancel") {
+                guard let ending = CancelledTouchEnding(rawValue: text) else {
+                    throw tables[index].error("cancel", "cancel is \"withdraw\" (a lift no app takes for a tap: every compositor) or \"cancel\" (a touch cancel: for a compositor that passes it on, as sway 1.9 does), not \(OutsideText.quoted(text))")
+                }
+                cancel = ending
+            }
+            configuration.virtualTouchscreens.append(VirtualTouchscreenSettings(output: output, area: area, sizeMillimetres: size, definedAt: tables[index].place("output"), cancel: cancel))
             try tables[index].finish()
         }
         if configuration.virtualTouchscreens.count > VirtualTouchscreenSettings.maximum {

@@ -36,7 +36,12 @@ virtual_touchscreen = "{VIRTUAL_OUTPUT}"
 [[virtual_touchscreen]]
 output = "{VIRTUAL_OUTPUT}"
 size_mm = [{SCREEN_WIDTH * UNITS_PER_PIXEL // UNITS_PER_MM}, {SCREEN_HEIGHT * UNITS_PER_PIXEL // UNITS_PER_MM}]
+cancel = "cancel"
 """
+# The lab's tests see the kernel's own cancel (MT_TOOL_PALM, which libinput reports as
+# TOUCH_CANCEL) through libinput: `cancel = "cancel"`. The default, a withdrawal (a slide and
+# a lift no app takes for a tap), is the host's to judge (WithdrawnTouchTests) and the
+# compositor lab's.
 # Where libinput shows a finger, in screen pixels, against where motiond published it: the
 # device's unit is a quarter pixel (a position is rounded down to one), and libinput prints
 # millimetres to a hundredth (0.16 units here).

@@ -66,14 +66,15 @@ struct LockOutputTests {
         #expect(try datagrams.takeAlive().last?.count == 1, "a finger landing after the lock is sent")
     }
 
-    @Test("the apps' virtual touchscreen takes the lock's cancels: the finger down at the lock turns palm and is released at once, and nothing of the lock's fingers is shown after, even once it ended")
+    @Test("the apps' virtual touchscreen (cancel = \"cancel\") takes the lock's cancels: the finger down at the lock turns palm and is released at once, and nothing of the lock's fingers is shown after, even once it ended")
     func virtualTouchscreenTakesTheCancels() throws {
         var ends: [Int32] = [0, 0]
         try #require(pipe(&ends) == 0)
         let (reader, writer) = (ends[0], ends[1])
         defer { close(reader) }
         _ = fcntl(reader, F_SETFL, O_NONBLOCK)
-        let configuration = try Configuration.parse("[[device]]\nvirtual_touchscreen = \"HDMI-A-1\"\n", file: "v.toml")
+        let configuration = try Configuration.parse("[[virtual_touchscreen]]\noutput = \"HDMI-A-1\"\ncancel = \"cancel\"\n\n[[device]]\nvirtual_touchscreen = \"HDMI-A-1\"\n",
+                                                    file: "v.toml")
         let clock = ManualFrameClock(now: 10)
         let scheduler = ScreenGestureProtocolTests.HandScheduler(now: 10)
         let daemon = Daemon(configuration: configuration, clock: clock, idleScheduler: scheduler, controlPolicy: { _ in true })

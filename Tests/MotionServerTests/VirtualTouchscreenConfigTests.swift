@@ -34,6 +34,9 @@ struct VirtualTouchscreenConfigTests {
         #expect(settings.geometry(on: declared.screen).area == Rect(x: 960, y: 0, width: 960, height: 1080))
         #expect(settings.geometry(on: declared.screen).resolution == (15, 15))
         #expect(try Configuration.parse("", file: "x.toml").virtualTouchscreens.isEmpty, "off unless asked for")
+        #expect(implicit.virtualTouchscreens.first?.cancel == .withdraw && settings.cancel == .withdraw, "touches taken away are withdrawn by default")
+        let cancelling = try Configuration.parse("[[virtual_touchscreen]]\noutput = \"DP-2\"\ncancel = \"cancel\"\n", file: "x.toml")
+        #expect(cancelling.virtualTouchscreens.first?.cancel == .cancel)
     }
 
     @Test("refused with file, line and reason: a name that is no connector's, one defined twice, two entries giving one output different areas")
@@ -49,6 +52,8 @@ struct VirtualTouchscreenConfigTests {
         let tiny = refusal("[[virtual_touchscreen]]\noutput = \"DP-1\"\nsize_mm = [1e-300, 1e-300]\n")
         #expect(tiny.contains("x.toml:3") && tiny.contains("each between 20 and 5000"), "\(tiny)")
         #expect(refusal("[[virtual_touchscreen]]\noutput = \"DP-1\"\nsize_mm = [300, 5001]\n").contains("x.toml:3"))
+        let ending = refusal("[[virtual_touchscreen]]\noutput = \"DP-1\"\ncancel = \"lift\"\n")
+        #expect(ending.contains("x.toml:3") && ending.contains("cancel is \"withdraw\"") && ending.contains("not \"lift\""), "\(ending)")
         let twoAreas = refusal("[[device]]\nnode = \"/dev/input/event1\"\noutput = [0, 0, 10, 10]\nvirtual_touchscreen = \"DP-1\"\n[[device]]\noutput = [10, 0, 10, 10]\nvirtual_touchscreen = \"DP-1\"\n")
         #expect(twoAreas.contains("x.toml:7") && twoAreas.contains("different outputs"), "\(twoAreas)")
     }

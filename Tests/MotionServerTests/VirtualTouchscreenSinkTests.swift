@@ -74,6 +74,7 @@ struct VirtualTouchscreenSinkTests {
             daemon = Daemon(configuration: try Configuration.parse(text, file: "v.toml"), clock: clock, idleScheduler: scheduler, controlPolicy: { _ in true })
             daemon.virtualTouchscreens.makeDevice = { [unowned self] output, geometry in
                 let device = RecordingVirtualDevice(node: "/dev/input/event\(90 + made.count)")
+                device.clock = { [scheduler] in scheduler.now }
                 made.append((output, device))
                 return VirtualTouchscreen(output: output, geometry: geometry, writer: device)
             }
@@ -130,9 +131,9 @@ struct VirtualTouchscreenSinkTests {
         #expect(device.libinput.problems.isEmpty, "\(device.libinput.problems)")
     }
 
-    @Test("a finger the panel turns MT_TOOL_PALM mid-touch ends in a cancel, never a lift; a palm from its landing is never written; a panel unplugged with a finger down cancels it")
+    @Test("with cancel = \"cancel\", a finger the panel turns MT_TOOL_PALM mid-touch ends in a cancel, never a lift; a palm from its landing is never written; a panel unplugged with a finger down cancels it")
     func palmAndUnplug() throws {
-        let bench = try Bench()
+        let bench = try Bench(Self.configuration(cancel: .cancel))
         let device = try bench.device()
         var panel = try RawPanel(bench)
         panel.send([(AbsoluteAxis.slot, 0), (AbsoluteAxis.trackingID, 31), (AbsoluteAxis.positionX, 500), (AbsoluteAxis.positionY, 500)])
@@ -155,9 +156,9 @@ struct VirtualTouchscreenSinkTests {
         #expect(!device.libinput.button && device.libinput.problems.isEmpty, "\(device.libinput.problems)")
     }
 
-    @Test("a screen gesture that takes the fingers after they began cancels them at once, on the engine's timer; nothing of them is written after, their lift included")
+    @Test("with cancel = \"cancel\", a screen gesture that takes the fingers after they began cancels them at once, on the engine's timer; nothing of them is written after, their lift included")
     func takenFingers() throws {
-        let bench = try Bench()
+        let bench = try Bench(Self.configuration(cancel: .cancel))
         let device = try bench.device()
         bench.frame(10, Self.contact(1, .began, 1000, 800), Self.contact(2, .began, 1600, 300))
         #expect(device.takeSeen().count == 2, "both shown: the empty screen's and the label's")
@@ -171,9 +172,9 @@ struct VirtualTouchscreenSinkTests {
         #expect(!device.libinput.button && device.libinput.problems.isEmpty, "\(device.libinput.problems)")
     }
 
-    @Test("`lock` cancels every finger down on the virtual touchscreen; those fingers, and those landing during the lock, stay out until they lift, even once it ended")
+    @Test("with cancel = \"cancel\", `lock` cancels every finger down on the virtual touchscreen; those fingers, and those landing during the lock, stay out until they lift, even once it ended")
     func lock() throws {
-        let bench = try Bench()
+        let bench = try Bench(Self.configuration(cancel: .cancel))
         let device = try bench.device()
         bench.frame(10, Self.contact(1, .began, 1000, 800))
         bench.frame(10.05, Self.contact(1, .moved, 1000, 810), Self.contact(2, .began, 1200, 800))
@@ -190,6 +191,11 @@ struct VirtualTouchscreenSinkTests {
         bench.frame(11.7, Self.contact(3, .ended, 1400, 840), Self.contact(4, .began, 500, 900))
         #expect(device.takeSeen() == [.down(slot: 0, x: 2000, y: 3600)], "a finger landing after the lock")
         #expect(device.libinput.problems.isEmpty, "\(device.libinput.problems)")
+    }
+
+    /// The configuration with the virtual touchscreen ending cancelled touches as `cancel` says.
+    static func configuration(cancel: CancelledTouchEnding) -> String {
+        configuration(virtual: "[[virtual_touchscreen]]\noutput = \"HDMI-A-1\"\ncancel = \"\(cancel.rawValue)\"\n\n[[device]]\nvirtual_touchscreen = \"HDMI-A-1\"\n")
     }
 
     /// The configuration with the virtual touchscreen `table` (none when empty).
@@ -242,7 +248,7 @@ struct VirtualTouchscreenSinkTests {
 
     @Test("stats and health count what the recording shows: frames written, fingers cancelled and dropped, writes refused (a problem until one goes through), across a reload that makes the device anew")
     func counters() throws {
-        let bench = try Bench()
+        let bench = try Bench(Self.configuration(cancel: .cancel))
         let device = try bench.device()
         bench.frame(10, Self.contact(1, .began, 1000, 800))
         bench.clock.now = 10.1
@@ -319,6 +325,7 @@ struct RawPanel {
     private func hand(_ frame: TouchFrame?) {
         guard let frame else { return }
         bench.clock.now = frame.time
+        bench.scheduler.advance(to: frame.time)
         bench.daemon.input(.frame(frame, from: identity))
     }
 }

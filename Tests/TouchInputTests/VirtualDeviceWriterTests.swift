@@ -18,11 +18,11 @@ struct VirtualDeviceWriterTests {
     /// Shows `screen` a tap, a finger cancelled, and a finger down when it is destroyed.
     static func play(_ screen: VirtualTouchscreen) {
         let contact = Self.contact
-        screen.show([contact(1, .began, 2000, 100)])
-        screen.show([contact(1, .moved, 2010.5, 100), contact(2, .began, 3000, 900)])
-        screen.show([contact(1, .ended, 2010.5, 100), contact(2, .moved, 3000, 901)])
-        screen.cancel(fingers: [2])
-        screen.show([contact(3, .began, 2500, 500)])
+        screen.show([contact(1, .began, 2000, 100)], at: 0)
+        screen.show([contact(1, .moved, 2010.5, 100), contact(2, .began, 3000, 900)], at: 0)
+        screen.show([contact(1, .ended, 2010.5, 100), contact(2, .moved, 3000, 901)], at: 0)
+        screen.cancel(fingers: [2], at: 0)
+        screen.show([contact(3, .began, 2500, 500)], at: 0)
         screen.destroy()
     }
 
@@ -37,7 +37,7 @@ struct VirtualDeviceWriterTests {
         let uinput = VirtualTouchscreen(output: "HDMI-A-1", geometry: Self.geometry, writingTo: ends[1])
         Self.play(recorded)
         Self.play(uinput)
-        uinput.show([Self.contact(4, .began, 2000, 100)])
+        uinput.show([Self.contact(4, .began, 2000, 100)], at: 0)
 
         var bytes: [UInt8] = [], buffer = [UInt8](repeating: 0, count: 4096)
         while case let count = read(ends[0], &buffer, buffer.count), count > 0 { bytes += buffer[..<count] }
@@ -61,13 +61,13 @@ struct VirtualDeviceWriterTests {
         let screen = VirtualTouchscreen(output: "DP-1", geometry: Self.geometry, writer: recording)
         let contact = Self.contact
         recording.refusing = ENODEV
-        screen.show([contact(1, .began, 2000, 100)])
+        screen.show([contact(1, .began, 2000, 100)], at: 0)
         #expect(screen.counts == VirtualTouchscreenCounts(framesWritten: 0, writeFailures: 1, lastWriteErrno: ENODEV, isFailing: true))
         recording.refusing = nil
-        screen.show([contact(1, .moved, 2100, 100)])
+        screen.show([contact(1, .moved, 2100, 100)], at: 0)
         #expect(screen.counts == VirtualTouchscreenCounts(framesWritten: 1, writeFailures: 1, lastWriteErrno: ENODEV, isFailing: false))
         recording.refusing = 0
-        screen.show([contact(1, .moved, 2200, 100)])
+        screen.show([contact(1, .moved, 2200, 100)], at: 0)
         #expect(screen.counts.lastWriteError == "written short" && screen.counts.isFailing)
     }
 }

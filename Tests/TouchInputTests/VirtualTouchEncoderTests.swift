@@ -40,13 +40,13 @@ struct VirtualTouchEncoderTests {
     func tap() {
         var encoder = VirtualTouchEncoder(geometry: Self.geometry)
         var events: [InputEvent] = []
-        encoder.encode([Self.contact(1, .began, 1920 + 10, 20)], into: &events)
+        encoder.encode([Self.contact(1, .began, 1920 + 10, 20)], at: 0, into: &events)
         let codes = events.map { "\($0.type):\($0.code)=\($0.value)" }
         #expect(codes == ["3:47=0", "3:55=0", "3:57=0", "3:53=40", "3:54=80", "1:330=1", "3:0=40", "3:1=80", "0:0=0"])
         events.removeAll()
-        encoder.encode([Self.contact(1, .stationary, 1920 + 10, 20)], into: &events)
+        encoder.encode([Self.contact(1, .stationary, 1920 + 10, 20)], at: 0, into: &events)
         #expect(events.isEmpty, "nothing changed, no frame")
-        encoder.encode([Self.contact(1, .ended, 1920 + 10, 20)], into: &events)
+        encoder.encode([Self.contact(1, .ended, 1920 + 10, 20)], at: 0, into: &events)
         #expect(events.map { "\($0.type):\($0.code)=\($0.value)" } == ["3:57=-1", "1:330=0", "0:0=0"])
     }
 
@@ -57,7 +57,7 @@ struct VirtualTouchEncoderTests {
         var events: [InputEvent] = []
         func frame(_ contacts: VirtualContact...) {
             events.removeAll()
-            encoder.encode(contacts, into: &events)
+            encoder.encode(contacts, at: 0, into: &events)
             model.read(events)
         }
         frame(Self.contact(1, .began, 2000, 100), Self.contact(2, .began, 2100, 100, forApps: false))
@@ -78,16 +78,16 @@ struct VirtualTouchEncoderTests {
         var encoder = VirtualTouchEncoder(geometry: Self.geometry)
         var model = LibinputModel(slots: encoder.slotCount)
         var events: [InputEvent] = []
-        encoder.encode([Self.contact(1, .began, 2000, 100), Self.contact(2, .began, 2100, 100)], into: &events)
-        encoder.encode([Self.contact(1, .cancelled, 2000, 100)], into: &events)
-        encoder.cancelAll(into: &events)
+        encoder.encode([Self.contact(1, .began, 2000, 100), Self.contact(2, .began, 2100, 100)], at: 0, into: &events)
+        encoder.encode([Self.contact(1, .cancelled, 2000, 100)], at: 0, into: &events)
+        encoder.cancelAll(at: 0, into: &events)
         model.read(events)
         #expect(model.seen.filter { if case .cancel = $0 { true } else { false } }.count == 2)
         #expect(!model.seen.contains(.up(slot: 0)) && !model.seen.contains(.up(slot: 1)))
         #expect(model.problems.isEmpty, "\(model.problems)")
         #expect(!model.button)
         events.removeAll()
-        encoder.cancelAll(into: &events)
+        encoder.cancelAll(at: 0, into: &events)
         #expect(events.isEmpty, "nothing left to cancel")
     }
 
@@ -96,8 +96,8 @@ struct VirtualTouchEncoderTests {
         var encoder = VirtualTouchEncoder(geometry: Self.geometry)
         var model = LibinputModel(slots: encoder.slotCount)
         var events: [InputEvent] = []
-        encoder.encode([Self.contact(4, .began, 2000, 100), Self.contact(9, .began, 2100, 100)], into: &events)
-        encoder.cancel(fingers: [9, 4, 77], into: &events)
+        encoder.encode([Self.contact(4, .began, 2000, 100), Self.contact(9, .began, 2100, 100)], at: 0, into: &events)
+        encoder.cancel(fingers: [9, 4, 77], at: 0, into: &events)
         model.read(events)
         #expect(model.seen.filter { if case .cancel = $0 { true } else { false } }.count == 2)
         #expect(!model.seen.contains(.up(slot: 0)) && !model.seen.contains(.up(slot: 1)))
@@ -109,8 +109,8 @@ struct VirtualTouchEncoderTests {
         var encoder = VirtualTouchEncoder(geometry: Self.geometry, slotCount: 2)
         var model = LibinputModel(slots: 2)
         var events: [InputEvent] = []
-        encoder.encode((1...3).map { Self.contact($0, .began, 2000 + Double($0), 100) }, into: &events)
-        encoder.encode((1...3).map { Self.contact($0, .ended, 2000 + Double($0), 100) }, into: &events)
+        encoder.encode((1...3).map { Self.contact($0, .began, 2000 + Double($0), 100) }, at: 0, into: &events)
+        encoder.encode((1...3).map { Self.contact($0, .ended, 2000 + Double($0), 100) }, at: 0, into: &events)
         model.read(events)
         #expect(encoder.fingersDropped == 1)
         #expect(model.seen.count == 4 && model.problems.isEmpty, "\(model.seen) \(model.problems)")
@@ -123,7 +123,7 @@ struct VirtualTouchEncoderTests {
         var events: [InputEvent] = []
         func frame(_ contacts: VirtualContact...) -> Int {
             events.removeAll()
-            encoder.encode(contacts, into: &events)
+            encoder.encode(contacts, at: 0, into: &events)
             model.read(events)
             return events.count { $0.type == EventType.synchronization }
         }
@@ -162,7 +162,7 @@ struct VirtualTouchEncoderTests {
                 let contacts = frame.contacts.map { VirtualContact(finger: Int($0.trackingID), phase: $0.phase, position: $0.position) }
                 for contact in contacts { phases[contact.phase, default: 0] += 1 }
                 events.removeAll()
-                encoder.encode(contacts, into: &events)
+                encoder.encode(contacts, at: 0, into: &events)
                 model.read(events)
             }
             let downs = model.seen.count { if case .down = $0 { true } else { false } }
@@ -211,7 +211,7 @@ struct VirtualTouchEncoderTests {
                     nextFinger += 1
                 }
                 events.removeAll()
-                encoder.encode(frame, into: &events)
+                encoder.encode(frame, at: 0, into: &events)
                 model.read(events)
             }
             #expect(model.problems.isEmpty, "\(model.problems)")

@@ -18,6 +18,10 @@ package final class RecordingVirtualDevice: VirtualDeviceWriter {
     package private(set) var writesAfterClose = 0
     /// Where ``takeSeen()`` last stopped.
     private var seenBefore = 0
+    /// The time each write is stamped with (a test's clock); nil stamps nothing.
+    package var clock: (() -> Double)?
+    /// When each of libinput's ``LibinputModel/seen`` was written, by ``clock``.
+    package private(set) var seenTimes: [Double] = []
 
     package init(node: String = "/dev/input/event99", slots: Int = VirtualTouchEncoder.defaultSlotCount) {
         self.node = node
@@ -28,6 +32,7 @@ package final class RecordingVirtualDevice: VirtualDeviceWriter {
         if isClosed { writesAfterClose += 1 }
         if let refusing { return refusing }
         libinput.read(events)
+        if let clock { seenTimes += Array(repeating: clock(), count: libinput.seen.count - seenTimes.count) }
         var frame: [InputEvent] = []
         for event in events {
             frame.append(event)

@@ -87,6 +87,7 @@ public final class Daemon {
         self.touchscreens = TouchscreenState(clients: clients)
         self.status = DaemonStatus(now: clock.now)
         self.virtualTouchscreens = VirtualTouchscreens(uinputPath: uinputPath)
+        virtualTouchscreens.scheduler = idleScheduler
         self.dispatcher = RequestDispatcher(scene: scene, clients: clients, touchscreens: touchscreens, status: status, clock: clock, output: output, virtualTouchscreens: virtualTouchscreens)
         let outputSink = output.map { [scene] in TUIOSink($0, scene: scene) }
         self.outputSink = outputSink

@@ -28,6 +28,10 @@ final class VirtualTouchscreens: ReportSink {
     /// file that is not, to see motiond do without), or one writing to a test's recording
     /// (``VirtualDeviceWriter``).
     var makeDevice: (String, VirtualTouchscreenGeometry) throws(VirtualTouchscreenError) -> VirtualTouchscreen
+    /// Wakes the withdrawals under way between frames (``followWithdrawals()``), on the
+    /// engine's clock; nil leaves them to the frames.
+    var scheduler: FrameScheduler?
+    private var withdrawalTimer: (deadline: Double, cancel: () -> Void)?
 
     init(uinputPath: String = "/dev/uinput") {
         makeDevice = { (output, geometry) throws(VirtualTouchscreenError) in
@@ -49,6 +53,7 @@ final class VirtualTouchscreens: ReportSink {
         // new configuration's, it says which devices stay.
         let wanted = Dictionary(configuration.virtualTouchscreens.map { ($0.output, $0.geometry(on: configuration.screen)) },
                                 uniquingKeysWith: { first, _ in first })
+        let endings = Dictionary(configuration.virtualTouchscreens.map { ($0.output, $0.cancel) }, uniquingKeysWith: { first, _ in first })
         var notes: [(line: String, problem: Bool)] = []
         for (output, device) in devices where wanted[output] != device.geometry {
             device.destroy()
@@ -62,37 +67,71 @@ final class VirtualTouchscreens: ReportSink {
             do {
                 let device = try makeDevice(output, geometry)
                 devices[output] = device
+                device.ending = endings[output] ?? .withdraw
                 notes.append(("virtual touchscreen \(output) is \(device.node) (\(device.name))", false))
             } catch {
                 failures[output] = error
                 notes.append(("virtual touchscreen \(output) not made, so its panels are not grabbed and the apps read them raw: \(error.description)", true))
             }
         }
+        for (output, device) in devices { device.ending = endings[output] ?? .withdraw }
         return notes
     }
 
     func take(_ report: FrameReport, input: InputFrame?) {
         guard !devices.isEmpty else { return }
+        let time = report.time
+        defer { followWithdrawals() }
+        advanceWithdrawals(to: time)
         // Fingers a gesture or a lock took, on whichever device shows them, before the frame's own.
         if !report.takenFingers.isEmpty {
-            for device in devices.values { device.cancel(fingers: report.takenFingers) }
+            for device in devices.values { device.cancel(fingers: report.takenFingers, at: time) }
         }
         if !report.lockedFingers.isEmpty {
-            for device in devices.values { device.cancel(fingers: report.lockedFingers) }
+            for device in devices.values { device.cancel(fingers: report.lockedFingers, at: time) }
         }
         guard let input, let device = route(input.device) else { return }
         contacts.removeAll(keepingCapacity: true)
         for reported in report.contacts {
             contacts.append(VirtualContact(finger: reported.finger, phase: reported.contact.phase, position: reported.contact.position, forApps: reported.forApps))
         }
-        device.show(contacts)
+        device.show(contacts, at: time)
     }
 
     /// Removes every device: the daemon stops.
     func removeAll() {
+        withdrawalTimer?.cancel()
+        withdrawalTimer = nil
         for device in devices.values { device.destroy() }
         devices.removeAll()
         routes.removeAll()
+    }
+
+    // MARK: Withdrawals
+
+    /// Writes the withdrawals' frames due by `time` (a slide's step, a lift), on every device.
+    private func advanceWithdrawals(to time: Double) {
+        for device in devices.values where device.nextDeadline.map({ $0 <= time }) ?? false {
+            device.advance(to: time)
+        }
+    }
+
+    /// Sets the timer to the next withdrawal's frame, between the panels' frames: a finger
+    /// withdrawn is lifted on time though no other finger moves. Without a scheduler (a
+    /// test's daemon, a fuzzer's) they advance with the frames that come.
+    private func followWithdrawals() {
+        let next = devices.values.compactMap(\.nextDeadline).min()
+        if withdrawalTimer?.deadline == next { return }
+        withdrawalTimer?.cancel()
+        withdrawalTimer = nil
+        guard let next, let scheduler else { return }
+        let cancel = scheduler.schedule(at: next) { [weak self, unowned scheduler] in
+            guard let self else { return }
+            withdrawalTimer = nil
+            advanceWithdrawals(to: Swift.max(next, scheduler.now))
+            followWithdrawals()
+        }
+        withdrawalTimer = (next, cancel)
     }
 
     /// What each virtual touchscreen made did since motiond started, by output in order.

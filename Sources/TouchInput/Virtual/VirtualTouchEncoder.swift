@@ -78,11 +78,14 @@ public struct VirtualTouchscreenGeometry: Hashable, Sendable {
 /// finger lands and the last lifts, and `ABS_X`/`ABS_Y` following the oldest finger for
 /// readers of single touch (the kernel makes none of these for a uinput device).
 ///
-/// A finger the apps may not have is cancelled, never lifted, so that no app sees a click:
-/// its slot's tool turns `MT_TOOL_PALM` in one frame and the slot is released in the next,
-/// which libinput turns into a touch cancel. A new touch in a slot says `MT_TOOL_FINGER`
-/// before its tracking id, since libinput reads the tool the slot has then and would ignore
-/// a touch that still says palm.
+/// A finger the apps may no longer have ends as ``ending`` says, so that no app sees a click:
+/// - ``CancelledTouchEnding/cancel``: its slot's tool turns `MT_TOOL_PALM` in one frame and
+///   the slot is released in the next, which libinput turns into a touch cancel. A new touch
+///   in a slot says `MT_TOOL_FINGER` before its tracking id, since libinput reads the tool the
+///   slot has then and would ignore a touch that still says palm.
+/// - ``CancelledTouchEnding/withdraw``: it is slid out of a tap's slop and held still before
+///   it lifts (``Withdrawal``), over frames of its own that ``advance(to:into:)`` writes at
+///   ``nextDeadline``; its slot stays taken until it has lifted.
 ///
 /// A slot released in a frame is taken again only in a later one, as a kernel driver frees
 /// slots: libinput reads a release and a new tracking id in one frame as a second touch down
@@ -99,9 +102,18 @@ public struct VirtualTouchEncoder: Sendable {
         /// When it landed among the fingers shown: the oldest drives `ABS_X`/`ABS_Y`.
         var order: Int
         var units: (x: Int32, y: Int32)
+        /// Where it landed, and when it last moved: what a withdrawal needs to know whether
+        /// it was a tap or a drag, and how long it has been still.
+        var landing: (x: Int32, y: Int32)
+        var lastMoved: Double
+        /// Set once motiond took the finger away: the slot shows the withdrawal, no longer
+        /// the finger.
+        var withdrawal: Withdrawal?
     }
 
     public let geometry: VirtualTouchscreenGeometry
+    /// How a finger the apps saw begin ends when motiond takes it away.
+    public var ending: CancelledTouchEnding
     /// How many fingers the device shows at once.
     public let slotCount: Int
     private var slots: [Shown?]
@@ -127,9 +139,10 @@ public struct VirtualTouchEncoder: Sendable {
     /// The most fingers a virtual touchscreen shows: more than hands on a table reach.
     public static let defaultSlotCount = 20
 
-    public init(geometry: VirtualTouchscreenGeometry, slotCount: Int = VirtualTouchEncoder.defaultSlotCount) {
+    public init(geometry: VirtualTouchscreenGeometry, slotCount: Int = VirtualTouchEncoder.defaultSlotCount, ending: CancelledTouchEnding = .cancel) {
         precondition(slotCount > 0, "a touchscreen has at least one slot")
         self.geometry = geometry
+        self.ending = ending
         self.slotCount = slotCount
         self.slots = Array(repeating: nil, count: slotCount)
         cancelling.reserveCapacity(slotCount)
@@ -146,62 +159,123 @@ public struct VirtualTouchEncoder: Sendable {
     ///
     /// The fingers shown are moved, lifted and cancelled first, and those new land after, so
     /// that a landing knows every slot the frame releases, wherever it is in `contacts`.
-    public mutating func encode(_ contacts: [VirtualContact], into events: inout [InputEvent]) {
+    /// `time` is the frame's, on the clock ``nextDeadline`` is on.
+    public mutating func encode(_ contacts: [VirtualContact], at time: Double, into events: inout [InputEvent]) {
         let start = events.count
         for contact in contacts {
-            if let slot = slot(of: contact.finger) { update(slot, with: contact, into: &events) }
+            if let slot = slot(of: contact.finger) { update(slot, with: contact, at: time, into: &events) }
         }
         for contact in contacts where contact.phase == .began && contact.forApps && slot(of: contact.finger) == nil {
             if let slot = freeSlot() {
-                land(contact, in: slot, into: &events)
+                land(contact, in: slot, at: time, into: &events)
             } else if released.count + cancelling.count > waiting.count {
                 waiting.append(contact)
             } else {
                 fingersDropped += 1
             }
         }
-        endFrame(since: start, into: &events)
+        endFrame(since: start, at: time, into: &events)
     }
 
-    /// Cancels the fingers among `fingers` that are shown: a gesture took them between
-    /// their frames.
-    public mutating func cancel(fingers: [Int], into events: inout [InputEvent]) {
+    /// Ends the fingers among `fingers` that are shown: a gesture took them between their
+    /// frames.
+    public mutating func cancel(fingers: [Int], at time: Double, into events: inout [InputEvent]) {
         let start = events.count
         for finger in fingers {
-            if let slot = slot(of: finger) { turnPalm(slot, into: &events) }
+            if let slot = slot(of: finger) { takeAway(slot, at: time, into: &events) }
         }
-        endFrame(since: start, into: &events)
+        endFrame(since: start, at: time, into: &events)
     }
 
-    /// Cancels every finger shown: for a lock, a device going away, a stop. The apps see
-    /// each touch cancelled, none lifted.
-    public mutating func cancelAll(into events: inout [InputEvent]) {
+    /// Ends every finger shown: for a lock, a device going away. The apps see no touch
+    /// lifted where it was, whatever ``ending`` is; with `as` given, that ending instead
+    /// (a device about to be removed cannot wait for a withdrawal).
+    public mutating func cancelAll(at time: Double, as ending: CancelledTouchEnding? = nil, into events: inout [InputEvent]) {
         let start = events.count
-        for slot in slots.indices where slots[slot] != nil { turnPalm(slot, into: &events) }
-        endFrame(since: start, into: &events)
+        for slot in slots.indices where slots[slot] != nil {
+            if ending == .cancel || (ending == nil && self.ending == .cancel) {
+                turnPalm(slot, into: &events)
+            } else if slots[slot]!.withdrawal == nil {
+                withdraw(slot, at: time, into: &events)
+            }
+        }
+        endFrame(since: start, at: time, into: &events)
     }
 
-    private mutating func update(_ slot: Int, with contact: VirtualContact, into events: inout [InputEvent]) {
+    /// When a withdrawal next has a frame to write (``advance(to:into:)``); nil when none is
+    /// under way.
+    public var nextDeadline: Double? {
+        slots.compactMap { $0?.withdrawal?.deadline }.min()
+    }
+
+    /// Writes what the withdrawals under way have due by `time`: a step of a slide, or a lift.
+    public mutating func advance(to time: Double, into events: inout [InputEvent]) {
+        let start = events.count
+        for slot in slots.indices {
+            guard var withdrawal = slots[slot]?.withdrawal else { continue }
+            if let units = withdrawal.step(at: time) {
+                slots[slot]!.withdrawal = withdrawal
+                move(slot, to: units, into: &events)
+            } else if withdrawal.liftsBy(time) {
+                lift(slot, into: &events)
+            }
+        }
+        endFrame(since: start, at: time, into: &events)
+    }
+
+    private mutating func update(_ slot: Int, with contact: VirtualContact, at time: Double, into events: inout [InputEvent]) {
         switch contact.phase {
         case .began, .moved, .stationary:
-            guard contact.forApps else { return turnPalm(slot, into: &events) }
+            guard contact.forApps else { return takeAway(slot, at: time, into: &events) }
             let units = geometry.units(of: contact.position)
             guard units != slots[slot]!.units else { return }
-            select(slot, into: &events)
-            if units.x != slots[slot]!.units.x { emit(AbsoluteAxis.positionX, units.x, into: &events) }
-            if units.y != slots[slot]!.units.y { emit(AbsoluteAxis.positionY, units.y, into: &events) }
-            slots[slot]!.units = units
+            slots[slot]!.lastMoved = time
+            move(slot, to: units, into: &events)
         case .ended where contact.forApps:
-            select(slot, into: &events)
-            emit(AbsoluteAxis.trackingID, -1, into: &events)
-            slots[slot] = nil
-            released.append(slot)
+            lift(slot, into: &events)
         case .ended, .cancelled:
-            turnPalm(slot, into: &events)
+            takeAway(slot, at: time, into: &events)
         }
     }
 
-    private mutating func land(_ contact: VirtualContact, in slot: Int, into events: inout [InputEvent]) {
+    private mutating func move(_ slot: Int, to units: (x: Int32, y: Int32), into events: inout [InputEvent]) {
+        select(slot, into: &events)
+        if units.x != slots[slot]!.units.x { emit(AbsoluteAxis.positionX, units.x, into: &events) }
+        if units.y != slots[slot]!.units.y { emit(AbsoluteAxis.positionY, units.y, into: &events) }
+        slots[slot]!.units = units
+    }
+
+    private mutating func lift(_ slot: Int, into events: inout [InputEvent]) {
+        select(slot, into: &events)
+        emit(AbsoluteAxis.trackingID, -1, into: &events)
+        slots[slot] = nil
+        released.append(slot)
+    }
+
+    /// Ends a finger motiond took from the apps, as ``ending`` says.
+    private mutating func takeAway(_ slot: Int, at time: Double, into events: inout [InputEvent]) {
+        switch ending {
+        case .cancel: turnPalm(slot, into: &events)
+        case .withdraw: withdraw(slot, at: time, into: &events)
+        }
+    }
+
+    /// Begins the slot's withdrawal, and shows its first step now.
+    private mutating func withdraw(_ slot: Int, at time: Double, into events: inout [InputEvent]) {
+        let shown = slots[slot]!
+        var withdrawal = Withdrawal(from: shown.units, landing: shown.landing, lastMoved: shown.lastMoved, at: time, geometry: geometry)
+        fingersCancelled += 1
+        if let first = withdrawal.step(at: time) {
+            slots[slot]!.withdrawal = withdrawal
+            move(slot, to: first, into: &events)
+        } else if withdrawal.liftsBy(time) {
+            lift(slot, into: &events)
+        } else {
+            slots[slot]!.withdrawal = withdrawal
+        }
+    }
+
+    private mutating func land(_ contact: VirtualContact, in slot: Int, at time: Double, into events: inout [InputEvent]) {
         let units = geometry.units(of: contact.position)
         select(slot, into: &events)
         emit(AbsoluteAxis.toolType, ToolType.finger, into: &events)
@@ -209,13 +283,14 @@ public struct VirtualTouchEncoder: Sendable {
         emit(AbsoluteAxis.positionX, units.x, into: &events)
         emit(AbsoluteAxis.positionY, units.y, into: &events)
         nextTrackingID = nextTrackingID == UInt16.max.asInt32 ? 0 : nextTrackingID + 1
-        slots[slot] = Shown(finger: contact.finger, order: landings, units: units)
+        slots[slot] = Shown(finger: contact.finger, order: landings, units: units, landing: units, lastMoved: time)
         landings += 1
     }
 
-    /// The slot showing `finger`, if it is shown.
+    /// The slot showing `finger`, if it is shown (and not being withdrawn: the finger is no
+    /// longer the slot's).
     private func slot(of finger: Int) -> Int? {
-        slots.firstIndex { $0?.finger == finger }
+        slots.firstIndex { $0?.finger == finger && $0?.withdrawal == nil }
     }
 
     /// A slot free for a new finger: empty, and not released in this frame.
@@ -234,7 +309,7 @@ public struct VirtualTouchEncoder: Sendable {
     /// Ends the frame begun at `start`, if it holds anything: `BTN_TOUCH` and `ABS_X`/`ABS_Y`,
     /// `SYN_REPORT`; then the frame that releases the slots turned palm, and the frame that
     /// lands the fingers waiting for a slot, each in a slot released in an earlier frame.
-    private mutating func endFrame(since start: Int, into events: inout [InputEvent]) {
+    private mutating func endFrame(since start: Int, at time: Double, into events: inout [InputEvent]) {
         guard events.count > start else { return }
         finishFrame(into: &events)
         released.removeAll(keepingCapacity: true)
@@ -250,7 +325,7 @@ public struct VirtualTouchEncoder: Sendable {
         guard !waiting.isEmpty else { return }
         for contact in waiting {
             // Every slot counted for it was released by now.
-            land(contact, in: freeSlot()!, into: &events)
+            land(contact, in: freeSlot()!, at: time, into: &events)
         }
         waiting.removeAll(keepingCapacity: true)
         finishFrame(into: &events)

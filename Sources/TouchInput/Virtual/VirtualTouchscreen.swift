@@ -87,24 +87,42 @@ public final class VirtualTouchscreen {
         String("motiond/\(output)".utf8.prefix(1023)) ?? "motiond"
     }
 
-    /// Shows one frame's fingers: nothing is written when the frame changes nothing shown.
-    public func show(_ contacts: [VirtualContact]) {
+    /// How a finger the apps saw begin ends when motiond takes it away (a configuration's
+    /// `cancel`; a reload changes it without making the device anew).
+    public var ending: CancelledTouchEnding {
+        get { encoder.ending }
+        set { encoder.ending = newValue }
+    }
+
+    /// Shows one frame's fingers at `time`: nothing is written when the frame changes nothing
+    /// shown.
+    public func show(_ contacts: [VirtualContact], at time: Double) {
         events.removeAll(keepingCapacity: true)
-        encoder.encode(contacts, into: &events)
+        encoder.encode(contacts, at: time, into: &events)
         write()
     }
 
-    /// Cancels the fingers among `fingers` that are shown (a gesture took them).
-    public func cancel(fingers: [Int]) {
+    /// Ends the fingers among `fingers` that are shown (a gesture took them).
+    public func cancel(fingers: [Int], at time: Double) {
         events.removeAll(keepingCapacity: true)
-        encoder.cancel(fingers: fingers, into: &events)
+        encoder.cancel(fingers: fingers, at: time, into: &events)
         write()
     }
 
-    /// Cancels every finger shown (a lock, a reload, a stop): the apps see no lift.
-    public func cancelAll() {
+    /// Ends every finger shown (a lock): the apps see no tap.
+    public func cancelAll(at time: Double) {
         events.removeAll(keepingCapacity: true)
-        encoder.cancelAll(into: &events)
+        encoder.cancelAll(at: time, into: &events)
+        write()
+    }
+
+    /// When a withdrawal has its next frame due (``advance(to:)``); nil when none is under way.
+    public var nextDeadline: Double? { encoder.nextDeadline }
+
+    /// Writes what withdrawals have due by `time`.
+    public func advance(to time: Double) {
+        events.removeAll(keepingCapacity: true)
+        encoder.advance(to: time, into: &events)
         write()
     }
 
@@ -120,10 +138,14 @@ public final class VirtualTouchscreen {
                                  fingersCancelled: fingersCancelled, lastWriteErrno: writeFailures > 0 ? lastWriteErrno : nil, isFailing: isFailing)
     }
 
-    /// Cancels what is shown and removes the device from every reader.
+    /// Cancels what is shown and removes the device from every reader. There is no waiting
+    /// for a withdrawal here: the device is going, and what a compositor does with its
+    /// touches then is its own.
     public func destroy() {
         guard isOpen else { return }
-        cancelAll()
+        events.removeAll(keepingCapacity: true)
+        encoder.cancelAll(at: 0, as: .cancel, into: &events)
+        write()
         writer.close()
         isOpen = false
     }

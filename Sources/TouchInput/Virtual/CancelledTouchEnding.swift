@@ -1,0 +1,86 @@
+import TouchModel
+
+/// How a virtual touchscreen ends a touch that motiond cancels after the apps saw it begin: a
+/// palm found late, a stuck finger, a jump, a claim or a screen gesture taking it, a lock, a
+/// panel unplugged.
+///
+/// The kernel's way is a cancel: the slot's tool turns `MT_TOOL_PALM` and it is released,
+/// which libinput reports as a touch cancel. But a compositor must pass that on, and Debian
+/// 12's do not (weston 10 logs "unknown libinput event 503", sway 1.7 and cage drop it): the
+/// cancelled touch stays down in the app, and in Chromium the next real touch is refused and
+/// its lift ends the stale one as a tap where the palm was. So by default motiond ends such a
+/// touch as a lift that no toolkit takes for a tap, a long press or a fling (``Withdrawal``).
+public enum CancelledTouchEnding: String, Sendable, Hashable, CaseIterable {
+    /// Lift the touch where no app takes it for anything: safe on every compositor.
+    case withdraw
+    /// Cancel it (`MT_TOOL_PALM`, then released): for compositors that pass a touch cancel on
+    /// (sway 1.9 and later), where the app sees `touchcancel`.
+    case cancel
+}
+
+/// A touch being lifted so that no app takes it for a tap, a long press or a fling, as tried
+/// in Chromium under weston 10 (a real tap half a second later clicked every time):
+/// - a touch still within a tap's slop of its landing is slid out of it over a few frames, so
+///   it is no tap and no long press; a touch that was dragging stays where it is, since
+///   moving it would end the drag somewhere else;
+/// - then it is held still before it lifts, so that the velocity at the lift is nil and
+///   nothing flings (a lift right after a slide was a fling, and stopping that fling ate the
+///   next tap's click).
+struct Withdrawal: Sendable {
+    /// How far a touch still within a tap's slop slides, in pixels: past every toolkit's slop
+    /// (Chromium's 15 px, Flutter's 18 logical pixels, Qt's and GTK's under 20), twice over at
+    /// a scale of 2.
+    static let slide = 48.0
+    /// A touch that moved this far from its landing is a drag, not a tap: it is not slid.
+    static let tapSlop = 15.0
+    static let steps = 5
+    /// Between two steps of the slide: a 100 Hz panel's frames.
+    static let stepInterval = 0.010
+    /// How long it is held still before the lift: a velocity tracker's window (Chromium's and
+    /// Android's look back 100 ms) has passed, and no long press (1 s in Chromium) comes.
+    static let still = 0.15
+
+    /// The positions still to show, in the device's units, the next one first.
+    private(set) var path: [(x: Int32, y: Int32)]
+    /// When the next position is shown, or when the touch lifts once the path is done.
+    private(set) var deadline: Double
+
+    /// The withdrawal of a touch at `units` that landed at `landing` and last moved at
+    /// `lastMoved`, beginning at `time` on a device of `geometry`. The slide goes toward the
+    /// middle of the area, so that it stays on the output (and off the edges, where
+    /// compositors have their own swipes).
+    init(from units: (x: Int32, y: Int32), landing: (x: Int32, y: Int32), lastMoved: Double, at time: Double,
+         geometry: VirtualTouchscreenGeometry) {
+        let perPixel = VirtualTouchscreenGeometry.unitsPerPixel
+        let here = Point(x: Double(units.x) / perPixel, y: Double(units.y) / perPixel)
+        let landed = Point(x: Double(landing.x) / perPixel, y: Double(landing.y) / perPixel)
+        guard here.distance(to: landed) <= Self.tapSlop else {
+            path = []
+            deadline = Swift.max(time, lastMoved + Self.still)
+            return
+        }
+        let middle = Point(x: geometry.area.size.width / 2, y: geometry.area.size.height / 2)
+        let toMiddle = middle - here
+        let direction = toMiddle.length < 1 ? Point(x: 1, y: 0) : Point(x: toMiddle.x / toMiddle.length, y: toMiddle.y / toMiddle.length)
+        let maximum = geometry.maximum
+        path = (1...Self.steps).map { step in
+            let along = Self.slide * Double(step) / Double(Self.steps) * perPixel
+            let x = (Double(units.x) + direction.x * along).rounded()
+            let y = (Double(units.y) + direction.y * along).rounded()
+            return (Int32(Swift.min(Swift.max(x, 0), Double(maximum.x))), Int32(Swift.min(Swift.max(y, 0), Double(maximum.y))))
+        }
+        deadline = time
+    }
+
+    /// The next step due by `time`: a position to show, or nil when the touch is to lift now
+    /// (or not yet: `isDone` says which).
+    mutating func step(at time: Double) -> (x: Int32, y: Int32)? {
+        guard time >= deadline, !path.isEmpty else { return nil }
+        let next = path.removeFirst()
+        deadline = path.isEmpty ? time + Self.still : time + Self.stepInterval
+        return next
+    }
+
+    /// Whether the touch is to lift by `time`: slid, and held still long enough.
+    func liftsBy(_ time: Double) -> Bool { path.isEmpty && time >= deadline }
+}
