@@ -21,18 +21,22 @@ public struct VirtualTouchscreenSettings: Sendable, Hashable {
     /// How a touch the apps saw begin ends when motiond takes it away (`cancel`): withdrawn
     /// unless the table says the compositor passes cancels on.
     public var cancel: CancelledTouchEnding
+    /// How the compositor turns the output (`transform`), which the device's axes turn back.
+    public var transform: OutputTransform
 
-    public init(output: String, area: Rect? = nil, sizeMillimetres: Size? = nil, definedAt: String? = nil, cancel: CancelledTouchEnding = .withdraw) {
+    public init(output: String, area: Rect? = nil, sizeMillimetres: Size? = nil, definedAt: String? = nil, cancel: CancelledTouchEnding = .withdraw,
+                transform: OutputTransform = .normal) {
         self.output = output
         self.area = area
         self.sizeMillimetres = sizeMillimetres
         self.definedAt = definedAt
         self.cancel = cancel
+        self.transform = transform
     }
 
     /// The device's geometry on `screen`.
     public func geometry(on screen: Size) -> VirtualTouchscreenGeometry {
-        VirtualTouchscreenGeometry(area: area ?? Rect(origin: Point(x: 0, y: 0), size: screen), sizeMillimetres: sizeMillimetres)
+        VirtualTouchscreenGeometry(area: area ?? Rect(origin: Point(x: 0, y: 0), size: screen), sizeMillimetres: sizeMillimetres, transform: transform)
     }
 
     /// Why `size` cannot be an output area's size in millimetres, or nil: each side as long as
@@ -85,7 +89,15 @@ extension Configuration {
                 }
                 cancel = ending
             }
-            configuration.virtualTouchscreens.append(VirtualTouchscreenSettings(output: output, area: area, sizeMillimetres: size, definedAt: tables[index].place("output"), cancel: cancel))
+            var transform = OutputTransform.normal
+            if let text = try tables[index].string("transform") {
+                guard let turn = OutputTransform(name: text) else {
+                    throw tables[index].error("transform", "transform is the output's as the compositor turns it: \"normal\", \"90\", \"180\", \"270\", \"flipped\", \"flipped-90\", \"flipped-180\" or \"flipped-270\" (weston's \"rotate-90\" and \"flipped-rotate-90\" too), not \(OutsideText.quoted(text))")
+                }
+                transform = turn
+            }
+            configuration.virtualTouchscreens.append(VirtualTouchscreenSettings(output: output, area: area, sizeMillimetres: size, definedAt: tables[index].place("output"),
+                                                                                cancel: cancel, transform: transform))
             try tables[index].finish()
         }
         if configuration.virtualTouchscreens.count > VirtualTouchscreenSettings.maximum {

@@ -95,5 +95,6 @@ def all_tests():
     tests["virtual field faults"] = alone(field_faults.virtual_field_faults)
     tests["virtual sigkill"] = alone(virtual_tests.virtual_sigkill)
     tests["virtual grab"] = alone(virtual_tests.virtual_grab)
+    tests["virtual withdraw"] = alone(virtual_tests.virtual_withdraw)
     tests["virtual latency"] = alone(virtual_tests.virtual_latency)
     return tests

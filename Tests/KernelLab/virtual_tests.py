@@ -6,6 +6,7 @@ palms, taken fingers, the lock and reloads is tested on the host, VirtualTouchsc
 import errno
 import fcntl
 import os
+import re
 import select
 import struct
 import time
@@ -88,6 +89,70 @@ def virtual_lift_and_land():
         check(not problems, "\n".join(problems))
         check(daemon.stop() == 0, f"motiond's exit status at SIGTERM:\n{daemon.log_text()}")
     return f"phys {phys}; three touches, each lifted, as screen.contacts published them and as the replay began them"
+
+
+def withdraw_frames():
+    """A finger on the Atmel panel that moves 4 units, turns palm, stays 0.48 s and lifts; half
+    a second later a tap (0.1 s) elsewhere. Frames 10 ms apart (empty ones only wait)."""
+    def at(x, y):
+        return [(3, MT_X, x), (3, MT_Y, y), (3, ABS_X, x), (3, ABS_Y, y)]
+    frames = [[(3, MT_SLOT, 0), (3, MT_ID, 61), (3, MT_TOOL, 0)] + at(400, 240) + [(1, BTN_TOUCH, 1)], at(402, 240), at(404, 240)]
+    frames.append([(3, MT_TOOL, 2)])
+    frames += [[] for _ in range(47)] + [[(3, MT_ID, -1), (1, BTN_TOUCH, 0)]]
+    frames += [[] for _ in range(49)] + [[(3, MT_ID, 62), (3, MT_TOOL, 0)] + at(200, 300) + [(1, BTN_TOUCH, 1)]]
+    frames += [[] for _ in range(9)] + [[(3, MT_ID, -1), (1, BTN_TOUCH, 0)]]
+    return frames
+
+
+TOUCH_TIME = re.compile(r"\s(TOUCH_DOWN|TOUCH_MOTION|TOUCH_UP|TOUCH_CANCEL)\s+\+?(-?[\d.]+)s\s+\d+ \((\d+)\)")
+
+
+def virtual_withdraw():
+    """With the default `cancel = "withdraw"`, a finger that turns palm after the apps saw it
+    land reaches libinput as no cancel and no tap: it slides out of a tap's slop, is held still
+    for 0.15 s (libinput's times are the kernel's stamps of motiond's writes, on motiond's own
+    timer: the panel sends nothing meanwhile) and lifts, before the panel lifts it; the tap
+    after it is a tap, and nothing is left down."""
+    config = VIRTUAL_CONFIG.replace('cancel = "cancel"\n', "")
+    check(config != VIRTUAL_CONFIG, "the lab's configuration no longer says cancel = \"cancel\"")
+    events = os.path.join(SCRATCH, "withdraw.events")
+    with open(events, "w") as out:
+        out.writelines(evemu_frames(withdraw_frames()))
+    with Daemon([], name="withdraw", config=write_config("withdraw.toml", config)) as daemon:
+        client = Client(daemon.socket)
+        node = virtual_node(client)
+        with Panel(DRAG) as panel:
+            wait_until(f"motiond to grab {panel.node}",
+                       lambda: any(d["node"] == panel.node and d["grabbed"] for d in client.request("devices")["devices"]))
+            watcher = DebugEvents(node)
+            panel.play(events)
+            try:
+                wait_until("libinput to see two touches end", lambda: len(watcher.touches()) >= 2 and watcher.fingers_down() == 0)
+            except LabFailure:
+                pass
+        watcher.stop()
+        shown = watcher.touches()
+        stamps = [(match.group(1), float(match.group(2))) for match in map(TOUCH_TIME.search, watcher.text().splitlines()) if match]
+        lines = watcher.touch_lines()
+        check([touch["end"] for touch in shown] == ["up", "up"], f"libinput's touches ended {[touch['end'] for touch in shown]}, not two TOUCH_UP:\n{lines}")
+        first, tap = shown
+        # The first touch's events come first: it ended before the tap landed.
+        ends = [index for index, (kind, _) in enumerate(stamps) if kind == "TOUCH_UP"]
+        down, up = stamps[0][1], stamps[ends[0]][1]
+        moves = [stamp for kind, stamp in stamps[:ends[0]] if kind == "TOUCH_MOTION"]
+        check(moves, f"the palm was not slid away:\n{lines}")
+        still = up - moves[-1]
+        check(0.14 <= still, f"lifted {still:.3f} s after its last motion, not held still for 0.15 s (a fling):\n{lines}")
+        check(up - down < 0.45, f"lifted {up - down:.3f} s after it landed: not on motiond's timer, but with the panel's lift:\n{lines}")
+        # The slide is the last five motions (Withdrawal.steps): it begins where the palm was.
+        check(len(first["positions"]) >= 6, f"no slide of five steps:\n{lines}")
+        (x0, y0), (x1, y1) = first["positions"][-6], first["positions"][-1]
+        slid = ((x1 - x0) ** 2 + (y1 - y0) ** 2) ** 0.5
+        check(slid >= 40, f"slid {slid:.1f} px, not out of a tap's slop:\n{lines}")
+        tap_moved = max(abs(x - tap["positions"][0][0]) + abs(y - tap["positions"][0][1]) for x, y in tap["positions"])
+        check(tap_moved < 1, f"the tap after it moved {tap_moved} px:\n{lines}")
+        check(daemon.stop() == 0, f"motiond's exit status at SIGTERM:\n{daemon.log_text()}")
+    return f"the palm slid {slid:.0f} px, held still {still:.3f} s, lifted {up - down:.3f} s after landing; the tap after it a tap"
 
 
 # --- Field faults, generated anew each run -------------------------------------------------

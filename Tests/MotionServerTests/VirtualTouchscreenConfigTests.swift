@@ -37,6 +37,10 @@ struct VirtualTouchscreenConfigTests {
         #expect(implicit.virtualTouchscreens.first?.cancel == .withdraw && settings.cancel == .withdraw, "touches taken away are withdrawn by default")
         let cancelling = try Configuration.parse("[[virtual_touchscreen]]\noutput = \"DP-2\"\ncancel = \"cancel\"\n", file: "x.toml")
         #expect(cancelling.virtualTouchscreens.first?.cancel == .cancel)
+        let portrait = try Configuration.parse("[screen]\nwidth = 800\nheight = 1280\n[[virtual_touchscreen]]\noutput = \"DP-2\"\ntransform = \"rotate-90\"\n", file: "x.toml")
+        let turned = try #require(portrait.virtualTouchscreens.first)
+        #expect(turned.transform == .rotated90 && implicit.virtualTouchscreens.first?.transform == .normal)
+        #expect(turned.geometry(on: portrait.screen).maximum == (5119, 3199), "the device's axes are the output's unturned mode's")
     }
 
     @Test("refused with file, line and reason: a name that is no connector's, one defined twice, two entries giving one output different areas")
@@ -54,6 +58,8 @@ struct VirtualTouchscreenConfigTests {
         #expect(refusal("[[virtual_touchscreen]]\noutput = \"DP-1\"\nsize_mm = [300, 5001]\n").contains("x.toml:3"))
         let ending = refusal("[[virtual_touchscreen]]\noutput = \"DP-1\"\ncancel = \"lift\"\n")
         #expect(ending.contains("x.toml:3") && ending.contains("cancel is \"withdraw\"") && ending.contains("not \"lift\""), "\(ending)")
+        let turn = refusal("[[virtual_touchscreen]]\noutput = \"DP-1\"\ntransform = \"45\"\n")
+        #expect(turn.contains("x.toml:3") && turn.contains("transform is the output's") && turn.contains("not \"45\""), "\(turn)")
         let twoAreas = refusal("[[device]]\nnode = \"/dev/input/event1\"\noutput = [0, 0, 10, 10]\nvirtual_touchscreen = \"DP-1\"\n[[device]]\noutput = [10, 0, 10, 10]\nvirtual_touchscreen = \"DP-1\"\n")
         #expect(twoAreas.contains("x.toml:7") && twoAreas.contains("different outputs"), "\(twoAreas)")
     }

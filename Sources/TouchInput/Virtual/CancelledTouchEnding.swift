@@ -59,7 +59,7 @@ struct Withdrawal: Sendable {
             deadline = Swift.max(time, lastMoved + Self.still)
             return
         }
-        let middle = Point(x: geometry.area.size.width / 2, y: geometry.area.size.height / 2)
+        let middle = Point(x: geometry.deviceSize.width / 2, y: geometry.deviceSize.height / 2)
         let toMiddle = middle - here
         let direction = toMiddle.length < 1 ? Point(x: 1, y: 0) : Point(x: toMiddle.x / toMiddle.length, y: toMiddle.y / toMiddle.length)
         let maximum = geometry.maximum

@@ -31,24 +31,30 @@ public struct VirtualTouchscreenGeometry: Hashable, Sendable {
     public var area: Rect
     /// The area's physical size, if known.
     public var sizeMillimetres: Size?
+    /// How the compositor turns the output: the device's axes are the output's unturned ones.
+    public var transform: OutputTransform
     /// Units a pixel.
     public static let unitsPerPixel = 4.0
 
-    public init(area: Rect, sizeMillimetres: Size? = nil) {
+    public init(area: Rect, sizeMillimetres: Size? = nil, transform: OutputTransform = .normal) {
         self.area = area
         self.sizeMillimetres = sizeMillimetres
+        self.transform = transform
     }
+
+    /// The area as the device's axes span it, in pixels: turned back where the output is turned.
+    public var deviceSize: Size { transform.deviceSize(of: area.size) }
 
     /// The largest value of each axis (the smallest is 0): libinput maps `0...maximum` onto the
     /// output's pixels, so `maximum + 1` units span the area.
     public var maximum: (x: Int32, y: Int32) {
-        (Self.units(area.size.width) - 1, Self.units(area.size.height) - 1)
+        (Self.units(deviceSize.width) - 1, Self.units(deviceSize.height) - 1)
     }
 
     /// Units per millimetre on each axis; 0 (unknown) for both when the size is not known,
     /// since libinput refuses a device with one resolution set and not the other.
     public var resolution: (x: Int32, y: Int32) {
-        guard let size = sizeMillimetres, size.width > 0, size.height > 0 else { return (0, 0) }
+        guard let size = sizeMillimetres.map(transform.deviceSize(of:)), size.width > 0, size.height > 0 else { return (0, 0) }
         let max = maximum
         // Saturating: a size of 1e-300 mm (refused by the configuration, but not by this
         // type) makes units per millimetre no integer can hold.
@@ -58,14 +64,16 @@ public struct VirtualTouchscreenGeometry: Hashable, Sendable {
         return (perMillimetre(max.x, size.width), perMillimetre(max.y, size.height))
     }
 
-    /// A point of the screen in the device's units, held inside the area.
+    /// A point of the screen in the device's units, held inside the area, turned back into
+    /// the output's unturned frame.
     public func units(of point: Point) -> (x: Int32, y: Int32) {
         let max = maximum
-        func axis(_ value: Double, _ origin: Double, _ maximum: Int32) -> Int32 {
-            let units = ((value - origin) * Self.unitsPerPixel).rounded(.down)
+        let onDevice = transform.devicePoint(of: Point(x: point.x - area.origin.x, y: point.y - area.origin.y), in: area.size)
+        func axis(_ value: Double, _ maximum: Int32) -> Int32 {
+            let units = (value * Self.unitsPerPixel).rounded(.down)
             return Swift.min(Swift.max(Int32(saturating: units), 0), maximum)
         }
-        return (axis(point.x, area.origin.x, max.x), axis(point.y, area.origin.y, max.y))
+        return (axis(onDevice.x, max.x), axis(onDevice.y, max.y))
     }
 
     private static func units(_ pixels: Double) -> Int32 {
