@@ -102,4 +102,62 @@ struct WithdrawnTouchTests {
         bench.frame(11.2, Self.contact(1, .ended, 1200, 800), Self.contact(2, .ended, 1400, 800))
         Self.expectTapWorks(bench, device, at: 11.5, id: 5)
     }
+
+    @Test("a jump: the part before it is withdrawn, and the part after lands once that lifted, where the finger is then: the app never has the two at once")
+    func jump() throws {
+        let bench = try Bench()
+        let device = try bench.device()
+        bench.frame(10, Self.contact(1, .began, 700, 700))
+        bench.frame(10.01, Self.contact(1, .moved, 702, 700))
+        // What the jump filter makes of a contact that moved 600 px in one frame: its first
+        // part cancelled, a new contact where it is now.
+        bench.frame(10.02, Self.contact(1, .cancelled, 702, 700), Self.contact(2, .began, 1302, 700))
+        for step in 1...30 { bench.frame(10.02 + Double(step) * 0.01, Self.contact(2, .moved, 1302 + Double(step), 700)) }
+        let touches = Self.touches(device)
+        #expect(touches.count == 2, "\(touches)")
+        Self.expectWithdrawn(touches[0], slid: true)
+        let after = try #require(touches.last)
+        let firstLifted = try #require(touches[0].endAt)
+        #expect(after.downAt >= firstLifted, "the two at once: \(touches)")
+        #expect(after.down.x >= 4 * 1302 && after.staysDown, "the new part lands where the finger is when it lands, and is down: \(after)")
+        bench.frame(10.4, Self.contact(2, .ended, 1332, 700))
+        #expect(Self.touches(device).last?.end == .up && device.libinput.problems.isEmpty, "\(device.libinput.problems)")
+    }
+
+    @Test("a palm found beside a finger down slides across the line between them: their span changes by under 2%, so no app pinches")
+    func besideAnotherFinger() throws {
+        let bench = try Bench()
+        let device = try bench.device()
+        bench.frame(10, Self.contact(1, .began, 700, 500), Self.contact(2, .began, 1000, 500))
+        bench.frame(10.01, Self.contact(1, .stationary, 700, 500), Self.contact(2, .cancelled, 1000, 500))
+        bench.scheduler.advance(to: 10.5)
+        var spans: [Double] = []
+        var at: [Int: (Int32, Int32)] = [:]
+        for seen in device.libinput.seen {
+            switch seen {
+            case .down(let slot, let x, let y), .motion(let slot, let x, let y): at[slot] = (x, y)
+            case .up(let slot), .cancel(let slot): at[slot] = nil
+            }
+            if let a = at[0], let b = at[1] { spans.append(Double((a.0 - b.0) * (a.0 - b.0) + (a.1 - b.1) * (a.1 - b.1)).squareRoot() / 4) }
+        }
+        let withdrawn = try #require(Self.touches(device).first { $0.slot == 1 })
+        Self.expectWithdrawn(withdrawn, slid: true)
+        #expect(spans.count > 5 && spans.allSatisfy { abs($0 / 300 - 1) < 0.02 }, "\(spans)")
+    }
+
+    @Test("a tap that lands and lifts while a withdrawal is under way reaches the app whole, once the withdrawal lifted")
+    func tapDuringWithdrawal() throws {
+        let bench = try Bench()
+        let device = try bench.device()
+        bench.frame(10, Self.contact(1, .began, 700, 700))
+        bench.frame(10.01, Self.contact(1, .cancelled, 700, 700))
+        bench.frame(10.05, Self.contact(2, .began, 1500, 800))
+        bench.frame(10.12, Self.contact(2, .ended, 1500, 800))
+        bench.scheduler.advance(to: 10.5)
+        let touches = Self.touches(device)
+        try #require(touches.count == 2, "\(touches)")
+        let firstLifted = try #require(touches[0].endAt)
+        #expect(touches[1].isTap && touches[1].downAt >= firstLifted, "\(touches)")
+        #expect(device.libinput.problems.isEmpty && !device.libinput.button, "\(device.libinput.problems)")
+    }
 }

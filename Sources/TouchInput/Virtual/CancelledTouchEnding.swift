@@ -46,11 +46,13 @@ struct Withdrawal: Sendable {
     private(set) var deadline: Double
 
     /// The withdrawal of a touch at `units` that landed at `landing` and last moved at
-    /// `lastMoved`, beginning at `time` on a device of `geometry`. The slide goes toward the
-    /// middle of the area, so that it stays on the output (and off the edges, where
-    /// compositors have their own swipes).
+    /// `lastMoved`, beginning at `time` on a device of `geometry`, where `others` are the
+    /// fingers still shown. The slide goes toward the middle of the area, so that it stays on
+    /// the output (and off the edges, where compositors have their own swipes); with another
+    /// finger down, across the line to the nearest one, so that the two fingers' span hardly
+    /// changes and no app pinches.
     init(from units: (x: Int32, y: Int32), landing: (x: Int32, y: Int32), lastMoved: Double, at time: Double,
-         geometry: VirtualTouchscreenGeometry) {
+         geometry: VirtualTouchscreenGeometry, others: [(x: Int32, y: Int32)] = []) {
         let perPixel = VirtualTouchscreenGeometry.unitsPerPixel
         let here = Point(x: Double(units.x) / perPixel, y: Double(units.y) / perPixel)
         let landed = Point(x: Double(landing.x) / perPixel, y: Double(landing.y) / perPixel)
@@ -61,7 +63,13 @@ struct Withdrawal: Sendable {
         }
         let middle = Point(x: geometry.deviceSize.width / 2, y: geometry.deviceSize.height / 2)
         let toMiddle = middle - here
-        let direction = toMiddle.length < 1 ? Point(x: 1, y: 0) : Point(x: toMiddle.x / toMiddle.length, y: toMiddle.y / toMiddle.length)
+        var direction = toMiddle.length < 1 ? Point(x: 1, y: 0) : Point(x: toMiddle.x / toMiddle.length, y: toMiddle.y / toMiddle.length)
+        let nearest = others.map { Point(x: Double($0.x) / perPixel, y: Double($0.y) / perPixel) }.min { here.distance(to: $0) < here.distance(to: $1) }
+        if let nearest, here.distance(to: nearest) >= 1 {
+            let away = here - nearest
+            let across = Point(x: -away.y / away.length, y: away.x / away.length)
+            direction = across.x * direction.x + across.y * direction.y >= 0 ? across : Point(x: -across.x, y: -across.y)
+        }
         let maximum = geometry.maximum
         path = (1...Self.steps).map { step in
             let along = Self.slide * Double(step) / Double(Self.steps) * perPixel

@@ -138,6 +138,11 @@ public struct VirtualTouchEncoder: Sendable {
     private var released: [Int] = []
     /// Fingers that landed this frame with only released slots left, to land in the next.
     private var waiting: [VirtualContact] = []
+    /// Fingers that landed while a withdrawal was under way, where they are now (`ended` once
+    /// they lifted): they land once it has lifted, so that no app takes a finger landing and
+    /// one being withdrawn for two fingers together (a pinch, a two-finger scroll). A jump's
+    /// new part lands so, 0.2 s late; a tap in that time comes late, whole.
+    private var held: [VirtualContact] = []
 
     /// Fingers that landed with every slot taken, and were not shown.
     public private(set) var fingersDropped = 0
@@ -171,10 +176,17 @@ public struct VirtualTouchEncoder: Sendable {
     public mutating func encode(_ contacts: [VirtualContact], at time: Double, into events: inout [InputEvent]) {
         let start = events.count
         for contact in contacts {
-            if let slot = slot(of: contact.finger) { update(slot, with: contact, at: time, into: &events) }
+            if let slot = slot(of: contact.finger) {
+                update(slot, with: contact, at: time, into: &events)
+            } else if let index = held.firstIndex(where: { $0.finger == contact.finger }) {
+                follow(held: index, with: contact)
+            }
         }
+        let withdrawing = isWithdrawing
         for contact in contacts where contact.phase == .began && contact.forApps && slot(of: contact.finger) == nil {
-            if let slot = freeSlot() {
+            if withdrawing {
+                if !held.contains(where: { $0.finger == contact.finger }) { held.append(contact) }
+            } else if let slot = freeSlot() {
                 land(contact, in: slot, at: time, into: &events)
             } else if released.count + cancelling.count > waiting.count {
                 waiting.append(contact)
@@ -192,6 +204,7 @@ public struct VirtualTouchEncoder: Sendable {
         for finger in fingers {
             if let slot = slot(of: finger) { takeAway(slot, at: time, into: &events) }
         }
+        held.removeAll { fingers.contains($0.finger) }
         endFrame(since: start, at: time, into: &events)
     }
 
@@ -200,6 +213,7 @@ public struct VirtualTouchEncoder: Sendable {
     /// (a device about to be removed cannot wait for a withdrawal).
     public mutating func cancelAll(at time: Double, as ending: CancelledTouchEnding? = nil, into events: inout [InputEvent]) {
         let start = events.count
+        held.removeAll()
         for slot in slots.indices where slots[slot] != nil {
             if ending == .cancel || (ending == nil && self.ending == .cancel) {
                 turnPalm(slot, into: &events)
@@ -228,6 +242,33 @@ public struct VirtualTouchEncoder: Sendable {
                 lift(slot, into: &events)
             }
         }
+        endFrame(since: start, at: time, into: &events)
+        if !held.isEmpty && !isWithdrawing { landHeld(at: time, into: &events) }
+    }
+
+    /// Whether a withdrawal is under way.
+    private var isWithdrawing: Bool { slots.contains { $0?.withdrawal != nil } }
+
+    /// A finger held back while a withdrawal was under way, as it moves, lifts or is taken.
+    private mutating func follow(held index: Int, with contact: VirtualContact) {
+        guard contact.forApps, contact.phase != .cancelled else { return held.removeAll { $0.finger == contact.finger } }
+        if contact.phase == .ended { held[index].phase = .ended } else { held[index].position = contact.position }
+    }
+
+    /// Lands the fingers held back, now that no withdrawal is under way: those that lifted
+    /// meanwhile lift in the next frame, a tap come late.
+    private mutating func landHeld(at time: Double, into events: inout [InputEvent]) {
+        var start = events.count
+        var lifted: [Int] = []
+        for contact in held {
+            guard let slot = freeSlot() else { fingersDropped += 1; continue }
+            land(contact, in: slot, at: time, into: &events)
+            if contact.phase == .ended { lifted.append(slot) }
+        }
+        held.removeAll(keepingCapacity: true)
+        endFrame(since: start, at: time, into: &events)
+        start = events.count
+        for slot in lifted { lift(slot, into: &events) }
         endFrame(since: start, at: time, into: &events)
     }
 
@@ -271,7 +312,8 @@ public struct VirtualTouchEncoder: Sendable {
     /// Begins the slot's withdrawal, and shows its first step now.
     private mutating func withdraw(_ slot: Int, at time: Double, into events: inout [InputEvent]) {
         let shown = slots[slot]!
-        var withdrawal = Withdrawal(from: shown.units, landing: shown.landing, lastMoved: shown.lastMoved, at: time, geometry: geometry)
+        let others = slots.indices.compactMap { other in other != slot && slots[other]?.withdrawal == nil ? slots[other]?.units : nil }
+        var withdrawal = Withdrawal(from: shown.units, landing: shown.landing, lastMoved: shown.lastMoved, at: time, geometry: geometry, others: others)
         fingersCancelled += 1
         if let first = withdrawal.step(at: time) {
             slots[slot]!.withdrawal = withdrawal
