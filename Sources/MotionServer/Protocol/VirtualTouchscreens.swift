@@ -120,7 +120,10 @@ final class VirtualTouchscreens: ReportSink {
     /// withdrawn is lifted on time though no other finger moves. Without a scheduler (a
     /// test's daemon, a fuzzer's) they advance with the frames that come.
     private func followWithdrawals() {
-        let next = devices.values.compactMap(\.nextDeadline).min()
+        var next: Double?
+        for device in devices.values {
+            if let deadline = device.nextDeadline, deadline < next ?? .infinity { next = deadline }
+        }
         if withdrawalTimer?.deadline == next { return }
         withdrawalTimer?.cancel()
         withdrawalTimer = nil

@@ -227,7 +227,11 @@ public struct VirtualTouchEncoder: Sendable {
     /// When a withdrawal next has a frame to write (``advance(to:into:)``); nil when none is
     /// under way.
     public var nextDeadline: Double? {
-        slots.compactMap { $0?.withdrawal?.deadline }.min()
+        var next: Double?
+        for shown in slots {
+            if let deadline = shown?.withdrawal?.deadline, deadline < next ?? .infinity { next = deadline }
+        }
+        return next
     }
 
     /// Writes what the withdrawals under way have due by `time`: a step of a slide, or a lift.
