@@ -65,6 +65,8 @@ struct ConfigCheckCommand: ParsableCommand {
             let panels = configuration.devices.filter { $0.virtualTouchscreen == virtual.output }.count
             emit("virtual touchscreen: \(VirtualTouchscreen.namePrefix) \(virtual.output), area \(area)"
                 + (virtual.sizeMillimetres.map { ", \(compactNumber($0.width)) × \(compactNumber($0.height)) mm" } ?? ", size unknown")
+                + (virtual.transform == .normal ? "" : ", output turned \(virtual.transform.rawValue) (the device's axes are its unturned mode's)")
+                + (virtual.cancel == .withdraw ? ", touches taken away withdrawn" : ", touches taken away cancelled (for a compositor that passes cancels on)")
                 + "; carries the panels of \(panels) [[device]] entr\(panels == 1 ? "y" : "ies"), grabbed once it exists")
         }
         if let line = Self.mappingAdvice(virtualTouchscreens: configuration.virtualTouchscreens.count, file: file) { emit(line) }

@@ -39,6 +39,18 @@ struct ConfigMappingCommandTests {
         #expect(lines.contains { $0.hasPrefix("weston: reads WL_OUTPUT from udev") }, "\(run.output)")
     }
 
+    @Test("config check says, for each virtual touchscreen, how its output is turned and how touches taken away end")
+    func checkSaysTransformAndEnding() throws {
+        let (directory, file) = try Self.configuration("[[virtual_touchscreen]]\noutput = \"HDMI-A-1\"\ntransform = \"rotate-270\"\n\n[[virtual_touchscreen]]\noutput = \"DP-2\"\ncancel = \"cancel\"\n")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let run = try Run("motionctl", ["config", "check", file])
+        #expect(run.status == 0, "\(run.error)")
+        let hdmi = try #require(run.lines.first { $0.hasPrefix("virtual touchscreen: motiond virtual touchscreen HDMI-A-1") })
+        #expect(hdmi.contains("output turned 270") && hdmi.contains("touches taken away withdrawn"), "\(hdmi)")
+        let dp = try #require(run.lines.first { $0.hasPrefix("virtual touchscreen: motiond virtual touchscreen DP-2") })
+        #expect(!dp.contains("turned") && dp.contains("touches taken away cancelled"), "\(dp)")
+    }
+
     @Test("the rule and sway's line are the ones docs/virtual-touchscreen.md gives")
     func documented() throws {
         let (directory, file) = try Self.configuration("[[virtual_touchscreen]]\noutput = \"HDMI-A-1\"\n")
