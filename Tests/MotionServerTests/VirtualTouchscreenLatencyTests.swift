@@ -48,6 +48,8 @@ struct VirtualTouchscreenLatencyTests {
             }
         }
         try #require(bounds.count == 4, "frames written: \(bounds.count) of \(frames.count) (the stationary one writes nothing)")
+        // Each write carries its frame's own time (10.0x), for the kernel to give the apps.
+        #expect(device.stamps == [10, 10.01, 10.03, 10.04], "\(device.stamps)")
         // A cancel (a lock) writes, and has no panel frame to be timed from.
         _ = try bench.request(#"{"id": 1, "op": "lock", "for": 1}"#)
 

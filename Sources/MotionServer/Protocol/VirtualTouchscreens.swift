@@ -93,7 +93,7 @@ final class VirtualTouchscreens: ReportSink {
         for reported in report.contacts {
             contacts.append(VirtualContact(finger: reported.finger, phase: reported.contact.phase, position: reported.contact.position, forApps: reported.forApps))
         }
-        if let seconds = route.device.show(contacts, readAt: input.readAt) {
+        if let seconds = route.device.show(contacts, time: input.time, readAt: input.readAt) {
             route.latency.recordNanoseconds(Int64((seconds * 1e9).rounded()))
         }
     }

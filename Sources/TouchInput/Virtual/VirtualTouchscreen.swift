@@ -91,15 +91,17 @@ public final class VirtualTouchscreen {
 
     /// Shows one frame's fingers: nothing is written when the frame changes nothing shown.
     ///
+    /// `time` is the frame's time on the monotonic clock (for a live panel, the kernel's stamp
+    /// of its events), which the events carry to the apps where the kernel keeps it.
     /// `readAt`, when the input thread read the panel's event that completed the frame (the
     /// monotonic clock), times motiond's own stage: returns the seconds from then to the
     /// write's return, also counted in ``latency``; nil when nothing was written or the frame
     /// was read from no panel.
     @discardableResult
-    public func show(_ contacts: [VirtualContact], readAt: Double? = nil) -> Double? {
+    public func show(_ contacts: [VirtualContact], time: Double? = nil, readAt: Double? = nil) -> Double? {
         events.removeAll(keepingCapacity: true)
         encoder.encode(contacts, into: &events)
-        guard write(), let readAt else { return nil }
+        guard write(stamped: time), let readAt else { return nil }
         // Taken after the write returned: what the kernel's uinput itself costs is motiond's.
         let seconds = monotonicNow() - readAt
         latency.record(seconds)
@@ -143,10 +145,11 @@ public final class VirtualTouchscreen {
 
     /// The frame's events, counted: a refused write is a frame the apps never saw. Whether
     /// they were written.
+    /// A cancel has no panel frame to be stamped from (nil): the kernel stamps it.
     @discardableResult
-    private func write() -> Bool {
+    private func write(stamped time: Double? = nil) -> Bool {
         guard isOpen, !events.isEmpty else { return false }
-        if let refusal = writer.write(events) {
+        if let refusal = writer.write(events, stamped: time) {
             writeFailures += 1
             lastWriteErrno = refusal
             isFailing = true
