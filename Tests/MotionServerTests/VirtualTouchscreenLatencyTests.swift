@@ -1,3 +1,4 @@
+import AllocationCounter
 import MotionCore
 import Testing
 import TouchInput
@@ -68,6 +69,33 @@ struct VirtualTouchscreenLatencyTests {
         let p50 = try #require(entry["latency_p50"]?.number, "\(entry)"), p99 = try #require(entry["latency_p99"]?.number, "\(entry)")
         #expect(p50 >= sorted[1].least && p50 <= sorted[1].most * 1.13, "p50 \(p50), frames \(sorted)")
         #expect(p99 >= sorted[3].least && p99 <= sorted[3].most * 1.13, "p99 \(p99), frames \(sorted)")
+    }
+
+    @Test("timing a frame allocates nothing: a finger moving for 300 frames costs the daemon as many allocations timed as not")
+    func timingAllocatesNothing() throws {
+        /// Allocations on this thread for 300 frames of a moving finger, after 100 to warm up
+        /// (the route, the histogram, the buffers' growth), each read `readAt` (nil: untimed).
+        func allocations(timed: Bool) throws -> UInt64 {
+            let bench = try VirtualTouchscreenSinkTests.Bench()
+            let device = try bench.device()
+            func play(_ frames: Range<Int>) {
+                for index in frames {
+                    let time = 10 + Double(index) * 0.008
+                    bench.clock.now = time
+                    bench.scheduler.advance(to: time)
+                    let contact = VirtualTouchscreenSinkTests.contact(1, index == 0 ? .began : .moved, 1000 + Double(index % 100), 900)
+                    bench.daemon.input(.frame(TouchFrame(time: time, contacts: [contact]), from: bench.panel, readAt: timed ? monotonicNow() : nil))
+                }
+            }
+            play(0..<100)
+            let before = allocation_count_of_this_thread()
+            play(100..<400)
+            let calls = allocation_count_of_this_thread().calls - before.calls
+            #expect(device.frames.count == 400)
+            return calls
+        }
+        let untimed = try allocations(timed: false), timed = try allocations(timed: true)
+        #expect(timed == untimed, "\(timed) allocations timed, \(untimed) untimed, in 300 frames")
     }
 
     @Test("frames read from no panel (a replay's) time nothing, and stats says null")
