@@ -63,10 +63,14 @@ struct VirtualTouchscreenLatencyMeasurement {
             return NIOLoopBound(daemon, eventLoop: loop)
         }.wait()
         let added = NIOLockedValueBox(0)
+        // The first part of the stage apart: from the read to the loop taking the frame up
+        // (the hand-over between the threads), for each frame the loop takes.
+        let handOver = try loop.submit { NIOLoopBoundBox(StageLatency(), eventLoop: loop) }.wait()
         let queue = InputQueue(loop: loop) { batch, coalesced in
             daemon.value.framesCoalesced(coalesced)
             for event in batch {
                 if case .added = event { added.withLockedValue { $0 += 1 } }
+                if case let .frame(_, _, readAt?) = event { handOver.value.record(monotonicNow() - readAt) }
                 daemon.value.input(event)
             }
         }
@@ -96,11 +100,12 @@ struct VirtualTouchscreenLatencyMeasurement {
             return false
         }
         let measured = try latency()
-        let (coalesced, counts) = try loop.submit {
-            (daemon.value.status.coalescedFrames, daemon.value.virtualTouchscreens.counts.first?.counts ?? VirtualTouchscreenCounts())
+        let (coalesced, counts, queued) = try loop.submit {
+            (daemon.value.status.coalescedFrames, daemon.value.virtualTouchscreens.counts.first?.counts ?? VirtualTouchscreenCounts(), handOver.value)
         }.wait()
         let result = "{\"frames\": \(measured.count), \"sent\": \(sent), \"coalesced\": \(coalesced), \"cancelled\": \(counts.fingersCancelled), "
-            + "\"p50\": \(measured.quantile(0.5) ?? -1), \"p99\": \(measured.quantile(0.99) ?? -1), \"max\": \(measured.quantile(1) ?? -1)}\n"
+            + "\"p50\": \(measured.quantile(0.5) ?? -1), \"p99\": \(measured.quantile(0.99) ?? -1), \"max\": \(measured.quantile(1) ?? -1), "
+            + "\"hand_over_p50\": \(queued.quantile(0.5) ?? -1), \"hand_over_p99\": \(queued.quantile(0.99) ?? -1)}\n"
         FileManager.default.createFile(atPath: work + "/result.json", contents: Data(result.utf8))
     }
 
