@@ -112,7 +112,7 @@ struct FramesCommand: ParsableCommand {
                 } else {
                     emit("events dropped by the kernel on \(node) (\(total) so far); resynced")
                 }
-            case let .frame(frame, device):
+            case let .frame(frame, device, _):
                 guard !done else { return }
                 self.show(frame, device: device.node)
                 frames += 1

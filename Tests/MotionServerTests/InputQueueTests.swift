@@ -24,7 +24,7 @@ struct InputQueueTests {
         let handled = DispatchSemaphore(value: 0)
         let queue = InputQueue(loop: loop) { batch, coalesced in
             let times = batch.compactMap { event -> Double? in
-                if case let .frame(frame, _) = event { return frame.time }
+                if case let .frame(frame, _, _) = event { return frame.time }
                 return nil
             }
             batches.withLockedValue { $0.append((times, coalesced)) }
@@ -52,7 +52,7 @@ struct InputQueueTests {
         let times = NIOLockedValueBox<[Double]>([])
         let handled = DispatchSemaphore(value: 0)
         let queue = InputQueue(loop: loop) { batch, _ in
-            for case let .frame(frame, _) in batch { times.withLockedValue { $0.append(frame.time) } }
+            for case let .frame(frame, _, _) in batch { times.withLockedValue { $0.append(frame.time) } }
             handled.signal()
         }
         for step in 0..<20 {

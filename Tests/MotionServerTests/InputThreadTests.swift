@@ -54,7 +54,7 @@ struct InputThreadTests {
     /// The node an input event is about.
     static func node(of event: TouchInputEvent) -> String {
         switch event {
-        case let .frame(_, device), let .added(device, _, _), let .reconfigured(device, _), let .filterCounts(device, _),
+        case let .frame(_, device, _), let .added(device, _, _), let .reconfigured(device, _), let .filterCounts(device, _),
              let .filtered(device, _), let .removed(device, _), let .eventsDropped(device, _):
             return device.node
         case let .skipped(node, _), let .skippedRemoved(node):

@@ -26,7 +26,7 @@ struct VirtualDeviceWriterTests {
         screen.destroy()
     }
 
-    @Test("the uinput writer writes, as struct input_event with no time, exactly the events a recording device is given, and nothing once destroyed")
+    @Test("the uinput writer writes, as struct input_event with no time (none given), exactly the events a recording device is given, and nothing once destroyed")
     func uinputWritesWhatIsRecorded() throws {
         var ends: [Int32] = [0, 0]
         try #require(pipe(&ends) == 0)
@@ -53,6 +53,36 @@ struct VirtualDeviceWriterTests {
         #expect(recording.frames.count == 8 && recording.isClosed, "\(recording.frames.count) frames")
         #expect(uinput.counts == recorded.counts && recorded.counts.framesWritten == 8)
         #expect(recording.libinput.problems.isEmpty && !recording.libinput.button, "\(recording.libinput.problems)")
+    }
+
+    @Test("a frame shown with its time is written stamped with it, to the microsecond, every event of it; a cancel and a frame with none carry 0, for the kernel to stamp")
+    func stamps() throws {
+        var ends: [Int32] = [0, 0]
+        try #require(pipe(&ends) == 0)
+        defer { close(ends[0]) }
+        _ = fcntl(ends[0], F_SETFL, O_NONBLOCK)
+        let screen = VirtualTouchscreen(output: "HDMI-A-1", geometry: Self.geometry, writingTo: ends[1])
+        // A stamp as a panel's reads back (seconds and microseconds, through a double).
+        let stamp = 86_400.0 + 123_457.0 / 1_000_000
+        screen.show([Self.contact(1, .began, 2000, 100)], at: 0, stamp: stamp)
+        screen.cancel(fingers: [1], at: 0)
+        screen.show([Self.contact(2, .began, 2000, 100)], at: 0)
+        screen.show([Self.contact(2, .moved, 2010, 100)], at: 0, stamp: .nan)
+        var bytes: [UInt8] = [], buffer = [UInt8](repeating: 0, count: 4096)
+        while case let count = read(ends[0], &buffer, buffer.count), count > 0 { bytes += buffer[..<count] }
+        // struct input_event: tv_sec and tv_usec (a long each), then type, code and value.
+        let long = MemoryLayout<Int>.size, size = 2 * long + 8
+        let events = bytes.withUnsafeBytes { raw in
+            (0..<bytes.count / size).map { (seconds: raw.loadUnaligned(fromByteOffset: $0 * size, as: Int.self),
+                                           micros: raw.loadUnaligned(fromByteOffset: $0 * size + long, as: Int.self),
+                                           type: raw.loadUnaligned(fromByteOffset: $0 * size + 2 * long, as: UInt16.self)) }
+        }
+        // The first frame is its events up to and with the first SYN_REPORT.
+        let first = try #require(events.firstIndex { $0.type == EventType.synchronization }) + 1
+        #expect(events[..<first].allSatisfy { $0.seconds == 86_400 && $0.micros == 123_457 }, "\(events[..<first])")
+        #expect(events[first...].allSatisfy { $0.seconds == 0 && $0.micros == 0 }, "a stamp on a cancel or a frame with no time")
+        #expect(events.count > first + 2)
+        screen.destroy()
     }
 
     @Test("a write refused is counted with its errno, and the device is failing until one goes through; a short write has none")

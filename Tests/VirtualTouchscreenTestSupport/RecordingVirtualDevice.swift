@@ -9,6 +9,11 @@ package final class RecordingVirtualDevice: VirtualDeviceWriter {
     package let syspath = ""
     /// Every frame written, in order, as (type, code, value) with the time left at 0.
     package private(set) var frames: [[InputEvent]] = []
+    /// When each write was given, on the monotonic clock, refused ones included: what a
+    /// frame's latency is measured against.
+    package private(set) var writeTimes: [Double] = []
+    /// The stamp each write was given (nil: the kernel's), refused ones included.
+    package private(set) var stamps: [Double?] = []
     /// What libinput made of every frame written.
     package private(set) var libinput: LibinputModel
     /// The errno the next writes are refused with (0: written short); nil writes them.
@@ -28,7 +33,9 @@ package final class RecordingVirtualDevice: VirtualDeviceWriter {
         self.libinput = LibinputModel(slots: slots)
     }
 
-    package func write(_ events: [InputEvent]) -> Int32? {
+    package func write(_ events: [InputEvent], stamped time: Double?) -> Int32? {
+        writeTimes.append(monotonicNow())
+        stamps.append(time)
         if isClosed { writesAfterClose += 1 }
         if let refusing { return refusing }
         libinput.read(events)

@@ -24,7 +24,7 @@ struct CatalogMetricsFactory: MetricsFactory {
 
     func makeRecorder(label: String, dimensions: [(String, String)], aggregate: Bool) -> any RecorderHandler {
         guard aggregate else { return registry.makeGauge(descriptor: named(label), labels: dimensions) }
-        return registry.makeValueHistogram(descriptor: named(label), labels: dimensions, buckets: MetricCatalog.latencyBuckets)
+        return registry.makeValueHistogram(descriptor: named(label), labels: dimensions, buckets: MetricCatalog.buckets(named: label))
     }
 
     func makeMeter(label: String, dimensions: [(String, String)]) -> any MeterHandler {
@@ -32,7 +32,7 @@ struct CatalogMetricsFactory: MetricsFactory {
     }
 
     func makeTimer(label: String, dimensions: [(String, String)]) -> any TimerHandler {
-        let buckets = MetricCatalog.latencyBuckets.map { Duration.nanoseconds(Int64(($0 * 1e9).rounded())) }
+        let buckets = MetricCatalog.buckets(named: label).map { Duration.nanoseconds(Int64(($0 * 1e9).rounded())) }
         return registry.makeDurationHistogram(descriptor: named(label), labels: dimensions, buckets: buckets)
     }
 

@@ -7,14 +7,16 @@ import TouchInput
 ///
 /// The daemon counts once, in ``DaemonStatus`` (what `stats` shows too); the metrics read
 /// those counts when a scraper asks, in ``collect(_:)``, adding to each counter what its
-/// count grew by. Per frame only the publication's latency is observed here
-/// (``published(latency:)``), a histogram no count can stand for.
+/// count grew by. Per frame only latencies are observed here, histograms no count can stand
+/// for: the publication's (``published(latency:)``) and each virtual touchscreen's
+/// (``virtualTouchscreenLatency(output:)``).
 final class DaemonMetrics {
     let registry: PrometheusCollectorRegistry
     private let factory: CatalogMetricsFactory
 
     // Per frame
     private let latency: CoreMetrics.Timer
+    private var virtualLatencies: [String: CoreMetrics.Timer] = [:]
 
     // When scraped
     private let lastReloadSuccessful: CoreMetrics.Gauge
@@ -62,6 +64,15 @@ final class DaemonMetrics {
     func published(latency seconds: Double?) {
         // A frame stamped by another clock (a kernel that refused the monotonic one) says nothing.
         if let seconds, seconds >= 0, seconds < 3600 { latency.recordNanoseconds(Int64(seconds * 1e9)) }
+    }
+
+    /// The histogram of motiond's own stage for `output`'s virtual touchscreen: made once per
+    /// output and kept across reloads, as a counter is.
+    func virtualTouchscreenLatency(output: String) -> CoreMetrics.Timer {
+        if let known = virtualLatencies[output] { return known }
+        let timer = CoreMetrics.Timer(label: MetricCatalog.virtualLatency.name, dimensions: [("output", output)], factory: factory)
+        virtualLatencies[output] = timer
+        return timer
     }
 
     // MARK: When scraped

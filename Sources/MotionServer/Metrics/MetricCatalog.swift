@@ -68,6 +68,8 @@ public enum MetricCatalog {
         help: "Frames uinput refused to write to each output's virtual touchscreen: touches the apps never saw.")
     static let virtualFingers = MetricDefinition(name: "motiond_virtual_fingers_total", kind: .counter, labels: ["output", "outcome"],
         help: "Fingers a virtual touchscreen did not show the apps to their end, by outcome: dropped (no slot was free) or cancelled (a gesture, a lock or a reload took them).")
+    static let virtualLatency = MetricDefinition(name: "motiond_virtual_touchscreen_latency_seconds", kind: .histogram, labels: ["output"],
+        help: "motiond's own stage for each panel frame written to an output's virtual touchscreen: from reading the panel's event that completed it to the uinput write's return.")
 
     // The daemon
     static let reloads = MetricDefinition(name: "motiond_config_reloads_total", kind: .counter, labels: [],
@@ -108,7 +110,7 @@ public enum MetricCatalog {
         inputFrames, inputFramesCoalesced, touches, inputEventsDropped, contactsFiltered, contactsRepaired, phantomContacts, touchStorms, contactsUnflipped, positionsHeld, devices, devicesSkipped,
         lastInput, lastTouch,
         clients, connections, clientsDropped, publishedFrames, publishedValues, valuesCoalesced, publishLatency,
-        virtualFramesWritten, virtualWriteFailures, virtualFingers,
+        virtualFramesWritten, virtualWriteFailures, virtualFingers, virtualLatency,
         reloads, reloadFailures, lastReloadSuccessful, stateWrites, stateWriteFailures, loopLag, tuioDatagrams, tuioErrors, buildInfo,
         cpu, residentMemory, virtualMemory, startTime, openFDs, maxFDs,
     ]
@@ -116,6 +118,15 @@ public enum MetricCatalog {
     /// The publish latency's buckets, in seconds: live input is published within a
     /// millisecond or so; the upper buckets catch a daemon that is behind.
     static let latencyBuckets: [Double] = [0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1]
+
+    /// The virtual touchscreens' latency buckets, in seconds: motiond's own stage takes tens
+    /// to hundreds of microseconds on a kiosk; the top ones catch a daemon that is behind.
+    static let virtualLatencyBuckets: [Double] = [0.00005, 0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05]
+
+    /// The buckets of the histogram named `name`.
+    static func buckets(named name: String) -> [Double] {
+        name == virtualLatency.name ? virtualLatencyBuckets : latencyBuckets
+    }
 
     static func definition(named name: String) -> MetricDefinition? { all.first { $0.name == name } }
 }

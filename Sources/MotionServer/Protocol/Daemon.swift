@@ -86,7 +86,7 @@ public final class Daemon {
         self.clients = ClientHub(scene: scene, clock: clock)
         self.touchscreens = TouchscreenState(clients: clients)
         self.status = DaemonStatus(now: clock.now)
-        self.virtualTouchscreens = VirtualTouchscreens(uinputPath: uinputPath)
+        self.virtualTouchscreens = VirtualTouchscreens(uinputPath: uinputPath, metrics: metrics)
         virtualTouchscreens.scheduler = idleScheduler
         self.dispatcher = RequestDispatcher(scene: scene, clients: clients, touchscreens: touchscreens, status: status, clock: clock, output: output, virtualTouchscreens: virtualTouchscreens)
         let outputSink = output.map { [scene] in TUIOSink($0, scene: scene) }
@@ -115,8 +115,8 @@ public final class Daemon {
     // MARK: Input
 
     /// Processes a frame from `device`: the pipeline every frame takes, calibration →
-    /// engine → TUIO → clients.
-    public func process(_ frame: TouchFrame, from device: DeviceIdentity) {
+    /// engine → TUIO → clients. `readAt` is when the input thread read it (``TouchInputEvent``).
+    public func process(_ frame: TouchFrame, from device: DeviceIdentity, readAt: Double? = nil) {
         clock.catchUp(to: frame.time)
         let now = clock.now
         status.frame(of: device, touches: frame.contacts.count { $0.phase == .began }, at: now)
@@ -125,7 +125,7 @@ public final class Daemon {
             touchscreens.takeCalibrationTouches(&frame, node: device.node)
             if frame.contacts.isEmpty { return }
         }
-        publish(engine.process(frame, device: device.number, deviceName: device.node), input: InputFrame(device: device, time: frame.time))
+        publish(engine.process(frame, device: device.number, deviceName: device.node), input: InputFrame(device: device, time: frame.time, readAt: readAt))
         scheduleTimer()
     }
 

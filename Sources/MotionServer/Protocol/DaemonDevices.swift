@@ -9,8 +9,8 @@ extension Daemon {
     /// begins a storm, for `devices` and health.
     public func input(_ event: TouchInputEvent) {
         switch event {
-        case let .frame(frame, device):
-            process(frame, from: device)
+        case let .frame(frame, device, readAt):
+            process(frame, from: device, readAt: readAt)
         case let .added(device, description, setup):
             touchscreens.devices.add(device, description: description, setup: setup)
             status.deviceAdded(device)

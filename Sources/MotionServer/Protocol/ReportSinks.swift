@@ -16,11 +16,13 @@ protocol ReportSink: AnyObject {
     func take(_ report: FrameReport, input: InputFrame?)
 }
 
-/// The input frame a report is of: the device whose contacts it holds, and when the frame
-/// was read (for the latency from input to the clients).
+/// The input frame a report is of: the device whose contacts it holds, its time (for the
+/// latency from input to the clients), and when the input thread read it, for a panel's
+/// frame (for motiond's own latency to the apps, ``VirtualTouchscreens``).
 struct InputFrame {
     let device: DeviceIdentity
     let time: Double
+    var readAt: Double? = nil
 }
 
 /// The scene to TUIO's receivers: the fingers of each input frame, then the elements as

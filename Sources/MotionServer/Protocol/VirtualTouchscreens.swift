@@ -1,3 +1,4 @@
+import CoreMetrics
 import MotionConfiguration
 import MotionCore
 import TouchInput
@@ -16,9 +17,15 @@ final class VirtualTouchscreens: ReportSink {
     /// Why the others were not, by output.
     private(set) var failures: [String: VirtualTouchscreenError] = [:]
     private var configuration = Configuration()
-    /// The virtual touchscreen each panel's frames go to, by the engine's device number:
-    /// found from the configuration once a device, not at every frame.
-    private var routes: [Int: VirtualTouchscreen?] = [:]
+    /// The virtual touchscreen each panel's frames go to, by the engine's device number, with
+    /// its output's latency histogram: found once a device, not at every frame.
+    private var routes: [Int: Route?] = [:]
+    private struct Route {
+        let device: VirtualTouchscreen
+        let latency: CoreMetrics.Timer
+    }
+    /// Where each output's latency goes (`motiond_virtual_touchscreen_latency_seconds`).
+    private let metrics: DaemonMetrics
     /// One frame's fingers, kept between frames so that showing them allocates nothing.
     private var contacts: [VirtualContact] = []
     /// The counts of each output's devices made anew or removed since motiond started, which
@@ -33,7 +40,8 @@ final class VirtualTouchscreens: ReportSink {
     var scheduler: FrameScheduler?
     private var withdrawalTimer: (deadline: Double, cancel: () -> Void)?
 
-    init(uinputPath: String = "/dev/uinput") {
+    init(uinputPath: String = "/dev/uinput", metrics: DaemonMetrics) {
+        self.metrics = metrics
         makeDevice = { (output, geometry) throws(VirtualTouchscreenError) in
             try VirtualTouchscreen(output: output, geometry: geometry, uinputPath: uinputPath)
         }
@@ -90,12 +98,14 @@ final class VirtualTouchscreens: ReportSink {
         if !report.lockedFingers.isEmpty {
             for device in devices.values { device.cancel(fingers: report.lockedFingers, at: time) }
         }
-        guard let input, let device = route(input.device) else { return }
+        guard let input, let route = route(input.device) else { return }
         contacts.removeAll(keepingCapacity: true)
         for reported in report.contacts {
             contacts.append(VirtualContact(finger: reported.finger, phase: reported.contact.phase, position: reported.contact.position, forApps: reported.forApps))
         }
-        device.show(contacts, at: time)
+        if let seconds = route.device.show(contacts, at: time, stamp: input.time, readAt: input.readAt) {
+            route.latency.recordNanoseconds(Int64((seconds * 1e9).rounded()))
+        }
     }
 
     /// Removes every device: the daemon stops.
@@ -153,9 +163,11 @@ final class VirtualTouchscreens: ReportSink {
         failures.sorted { $0.key < $1.key }.map { ($0.key, $0.value.description) }
     }
 
-    private func route(_ device: DeviceIdentity) -> VirtualTouchscreen? {
+    private func route(_ device: DeviceIdentity) -> Route? {
         if let known = routes[device.number] { return known }
-        let found = configuration.match(device)?.settings.virtualTouchscreen.flatMap { devices[$0] }
+        let found = configuration.match(device)?.settings.virtualTouchscreen.flatMap { output in
+            devices[output].map { Route(device: $0, latency: metrics.virtualTouchscreenLatency(output: output)) }
+        }
         routes[device.number] = .some(found)
         return found
     }
@@ -180,6 +192,8 @@ public struct VirtualTouchscreenReport: Sendable, Equatable {
             ("frames_written", .integer(Int64(counts.framesWritten))), ("write_failures", .integer(Int64(counts.writeFailures))),
             ("last_write_error", counts.lastWriteError.map { .string($0) } ?? .null),
             ("fingers_dropped", .integer(Int64(counts.fingersDropped))), ("fingers_cancelled", .integer(Int64(counts.fingersCancelled))),
+            ("latency_p50", counts.latency.quantile(0.5).map { .number($0) } ?? .null),
+            ("latency_p99", counts.latency.quantile(0.99).map { .number($0) } ?? .null),
         ])
     }
 

@@ -68,7 +68,7 @@ final class InputQueue: @unchecked Sendable {
     static func coalesced(_ batch: [TouchInputEvent]) -> [TouchInputEvent] {
         guard batch.count > 1 else { return batch }
         let keep = FrameCoalescing.keep(batch.map { event in
-            if case let .frame(frame, device) = event { return .frame(device: device.number, frame) }
+            if case let .frame(frame, device, _) = event { return .frame(device: device.number, frame) }
             return .barrier
         })
         guard keep.contains(false) else { return batch }

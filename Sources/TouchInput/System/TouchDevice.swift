@@ -63,8 +63,9 @@ public final class TouchDevice {
     /// before it work on the panel's own stamps, the springs after it on motiond's clock.
     private func hand(_ frame: TouchFrame, to events: inout [TouchInputEvent]) {
         var frame = frame
-        frame.time = panelClock.time(of: frame.time, readAt: monotonicNow())
-        events.append(.frame(frame, from: identity))
+        let readAt = monotonicNow()
+        frame.time = panelClock.time(of: frame.time, readAt: readAt)
+        events.append(.frame(frame, from: identity, readAt: readAt))
     }
 
     /// Opens `node` and checks that it is a touchscreen.

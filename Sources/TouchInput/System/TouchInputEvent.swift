@@ -11,8 +11,11 @@ public enum TouchInputEvent: Sendable {
     case added(DeviceIdentity, DeviceDescription, DeviceSetup)
     /// A reload changed how an open touchscreen maps, filters, or whether it is grabbed.
     case reconfigured(DeviceIdentity, DeviceSetup)
-    /// A frame from a device.
-    case frame(TouchFrame, from: DeviceIdentity)
+    /// A frame from a device; `readAt`, for a panel's frame, is when the input thread read the
+    /// event that completed it (the monotonic clock): where motiond's own part of the latency
+    /// to the apps begins (a virtual touchscreen's write ends it). Nil for frames not read
+    /// from a panel (a replay's, a test's), which time nothing.
+    case frame(TouchFrame, from: DeviceIdentity, readAt: Double? = nil)
     /// A contact filter acted on a contact (once per contact and decision, for the log).
     case filtered(DeviceIdentity, ContactFilters.Notice)
     /// A device's filter counts changed; these are its totals since it was opened.

@@ -88,15 +88,27 @@ final class UinputDevice: VirtualDeviceWriter {
         return device
     }
 
-    /// The events in one `write(2)`.
-    func write(_ events: [InputEvent]) -> Int32? {
+    /// The events in one `write(2)`, each stamped `time`. A kernel from 6.5 on gives the apps
+    /// that stamp when it is on the monotonic clock, in the 10 s before now; an older one, or
+    /// a stamp of 0, gets the time of the write (docs/virtual-touchscreen.md, Time).
+    func write(_ events: [InputEvent], stamped time: Double?) -> Int32? {
         guard isOpen else { return EBADF }
         raw.removeAll(keepingCapacity: true)
-        for event in events { raw.append(input_event(time: timeval(), type: event.type, code: event.code, value: event.value)) }
+        let stamp = time.map(Self.kernelTime(of:)) ?? timeval()
+        for event in events { raw.append(input_event(time: stamp, type: event.type, code: event.code, value: event.value)) }
         let bytes = raw.count * MemoryLayout<input_event>.stride
         let written = raw.withUnsafeBytes { Glibc.write(descriptor, $0.baseAddress, bytes) }
         if written == bytes { return nil }
         return written < 0 ? errno : 0
+    }
+
+    /// `seconds` as the kernel's `timeval`, to the nearest microsecond (a panel's stamp, read
+    /// as a double, comes back as it was); 0, which the kernel replaces with now, for a time
+    /// that is not a positive number.
+    static func kernelTime(of seconds: Double) -> timeval {
+        guard seconds.isFinite, seconds > 0, seconds < 1e12 else { return timeval() }
+        let micros = Int64((seconds * 1_000_000).rounded())
+        return timeval(tv_sec: Int(micros / 1_000_000), tv_usec: Int(micros % 1_000_000))
     }
 
     func close() {

@@ -10,9 +10,10 @@ package protocol VirtualDeviceWriter: AnyObject {
     var node: String { get }
     var syspath: String { get }
     /// Writes `events` (one or more frames, each ending in `SYN_REPORT`) at once, as the
-    /// kernel takes them: in order, their times ignored. Nil when all went through; else
+    /// kernel takes them: in order, their own times ignored, each stamped `time` (the
+    /// monotonic clock; nil leaves the stamp to the kernel). Nil when all went through; else
     /// the errno the write was refused with, or 0 when it was written short.
-    func write(_ events: [InputEvent]) -> Int32?
+    func write(_ events: [InputEvent], stamped time: Double?) -> Int32?
     /// Removes the device from every reader. Nothing is written after.
     func close()
 }

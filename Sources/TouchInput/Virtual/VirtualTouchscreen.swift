@@ -38,6 +38,8 @@ public final class VirtualTouchscreen {
     /// Whether the last write was refused: the apps see nothing of the fingers until one
     /// goes through again.
     public private(set) var isFailing = false
+    /// motiond's own part of the latency to the apps, for the panel frames written.
+    public private(set) var latency = StageLatency()
 
     /// Makes the device for `output` (a connector's name such as `HDMI-A-1`, which names it),
     /// covering `geometry`. Fails with the reason: no uinput, no permission, a kernel too old
@@ -94,12 +96,24 @@ public final class VirtualTouchscreen {
         set { encoder.ending = newValue }
     }
 
-    /// Shows one frame's fingers at `time`: nothing is written when the frame changes nothing
-    /// shown.
-    public func show(_ contacts: [VirtualContact], at time: Double) {
+    /// Shows one frame's fingers at `time` (the engine's clock, which withdrawals are timed
+    /// on): nothing is written when the frame changes nothing shown.
+    ///
+    /// `stamp` is the frame's time on the monotonic clock (for a live panel, the kernel's
+    /// stamp of its events), which the events carry to the apps where the kernel keeps it.
+    /// `readAt`, when the input thread read the panel's event that completed the frame (the
+    /// monotonic clock), times motiond's own stage: returns the seconds from then to the
+    /// write's return, also counted in ``latency``; nil when nothing was written or the frame
+    /// was read from no panel.
+    @discardableResult
+    public func show(_ contacts: [VirtualContact], at time: Double, stamp: Double? = nil, readAt: Double? = nil) -> Double? {
         events.removeAll(keepingCapacity: true)
         encoder.encode(contacts, at: time, into: &events)
-        write()
+        guard write(stamped: stamp), let readAt else { return nil }
+        // Taken after the write returned: what the kernel's uinput itself costs is motiond's.
+        let seconds = monotonicNow() - readAt
+        latency.record(seconds)
+        return seconds
     }
 
     /// Ends the fingers among `fingers` that are shown (a gesture took them).
@@ -135,7 +149,8 @@ public final class VirtualTouchscreen {
     /// What the device did since it was made, for `devices`, `stats`, health and the metrics.
     public var counts: VirtualTouchscreenCounts {
         VirtualTouchscreenCounts(framesWritten: framesWritten, writeFailures: writeFailures, fingersDropped: fingersDropped,
-                                 fingersCancelled: fingersCancelled, lastWriteErrno: writeFailures > 0 ? lastWriteErrno : nil, isFailing: isFailing)
+                                 fingersCancelled: fingersCancelled, lastWriteErrno: writeFailures > 0 ? lastWriteErrno : nil, isFailing: isFailing,
+                                 latency: latency)
     }
 
     /// Cancels what is shown and removes the device from every reader. There is no waiting
@@ -150,17 +165,21 @@ public final class VirtualTouchscreen {
         isOpen = false
     }
 
-    /// The frame's events, counted: a refused write is a frame the apps never saw.
-    private func write() {
-        guard isOpen, !events.isEmpty else { return }
-        if let refusal = writer.write(events) {
+    /// The frame's events, counted: a refused write is a frame the apps never saw. Whether
+    /// they were written.
+    /// A cancel has no panel frame to be stamped from (nil): the kernel stamps it.
+    @discardableResult
+    private func write(stamped time: Double? = nil) -> Bool {
+        guard isOpen, !events.isEmpty else { return false }
+        if let refusal = writer.write(events, stamped: time) {
             writeFailures += 1
             lastWriteErrno = refusal
             isFailing = true
-        } else {
-            framesWritten += events.count { $0.type == EventType.synchronization }
-            isFailing = false
+            return false
         }
+        framesWritten += events.count { $0.type == EventType.synchronization }
+        isFailing = false
+        return true
     }
 }
 
@@ -176,15 +195,18 @@ public struct VirtualTouchscreenCounts: Sendable, Equatable {
     public var lastWriteErrno: Int32?
     /// Whether the last write was refused.
     public var isFailing = false
+    /// motiond's own part of the latency to the apps (``VirtualTouchscreen/latency``).
+    public var latency = StageLatency()
 
     public init(framesWritten: Int = 0, writeFailures: Int = 0, fingersDropped: Int = 0, fingersCancelled: Int = 0,
-                lastWriteErrno: Int32? = nil, isFailing: Bool = false) {
+                lastWriteErrno: Int32? = nil, isFailing: Bool = false, latency: StageLatency = StageLatency()) {
         self.framesWritten = framesWritten
         self.writeFailures = writeFailures
         self.fingersDropped = fingersDropped
         self.fingersCancelled = fingersCancelled
         self.lastWriteErrno = lastWriteErrno
         self.isFailing = isFailing
+        self.latency = latency
     }
 
     /// The counts of a device that was made anew (a reload changed its area) added to those of
@@ -192,7 +214,8 @@ public struct VirtualTouchscreenCounts: Sendable, Equatable {
     public func adding(_ newer: VirtualTouchscreenCounts) -> VirtualTouchscreenCounts {
         VirtualTouchscreenCounts(framesWritten: framesWritten + newer.framesWritten, writeFailures: writeFailures + newer.writeFailures,
                                  fingersDropped: fingersDropped + newer.fingersDropped, fingersCancelled: fingersCancelled + newer.fingersCancelled,
-                                 lastWriteErrno: newer.lastWriteErrno ?? lastWriteErrno, isFailing: newer.isFailing)
+                                 lastWriteErrno: newer.lastWriteErrno ?? lastWriteErrno, isFailing: newer.isFailing,
+                                 latency: latency.adding(newer.latency))
     }
 
     /// Why the last refused write was refused, in words; nil when none was.
