@@ -16,15 +16,28 @@ public struct CompositorMapping: Sendable, Hashable {
 
     /// The output's name, as the compositor calls it (`HDMI-A-1`).
     public let output: String
+    /// How the compositor is to turn the output (the configuration's `transform`).
+    public let transform: OutputTransform
 
     /// Why `output` is refused: the reason ``VirtualTouchscreenSettings`` gives.
     public struct UnsafeOutput: Error, Sendable, Hashable, CustomStringConvertible {
         public let description: String
     }
 
-    public init(output: String) throws(UnsafeOutput) {
+    public init(output: String, transform: OutputTransform = .normal) throws(UnsafeOutput) {
         if let problem = VirtualTouchscreenSettings.outputProblem(output) { throw UnsafeOutput(description: problem) }
         self.output = output
+        self.transform = transform
+    }
+
+    /// sway's line turning the output as the configuration says; nil for an unturned one.
+    public var swayOutputLine: String? {
+        transform == .normal ? nil : "output \(output) transform \(transform.swayName)"
+    }
+
+    /// weston.ini's section turning the output as the configuration says; nil for an unturned one.
+    public var westonOutputSection: String? {
+        transform == .normal ? nil : "[output]\nname=\(output)\ntransform=\(transform.westonName)"
     }
 
     /// The name the device has in the kernel, which udev and the compositors see.

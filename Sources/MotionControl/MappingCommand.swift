@@ -31,7 +31,7 @@ struct ConfigMappingCommand: ParsableCommand {
         }
         let mappings = configuration.virtualTouchscreens.map { virtual in
             do throws(CompositorMapping.UnsafeOutput) {
-                return try CompositorMapping(output: virtual.output)
+                return try CompositorMapping(output: virtual.output, transform: virtual.transform)
             } catch {
                 fail("motionctl: \(virtual.definedAt ?? file): \(error)")
             }
@@ -43,8 +43,14 @@ struct ConfigMappingCommand: ParsableCommand {
         emit("")
         emit("sway, in its config (instead of the udev rules):")
         for mapping in mappings { emit(mapping.swayLine) }
+        for line in mappings.compactMap(\.swayOutputLine) { emit(line) }
         emit("")
         emit("weston: reads WL_OUTPUT from udev: the rules above; it drops touch from a device with no output")
+        let sections = mappings.compactMap(\.westonOutputSection)
+        if !sections.isEmpty {
+            emit("weston.ini, turning the outputs as the configuration's transform says:")
+            for section in sections { emit(section) }
+        }
     }
 
     private func write(_ mappings: [CompositorMapping]) {

@@ -39,6 +39,18 @@ struct ConfigMappingCommandTests {
         #expect(lines.contains { $0.hasPrefix("weston: reads WL_OUTPUT from udev") }, "\(run.output)")
     }
 
+    @Test("an output the configuration turns: sway's output line with sway's name for the turn (a quarter turn the other way), weston.ini's section with weston's")
+    func turnedOutput() throws {
+        let (directory, file) = try Self.configuration("[[virtual_touchscreen]]\noutput = \"HDMI-A-1\"\ntransform = \"90\"\n\n[[virtual_touchscreen]]\noutput = \"DP-2\"\ntransform = \"flipped-180\"\n\n[[virtual_touchscreen]]\noutput = \"DP-3\"\n")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let run = try Run("motionctl", ["config", "mapping", file])
+        #expect(run.status == 0, "\(run.error)")
+        #expect(run.lines.contains("output HDMI-A-1 transform 270") && run.lines.contains("output DP-2 transform flipped-180"), "\(run.output)")
+        #expect(!run.lines.contains { $0.hasPrefix("output DP-3") }, "an unturned output needs no line: \(run.output)")
+        let weston = try #require(run.lines.firstIndex { $0.hasPrefix("weston.ini") }, "\(run.output)")
+        #expect(Array(run.lines[(weston + 1)...]) == ["[output]", "name=HDMI-A-1", "transform=rotate-90", "[output]", "name=DP-2", "transform=flipped-rotate-180"], "\(run.output)")
+    }
+
     @Test("config check says, for each virtual touchscreen, how its output is turned and how touches taken away end")
     func checkSaysTransformAndEnding() throws {
         let (directory, file) = try Self.configuration("[[virtual_touchscreen]]\noutput = \"HDMI-A-1\"\ntransform = \"rotate-270\"\n\n[[virtual_touchscreen]]\noutput = \"DP-2\"\ncancel = \"cancel\"\n")

@@ -16,6 +16,13 @@ struct OutputTransformTests {
         #expect(OutputTransform(name: "flipped-rotate-180") == .flipped180 && OutputTransform(name: "flipped") == .flipped)
         #expect(OutputTransform(name: "rotate-45") == nil && OutputTransform(name: "") == nil && OutputTransform(name: "Normal") == nil)
         #expect(OutputTransform(name: "rotate-normal") == nil && OutputTransform(name: "flipped-rotate-") == nil)
+        for transform in OutputTransform.allCases {
+            #expect(OutputTransform(name: transform.westonName) == transform, "weston's name \(transform.westonName)")
+            let sway = OutputTransform(name: transform.swayName)
+            #expect(sway?.swayName == transform.rawValue, "sway's name turns back: \(transform)")
+            #expect(sway?.swapsAxes == transform.swapsAxes)
+        }
+        #expect(OutputTransform.rotated90.swayName == "270" && OutputTransform.rotated180.swayName == "180" && OutputTransform.flipped.swayName == "flipped")
     }
 
     @Test("the picture's corners go to the device's corners, every point to one point, the size swapped by a quarter turn", arguments: OutputTransform.allCases)

@@ -1,8 +1,8 @@
 import TouchModel
 
-/// How the compositor turns the output a virtual touchscreen is mapped to (Wayland's
-/// `wl_output.transform`): weston's `transform=rotate-90` or sway's `output … transform 90`
-/// for a display hung in portrait.
+/// How the compositor turns the output a virtual touchscreen is mapped to, for a display hung
+/// in portrait: Wayland's `wl_output.transform` as weston names it (`transform=rotate-90`),
+/// which sway names another way for a quarter turn (``swayName``).
 ///
 /// A compositor that turns the output places a touchscreen's touch within the output's own,
 /// unturned mode and then turns it with the picture, as it must for a touchscreen glued to the
@@ -27,6 +27,29 @@ public enum OutputTransform: String, Sendable, Hashable, CaseIterable {
         case "rotate-90", "rotate-180", "rotate-270": self.init(rawValue: String(name.dropFirst("rotate-".count)))
         case "flipped-rotate-90", "flipped-rotate-180", "flipped-rotate-270": self.init(rawValue: "flipped-" + name.dropFirst("flipped-rotate-".count))
         default: self.init(rawValue: name)
+        }
+    }
+
+    /// The turn as weston.ini writes it in the output's `[output]` section (`transform=`).
+    public var westonName: String {
+        switch self {
+        case .normal, .flipped: rawValue
+        case .rotated90, .rotated180, .rotated270: "rotate-" + rawValue
+        case .flipped90, .flipped180, .flipped270: "flipped-rotate-" + rawValue.dropFirst("flipped-".count)
+        }
+    }
+
+    /// The same turn as sway 1.7 (wlroots) writes it (`output NAME transform …`): sway turns
+    /// a quarter turn the other way from weston, so that weston's `rotate-90` is sway's `270`
+    /// (the compositor lab saw a touch at the device's x, y land at 1−y, x under weston's
+    /// `rotate-90` and at y, 1−x under sway's `90`); a half turn and a flip are the same.
+    public var swayName: String {
+        switch self {
+        case .rotated90: OutputTransform.rotated270.rawValue
+        case .rotated270: OutputTransform.rotated90.rawValue
+        case .flipped90: OutputTransform.flipped270.rawValue
+        case .flipped270: OutputTransform.flipped90.rawValue
+        case .normal, .rotated180, .flipped, .flipped180: rawValue
         }
     }
 
