@@ -10,10 +10,11 @@ import os
 import time
 
 import session  # noqa: F401 (first: it puts the kernel lab's labkit on the path)
-from labkit import STEP, LabFailure, Panel, check, device_event, note, wait_until
+from labkit import LabFailure, Panel, check, device_event, note, wait_until
+# cancel_scenarios and judged_scenarios: for complab.py, which takes everything from here.
 from scenarios import (TWO_FINGERS, Scenario, cancel_scenarios, judged_scenarios, panel_description,  # noqa: F401
                        rotation_scenario, tap, touches_of_page, touches_of_wev, track_problems, write_events)
-from session import HEIGHT, WIDTH, Motiond, Page, Sway, WlTouch, start_compositor, tail
+from session import HEIGHT, WIDTH, Motiond, Page, WlTouch, start_compositor, tail
 from virtual_device import contact_tracks
 
 # A tap in the middle of the output, played until the client in front shows it: the path is

@@ -10,7 +10,7 @@ touches in landing order, each with its positions in output pixels and how it en
 import math
 import os
 
-from session import HERE, PANEL_NAME, panel_description  # noqa: F401 (PANEL_NAME: for readers)
+from session import panel_description
 from labkit import DRAG, RECORDINGS, SCRATCH
 
 TWO_FINGERS = os.path.join(RECORDINGS, "whot-evemu-devices__ep0430m09__2f-drag-scroll.evemu")
@@ -129,7 +129,7 @@ def cancel_scenarios():
 def rotation_scenario():
     """Two taps at known places (400, 150 and 1000, 600 px: off the claiming element), enough
     to tell which of the eight turns and flips maps them."""
-    return Scenario("rotation", write_events("rotation", then_tap(tap(0, 61, (250, 90)), 62, (625, 360))), final=(625, 360))
+    return Scenario("rotation", write_events("rotation", then_tap(tap(0, 61, (250, 90)), 62, (625, 360))))
 
 
 # --- What the clients got, as touches -------------------------------------------------------

@@ -369,8 +369,8 @@ class Page:
         except LabFailure as failure:
             sizes = [(e["width"], e["height"], e["ratio"]) for e in self.events() if e["type"] in ("ready", "size")]
             raise LabFailure(f"the page's sizes were {sizes}: {failure}") from None
-        self.ready = ready
-        return ready
+        self.ready = [e for e in self.events() if e["type"] in ("ready", "size")][-1]
+        return self.ready
 
     def text(self):
         with open(self.path, errors="replace") as source:
