@@ -28,6 +28,10 @@ USER, UID, GID = "nobody", 65534, 65534
 # Chromium loads the page in 40-90 s under TCG on a busy host: far past that, it hung.
 PAGE_DEADLINE = 240
 
+# Written by the guest once it has read Chromium's files into its memory.
+CHROMIUM_READ = "/tmp/chromium-read"
+STALLED = "Network service crashed"
+
 # The lab's own panel: the Atmel maXTouch's description (800 x 480 units, MT_TOOL_TYPE) with a
 # contact size axis (ABS_MT_TOUCH_MAJOR, 0-255) added for the palm case, under a name of its own.
 PANEL_NAME = "complab panel"
@@ -327,7 +331,11 @@ class WlTouch:
         return parse_wev(self.text())
 
     def close(self):
+        """Ends wev, its wl_touch events kept as JSON beside its output (wev-N.json)."""
         stop_process(self.process)
+        with open(os.path.splitext(self.path)[0] + ".json", "w") as out:
+            with open(self.path, errors="replace") as source:
+                json.dump(parse_wev(source.read()), out, indent=0)
         if isinstance(self.compositor, Sway):
             self.compositor.show(1)
 
@@ -344,6 +352,8 @@ class Page:
         shutil.copy(os.path.join(HERE, "page.html"), page)
         os.chmod(page, 0o644)
         data = os.path.join(compositor.home, "chromium")
+        # The guest reads Chromium's files into memory as it boots (Tests/CompositorLab/guest).
+        wait_until("Chromium's files read into the guest's memory", lambda: os.path.exists(CHROMIUM_READ), seconds=4 * STEP)
         self.started = time.monotonic()
         self.process, self.path = compositor.client(
             ["chromium", "--ozone-platform=wayland", "--kiosk", "--no-sandbox", "--no-first-run", "--disable-gpu",
@@ -357,8 +367,11 @@ class Page:
         self.ready = None
 
     def wait_ready(self):
-        ready = self.wait("Chromium to load page.html", lambda: next((e for e in self.events() if e["type"] == "ready"), None),
-                          PAGE_DEADLINE)
+        def loaded():
+            # A helper process that missed its 15 s to connect: this Chromium never loads the page.
+            check(STALLED not in self.text(), f"Chromium said: {STALLED}")
+            return next((e for e in self.events() if e["type"] == "ready"), None)
+        ready = self.wait("Chromium to load page.html", loaded, PAGE_DEADLINE)
         self.ready_seconds = round(time.monotonic() - self.started, 1)
 
         def sized():
