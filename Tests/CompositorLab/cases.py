@@ -72,7 +72,7 @@ class Lab:
     def timings(self):
         return (f"guest up {self.booted:.0f} s after power-on; {self.compositor.name}'s socket {self.compositor.socket_seconds} s "
                 f"after its start; Chromium's page ready {self.page.ready_seconds} s after its start "
-                f"({self.page.ready['width']} x {self.page.ready['height']}, {self.page.ready['touch_points']} touch points)")
+                f"({self.page.size['width']} x {self.page.size['height']}, {self.page.ready['touch_points']} touch points)")
 
     def play(self, scenario):
         """Plays `scenario` on its panel; motiond's published tracks, by contact id in landing order."""

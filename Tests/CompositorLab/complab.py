@@ -78,7 +78,8 @@ def main():
         return 0
     setup_seconds = time.monotonic() - clock
     if "start" in tests:
-        results.write(f"{kind} start", True, setup_seconds, lab.timings())
+        timings, failure = attempt(lab.timings)
+        results.write(f"{kind} start", failure is None, setup_seconds, timings or failure)
     try:
         run_tests(lab, kind, tests, results)
     finally:

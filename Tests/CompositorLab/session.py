@@ -382,8 +382,9 @@ class Page:
         except LabFailure as failure:
             sizes = [(e["width"], e["height"], e["ratio"]) for e in self.events() if e["type"] in ("ready", "size")]
             raise LabFailure(f"the page's sizes were {sizes}: {failure}") from None
-        self.ready = [e for e in self.events() if e["type"] in ("ready", "size")][-1]
-        return self.ready
+        self.ready = ready
+        self.size = [e for e in self.events() if e["type"] in ("ready", "size")][-1]
+        return ready
 
     def text(self):
         with open(self.path, errors="replace") as source:
