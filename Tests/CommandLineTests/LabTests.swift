@@ -64,10 +64,12 @@ struct Lab: Sendable {
                        results: try Self.results(in: folder))
     }
 
-    /// Each test's result in a run's folder, by name.
+    /// Each test's result in a run's folder (and in its guests' folders, one a compositor), by name.
     static func results(in folder: URL) throws -> [String: Result] {
         var results: [String: Result] = [:]
-        if let lines = try? String(contentsOf: folder.appendingPathComponent("results.jsonl"), encoding: .utf8) {
+        let guests = (try? FileManager.default.contentsOfDirectory(atPath: folder.path)) ?? []
+        for file in [folder] + guests.sorted().map({ folder.appendingPathComponent($0) }) {
+            guard let lines = try? String(contentsOf: file.appendingPathComponent("results.jsonl"), encoding: .utf8) else { continue }
             for line in lines.split(separator: "\n") {
                 let result = try JSONDecoder().decode(Result.self, from: Data(line.utf8))
                 results[result.test] = result
@@ -124,6 +126,21 @@ enum KernelLab {
     }
 }
 
+/// The compositor lab (Tests/CompositorLab, booted by scripts/compositor-test): the touch from
+/// a panel through motiond's virtual touchscreen to weston 10 and sway 1.7 on a virtual GPU,
+/// and on to a Wayland client and a page in Chromium. `MOTIOND_COMPOSITOR_LAB=skip` leaves it out.
+enum CompositorLab {
+    /// Beyond compositor-test's own deadline for a guest (20 minutes).
+    static let lab = Lab(script: "scripts/compositor-test",
+                         list: ["/usr/bin/python3", EndToEnd.repository.appendingPathComponent("Tests/CompositorLab/complab.py").path, "--list"],
+                         deadline: 1_500)
+    static let names = lab.names()
+    static let enabled = ProcessInfo.processInfo.environment["MOTIOND_COMPOSITOR_LAB"] != "skip"
+    static let outcome = Task<Lab.Outcome, any Error> {
+        try await lab.outcome(started: ProcessInfo.processInfo.environment["MOTIOND_COMPOSITOR_RUN"])
+    }
+}
+
 /// The systemd lab (Tests/SystemdLab, booted by scripts/systemd-test): the units as
 /// `make install-built` installs them, under systemd as init in a container. It needs root;
 /// `MOTIOND_SYSTEMD_LAB=skip` leaves it out (docs/testing.md).
@@ -155,6 +172,30 @@ struct KernelLabTests {
     @Test("in the guest", arguments: KernelLab.names)
     func guest(test name: String) async throws {
         let result = try await KernelLab.outcome.value.result(of: name, script: KernelLab.lab.script)
+        #expect(result.status == "passed", "\(result.detail)")
+    }
+}
+
+@Suite("The compositor lab: the touch through weston 10 and sway 1.7 to a Wayland client and Chromium",
+       .enabled(if: CompositorLab.enabled, "MOTIOND_COMPOSITOR_LAB=skip"))
+struct CompositorLabTests {
+    @Test("each compositor has tests to run")
+    func listed() {
+        #expect(CompositorLab.names.filter { $0.hasPrefix("weston ") }.count >= 5 && CompositorLab.names.filter { $0.hasPrefix("sway ") }.count >= 5,
+                "complab.py --list gave \(CompositorLab.names)")
+    }
+
+    /// compositor-test's own last line (how many passed, in how long), in the suite's output.
+    @Test("the lab's run ends, every test reported")
+    func run() async throws {
+        let outcome = try await CompositorLab.outcome.value
+        print(outcome.output.split(separator: "\n").suffix(1).joined(separator: "\n"))
+        #expect(outcome.status == 0, "\(CompositorLab.lab.script) exited \(outcome.status):\n\(outcome.output.suffix(4000))")
+    }
+
+    @Test("in the compositor's guest", arguments: CompositorLab.names)
+    func guest(test name: String) async throws {
+        let result = try await CompositorLab.outcome.value.result(of: name, script: CompositorLab.lab.script)
         #expect(result.status == "passed", "\(result.detail)")
     }
 }

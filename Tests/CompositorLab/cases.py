@@ -201,7 +201,7 @@ def judge(scenario, records):
             if unframed:
                 problems.append(f"wl_touch: {unframed} down or motion events with no wl_touch.frame after them")
             # weston 10 sends none after the last finger's up (the touch has no focus then).
-            note_ups = f", the last up with no frame after it" if ups else ""
+            note_ups = ", the last up with no frame after it" if ups else ""
         else:
             touches = touches_of_page(record["events"])
         if len(touches) != len(tracks):
@@ -221,11 +221,13 @@ def summary(touches):
 
 
 def cancel_table(kind, scenarios, records):
-    """What each client got for each cancel case, as a table (recorded, not yet judged):
-    fails only where a case could not be recorded."""
+    """What each client got for each cancel case, as a table, judged: with motiond's default
+    (`cancel = "withdraw"`) no client is left with a touch down, the page gets no click and no
+    contextmenu but the next tap's click, and the next tap arrives (and, on the page, clicks)."""
     rows = [f"{kind}: case | client | touches (landing … last position, positions, ending) | click/contextmenu | "
             "left down | the next tap"]
     problems = []
+    wrong = []
     for scenario in scenarios:
         for target, (played, failure, _) in records.items():
             if failure or scenario.name not in played:
@@ -249,9 +251,17 @@ def cancel_table(kind, scenarios, records):
                 clicked = any(e["type"] == "click" and abs(e["x"] - final[0]) <= 2 and abs(e["y"] - final[1]) <= 2
                               for e in record["events"])
                 tap_said += ", clicked" if clicked else ", no click"
+                others = [e for e in record["events"] if e["type"] == "contextmenu"
+                          or (e["type"] == "click" and not (abs(e["x"] - final[0]) <= 2 and abs(e["y"] - final[1]) <= 2))]
+                if others or not clicked:
+                    wrong.append(f"{scenario.name} | page: " + (f"{', '.join(e['type'] + ' at ' + format(e['x'], '.0f') + ',' + format(e['y'], '.0f') for e in others)}; " if others else "")
+                                 + ("" if clicked else "the next tap did not click"))
+            if left_down or next_tap is None:
+                wrong.append(f"{scenario.name} | {target}: {left_down} left down; the next tap {tap_said}")
             rows.append(f"{scenario.name} | {target} | {summary(touches)}{f' ({unframed} unframed)' if unframed else ''} | "
                         f"{clicks} | {left_down} | {tap_said}")
     check(not problems, "\n".join(problems))
+    check(not wrong, "a touch motiond took away did harm:\n" + "\n".join(wrong) + "\n" + "\n".join(rows))
     return "\n".join(rows)
 
 
@@ -273,27 +283,42 @@ MAPPINGS = {
 TRANSFORMS = ("90", "180", "270", "flipped")
 
 
+# The configuration's `transform` for an output the compositor turns so: named as weston names
+# the turn, which sway turns the other way for a quarter turn (docs/virtual-touchscreen.md).
+MOTIOND_TRANSFORM = {
+    "weston": {"90": "90", "180": "180", "270": "270", "flipped": "flipped"},
+    "sway": {"90": "270", "180": "180", "270": "90", "flipped": "flipped"},
+}
+
+
 def rotated_output(lab, expected=None):
-    """For each transform of the output, where two taps at known device positions land in
-    wev's surface, as one of MAPPINGS; the table of them. `expected` ({transform: mapping
-    name}) turns the record into an assertion, once motiond turns the axes back."""
+    """For each transform of the output, motiond told of it (`[[virtual_touchscreen]]
+    transform`, its `[screen]` the turned picture): two taps land in wev's surface under the
+    finger, within TOLERANCE of where motiond published them (the mapping found is then "as
+    is"). `expected` ({transform: mapping name}) asks for other mappings instead."""
     scenario = rotation_scenario()
-    found, rows = {}, [f"{lab.kind}: output transform | surface | device (px) → wl_touch | mapping"]
-    for transform in TRANSFORMS:
-        try:
-            found[transform], row = rotated_once(lab, scenario, transform)
-        except LabFailure as failure:
-            found[transform], row = None, f"not recorded: {failure}"
-        rows.append(f"{transform} | {row}")
+    found, rows = {}, [f"{lab.kind}: output transform | motiond's transform | surface | published (px) → wl_touch | mapping"]
+    try:
+        for transform in TRANSFORMS:
+            try:
+                lab.motiond.turn(MOTIOND_TRANSFORM[lab.kind][transform], quarter=transform in ("90", "270"))
+                found[transform], row = rotated_once(lab, scenario, transform, turned=True)
+            except LabFailure as failure:
+                found[transform], row = None, f"not recorded: {failure}"
+            rows.append(f"{transform} | {MOTIOND_TRANSFORM[lab.kind][transform]} | {row}")
+    finally:
+        lab.motiond.turn(None)
+        lab.fresh()
     check(all(found.values()), "\n".join(rows))
-    if expected is not None:
-        wrong = {transform: found.get(transform) for transform in expected if found.get(transform) != expected[transform]}
-        check(not wrong, f"mappings found {wrong}, expected {expected}\n" + "\n".join(rows))
+    expected = expected or {transform: "as is (u=x, v=y)" for transform in TRANSFORMS}
+    wrong = {transform: found.get(transform) for transform in expected if found.get(transform) != expected[transform]}
+    check(not wrong, f"mappings found {wrong}, expected {expected}\n" + "\n".join(rows))
     return "\n".join(rows)
 
 
-def rotated_once(lab, scenario, transform):
-    """The mapping under one transform, and its row of the table."""
+def rotated_once(lab, scenario, transform, turned=False):
+    """The mapping under one transform, and its row of the table. `turned`: motiond's
+    `[screen]` is the turned picture, so its points are fractions of that."""
     lab.fresh(transform)
     played = lab.play_all("wl_touch", [scenario])[scenario.name]
     touches = touches_of_wev(played["events"])[0]
@@ -302,8 +327,11 @@ def rotated_once(lab, scenario, transform):
     width, height = (HEIGHT, WIDTH) if transform in ("90", "270") else (WIDTH, HEIGHT)
     landed = [touch["positions"][0] for touch in touches]
 
+    screen = (width, height) if turned else (WIDTH, HEIGHT)
+
     def maps(mapping):
-        return all(abs(mapping(x / WIDTH, y / HEIGHT)[0] * width - u) <= 2 and abs(mapping(x / WIDTH, y / HEIGHT)[1] * height - v) <= 2
+        return all(abs(mapping(x / screen[0], y / screen[1])[0] * width - u) <= TOLERANCE
+                   and abs(mapping(x / screen[0], y / screen[1])[1] * height - v) <= TOLERANCE
                    for (x, y), (u, v) in zip(points, landed))
     name = next((name for name, mapping in MAPPINGS.items() if maps(mapping)), "none of the eight")
     pairs = ", ".join(f"{x:.0f},{y:.0f} → {u:.0f},{v:.0f}" for (x, y), (u, v) in zip(points, landed))

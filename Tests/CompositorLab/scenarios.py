@@ -81,10 +81,16 @@ def then_tap(frames, tracking_id, at=(500, 240)):
 
 
 def at_times(*steps):
-    """A `during` that makes each (seconds after the play began, op, arguments) request once."""
-    done = set()
+    """A `during` that makes each (seconds after the play began, op, arguments) request once a
+    play: a scenario is played once to each client, and a time earlier than the last begins
+    another play (each request was made once for all plays before, and the page never saw
+    the lock)."""
+    done, last = set(), [0.0]
 
     def during(client, elapsed):
+        if elapsed < last[0]:
+            done.clear()
+        last[0] = elapsed
         for index, (when, op, arguments) in enumerate(steps):
             if index not in done and elapsed >= when:
                 done.add(index)

@@ -91,7 +91,7 @@ class Motiond:
 
     def __init__(self):
         self.path = write_config("complab.toml", BASE_CONFIG)
-        self.snippet = ""
+        self.base, self.snippet = BASE_CONFIG, ""
         mapping = run([MOTIONCTL, "config", "mapping", self.path])
         check(mapping.returncode == 0, f"motionctl config mapping failed: {mapping.stderr}")
         self.sway_input = next((line.strip() for line in mapping.stdout.splitlines() if line.strip().startswith("input ")), None)
@@ -117,9 +117,31 @@ class Motiond:
         """BASE_CONFIG plus `snippet` (a case's settings), reloaded if it differs."""
         if snippet == self.snippet:
             return
-        write_config("complab.toml", BASE_CONFIG + snippet)
+        write_config("complab.toml", self.base + snippet)
         self.client.request("reload")
         self.snippet = snippet
+
+    def turn(self, transform, quarter=False):
+        """The output turned by the compositor, as the configuration tells motiond: `transform`
+        in the virtual touchscreen's table, the `[screen]` the turned picture (its sides
+        swapped by a `quarter` turn); None turns back. The device is made anew by the reload;
+        then udev's WL_OUTPUT on it."""
+        base = BASE_CONFIG
+        if transform is not None:
+            if quarter:
+                base = base.replace(f"width = {WIDTH}\nheight = {HEIGHT}\n", f"width = {HEIGHT}\nheight = {WIDTH}\n", 1)
+            base += f'\n[[virtual_touchscreen]]\noutput = "{OUTPUT}"\ntransform = "{transform}"\n'
+        if base == self.base:
+            return
+        self.base = base
+        write_config("complab.toml", self.base + self.snippet)
+        # The reload makes the device anew before it answers (the kernel may give it the old
+        # device's node again).
+        self.client.request("reload")
+        self.node = wait_until("the virtual touchscreen made anew", self.virtual_node)
+        settle_udev()
+        udev = run(["udevadm", "info", "--query=property", "--name", self.node]).stdout
+        check(f"WL_OUTPUT={OUTPUT}" in udev, f"udev did not set WL_OUTPUT on {self.node}:\n{udev}")
 
     def log_tail(self):
         return self.daemon.log_text()[-2000:]

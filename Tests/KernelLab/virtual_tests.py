@@ -140,19 +140,24 @@ def virtual_withdraw():
         ends = [index for index, (kind, _) in enumerate(stamps) if kind == "TOUCH_UP"]
         down, up = stamps[0][1], stamps[ends[0]][1]
         moves = [stamp for kind, stamp in stamps[:ends[0]] if kind == "TOUCH_MOTION"]
-        check(moves, f"the palm was not slid away:\n{lines}")
-        still = up - moves[-1]
-        check(0.14 <= still, f"lifted {still:.3f} s after its last motion, not held still for 0.15 s (a fling):\n{lines}")
+        check(len(moves) == len(first["positions"]) - 1 and len(moves) >= 20, f"the palm was not slid away and shown still:\n{lines}")
+        # Shown still: every motion of the last 0.15 s before the lift within a pixel of the last.
+        last = first["positions"][-1]
+        still = [(stamp, at) for stamp, at in zip(moves, first["positions"][1:]) if up - stamp <= 0.15]
+        check(len(still) >= 10 and all(abs(x - last[0]) <= 1 and abs(y - last[1]) <= 1 for _, (x, y) in still),
+              f"not shown still for 0.15 s before the lift (a fling): {still}\n{lines}")
+        held = up - min(stamp for stamp, (x, y) in zip(moves, first["positions"][1:]) if abs(x - last[0]) <= 1 and abs(y - last[1]) <= 1)
         check(up - down < 0.45, f"lifted {up - down:.3f} s after it landed: not on motiond's timer, but with the panel's lift:\n{lines}")
-        # The slide is the last five motions (Withdrawal.steps): it begins where the palm was.
-        check(len(first["positions"]) >= 6, f"no slide of five steps:\n{lines}")
-        (x0, y0), (x1, y1) = first["positions"][-6], first["positions"][-1]
+        # The slide: from where the palm was (before the five steps) to where it was shown still.
+        slide_start = len(first["positions"]) - len(still) - 6
+        check(slide_start >= 0, f"no slide of five steps:\n{lines}")
+        (x0, y0), (x1, y1) = first["positions"][slide_start], last
         slid = ((x1 - x0) ** 2 + (y1 - y0) ** 2) ** 0.5
         check(slid >= 40, f"slid {slid:.1f} px, not out of a tap's slop:\n{lines}")
         tap_moved = max(abs(x - tap["positions"][0][0]) + abs(y - tap["positions"][0][1]) for x, y in tap["positions"])
         check(tap_moved < 1, f"the tap after it moved {tap_moved} px:\n{lines}")
         check(daemon.stop() == 0, f"motiond's exit status at SIGTERM:\n{daemon.log_text()}")
-    return f"the palm slid {slid:.0f} px, held still {still:.3f} s, lifted {up - down:.3f} s after landing; the tap after it a tap"
+    return f"the palm slid {slid:.0f} px, shown still {held:.3f} s ({len(still)} motions within a pixel), lifted {up - down:.3f} s after landing; the tap after it a tap"
 
 
 # --- Field faults, generated anew each run -------------------------------------------------

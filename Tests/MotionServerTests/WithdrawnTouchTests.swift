@@ -22,10 +22,13 @@ struct WithdrawnTouchTests {
     }
 
     /// Checks that `touch` was withdrawn: lifted, no tap, no fling, slid out of a tap's slop
-    /// when it had not left it, held still before the lift.
+    /// when it had not left it, shown still (within a pixel) for 0.15 s before the lift.
     static func expectWithdrawn(_ touch: AppTouch, slid: Bool, sourceLocation: SourceLocation = #_sourceLocation) {
         #expect(touch.end == .up && !touch.isTap && !touch.flings, "\(touch)", sourceLocation: sourceLocation)
-        #expect((touch.endAt ?? 0) - touch.lastMotionAt >= 0.15 - 1e-9, "lifted before it was still: \(touch)", sourceLocation: sourceLocation)
+        let end = touch.endAt ?? 0, last = touch.samples.last
+        let still = touch.samples.filter { end - $0.time <= 0.15 + 1e-9 }
+        #expect(still.count >= 10 && still.allSatisfy { abs($0.x - (last?.x ?? 0)) <= 1 && abs($0.y - (last?.y ?? 0)) <= 1 },
+                "not shown still for 0.15 s before the lift: \(touch.samples.suffix(20))", sourceLocation: sourceLocation)
         if slid { #expect(touch.farthest >= 40, "not slid out of a tap's slop: \(touch)", sourceLocation: sourceLocation) }
     }
 
@@ -145,14 +148,15 @@ struct WithdrawnTouchTests {
         #expect(spans.count > 5 && spans.allSatisfy { abs($0 / 300 - 1) < 0.02 }, "\(spans)")
     }
 
-    @Test("a tap that lands and lifts while a withdrawal is under way reaches the app whole, once the withdrawal lifted")
+    @Test("a tap that lands and lifts while a withdrawal is under way reaches the app whole, once the withdrawal lifted; a finger that moved and lifted meanwhile not at all (it would be a tap where it ended)")
     func tapDuringWithdrawal() throws {
         let bench = try Bench()
         let device = try bench.device()
         bench.frame(10, Self.contact(1, .began, 700, 700))
         bench.frame(10.01, Self.contact(1, .cancelled, 700, 700))
-        bench.frame(10.05, Self.contact(2, .began, 1500, 800))
-        bench.frame(10.12, Self.contact(2, .ended, 1500, 800))
+        bench.frame(10.05, Self.contact(2, .began, 1500, 800), Self.contact(3, .began, 1200, 300))
+        bench.frame(10.08, Self.contact(2, .stationary, 1500, 800), Self.contact(3, .moved, 1260, 300))
+        bench.frame(10.12, Self.contact(2, .ended, 1500, 800), Self.contact(3, .ended, 1260, 300))
         bench.scheduler.advance(to: 10.5)
         let touches = Self.touches(device)
         try #require(touches.count == 2, "\(touches)")

@@ -18,19 +18,32 @@ package struct AppTouch: CustomStringConvertible {
     package var endAt: Double?
     /// How long it stayed within a tap's slop after it landed.
     package var stillWithinSlop = 0.0
+    /// Its positions with their times, in pixels: what a velocity tracker is given.
+    package var samples: [(time: Double, x: Double, y: Double)] = []
 
     /// Chromium's numbers (ui/events/gesture_detection, GestureConfiguration on Linux): a tap
-    /// moves at most 15 px; a long press is 1 s within that; a fling needs motion within the
-    /// last 100 ms before the lift.
+    /// moves at most 15 px; a long press is 1 s within that. Its velocity tracker reckons a
+    /// lift's velocity from the samples of the last 100 ms before the last one, however long
+    /// before the lift that came (the compositor lab saw a drag left still for 0.15 s before
+    /// its lift fling): a fling is a velocity over 50 px/s there, after the touch left the slop.
     package static let tapSlop = 15.0
     package static let longPress = 1.0
     package static let flingWindow = 0.1
+    package static let flingVelocity = 50.0
 
     /// Whether a compositor that drops cancels would leave it as a click.
     package var isTap: Bool { end == .up && farthest <= Self.tapSlop && (endAt ?? .infinity) - downAt < Self.longPress }
     package var isLongPress: Bool { stillWithinSlop >= Self.longPress }
-    /// Whether it lifted while moving: a fling, whose stop eats the next tap's click.
-    package var flings: Bool { end == .up && farthest > Self.tapSlop && (endAt ?? .infinity) - lastMotionAt < Self.flingWindow }
+    /// Whether it lifted while moving, as the tracker sees it: a fling, whose stop eats the
+    /// next tap's click.
+    package var flings: Bool { end == .up && farthest > Self.tapSlop && velocity > Self.flingVelocity }
+
+    /// The speed over the samples of the last 100 ms before the last one, in pixels a second.
+    package var velocity: Double {
+        guard let last = samples.last, let first = samples.first(where: { last.time - $0.time <= Self.flingWindow }),
+              last.time > first.time else { return 0 }
+        return ((last.x - first.x) * (last.x - first.x) + (last.y - first.y) * (last.y - first.y)).squareRoot() / (last.time - first.time)
+    }
     /// Whether it stays down in the app: a cancel the compositor drops, or no end at all.
     package var staysDown: Bool { end != .up }
 
@@ -46,6 +59,7 @@ package struct AppTouch: CustomStringConvertible {
             switch event {
             case .down(let slot, let x, let y):
                 open[slot] = AppTouch(slot: slot, downAt: time, down: (x, y), lastMotionAt: time)
+                open[slot]?.samples = [(time, Double(x) / VirtualTouchscreenGeometry.unitsPerPixel, Double(y) / VirtualTouchscreenGeometry.unitsPerPixel)]
             case .motion(let slot, let x, let y):
                 guard var touch = open[slot] else { continue }
                 let distance = Double((x - touch.down.x) * (x - touch.down.x) + (y - touch.down.y) * (y - touch.down.y)).squareRoot()
@@ -53,6 +67,7 @@ package struct AppTouch: CustomStringConvertible {
                 if touch.farthest <= tapSlop && distance > tapSlop { touch.stillWithinSlop = time - touch.downAt }
                 touch.farthest = max(touch.farthest, distance)
                 touch.lastMotionAt = time
+                touch.samples.append((time, Double(x) / VirtualTouchscreenGeometry.unitsPerPixel, Double(y) / VirtualTouchscreenGeometry.unitsPerPixel))
                 open[slot] = touch
             case .up(let slot), .cancel(let slot):
                 guard var touch = open.removeValue(forKey: slot) else { continue }

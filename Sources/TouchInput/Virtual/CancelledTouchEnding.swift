@@ -25,7 +25,11 @@ public enum CancelledTouchEnding: String, Sendable, Hashable, CaseIterable {
 ///   moving it would end the drag somewhere else;
 /// - then it is held still before it lifts, so that the velocity at the lift is nil and
 ///   nothing flings (a lift right after a slide was a fling, and stopping that fling ate the
-///   next tap's click).
+///   next tap's click). Held still means shown still: a velocity tracker sees only the samples
+///   it is given, and Chromium's reckons a lift's velocity from the last 100 ms of them,
+///   however long ago they came; a touch merely left alone for 0.15 s after a drag still
+///   flung in the compositor lab. So the still touch is shown every 10 ms, a quarter pixel
+///   (one unit) back and forth, which libinput and the compositors pass on.
 struct Withdrawal: Sendable {
     /// How far a touch still within a tap's slop slides, in pixels: past every toolkit's slop
     /// (Chromium's 15 px, Flutter's 18 logical pixels, Qt's and GTK's under 20), twice over at
@@ -36,8 +40,8 @@ struct Withdrawal: Sendable {
     static let steps = 5
     /// Between two steps of the slide: a 100 Hz panel's frames.
     static let stepInterval = 0.010
-    /// How long it is held still before the lift: a velocity tracker's window (Chromium's and
-    /// Android's look back 100 ms) has passed, and no long press (1 s in Chromium) comes.
+    /// How long it is held still before the lift, shown every ``stepInterval``: longer than a
+    /// velocity tracker's window (Chromium's and Android's look back 100 ms).
     static let still = 0.15
 
     /// The positions still to show, in the device's units, the next one first.
@@ -57,8 +61,8 @@ struct Withdrawal: Sendable {
         let here = Point(x: Double(units.x) / perPixel, y: Double(units.y) / perPixel)
         let landed = Point(x: Double(landing.x) / perPixel, y: Double(landing.y) / perPixel)
         guard here.distance(to: landed) <= Self.tapSlop else {
-            path = []
-            deadline = Swift.max(time, lastMoved + Self.still)
+            path = Self.heldStill(at: units, maximum: geometry.maximum)
+            deadline = time
             return
         }
         let middle = Point(x: geometry.deviceSize.width / 2, y: geometry.deviceSize.height / 2)
@@ -71,21 +75,29 @@ struct Withdrawal: Sendable {
             direction = across.x * direction.x + across.y * direction.y >= 0 ? across : Point(x: -across.x, y: -across.y)
         }
         let maximum = geometry.maximum
-        path = (1...Self.steps).map { step in
+        let slid = (1...Self.steps).map { step in
             let along = Self.slide * Double(step) / Double(Self.steps) * perPixel
             let x = (Double(units.x) + direction.x * along).rounded()
             let y = (Double(units.y) + direction.y * along).rounded()
             return (Int32(Swift.min(Swift.max(x, 0), Double(maximum.x))), Int32(Swift.min(Swift.max(y, 0), Double(maximum.y))))
         }
+        path = slid + Self.heldStill(at: slid[slid.count - 1], maximum: maximum)
         deadline = time
     }
 
+    /// The positions that show a touch still at `units` for ``still``: one unit (a quarter
+    /// pixel) aside and back, every ``stepInterval``.
+    private static func heldStill(at units: (x: Int32, y: Int32), maximum: (x: Int32, y: Int32)) -> [(x: Int32, y: Int32)] {
+        let aside = units.x < maximum.x ? units.x + 1 : units.x - 1
+        return (0..<Int((still / stepInterval).rounded())).map { step in (step % 2 == 0 ? aside : units.x, units.y) }
+    }
+
     /// The next step due by `time`: a position to show, or nil when the touch is to lift now
-    /// (or not yet: `isDone` says which).
+    /// (or not yet: ``liftsBy(_:)`` says which).
     mutating func step(at time: Double) -> (x: Int32, y: Int32)? {
         guard time >= deadline, !path.isEmpty else { return nil }
         let next = path.removeFirst()
-        deadline = path.isEmpty ? time + Self.still : time + Self.stepInterval
+        deadline = time + Self.stepInterval
         return next
     }
 

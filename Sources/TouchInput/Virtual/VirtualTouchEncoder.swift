@@ -139,10 +139,12 @@ public struct VirtualTouchEncoder: Sendable {
     /// Fingers that landed this frame with only released slots left, to land in the next.
     private var waiting: [VirtualContact] = []
     /// Fingers that landed while a withdrawal was under way, where they are now (`ended` once
-    /// they lifted): they land once it has lifted, so that no app takes a finger landing and
-    /// one being withdrawn for two fingers together (a pinch, a two-finger scroll). A jump's
-    /// new part lands so, 0.2 s late; a tap in that time comes late, whole.
-    private var held: [VirtualContact] = []
+    /// they lifted), and where they landed: they land once it has lifted, so that no app takes
+    /// a finger landing and one being withdrawn for two fingers together (a pinch, a
+    /// two-finger scroll). A jump's new part lands so, 0.2 s late, where the finger is then; a
+    /// tap in that time comes late, whole; a finger that moved and lifted in that time is not
+    /// shown (landed and lifted at once where it ended, it would be a tap there).
+    private var held: [(contact: VirtualContact, landing: Point)] = []
 
     /// Fingers that landed with every slot taken, and were not shown.
     public private(set) var fingersDropped = 0
@@ -178,14 +180,14 @@ public struct VirtualTouchEncoder: Sendable {
         for contact in contacts {
             if let slot = slot(of: contact.finger) {
                 update(slot, with: contact, at: time, into: &events)
-            } else if let index = held.firstIndex(where: { $0.finger == contact.finger }) {
+            } else if let index = held.firstIndex(where: { $0.contact.finger == contact.finger }) {
                 follow(held: index, with: contact)
             }
         }
         let withdrawing = isWithdrawing
         for contact in contacts where contact.phase == .began && contact.forApps && slot(of: contact.finger) == nil {
             if withdrawing {
-                if !held.contains(where: { $0.finger == contact.finger }) { held.append(contact) }
+                if !held.contains(where: { $0.contact.finger == contact.finger }) { held.append((contact, contact.position)) }
             } else if let slot = freeSlot() {
                 land(contact, in: slot, at: time, into: &events)
             } else if released.count + cancelling.count > waiting.count {
@@ -204,7 +206,7 @@ public struct VirtualTouchEncoder: Sendable {
         for finger in fingers {
             if let slot = slot(of: finger) { takeAway(slot, at: time, into: &events) }
         }
-        held.removeAll { fingers.contains($0.finger) }
+        held.removeAll { fingers.contains($0.contact.finger) }
         endFrame(since: start, at: time, into: &events)
     }
 
@@ -255,24 +257,27 @@ public struct VirtualTouchEncoder: Sendable {
 
     /// A finger held back while a withdrawal was under way, as it moves, lifts or is taken.
     private mutating func follow(held index: Int, with contact: VirtualContact) {
-        guard contact.forApps, contact.phase != .cancelled else { return held.removeAll { $0.finger == contact.finger } }
-        if contact.phase == .ended { held[index].phase = .ended } else { held[index].position = contact.position }
+        guard contact.forApps, contact.phase != .cancelled else { return held.removeAll { $0.contact.finger == contact.finger } }
+        held[index].contact.position = contact.position
+        if contact.phase == .ended { held[index].contact.phase = .ended }
     }
 
     /// Lands the fingers held back, now that no withdrawal is under way: those that lifted
     /// meanwhile lift in the next frame, a tap come late.
     private mutating func landHeld(at time: Double, into events: inout [InputEvent]) {
         var start = events.count
-        var lifted: [Int] = []
-        for contact in held {
+        var liftedSlots: [Int] = []
+        for (contact, landing) in held {
+            let lifted = contact.phase == .ended
+            if lifted && contact.position.distance(to: landing) > Withdrawal.tapSlop { continue }
             guard let slot = freeSlot() else { fingersDropped += 1; continue }
             land(contact, in: slot, at: time, into: &events)
-            if contact.phase == .ended { lifted.append(slot) }
+            if lifted { liftedSlots.append(slot) }
         }
         held.removeAll(keepingCapacity: true)
         endFrame(since: start, at: time, into: &events)
         start = events.count
-        for slot in lifted { lift(slot, into: &events) }
+        for slot in liftedSlots { lift(slot, into: &events) }
         endFrame(since: start, at: time, into: &events)
     }
 
