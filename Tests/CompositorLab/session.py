@@ -137,7 +137,10 @@ class Motiond:
         write_config("complab.toml", self.base + self.snippet)
         # The reload makes the device anew before it answers (the kernel may give it the old
         # device's node again).
-        self.client.request("reload")
+        try:
+            self.client.request("reload")
+        except LabFailure as failure:
+            raise LabFailure(f"{failure}\nmotiond's log ended:\n{self.log_tail()}") from None
         self.node = wait_until("the virtual touchscreen made anew", self.virtual_node)
         settle_udev()
         udev = run(["udevadm", "info", "--query=property", "--name", self.node]).stdout
