@@ -118,7 +118,10 @@ class Motiond:
         if snippet == self.snippet:
             return
         write_config("complab.toml", self.base + snippet)
-        self.client.request("reload")
+        try:
+            self.client.request("reload")
+        except LabFailure as failure:
+            raise LabFailure(f"{failure}\nmotiond's log ended:\n{self.log_tail()}") from None
         self.snippet = snippet
 
     def turn(self, transform, quarter=False):
