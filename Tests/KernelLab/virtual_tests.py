@@ -140,13 +140,22 @@ def virtual_withdraw():
         ends = [index for index, (kind, _) in enumerate(stamps) if kind == "TOUCH_UP"]
         down, up = stamps[0][1], stamps[ends[0]][1]
         moves = [stamp for kind, stamp in stamps[:ends[0]] if kind == "TOUCH_MOTION"]
-        check(len(moves) == len(first["positions"]) - 1 and len(moves) >= 20, f"the palm was not slid away and shown still:\n{lines}")
-        # Shown still: every motion of the last 0.15 s before the lift within a pixel of the last.
+        check(len(moves) == len(first["positions"]) - 1 and len(moves) >= 10, f"the palm was not slid away and shown still:\n{lines}")
+        # Shown still: from some motion on, every one within a pixel of the last, for 0.15 s
+        # before the lift; and those of the last 100 ms before the last motion (what a
+        # velocity tracker reckons from) among them. The timer's steps may come late under
+        # load: their number is not judged.
         last = first["positions"][-1]
-        still = [(stamp, at) for stamp, at in zip(moves, first["positions"][1:]) if up - stamp <= 0.15]
-        check(len(still) >= 10 and all(abs(x - last[0]) <= 1 and abs(y - last[1]) <= 1 for _, (x, y) in still),
-              f"not shown still for 0.15 s before the lift (a fling): {still}\n{lines}")
-        held = up - min(stamp for stamp, (x, y) in zip(moves, first["positions"][1:]) if abs(x - last[0]) <= 1 and abs(y - last[1]) <= 1)
+        timed = list(zip(moves, first["positions"][1:]))
+        since = up
+        for stamp, (x, y) in reversed(timed):
+            if abs(x - last[0]) > 1 or abs(y - last[1]) > 1:
+                break
+            since = stamp
+        held = up - since
+        check(held >= 0.14, f"shown still only {held:.3f} s before the lift, not 0.15 s (a fling):\n{lines}")
+        still = [at for stamp, at in timed if stamp >= since]
+        check(moves[-1] - 0.1 >= since - 1e-6, f"motion within the last 100 ms before the lift:\n{lines}")
         check(up - down < 0.45, f"lifted {up - down:.3f} s after it landed: not on motiond's timer, but with the panel's lift:\n{lines}")
         # The slide: from where the palm was (it had moved 2 px from its landing) to where it
         # was shown still, the farthest of its positions from the last.
