@@ -38,7 +38,11 @@ extension Daemons {
             try #require(live.count > dragged / 2 && offline.count > dragged)
             let draggedOffline = Array(offline.prefix(dragged))
             let liveDuringDrag = live.prefix { position in draggedOffline.contains(position) }
-            #expect(live.first == offline.first)
+            // The first live position is the drag's first, unless the daemon coalesced the first
+            // frames too (a fresh clone's run beside the kernel lab's guests did): then one of
+            // the drag's next few (eight were coalesced in that run).
+            #expect(live.first.map { Array(draggedOffline.prefix(20)).contains($0) } == true,
+                    "the first live position \(String(describing: live.first)) is none of the drag's first twenty: \(Array(draggedOffline.prefix(20)))")
             #expect(liveDuringDrag.count >= dragged / 2, "most of the drag's positions arrive: \(liveDuringDrag.count) of \(dragged)")
             #expect(isSubsequence(Array(liveDuringDrag), of: draggedOffline), "live positions are offline ones, in order")
             #expect(live.last == offline.last, "the card rests on the same snap point")
