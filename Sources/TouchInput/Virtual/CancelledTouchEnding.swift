@@ -49,13 +49,13 @@ struct Withdrawal: Sendable {
     /// When the next position is shown, or when the touch lifts once the path is done.
     private(set) var deadline: Double
 
-    /// The withdrawal of a touch at `units` that landed at `landing` and last moved at
-    /// `lastMoved`, beginning at `time` on a device of `geometry`, where `others` are the
+    /// The withdrawal of a touch at `units` that landed at `landing`, beginning at `time` on
+    /// a device of `geometry`, where `others` are the
     /// fingers still shown. The slide goes toward the middle of the area, so that it stays on
     /// the output (and off the edges, where compositors have their own swipes); with another
     /// finger down, across the line to the nearest one, so that the two fingers' span hardly
     /// changes and no app pinches.
-    init(from units: (x: Int32, y: Int32), landing: (x: Int32, y: Int32), lastMoved: Double, at time: Double,
+    init(from units: (x: Int32, y: Int32), landing: (x: Int32, y: Int32), at time: Double,
          geometry: VirtualTouchscreenGeometry, others: [(x: Int32, y: Int32)] = []) {
         let perPixel = VirtualTouchscreenGeometry.unitsPerPixel
         let here = Point(x: Double(units.x) / perPixel, y: Double(units.y) / perPixel)

@@ -110,10 +110,8 @@ public struct VirtualTouchEncoder: Sendable {
         /// When it landed among the fingers shown: the oldest drives `ABS_X`/`ABS_Y`.
         var order: Int
         var units: (x: Int32, y: Int32)
-        /// Where it landed, and when it last moved: what a withdrawal needs to know whether
-        /// it was a tap or a drag, and how long it has been still.
+        /// Where it landed: what a withdrawal needs to know whether it was a tap or a drag.
         var landing: (x: Int32, y: Int32)
-        var lastMoved: Double
         /// Set once motiond took the finger away: the slot shows the withdrawal, no longer
         /// the finger.
         var withdrawal: Withdrawal?
@@ -189,14 +187,14 @@ public struct VirtualTouchEncoder: Sendable {
             if withdrawing {
                 if !held.contains(where: { $0.contact.finger == contact.finger }) { held.append((contact, contact.position)) }
             } else if let slot = freeSlot() {
-                land(contact, in: slot, at: time, into: &events)
+                land(contact, in: slot, into: &events)
             } else if released.count + cancelling.count > waiting.count {
                 waiting.append(contact)
             } else {
                 fingersDropped += 1
             }
         }
-        endFrame(since: start, at: time, into: &events)
+        endFrame(since: start, into: &events)
     }
 
     /// Ends the fingers among `fingers` that are shown: a gesture took them between their
@@ -207,7 +205,7 @@ public struct VirtualTouchEncoder: Sendable {
             if let slot = slot(of: finger) { takeAway(slot, at: time, into: &events) }
         }
         held.removeAll { fingers.contains($0.contact.finger) }
-        endFrame(since: start, at: time, into: &events)
+        endFrame(since: start, into: &events)
     }
 
     /// Ends every finger shown: for a lock, a device going away. The apps see no touch
@@ -223,7 +221,7 @@ public struct VirtualTouchEncoder: Sendable {
                 withdraw(slot, at: time, into: &events)
             }
         }
-        endFrame(since: start, at: time, into: &events)
+        endFrame(since: start, into: &events)
     }
 
     /// When a withdrawal next has a frame to write (``advance(to:into:)``); nil when none is
@@ -248,8 +246,8 @@ public struct VirtualTouchEncoder: Sendable {
                 lift(slot, into: &events)
             }
         }
-        endFrame(since: start, at: time, into: &events)
-        if !held.isEmpty && !isWithdrawing { landHeld(at: time, into: &events) }
+        endFrame(since: start, into: &events)
+        if !held.isEmpty && !isWithdrawing { landHeld(into: &events) }
     }
 
     /// Whether a withdrawal is under way.
@@ -264,21 +262,21 @@ public struct VirtualTouchEncoder: Sendable {
 
     /// Lands the fingers held back, now that no withdrawal is under way: those that lifted
     /// meanwhile lift in the next frame, a tap come late.
-    private mutating func landHeld(at time: Double, into events: inout [InputEvent]) {
+    private mutating func landHeld(into events: inout [InputEvent]) {
         var start = events.count
         var liftedSlots: [Int] = []
         for (contact, landing) in held {
             let lifted = contact.phase == .ended
             if lifted && contact.position.distance(to: landing) > Withdrawal.tapSlop { continue }
             guard let slot = freeSlot() else { fingersDropped += 1; continue }
-            land(contact, in: slot, at: time, into: &events)
+            land(contact, in: slot, into: &events)
             if lifted { liftedSlots.append(slot) }
         }
         held.removeAll(keepingCapacity: true)
-        endFrame(since: start, at: time, into: &events)
+        endFrame(since: start, into: &events)
         start = events.count
         for slot in liftedSlots { lift(slot, into: &events) }
-        endFrame(since: start, at: time, into: &events)
+        endFrame(since: start, into: &events)
     }
 
     private mutating func update(_ slot: Int, with contact: VirtualContact, at time: Double, into events: inout [InputEvent]) {
@@ -287,7 +285,6 @@ public struct VirtualTouchEncoder: Sendable {
             guard contact.forApps else { return takeAway(slot, at: time, into: &events) }
             let units = geometry.units(of: contact.position)
             guard units != slots[slot]!.units else { return }
-            slots[slot]!.lastMoved = time
             move(slot, to: units, into: &events)
         case .ended where contact.forApps:
             lift(slot, into: &events)
@@ -322,7 +319,7 @@ public struct VirtualTouchEncoder: Sendable {
     private mutating func withdraw(_ slot: Int, at time: Double, into events: inout [InputEvent]) {
         let shown = slots[slot]!
         let others = slots.indices.compactMap { other in other != slot && slots[other]?.withdrawal == nil ? slots[other]?.units : nil }
-        var withdrawal = Withdrawal(from: shown.units, landing: shown.landing, lastMoved: shown.lastMoved, at: time, geometry: geometry, others: others)
+        var withdrawal = Withdrawal(from: shown.units, landing: shown.landing, at: time, geometry: geometry, others: others)
         fingersCancelled += 1
         if let first = withdrawal.step(at: time) {
             slots[slot]!.withdrawal = withdrawal
@@ -334,7 +331,7 @@ public struct VirtualTouchEncoder: Sendable {
         }
     }
 
-    private mutating func land(_ contact: VirtualContact, in slot: Int, at time: Double, into events: inout [InputEvent]) {
+    private mutating func land(_ contact: VirtualContact, in slot: Int, into events: inout [InputEvent]) {
         let units = geometry.units(of: contact.position)
         select(slot, into: &events)
         emit(AbsoluteAxis.toolType, ToolType.finger, into: &events)
@@ -342,7 +339,7 @@ public struct VirtualTouchEncoder: Sendable {
         emit(AbsoluteAxis.positionX, units.x, into: &events)
         emit(AbsoluteAxis.positionY, units.y, into: &events)
         nextTrackingID = nextTrackingID == UInt16.max.asInt32 ? 0 : nextTrackingID + 1
-        slots[slot] = Shown(finger: contact.finger, order: landings, units: units, landing: units, lastMoved: time)
+        slots[slot] = Shown(finger: contact.finger, order: landings, units: units, landing: units)
         landings += 1
     }
 
@@ -368,7 +365,7 @@ public struct VirtualTouchEncoder: Sendable {
     /// Ends the frame begun at `start`, if it holds anything: `BTN_TOUCH` and `ABS_X`/`ABS_Y`,
     /// `SYN_REPORT`; then the frame that releases the slots turned palm, and the frame that
     /// lands the fingers waiting for a slot, each in a slot released in an earlier frame.
-    private mutating func endFrame(since start: Int, at time: Double, into events: inout [InputEvent]) {
+    private mutating func endFrame(since start: Int, into events: inout [InputEvent]) {
         guard events.count > start else { return }
         finishFrame(into: &events)
         released.removeAll(keepingCapacity: true)
@@ -384,7 +381,7 @@ public struct VirtualTouchEncoder: Sendable {
         guard !waiting.isEmpty else { return }
         for contact in waiting {
             // Every slot counted for it was released by now.
-            land(contact, in: freeSlot()!, at: time, into: &events)
+            land(contact, in: freeSlot()!, into: &events)
         }
         waiting.removeAll(keepingCapacity: true)
         finishFrame(into: &events)
