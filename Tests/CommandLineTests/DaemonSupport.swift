@@ -78,6 +78,21 @@ final class RunningDaemon {
         throw Failure(description: "motiond did not notify \(text) within \(Int(seconds)) s; it said: \(stop().error)")
     }
 
+    /// The notifications that come within `seconds`, until `enough` says they are enough:
+    /// what motiond told systemd, in order.
+    func notifications(seconds: Double = 60, until enough: ([String]) -> Bool) -> [String] {
+        var buffer = [UInt8](repeating: 0, count: 4096)
+        var received: [String] = []
+        let deadline = Date().addingTimeInterval(seconds)
+        while Date() < deadline, !enough(received) {
+            let count = recv(notify, &buffer, buffer.count, 0)  // SO_RCVTIMEO bounds each wait
+            if count < 0 && errno == EINTR { continue }
+            guard count > 0 else { break }
+            received.append(String(decoding: buffer[..<count], as: UTF8.self))
+        }
+        return received
+    }
+
     /// Sends a signal.
     func signal(_ number: Int32) { kill(process.processIdentifier, number) }
 

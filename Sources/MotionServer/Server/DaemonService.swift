@@ -22,7 +22,7 @@ public final class DaemonService {
     private let logger: Logger
     /// The input's events as the log words them.
     private var inputLog: InputLog
-    private let notifier = SystemdNotifier()
+    private let notifier: SystemdNotifier
     private let daemon: Daemon
     /// The clients' connections, on either transport, and the slow-client rule's check.
     private let connections: ClientConnections
@@ -45,6 +45,9 @@ public final class DaemonService {
         self.loop = loop
         self.logger = logger
         self.inputLog = InputLog(logger: logger)
+        self.notifier = SystemdNotifier(loop: loop) {
+            logger.warning("systemd's notify socket is full (nothing reads it): motiond goes on, and tells systemd once it reads again")
+        }
         self.stopped = loop.makePromise()
         let scheduler = EventLoopFrameScheduler(eventLoop: loop)
         let clock = TimedFrameClock(rate: configuration.daemon.frameRate, scheduler: scheduler)
