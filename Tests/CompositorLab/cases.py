@@ -76,7 +76,7 @@ class Lab:
 
     def play(self, scenario):
         """Plays `scenario` on its panel; motiond's published tracks, by contact id in landing order."""
-        self.motiond.configure(scenario.snippet)
+        self.motiond.configure(scenario.snippet, scenario.device)
         self.client.drain()
         self.client.events.clear()
         start = time.monotonic()

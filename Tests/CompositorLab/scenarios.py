@@ -19,8 +19,10 @@ FRAME = 0.010  # the lab's panel reports every 10 ms while a finger moves
 
 
 class Scenario:
-    def __init__(self, name, events, panel="lab", snippet="", during=None, final=None):
+    def __init__(self, name, events, panel="lab", snippet="", during=None, final=None, device=""):
         self.name, self.events, self.panel, self.snippet, self.during = name, events, panel, snippet, during
+        # Settings of the lab panel's own [[device]] table (its filters), as lines.
+        self.device = device
         # Where the scenario's last touch lands (Atmel units), when it is not its only one.
         self.final = final
         # How long a client may take to show the last touch end once motiond lifted it: a
@@ -127,6 +129,10 @@ def cancel_scenarios():
     return [
         Scenario("palm", write_events("palm", then_tap(palm, 52)), final=(500, 240)),
         Scenario("jump", write_events("jump", then_tap(jump, 54)), final=(500, 240)),
+        # A finger resting 1 s, found stuck after 0.25 s: a kiosk's `stuck_after` is 30 s, by
+        # when every app has long since taken it for a long press; this judges the ending.
+        Scenario("stuck finger", write_events("stuck", then_tap(held(0, 59, (300, 240), 1.0), 60)),
+                 device="stuck_after = 0.25\n", final=(500, 240)),
         Scenario("screen gesture takes it", write_events("taken", then_tap(held(0, 55, (300, 240), 1.0), 56)),
                  snippet=LONG_PRESS_TAKES, final=(500, 240)),
         Scenario("lock", write_events("lock", then_tap(held(0, 57, (300, 240), 1.2), 58)),
@@ -169,20 +175,35 @@ def touches_of_wev(events):
 
 
 def touches_of_page(events):
-    """The page's touch events as touches, the same shape as wev's."""
-    touches, down = [], {}
+    """The page's touch events as touches, the same shape as wev's, with "stale": how many of
+    its moves were Chromium's echo of the last touch with its identifier, left out.
+
+    Chromium's touch identifiers are the compositor's `wl_touch` ids, which libinput takes
+    again for the next finger; under emulation Chromium then now and again sent a touchmove
+    of the new touch at exactly where the last touch with that id ended, most often with a
+    time (`event.timeStamp`) before the new touch's touchstart: a move of the old touch,
+    dispatched late. wev, given the same recordings, got no such motion from the compositor:
+    the echo is Chromium's own, and not a position motiond showed. A move stamped before its
+    touch began, or at exactly where the last touch with its id ended, is such an echo."""
+    touches, down, ended_at = [], {}, {}
     for event in events:
         kind = event["type"]
         if kind == "touchstart":
-            touch = {"id": event["id"], "positions": [(event["x"], event["y"])], "end": None}
+            touch = {"id": event["id"], "positions": [(event["x"], event["y"])], "end": None, "stale": 0, "t": event.get("t", 0)}
             touches.append(touch)
             down[event["id"]] = touch
         elif kind in ("touchmove", "touchend", "touchcancel") and event["id"] in down:
             touch = down[event["id"]]
-            if (event["x"], event["y"]) != touch["positions"][-1]:
-                touch["positions"].append((event["x"], event["y"]))
+            position = (event["x"], event["y"])
+            echo = event.get("t", touch["t"]) < touch["t"] or position == ended_at.get(event["id"])
+            if kind == "touchmove" and echo and position != touch["positions"][-1]:
+                touch["stale"] += 1
+                continue
+            if position != touch["positions"][-1]:
+                touch["positions"].append(position)
             if kind != "touchmove":
                 touch["end"] = "up" if kind == "touchend" else "cancel"
+                ended_at[event["id"]] = position
                 del down[event["id"]]
     return touches
 

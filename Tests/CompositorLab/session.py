@@ -85,13 +85,17 @@ size = [200, 200]
 """
 
 
+# Where a case's lines for the lab panel's [[device]] table go.
+DEVICE_LINES = "touch_resolution = 4\n"
+
+
 class Motiond:
     """motiond on BASE_CONFIG plus a case's snippet, with the WL_OUTPUT rule `motionctl config
     mapping --install` writes, as a user sets it up; `configure` reloads with another snippet."""
 
     def __init__(self):
         self.path = write_config("complab.toml", BASE_CONFIG)
-        self.base, self.snippet = BASE_CONFIG, ""
+        self.base, self.settings = BASE_CONFIG, ("", "")
         mapping = run([MOTIONCTL, "config", "mapping", self.path])
         check(mapping.returncode == 0, f"motionctl config mapping failed: {mapping.stderr}")
         self.sway_input = next((line.strip() for line in mapping.stdout.splitlines() if line.strip().startswith("input ")), None)
@@ -113,16 +117,17 @@ class Motiond:
         check(entry is None or "error" not in entry, f"motiond did not make the virtual touchscreen: {entry}")
         return entry and entry.get("node")
 
-    def configure(self, snippet):
-        """BASE_CONFIG plus `snippet` (a case's settings), reloaded if it differs."""
-        if snippet == self.snippet:
+    def configure(self, snippet, device=""):
+        """BASE_CONFIG plus `snippet` (a case's settings) and `device` (lines for the lab
+        panel's own table), reloaded if they differ."""
+        if (snippet, device) == self.settings:
             return
-        write_config("complab.toml", self.base + snippet)
+        write_config("complab.toml", self.text(self.base, (snippet, device)))
         try:
             self.client.request("reload")
         except LabFailure as failure:
             raise LabFailure(f"{failure}\nmotiond's log ended:\n{self.log_tail()}") from None
-        self.snippet = snippet
+        self.settings = (snippet, device)
 
     def turn(self, transform, quarter=False):
         """The output turned by the compositor, as the configuration tells motiond: `transform`
@@ -137,7 +142,7 @@ class Motiond:
         if base == self.base:
             return
         self.base = base
-        write_config("complab.toml", self.base + self.snippet)
+        write_config("complab.toml", self.text(self.base, self.settings))
         # The reload makes the device anew before it answers (the kernel may give it the old
         # device's node again).
         try:
@@ -148,6 +153,12 @@ class Motiond:
         settle_udev()
         udev = run(["udevadm", "info", "--query=property", "--name", self.node]).stdout
         check(f"WL_OUTPUT={OUTPUT}" in udev, f"udev did not set WL_OUTPUT on {self.node}:\n{udev}")
+
+    @staticmethod
+    def text(base, settings):
+        """The configuration: `base` with a case's (settings, lines for the lab panel)."""
+        snippet, device = settings
+        return base.replace(DEVICE_LINES, DEVICE_LINES + device, 1) + snippet
 
     def log_tail(self):
         return self.daemon.log_text()[-2000:]
@@ -384,7 +395,10 @@ class Page:
         wait_until("Chromium's files read into the guest's memory", lambda: os.path.exists(CHROMIUM_READ), seconds=4 * STEP)
         self.started = time.monotonic()
         self.process, self.path = compositor.client(
-            ["chromium", "--ozone-platform=wayland", "--kiosk", "--no-sandbox", "--no-first-run", "--disable-gpu",
+            # A kiosk's own flags (docs/kiosk.md): without them the bundled five-finger
+            # recording pinch-zoomed the page, and every later touch landed 6% off.
+            ["chromium", "--ozone-platform=wayland", "--kiosk", "--disable-pinch", "--overscroll-history-navigation=0",
+             "--no-sandbox", "--no-first-run", "--disable-gpu",
              "--disable-dev-shm-usage", "--enable-logging=stderr", "--v=0", f"--user-data-dir={data}",
              # Nothing in the background: under emulation on a busy host, Chromium's helper
              # processes otherwise miss its 15 s to connect and the page never loads.
