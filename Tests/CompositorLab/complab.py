@@ -10,7 +10,8 @@ scripts/compositor-test boots one guest per compositor and runs this script in i
 Each result is a line of DIR/results.jsonl: {"test", "status" (passed|failed), "seconds",
 "detail"}, as the kernel lab writes them. The guest starts motiond, the compositor and
 Chromium once, then plays every scenario to wev and then to the page (a client at a time has
-the output), then tries the rotated outputs; the tests are judged from what was recorded.
+the output), measures the latency, plays the bundled recordings to the page, and last tries
+the rotated outputs; the tests are judged from what was recorded.
 """
 import argparse
 import json
@@ -22,9 +23,11 @@ import traceback
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import cases  # noqa: E402
 import labkit  # noqa: E402  (session.py puts the kernel lab on the path)
+import latency  # noqa: E402
+import recordings_to_page as recordings  # noqa: E402
 
 COMPOSITORS = ("weston", "sway")
-TESTS = ("start", "drag", "two fingers", "claimed touch", "rotated output", "cancels")
+TESTS = ("start", "drag", "two fingers", "claimed touch", "cancels", "latency", "recordings", "rotated output")
 
 
 def names(compositor):
@@ -88,50 +91,34 @@ def main():
 
 
 def run_tests(lab, kind, tests, results):
-    """Plays what the selected tests need (to wev, then to the page, then the rotations) and
-    judges each test; one that failed to record fails its tests with the reason."""
+    """Plays what the selected tests need and judges each test; one that failed to record
+    fails its tests with the reason. The scenarios go to wev and then to the page (a client at
+    a time has the output), then the latency and the recordings to the same page (Chromium
+    takes a minute or more to start under emulation: once a guest), and last the rotated
+    outputs, each a compositor started anew with its output turned."""
     judged = [scenario for scenario in cases.judged_scenarios() if scenario.name in tests]
+    cancels = cases.cancel_scenarios() if "cancels" in tests else []
     records = {}
-    for target in ("wl_touch", "page") if judged else ():
+    for target in ("wl_touch", "page") if judged or cancels else ():
         clock = time.monotonic()
-        played, failure = attempt(lambda: lab.play_all(target, judged))
+        played, failure = attempt(lambda: lab.play_all(target, judged + cancels))
         records[target] = (played or {}, failure, time.monotonic() - clock)
     for scenario in judged:
         clock = time.monotonic()
         verdict, failure = attempt(lambda: cases.judge(scenario, records))
         seconds = sum(record[0].get(scenario.name, {}).get("seconds", 0) for record in records.values())
         results.write(f"{kind} {scenario.name}", failure is None, seconds + time.monotonic() - clock, verdict or failure)
-    # The rotated outputs before the cancel cases: after them, a reload that made the virtual
-    # touchscreen anew went unanswered for 60 s in two runs out of two (weston and sway),
-    # while the same turns alone passed; not yet understood (docs/testing.md).
-    if "rotated output" in tests:
+    if cancels:
         clock = time.monotonic()
-        verdict, failure = attempt(lambda: cases.rotated_output(lab))
-        results.write(f"{kind} rotated output", failure is None, time.monotonic() - clock, verdict or failure)
-    if "cancels" in tests:
-        clock = time.monotonic()
-        scenarios = cases.cancel_scenarios()
-        verdict, failure = attempt(lambda: cases.cancel_table(kind, scenarios, record_alone(lab, scenarios)))
-        results.write(f"{kind} cancels", failure is None, time.monotonic() - clock, verdict or failure)
-
-
-def record_alone(lab, scenarios):
-    """Each scenario played to wev on a compositor started afresh for it (a cancel the
-    compositor drops leaves a touch down in it, which changes what the next case shows); then
-    all of them to the page, in order, on one more fresh compositor: one Chromium, which takes
-    a minute or more to start under emulation. Records as `run_tests` keeps them."""
-    played, failure = {}, None
-    for scenario in scenarios:
-        lab.fresh()
-        one, failure = attempt(lambda: lab.play_all("wl_touch", [scenario]))
-        played.update(one or {})
-        if failure:
-            break
-    records = {"wl_touch": (played, failure, 0)}
-    lab.fresh()
-    played, failure = attempt(lambda: lab.play_all("page", scenarios))
-    records["page"] = (played or {}, failure, 0)
-    return records
+        verdict, failure = attempt(lambda: cases.cancel_table(kind, cancels, records))
+        seconds = sum(record[0].get(scenario.name, {}).get("seconds", 0) for record in records.values() for scenario in cancels)
+        results.write(f"{kind} cancels", failure is None, seconds + time.monotonic() - clock, verdict or failure)
+    for test, run in (("latency", latency.stage_latency), ("recordings", recordings.recordings_to_page),
+                      ("rotated output", cases.rotated_output)):
+        if test in tests:
+            clock = time.monotonic()
+            verdict, failure = attempt(lambda: run(lab))
+            results.write(f"{kind} {test}", failure is None, time.monotonic() - clock, verdict or failure)
 
 
 if __name__ == "__main__":
