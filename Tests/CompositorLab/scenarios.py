@@ -182,9 +182,10 @@ def touches_of_page(events):
     again for the next finger; under emulation Chromium then now and again sent a touchmove
     of the new touch at exactly where the last touch with that id ended, most often with a
     time (`event.timeStamp`) before the new touch's touchstart: a move of the old touch,
-    dispatched late. wev, given the same recordings, got no such motion from the compositor:
-    the echo is Chromium's own, and not a position motiond showed. A move stamped before its
-    touch began, or at exactly where the last touch with its id ended, is such an echo."""
+    dispatched late; once, a move of a touch's own, stamped before moves it had already sent.
+    wev, given the same recordings, got every position from the compositor once and in order:
+    these are Chromium's own, not positions motiond showed. A move stamped before the latest
+    event of its touch, or at exactly where the last touch with its id ended, is left out."""
     touches, down, ended_at = [], {}, {}
     for event in events:
         kind = event["type"]
@@ -199,6 +200,7 @@ def touches_of_page(events):
             if kind == "touchmove" and echo and position != touch["positions"][-1]:
                 touch["stale"] += 1
                 continue
+            touch["t"] = max(touch["t"], event.get("t", touch["t"]))
             if position != touch["positions"][-1]:
                 touch["positions"].append(position)
             if kind != "touchmove":
