@@ -3,6 +3,7 @@ import FoundationEssentials
 import Glibc
 import MotionConfiguration
 import MotionServer
+import TouchInput
 import TouchModel
 
 /// How a subcommand speaks: words for a person at a terminal, JSON for a program reading a
@@ -191,8 +192,9 @@ struct StatsCommand: ParsableCommand {
         if let error = config?["last_error"]?.string { rows.append(("last reload", "refused: \(error)")) }
         rows.append(("devices", "\(int(stats["devices"])) touchscreen(s), \(int(stats["dropped_events"])) event drop(s)"))
         if case .object(let byDevice)? = stats["filtered"] {
-            for (node, counts) in byDevice.sorted(by: { $0.key < $1.key }) {
-                rows.append(("filtered", "\(node): \(int(counts["stuck"])) stuck, \(int(counts["palms"])) palms, \(int(counts["jumps"])) jumps cancelled; \(int(counts["repaired"])) re-paired; \(int(counts["held"])) positions held"))
+            for (node, filtered) in byDevice.sorted(by: { $0.key < $1.key }) {
+                let counts = ContactFilters.Counts(filtered: filtered)
+                rows.append(("filtered", "\(node): \(counts.stuck) stuck, \(counts.palms) palms, \(counts.jumps) jumps cancelled; \(counts.repaired) re-paired; \(counts.held) positions held"))
             }
         }
         for target in stats["tuio"]?.array ?? [] {

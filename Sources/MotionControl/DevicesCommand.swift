@@ -65,9 +65,9 @@ struct DevicesCommand: ParsableCommand {
                 if let filters = device["filters"] { emit("  filters: " + Self.describeFilters(filters)) }
                 for note in device["filters"]?["notes"]?.array ?? [] { emit("    \(note.string ?? "")") }
                 if let filtered = device["filtered"] {
-                    let count = { (key: String) in filtered[key]?.integer ?? 0 }
-                    emit("  cancelled so far: \(count("stuck")) stuck, \(count("palms")) palms, \(count("jumps")) jumps; \(count("repaired")) re-paired (positions the panel exchanged); \(count("held")) positions held by hysteresis\(count("last_lifts") > 0 ? "; \(count("last_lifts")) protocol A lifts supplied" : "")")
-                    emit("  phantoms so far: \(count("dead_zone")) in dead zones, \(count("phantom_taps")) phantom taps, \(count("bursts")) in bursts, \(count("storms")) storms (\(count("storm_contacts")) contacts), \(count("ghosts")) ghosts, \(count("flips")) flips put back")
+                    let counts = ContactFilters.Counts(filtered: filtered)
+                    emit("  cancelled so far: \(counts.stuck) stuck, \(counts.palms) palms, \(counts.jumps) jumps; \(counts.repaired) re-paired (positions the panel exchanged); \(counts.held) positions held by hysteresis\(counts.lastLifts > 0 ? "; \(counts.lastLifts) protocol A lifts supplied" : "")")
+                    emit("  phantoms so far: \(counts.deadZone) in dead zones, \(counts.phantomTaps) phantom taps, \(counts.bursts) in bursts, \(counts.storms) storms (\(counts.stormContacts) contacts), \(counts.ghosts) ghosts, \(counts.flips) flips put back")
                 }
                 for phantom in device["phantom_taps"]?.array ?? [] {
                     emit("  a phantom taps at (\(compactNumber(phantom["x"]?.number ?? 0)), \(compactNumber(phantom["y"]?.number ?? 0))) every \(compactNumber(phantom["period"]?.number ?? 0)) s")

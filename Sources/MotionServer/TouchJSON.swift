@@ -82,15 +82,7 @@ extension JSONValue {
 
     /// How often each filter acted.
     public static func filtered(_ counts: ContactFilters.Counts) -> JSONValue {
-        .object([
-            ("stuck", .integer(Int64(counts.stuck))), ("palms", .integer(Int64(counts.palms))),
-            ("jumps", .integer(Int64(counts.jumps))), ("repaired", .integer(Int64(counts.repaired))), ("held", .integer(Int64(counts.held))),
-            ("last_lifts", .integer(Int64(counts.lastLifts))),
-            ("dead_zone", .integer(Int64(counts.deadZone))), ("phantom_taps", .integer(Int64(counts.phantomTaps))),
-            ("bursts", .integer(Int64(counts.bursts))), ("storms", .integer(Int64(counts.storms))),
-            ("storm_contacts", .integer(Int64(counts.stormContacts))), ("ghosts", .integer(Int64(counts.ghosts))),
-            ("flips", .integer(Int64(counts.flips))),
-        ])
+        .object(ContactFilters.FilterCount.allCases.map { ($0.key, .integer(Int64(counts[$0]))) })
     }
 
     /// A device's description, as `motionctl devices --json` and the protocol's `devices` show it.
@@ -210,5 +202,14 @@ extension ContactFilters.Notice {
         case .ghost: return "contact \(trackingID) at \(place) was a ghost corner of the two fingers down (an infrared frame): it never began"
         case .flip: return "the infrared frame reported its two fingers at their ghost corners, near \(place): they were put back where they were"
         }
+    }
+}
+
+extension ContactFilters.Counts {
+    /// The counts a `filtered` object holds (``JSONValue/filtered(_:)``), as motionctl reads
+    /// them back: a count the object lacks (an older motiond's) is 0.
+    public init(filtered json: JSONInput?) {
+        self.init()
+        for kind in ContactFilters.FilterCount.allCases { self[kind] = json?[kind.key]?.integer ?? 0 }
     }
 }

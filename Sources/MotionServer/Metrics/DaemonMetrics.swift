@@ -107,19 +107,10 @@ final class DaemonMetrics {
         for (node, counted) in snapshot.devices.totalsByNode {
             let label = [("device", node)]
             totals.update(MetricCatalog.inputEventsDropped, label, to: counted.dropped, factory)
-            let filtered = counted.filtered
-            for (filter, count) in [("stuck", filtered.stuck), ("palm", filtered.palms), ("jump", filtered.jumps)] {
-                totals.update(MetricCatalog.contactsFiltered, label + [("filter", filter)], to: count, factory)
+            for kind in ContactFilters.FilterCount.allCases {
+                guard let (metric, labeled) = kind.metric else { continue }
+                totals.update(metric, label + (labeled ? [("filter", kind.filter)] : []), to: counted.filtered[kind], factory)
             }
-            let phantoms = [("dead_zone", filtered.deadZone), ("phantom_tap", filtered.phantomTaps), ("burst", filtered.bursts),
-                            ("storm", filtered.stormContacts), ("ghost", filtered.ghosts)]
-            for (filter, count) in phantoms {
-                totals.update(MetricCatalog.phantomContacts, label + [("filter", filter)], to: count, factory)
-            }
-            totals.update(MetricCatalog.touchStorms, label, to: filtered.storms, factory)
-            totals.update(MetricCatalog.contactsUnflipped, label, to: filtered.flips, factory)
-            totals.update(MetricCatalog.contactsRepaired, label, to: filtered.repaired, factory)
-            totals.update(MetricCatalog.positionsHeld, label, to: filtered.held, factory)
         }
         for transport in ClientTransport.allCases { clients[transport]?.record(snapshot.clients[transport] ?? 0) }
         totals.update(MetricCatalog.valuesCoalesced, [], to: snapshot.valuesCoalesced, factory)
@@ -203,5 +194,22 @@ struct CountedElsewhere {
             entry.counted = total
         }
         counters[key] = entry
+    }
+}
+
+extension ContactFilters.FilterCount {
+    /// Where the metrics count it: the metric, and whether its `filter` label names the
+    /// filter (``filter``), for a metric that counts several; nil for a count `/metrics`
+    /// leaves to `stats`.
+    var metric: (MetricDefinition, labeled: Bool)? {
+        switch self {
+        case .stuck, .palms, .jumps: (MetricCatalog.contactsFiltered, true)
+        case .deadZone, .phantomTaps, .bursts, .stormContacts, .ghosts: (MetricCatalog.phantomContacts, true)
+        case .repaired: (MetricCatalog.contactsRepaired, false)
+        case .held: (MetricCatalog.positionsHeld, false)
+        case .storms: (MetricCatalog.touchStorms, false)
+        case .flips: (MetricCatalog.contactsUnflipped, false)
+        case .lastLifts: nil
+        }
     }
 }

@@ -36,24 +36,79 @@ extension ContactFilters {
 
         public init() {}
 
-        /// Every count, for sums and products: a new count is added here once.
-        static let fields: [WritableKeyPath<Counts, Int> & Sendable] = [
-            \.stuck, \.palms, \.jumps, \.held, \.repaired, \.lastLifts,
-            \.deadZone, \.phantomTaps, \.bursts, \.storms, \.stormContacts, \.ghosts, \.flips,
-        ]
+        /// The count of `kind`.
+        public subscript(kind: FilterCount) -> Int {
+            get { self[keyPath: kind.keyPath] }
+            set { self[keyPath: kind.keyPath] = newValue }
+        }
 
         /// Both counts together: several devices, or several plays of a recording.
         public static func + (a: Counts, b: Counts) -> Counts {
             var sum = a
-            for field in fields { sum[keyPath: field] += b[keyPath: field] }
+            for kind in FilterCount.allCases { sum[kind] += b[kind] }
             return sum
         }
 
         /// `self` counted `times` over.
         public func times(_ times: Int) -> Counts {
             var product = self
-            for field in Self.fields { product[keyPath: field] *= times }
+            for kind in FilterCount.allCases { product[kind] *= times }
             return product
+        }
+    }
+
+    /// Each thing the filters count (``Counts``), by the one name it has outside motiond: its
+    /// key in the `filtered` object of `stats` and `devices`, which motionctl reads back and
+    /// the metrics' labels follow (MotionServer's `FilterCount.metric`). In the order
+    /// `filtered` lists them; a new count is added here once, and every sum, product, JSON
+    /// object and metric takes it up.
+    public enum FilterCount: String, CaseIterable, Sendable {
+        case stuck, palms, jumps, repaired, held
+        case lastLifts = "last_lifts"
+        case deadZone = "dead_zone"
+        case phantomTaps = "phantom_taps"
+        case bursts, storms
+        case stormContacts = "storm_contacts"
+        case ghosts, flips
+
+        /// Its key in `filtered`.
+        public var key: String { rawValue }
+
+        /// The filter's name, singular, as the metrics' `filter` label, `frames --json`, the
+        /// log's rate limits and the notices (``Notice/Kind/filter``) know it.
+        public var filter: String {
+            switch self {
+            case .stuck: "stuck"
+            case .palms: "palm"
+            case .jumps: "jump"
+            case .repaired: "repaired"
+            case .held: "held"
+            case .lastLifts: "last_lift"
+            case .deadZone: "dead_zone"
+            case .phantomTaps: "phantom_tap"
+            case .bursts: "burst"
+            case .storms, .stormContacts: "storm"
+            case .ghosts: "ghost"
+            case .flips: "flip"
+            }
+        }
+
+        var keyPath: WritableKeyPath<Counts, Int> & Sendable {
+            switch self {
+            case .stuck: \.stuck
+            case .palms: \.palms
+            case .jumps: \.jumps
+            case .repaired: \.repaired
+            case .held: \.held
+            case .lastLifts: \.lastLifts
+            case .deadZone: \.deadZone
+            case .phantomTaps: \.phantomTaps
+            case .bursts: \.bursts
+            case .storms: \.storms
+            case .stormContacts: \.stormContacts
+            case .ghosts: \.ghosts
+            case .flips: \.flips
+            }
         }
     }
 
@@ -102,21 +157,24 @@ extension ContactFilters {
             /// put back on their own.
             case flip
 
-            /// The filter's name, as metrics, `frames --json` and the log's rate limits know it.
-            public var filter: String {
+            /// The count the filter keeps: whose name it goes by.
+            public var count: FilterCount {
                 switch self {
-                case .stuck: return "stuck"
-                case .palm, .markedPalm: return "palm"
-                case .jump: return "jump"
-                case .repaired: return "repaired"
-                case .deadZone: return "dead_zone"
-                case .phantomTap: return "phantom_tap"
-                case .burst: return "burst"
-                case .storm, .calm: return "storm"
-                case .ghost: return "ghost"
-                case .flip: return "flip"
+                case .stuck: .stuck
+                case .palm, .markedPalm: .palms
+                case .jump: .jumps
+                case .repaired: .repaired
+                case .deadZone: .deadZone
+                case .phantomTap: .phantomTaps
+                case .burst: .bursts
+                case .storm, .calm: .storms
+                case .ghost: .ghosts
+                case .flip: .flips
                 }
             }
+
+            /// The filter's name, as metrics, `frames --json` and the log's rate limits know it.
+            public var filter: String { count.filter }
         }
 
         public var kind: Kind
