@@ -312,7 +312,7 @@ public final class Daemon {
     public func receive(utf8 line: some Collection<UInt8>, from session: ClientSession) {
         let decoded = Request.decode(line)
         let outcome = Result { () throws(ProtocolError) -> (result: JSONValue, values: [StreamID]) in
-            if let operation = decoded.operation, operation.changesScene { try requireControl(session, operation) }
+            if let operation = decoded.operation, operation.needsControl { try requireControl(session, operation) }
             let dispatched = try dispatcher.dispatch(decoded.request.get(), for: session)
             switch dispatched.outcome {
             case .result(let result): return (result, dispatched.values)
@@ -328,8 +328,8 @@ public final class Daemon {
         scheduleTimer()
     }
 
-    /// Does what an op asks of the daemon itself (``DaemonRequest``), and answers it.
-    private func carryOut(_ request: DaemonRequest) throws(ProtocolError) -> JSONValue {
+    /// Does what an op asks of the daemon itself (``Request/isTheDaemons``), and answers it.
+    private func carryOut(_ request: Request) throws(ProtocolError) -> JSONValue {
         switch request {
         case .reload:
             guard let reloadConfiguration else { throw ProtocolError(.reloadFailed, "this daemon reads no configuration file to reload") }
@@ -341,6 +341,7 @@ public final class Daemon {
         case .savedScene: return savedSceneJSON
         case .lock(let seconds): return lock(for: seconds)
         case .unlock: return unlock()
+        default: preconditionFailure("\(request) is answered by the dispatcher")
         }
     }
 

@@ -13,7 +13,11 @@ enum Operation: String, CaseIterable {
 
     /// Whether the op changes the scene or the daemon, and so needs control. Checked before
     /// the arguments: a client without control learns that first, whatever else is wrong.
-    var changesScene: Bool { [.set, .addElement, .removeElement, .calibrate, .reload, .resetScene, .lock, .unlock].contains(self) }
+    var needsControl: Bool { [.set, .addElement, .removeElement, .calibrate, .reload, .resetScene, .lock, .unlock].contains(self) }
+
+    /// Whether the op, done, changes what the state file keeps: the scene's elements and
+    /// values (a lock is not kept, a calibration goes to its own drop-in).
+    var changesScene: Bool { [.set, .addElement, .removeElement, .reload, .resetScene].contains(self) }
 
     /// The ops, as the error for an unknown one lists them.
     static var names: String { allCases.map(\.rawValue).joined(separator: ", ") }
@@ -54,6 +58,16 @@ enum Request: Equatable {
     /// Locks touches out for `seconds`, for cleaning the screen.
     case lock(seconds: Double)
     case unlock
+
+    /// Whether the daemon itself carries it out and answers (``Daemon/carryOut(_:)``), since
+    /// what it needs (the configuration file, the metrics, the state file) is the daemon's,
+    /// not the ops' (``RequestDispatcher``).
+    var isTheDaemons: Bool {
+        switch self {
+        case .reload, .resetScene, .health, .metrics, .savedScene, .lock, .unlock: true
+        default: false
+        }
+    }
 
     /// What a line holds: the request's `id` when it has a usable one, and the request,
     /// or why it is not one (with the op when that much was readable).

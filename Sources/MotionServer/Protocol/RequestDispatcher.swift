@@ -1,17 +1,17 @@
 import MotionConfiguration
 import MotionCore
 
-/// What a request did: the reply's result, or what the daemon itself is to do and answer,
-/// and the streams whose current values follow the reply (a `subscribe`'s), handed back
-/// rather than left in the daemon's state.
+/// What a request did: the reply's result, or that the daemon itself is to carry it out and
+/// answer (``Request/isTheDaemons``), and the streams whose current values follow the reply
+/// (a `subscribe`'s), handed back rather than left in the daemon's state.
 struct Dispatched {
     var outcome: Outcome
     var values: [StreamID] = []
 
-    /// The reply's result, or the daemon's part.
+    /// The reply's result, or the request for the daemon.
     enum Outcome {
         case result(JSONValue)
-        case daemon(DaemonRequest)
+        case daemon(Request)
     }
 
     init(_ result: JSONValue, values: [StreamID] = []) {
@@ -19,28 +19,9 @@ struct Dispatched {
         self.values = values
     }
 
-    init(_ request: DaemonRequest) {
+    init(daemon request: Request) {
         self.outcome = .daemon(request)
     }
-}
-
-/// What only the daemon can do or tell, which an op asks of it: the dispatcher names it, and
-/// the daemon carries it out and answers (``Daemon/carryOut(_:)``), so that what the daemon
-/// is made of (its configuration file, its metrics, the state file) stays out of the ops.
-enum DaemonRequest: Equatable {
-    /// Read the configuration file again, as SIGHUP does (`reload`).
-    case reload
-    /// Make the scene anew from the configuration in force (`reset_scene`).
-    case resetScene
-    /// The daemon's verdict on itself (`health`).
-    case health
-    /// The Prometheus exposition (`metrics`).
-    case metrics
-    /// The state file and what it holds (`saved_scene`).
-    case savedScene
-    /// Lock touches out for `seconds` (`lock`), or let them in again (`unlock`).
-    case lock(seconds: Double)
-    case unlock
 }
 
 /// Carries out requests: one method per op, each given its arguments already checked
@@ -75,17 +56,9 @@ final class RequestDispatcher {
     /// What `request` from `session` does: the reply's result, or the daemon's part, and the
     /// streams whose values follow it.
     func dispatch(_ request: Request, for session: ClientSession) throws(ProtocolError) -> Dispatched {
-        switch request {
-        case .subscribe(let patterns, let optional): return try subscribe(session, patterns, optional: optional)
-        case .reload: return Dispatched(.reload)
-        case .resetScene: return Dispatched(.resetScene)
-        case .health: return Dispatched(.health)
-        case .metrics: return Dispatched(.metrics)
-        case .savedScene: return Dispatched(.savedScene)
-        case .lock(let seconds): return Dispatched(.lock(seconds: seconds))
-        case .unlock: return Dispatched(.unlock)
-        default: return Dispatched(try answer(request, for: session))
-        }
+        if request.isTheDaemons { return Dispatched(daemon: request) }
+        if case .subscribe(let patterns, let optional) = request { return try subscribe(session, patterns, optional: optional) }
+        return Dispatched(try answer(request, for: session))
     }
 
     /// The reply of every op the dispatcher answers itself.
