@@ -63,7 +63,7 @@ struct StateFileSafetyTests {
         kiosk.wait(until: 20)
         #expect(kiosk.daemon.keepSceneFinally()?.cause == .notRegular)
         #expect(kiosk.daemon.keeper?.writes == 0)
-        #expect(kiosk.daemon.health().problems.contains("the scene is not being kept across restarts: \(path) is a FIFO, not a regular file: motiond leaves it alone"))
+        #expect(kiosk.daemon.health().problems.contains(HealthProblem(.sceneNotKept, "the scene is not being kept across restarts: \(path) is a FIFO, not a regular file: motiond leaves it alone")))
         var status = stat()
         #expect(lstat(path, &status) == 0 && status.st_mode & S_IFMT == S_IFIFO, "still a FIFO")
         #expect(!FileManager.default.fileExists(atPath: path + ".refused"))
@@ -165,7 +165,7 @@ struct StateFileSafetyTests {
         kiosk.wait(until: 20)
         #expect(FileManager.default.contents(atPath: path) == other)
         #expect(kiosk.daemon.keeper?.leftAlone?.cause == .replaced)
-        #expect(kiosk.daemon.health().problems.contains { $0.contains("was put in place of the file motiond wrote") })
+        #expect(kiosk.daemon.health().problems.contains { $0.kind == .sceneNotKept && $0.message.contains("was put in place of the file motiond wrote") })
     }
 
     @Test("a refused state file is not set aside over something that is not a regular file; it is then left alone")

@@ -110,7 +110,7 @@ struct VirtualTouchscreenConfigTests {
         #expect(daemon.virtualOutputs.isEmpty)
         _ = CalibrationProtocolTests.addPanel(to: daemon)
         let report = daemon.health()
-        #expect(report.problems == ["no virtual touchscreen for HDMI-A-1, so the apps read its panels raw: /nonexistent/uinput does not exist: load the uinput module (modprobe uinput; /etc/modules-load.d/motiond.conf)"])
+        #expect(report.problems == [HealthProblem(.virtualTouchscreenMissing, about: "HDMI-A-1", "no virtual touchscreen for HDMI-A-1, so the apps read its panels raw: /nonexistent/uinput does not exist: load the uinput module (modprobe uinput; /etc/modules-load.d/motiond.conf)")])
         #expect(report.json.encoded.contains(#""virtual_touchscreens":[{"output":"HDMI-A-1","error":"#))
         let output = RecordingOutput()
         let session = daemon.connect(output, credentials: nil)

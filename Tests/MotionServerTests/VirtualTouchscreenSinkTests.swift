@@ -267,11 +267,11 @@ struct VirtualTouchscreenSinkTests {
         bench.frame(11.7, (2...22).map { Self.contact(Int32($0), .moved, 40 * Double($0), 910) })
         // Health's other problem here: no panel is plugged in.
         let failing = bench.daemon.health().problems
-        #expect(failing.contains { $0.contains("virtual touchscreen of HDMI-A-1") && $0.contains("refused 1 frames") }, "\(failing)")
+        #expect(failing.contains { $0.kind == .virtualTouchscreenFailing && $0.about == "HDMI-A-1" && $0.message.contains("refused 1 frames") }, "\(failing)")
         device.refusing = nil
         bench.frame(11.8, (2...22).map { Self.contact(Int32($0), .moved, 40 * Double($0), 920) })
         let recovered = bench.daemon.health().problems
-        #expect(!recovered.contains { $0.contains("virtual touchscreen") }, "\(recovered)")
+        #expect(!recovered.contains { $0.kind == .virtualTouchscreenFailing }, "\(recovered)")
         counted = try entry()
         #expect(counted["write_failures"]?.integer == 1 && counted["last_write_error"]?.string == String(cString: strerror(ENODEV)), "\(counted)")
 

@@ -33,24 +33,25 @@ public struct HealthReport: Sendable {
     public var lockedFor: Double?
 
     /// What is wrong; healthy when nothing is.
-    public var problems: [String] {
-        var problems: [String] = []
+    public var problems: [HealthProblem] {
+        var problems: [HealthProblem] = []
         if devices == 0 {
             let skippedText = skipped.prefix(4).map { "\($0.node): \($0.reason)" }.joined(separator: "; ")
-            problems.append("no touchscreen is being read" + (skipped.isEmpty ? "" : " (\(skipped.count) skipped: \(skippedText))"))
+            problems.append(HealthProblem(.noTouchscreen, "no touchscreen is being read" + (skipped.isEmpty ? "" : " (\(skipped.count) skipped: \(skippedText))")))
         }
         if let loopLag, loopLag > Self.loopLagLimit {
-            problems.append("the event loop runs \(compactNumber(loopLag)) s late (more than \(compactNumber(Self.loopLagLimit)) s): the daemon is behind")
+            problems.append(HealthProblem(.loopBehind, "the event loop runs \(compactNumber(loopLag)) s late (more than \(compactNumber(Self.loopLagLimit)) s): the daemon is behind"))
         }
         if let stateFailure {
-            problems.append("the scene is not being kept across restarts: \(stateFailure)")
+            problems.append(HealthProblem(.sceneNotKept, "the scene is not being kept across restarts: \(stateFailure)"))
         }
         for failure in virtualFailures {
-            problems.append("no virtual touchscreen for \(failure.output), so the apps read its panels raw: \(failure.reason)")
+            problems.append(HealthProblem(.virtualTouchscreenMissing, about: failure.output,
+                                          "no virtual touchscreen for \(failure.output), so the apps read its panels raw: \(failure.reason)"))
         }
         problems += virtualTouchscreens.compactMap(\.problem)
         for storm in storms {
-            problems.append("\(storm.node) flooded \(storm.contacts) contacts within a second that lifted within 70 ms (a touch storm) \(compactNumber(storm.since.rounded())) s ago: it is quiet until the flood stops (storm_quiet); a sensor that keeps storming needs a reset or a look")
+            problems.append(HealthProblem(.touchStorm, about: storm.node, "\(storm.node) flooded \(storm.contacts) contacts within a second that lifted within 70 ms (a touch storm) \(compactNumber(storm.since.rounded())) s ago: it is quiet until the flood stops (storm_quiet); a sensor that keeps storming needs a reset or a look"))
         }
         return problems
     }
@@ -62,7 +63,7 @@ public struct HealthReport: Sendable {
         func seconds(_ value: Double?) -> JSONValue { value.map { .number(($0 * 1000).rounded() / 1000) } ?? .null }
         return .object([
             ("status", .string(isHealthy ? "ok" : "unhealthy")),
-            ("problems", .array(problems.map { .string($0) })),
+            ("problems", .array(problems.map { .string($0.message) })),
             ("devices", .integer(Int64(devices))),
             ("skipped", .integer(Int64(skipped.count))),
             ("since_input", seconds(sinceInput)),
@@ -75,6 +76,38 @@ public struct HealthReport: Sendable {
             ("locked_for", seconds(lockedFor)),
         ])
     }
+}
+
+/// One thing wrong with the daemon: what kind of thing (for code and tests to tell them
+/// apart), what it is about (a device's node, an output), and the sentence `health`,
+/// `GET /healthz` and `motionctl status` give an operator.
+public struct HealthProblem: Sendable, Equatable, CustomStringConvertible {
+    public enum Kind: Sendable, Equatable {
+        /// No touchscreen is read (those skipped are in the message).
+        case noTouchscreen
+        /// The event loop runs late.
+        case loopBehind
+        /// The scene cannot be written to its state file.
+        case sceneNotKept
+        /// A virtual touchscreen could not be made (``about`` is its output).
+        case virtualTouchscreenMissing
+        /// A virtual touchscreen's writes fail (``about`` is its output).
+        case virtualTouchscreenFailing
+        /// A panel is quiet after a touch storm (``about`` is its node).
+        case touchStorm
+    }
+
+    public var kind: Kind
+    public var about: String?
+    public var message: String
+
+    public init(_ kind: Kind, about: String? = nil, _ message: String) {
+        self.kind = kind
+        self.about = about
+        self.message = message
+    }
+
+    public var description: String { message }
 }
 
 /// Health and metrics: what a fleet's monitoring reads of the daemon.

@@ -204,8 +204,8 @@ public struct VirtualTouchscreenReport: Sendable, Equatable {
         .array(made.map(\.json) + failures.map { .object([("output", .string($0.output)), ("error", .string($0.reason))]) })
     }
 
-    var problem: String? {
+    var problem: HealthProblem? {
         guard counts.isFailing else { return nil }
-        return "the virtual touchscreen of \(output) (\(node)) cannot write: uinput refused \(counts.writeFailures) frames, the last with \(counts.lastWriteError ?? "no reason"), so the apps do not see its panels' fingers"
+        return HealthProblem(.virtualTouchscreenFailing, about: output, "the virtual touchscreen of \(output) (\(node)) cannot write: uinput refused \(counts.writeFailures) frames, the last with \(counts.lastWriteError ?? "no reason"), so the apps do not see its panels' fingers")
     }
 }
