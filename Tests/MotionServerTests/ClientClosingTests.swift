@@ -76,7 +76,7 @@ struct ClientClosingTests {
             client.loop.advanceTime(by: .milliseconds(100))
             #expect(output.wasDropped)
         case .daemonStopped:
-            client.daemon.closeAll(reason: "the daemon is stopping")
+            client.daemon.finish(reason: "the daemon is stopping")
         }
         client.loop.run()
         #expect(client.daemon.clientCount == 0, "the client stayed on the list")

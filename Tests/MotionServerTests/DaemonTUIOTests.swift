@@ -70,6 +70,7 @@ struct DaemonTUIOTests {
             elements = "*"
             """, file: "kiosk.toml")
         let daemon = Daemon(configuration: configuration, clock: ManualFrameClock(now: 10), output: TUIOTargets(), controlPolicy: { _ in true })
+        daemon.configureSinks()  // started, as DaemonService starts it
         let start = try #require(try receiver.next())
         #expect(start.map(\.address) == ["/tuio2/frm", "/tuio2/tok", "/tuio2/alv"], "the scene as it is at start")
         #expect(start[1].arguments[3] == .float(0.5) && start[1].arguments[4] == .float(0.5))
@@ -86,7 +87,7 @@ struct DaemonTUIOTests {
         let stats = try #require(try output.take().last?["result"]?["tuio"]?.array?.first)
         #expect(stats["target"]?.string == "127.0.0.1:\(receiver.port)" && stats["version"]?.string == "2.0")
         #expect(stats["frames"]?.integer == 2 && stats["datagrams"]?.integer == 2 && stats["failures"]?.integer == 0)
-        daemon.closeAll(reason: "the daemon is stopping")
+        daemon.finish(reason: "the daemon is stopping")
         let goodbye = try #require(try receiver.next())
         #expect(goodbye.last?.address == "/tuio2/alv" && goodbye.last?.arguments == [], "nothing alive any more")
     }
@@ -99,6 +100,7 @@ struct DaemonTUIOTests {
                 + (port.map { "[[tuio]]\ntarget = \"127.0.0.1:\($0)\"\nelements = \"*\"\n" } ?? ""), file: "kiosk.toml")
         }
         let daemon = Daemon(configuration: try configuration(first.port), clock: ManualFrameClock(now: 10), output: TUIOTargets(), controlPolicy: { _ in true })
+        daemon.configureSinks()  // started, as DaemonService starts it
         _ = try #require(try first.next())
         daemon.reload(try configuration(nil))
         let goodbye = try #require(try first.next())

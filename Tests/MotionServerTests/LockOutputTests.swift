@@ -42,6 +42,7 @@ struct LockOutputTests {
         let scheduler = ScreenGestureProtocolTests.HandScheduler(now: 10)
         let tuio = TUIOTargets(makeSink: { _ in datagrams }, wallClock: { (1_800_000_000, 0) })
         let daemon = Daemon(configuration: configuration, clock: clock, idleScheduler: scheduler, output: tuio, controlPolicy: { _ in true })
+        daemon.configureSinks()  // started, as DaemonService starts it
         let panel = DeviceIdentity(number: 0, node: "/dev/input/event7")
         func frame(_ time: Double, _ contacts: TouchContact...) {
             clock.now = time
@@ -79,7 +80,7 @@ struct LockOutputTests {
         let scheduler = ScreenGestureProtocolTests.HandScheduler(now: 10)
         let daemon = Daemon(configuration: configuration, clock: clock, idleScheduler: scheduler, controlPolicy: { _ in true })
         daemon.virtualTouchscreens.makeDevice = { output, geometry in VirtualTouchscreen(output: output, geometry: geometry, writingTo: writer) }
-        let notes = daemon.configureVirtualTouchscreens()
+        let notes = daemon.configureSinks()
         try #require(daemon.virtualOutputs == ["HDMI-A-1"], "\(notes)")
         /// The `EV_ABS` events written since the last call, as (code, value).
         func shown() -> [[Int32]] {
@@ -115,7 +116,7 @@ struct LockOutputTests {
 
         frame(14, LockTests.contact(3, .began, 500, 500))
         #expect(shown().contains { $0[0] == Int32(AbsoluteAxis.trackingID) && $0[1] >= 0 }, "a finger landing after the lock is shown")
-        daemon.closeAll(reason: "the test ends")
+        daemon.finish(reason: "the test ends")
     }
 
     @Test("health says how long a lock lasts yet, and is not unhealthy for it; null once it ended")

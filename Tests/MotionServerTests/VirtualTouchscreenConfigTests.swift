@@ -105,7 +105,7 @@ struct VirtualTouchscreenConfigTests {
     func noUinput() throws {
         let configuration = try Configuration.parse("[[device]]\nvirtual_touchscreen = \"HDMI-A-1\"\n[[element]]\nid = \"card\"\ncenter = [400, 400]\nsize = [200, 200]\ndraggable = {}\n", file: "x.toml")
         let daemon = Daemon(configuration: configuration, clock: ManualFrameClock(now: 100), uinputPath: "/nonexistent/uinput", controlPolicy: { _ in true })
-        let notes = daemon.configureVirtualTouchscreens()
+        let notes = daemon.configureSinks()
         #expect(notes.count == 1 && notes[0].problem && notes[0].line.contains("/nonexistent/uinput does not exist"), "\(notes)")
         #expect(daemon.virtualOutputs.isEmpty)
         _ = CalibrationProtocolTests.addPanel(to: daemon)

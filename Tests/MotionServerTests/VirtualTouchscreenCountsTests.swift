@@ -57,7 +57,7 @@ struct VirtualTouchscreenCountsTests {
     func replies() throws {
         let daemon = Daemon(configuration: try Configuration.parse("[[virtual_touchscreen]]\noutput = \"DP-1\"\n", file: "x.toml"), clock: ManualFrameClock(now: 1),
                             uinputPath: "/nonexistent/uinput", controlPolicy: { _ in true })
-        _ = daemon.configureVirtualTouchscreens()
+        _ = daemon.configureSinks()
         let output = RecordingOutput()
         let session = daemon.connect(output, credentials: nil)
         _ = try output.take()

@@ -59,7 +59,7 @@ struct VirtualTouchscreenLatencyMeasurement {
             daemon.virtualTouchscreens.makeDevice = { output, geometry in
                 VirtualTouchscreen(output: output, geometry: geometry, writer: StampingWriter())
             }
-            _ = daemon.configureVirtualTouchscreens()
+            _ = daemon.configureSinks()
             return NIOLoopBound(daemon, eventLoop: loop)
         }.wait()
         let added = NIOLockedValueBox(0)

@@ -78,7 +78,7 @@ struct VirtualTouchscreenSinkTests {
                 made.append((output, device))
                 return VirtualTouchscreen(output: output, geometry: geometry, writer: device)
             }
-            _ = daemon.configureVirtualTouchscreens()
+            _ = daemon.configureSinks()
             session = daemon.connect(client, credentials: nil)
         }
 
@@ -96,10 +96,10 @@ struct VirtualTouchscreenSinkTests {
             daemon.process(TouchFrame(time: time, contacts: contacts), from: panel)
         }
 
-        /// Reloads `text` as SIGHUP does: the scene, then the virtual touchscreens.
+        /// Reloads `text` as SIGHUP does: the scene, and with it the sinks (the virtual
+        /// touchscreens among them); what they said for the log.
         func reload(_ text: String) throws -> [String] {
-            daemon.reload(try Configuration.parse(text, file: "v.toml"))
-            return daemon.configureVirtualTouchscreens().map(\.line)
+            daemon.reload(try Configuration.parse(text, file: "v.toml")).map(\.line)
         }
 
         /// The result of one request, as a client reads it.

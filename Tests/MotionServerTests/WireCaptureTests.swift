@@ -168,6 +168,7 @@ enum WireCapture {
             return (1_800_000_000 + nanoseconds / 1_000_000_000, nanoseconds % 1_000_000_000)
         })
         let daemon = Daemon(configuration: configuration, clock: clock, idleScheduler: scheduler, output: tuio, controlPolicy: { _ in true })
+        daemon.configureSinks()  // started, as DaemonService starts it
         let clients = [(WireOutput(keepingUp: true), #"["*"]"#), (WireOutput(keepingUp: true), #"["card.*","screen.*","photo.position"]"#),
                        (WireOutput(keepingUp: false), #"["*"]"#)]
         for (output, streams) in clients {
@@ -182,7 +183,7 @@ enum WireCapture {
         let end = EvemuRecordingLength.seconds(path) + 10
         loop.advanceTime(to: .uptimeNanoseconds(UInt64(end * 1e9)))
         driver.stop()
-        daemon.closeAll(reason: "the capture ended")
+        daemon.finish(reason: "the capture ended")
         var capture: [UInt8] = []
         for (index, (output, streams)) in clients.enumerated() {
             capture += Array("== client \(index) \(streams)\n".utf8) + output.bytes

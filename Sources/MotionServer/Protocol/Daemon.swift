@@ -50,6 +50,9 @@ public final class Daemon {
     /// What takes each report, in order (``ReportSink``): the virtual touchscreens, TUIO, the
     /// clients, the state file.
     var sinks: [ReportSink] = []
+    /// Whether ``configureSinks()`` was called: the daemon started. Until then a reload
+    /// leaves the sinks alone (a test's daemon, a fuzzer's, that never starts them).
+    private var sinksConfigured = false
 
     /// The touchscreen being calibrated (for tests).
     var calibration: CalibrationCapture? { touchscreens.calibration }
@@ -94,7 +97,6 @@ public final class Daemon {
         sinks = [virtualTouchscreens, outputSink as ReportSink?, ClientsSink(clients: clients, status: status, metrics: metrics, clock: clock)].compactMap { $0 }
         self.timer = idleScheduler.map { EngineTimer($0) { [unowned self] in tick(at: $0) } }
         clock.frameRunner = { [weak self] time in self?.runClockFrame(at: time) }
-        configureOutput()
         scheduleTimer()
     }
 
@@ -196,24 +198,30 @@ public final class Daemon {
     /// When the state file was left alone (it could not be read, or was not a state file),
     /// a reload reads it again: if it now reads, the scene is the new configuration's with
     /// the file's put back, as at a start, and it is kept from then on.
-    public func reload(_ configuration: Configuration) {
+    ///
+    /// Returns what the sinks, configured anew, say for the log (a virtual touchscreen made
+    /// anew, or not made).
+    @discardableResult
+    public func reload(_ configuration: Configuration) -> [SinkNote] {
+        let notes: [SinkNote]
         if keeper?.leftAlone != nil {
             let reading = readStateFile()
             let readable = (try? reading.get()) != nil
-            replaceScene(with: configuration, carryingOver: !readable)
+            notes = replaceScene(with: configuration, carryingOver: !readable)
             onStateFile(takeUpStateFile(reading))
         } else {
-            replaceScene(with: configuration, carryingOver: keeper != nil)
+            notes = replaceScene(with: configuration, carryingOver: keeper != nil)
         }
         status.configurationLoadedAt = clock.now
         status.reloaded(refusedFor: nil)
+        return notes
     }
 
     /// Makes the scene anew from the configuration in force, without what clients added or
     /// moved (`reset_scene`), and writes that to the state file at once. Returns how many
     /// elements the scene now has.
     func resetScene() -> Int {
-        replaceScene(with: configuration, carryingOver: false)
+        for note in replaceScene(with: configuration, carryingOver: false) where note.problem { onWarning(note.line) }
         keeper?.writeSoon()
         return engine.scene.elements.count
     }
@@ -222,7 +230,7 @@ public final class Daemon {
     /// Carrying the scene over, a reload that leaves the screen, `[gestures]`, prediction and
     /// the screen gestures as they were keeps the elements it does not change as they are
     /// (``DaemonScene/reloadKeepingScene(_:)``).
-    func replaceScene(with configuration: Configuration, carryingOver: Bool) {
+    func replaceScene(with configuration: Configuration, carryingOver: Bool) -> [SinkNote] {
         if carryingOver, let reload = scene.reloadKeepingScene(configuration) {
             return remakeChangedElements(reload)
         }
@@ -231,14 +239,14 @@ public final class Daemon {
         publish(endings)
         if let carried { scene.restore(carried).forEach(onWarning) }
         clients.sceneReplaced(oldCatalog: oldCatalog)
-        configureOutput()
-        scheduleTimer()
+        defer { scheduleTimer() }
+        return sinksConfigured ? configureSinks() : []
     }
 
     /// A reload that keeps the scene, making anew only the elements it changes: their
     /// gestures, like every other, end `cancelled`; their streams go, and the new ones' values
     /// follow, as for `remove_element` and `add_element`; the streams it keeps are not sent again.
-    private func remakeChangedElements(_ reload: DaemonScene.Reload) {
+    private func remakeChangedElements(_ reload: DaemonScene.Reload) -> [SinkNote] {
         scene.takeApart(for: reload)
         // The endings and the streams that went reach the clients before the new elements'
         // streams take their numbers.
@@ -249,24 +257,24 @@ public final class Daemon {
             for session in clients.sessions.values { clients.resubscribe(session, among: streams) }
         }
         if reload.changesElements { keeper?.sceneChanged() }
-        configureOutput()
-        scheduleTimer()
+        defer { scheduleTimer() }
+        return sinksConfigured ? configureSinks() : []
     }
 
-    /// Makes, keeps or removes the virtual touchscreens as the configuration in force says
-    /// (at start, and after a reload): what to say in the log, each line with whether it is
-    /// a problem. The input grabs the panels of ``virtualOutputs``.
-    public func configureVirtualTouchscreens() -> [(line: String, problem: Bool)] {
-        virtualTouchscreens.configure(configuration)
+    /// Configures every sink (``ReportSink``) for the configuration in force and the scene
+    /// as it is: at start, by whoever starts the daemon, once the scene is restored; from
+    /// then on the daemon does it itself whenever the scene is made anew (a reload,
+    /// `reset_scene`). Among them the virtual touchscreens are made, kept or removed; the
+    /// input grabs the panels of ``virtualOutputs``. What the sinks say for the log.
+    @discardableResult
+    public func configureSinks() -> [SinkNote] {
+        sinksConfigured = true
+        let elements = engine.scene.elements, time = clock.now
+        return sinks.flatMap { $0.configure(configuration, elements: elements, time: time) }
     }
 
     /// The outputs whose virtual touchscreen exists.
     public var virtualOutputs: Set<String> { virtualTouchscreens.available }
-
-    /// Starts, changes or ends the scene's output as the configuration says.
-    private func configureOutput() {
-        output?.configure(configuration, elements: engine.scene.elements, time: clock.now)
-    }
 
     /// Records a refused reload, for `stats`.
     public func reloadFailed(_ reason: String) {
@@ -295,11 +303,14 @@ public final class Daemon {
     /// The connected clients.
     public var clientCount: Int { clients.sessions.count }
 
-    /// Says goodbye to every client and closes their connections.
-    public func closeAll(reason: String) {
-        clients.closeAll(saying: clients.allocator.buffer(string: ProtocolLine.bye(reason)))
-        output?.finish()
-        virtualTouchscreens.removeAll()
+    /// The daemon stops: every sink finished, the last first (``ReportSink``): the scene
+    /// written to its state file, every client told goodbye (`reason`) and closed, TUIO's
+    /// receivers told nothing is alive, the virtual touchscreens removed. What the sinks say
+    /// for the log (a final write that failed).
+    @discardableResult
+    public func finish(reason: String) -> [SinkNote] {
+        defer { stateLock = nil }
+        return sinks.reversed().flatMap { $0.finish(reason: reason) }
     }
 
     /// Handles one line from a client: exactly one reply.

@@ -18,6 +18,6 @@ extension Daemon {
     /// Replaces the configuration as a reload does when the daemon keeps its scene: the
     /// elements clients added, and where every element is, carry over.
     public func reloadCarryingScene(_ configuration: Configuration) {
-        replaceScene(with: configuration, carryingOver: true)
+        _ = replaceScene(with: configuration, carryingOver: true)
     }
 }

@@ -1,19 +1,47 @@
+import MotionConfiguration
 import MotionCore
 import NIOCore
 import TouchInput
 
-/// A consumer of what the engine did: each frame's ``FrameReport`` goes to every sink the
-/// daemon has, one after the other, in this order (``Daemon/publish(_:input:)``):
-/// 1. TUIO's receivers (``TUIOSink``), over UDP, which never waits;
-/// 2. the clients (``ClientsSink``): the values (`screen.contacts` among them) and the
-///    gesture events, each client's lines in one write;
-/// 3. the state file (``SceneKeeper``), whose write a change of values schedules.
+/// A consumer of what the engine did, for as long as the daemon runs. The daemon has its
+/// sinks in a list (``Daemon/sinks``), and reaches each the same way:
+/// - **configured** (``configure(_:elements:time:)``) when the daemon starts (``Daemon/configureSinks()``),
+///   and again whenever the configuration or the scene is made anew (a reload, `reset_scene`);
+/// - given **each report**, in the list's order (``Daemon/publish(_:input:)``): the virtual
+///   touchscreens, whose apps wait on them as the clients do; TUIO's receivers (``TUIOSink``),
+///   over UDP, which never waits; the clients (``ClientsSink``), each client's lines in one
+///   write; the state file (``SceneKeeper``), whose write a change of values schedules. A lock
+///   reaches them in the report itself (``FrameReport/lockedFingers``): no sink can miss it;
+/// - **finished** when the daemon stops (``Daemon/finish(reason:)``), in reverse order: the
+///   scene on disk first, then the clients' goodbye, TUIO's last word, the devices removed.
 ///
 /// A report comes from an input frame, the engine's timer, a spring's step or a command;
 /// `input` says which frame, for the sinks that follow the fingers. The report is the engine's
 /// storage: a sink reads it during the call and keeps nothing of it.
 protocol ReportSink: AnyObject {
+    /// Makes the sink ready for `configuration` and its scene's `elements` at `time`: what
+    /// to say in the log about it.
+    func configure(_ configuration: Configuration, elements: [Element], time: Double) -> [SinkNote]
     func take(_ report: FrameReport, input: InputFrame?)
+    /// The daemon stops, for `reason` (what clients are told): the sink's last word to
+    /// whoever it serves, and what to say in the log about it.
+    func finish(reason: String) -> [SinkNote]
+}
+
+extension ReportSink {
+    func configure(_ configuration: Configuration, elements: [Element], time: Double) -> [SinkNote] { [] }
+    func finish(reason: String) -> [SinkNote] { [] }
+}
+
+/// What a sink says for the log when it is configured or finished, and whether it is a problem.
+public struct SinkNote: Sendable, Equatable {
+    public var line: String
+    public var problem: Bool
+
+    public init(_ line: String, problem: Bool = false) {
+        self.line = line
+        self.problem = problem
+    }
 }
 
 /// The input frame a report is of: the device whose contacts it holds, its time (for the
@@ -34,6 +62,16 @@ final class TUIOSink: ReportSink {
     init(_ output: TUIOReceivers, scene: DaemonScene) {
         self.output = output
         self.scene = scene
+    }
+
+    func configure(_ configuration: Configuration, elements: [Element], time: Double) -> [SinkNote] {
+        output.configure(configuration, elements: elements, time: time)
+        return []
+    }
+
+    func finish(reason: String) -> [SinkNote] {
+        output.finish()
+        return []
     }
 
     func take(_ report: FrameReport, input: InputFrame?) {
@@ -70,11 +108,23 @@ final class ClientsSink: ReportSink {
         }
         if !report.removedStreams.isEmpty { clients.streamsRemoved(report.removedStreams) }
     }
+
+    /// Every client is told goodbye, and its connection closed.
+    func finish(reason: String) -> [SinkNote] {
+        clients.closeAll(saying: clients.allocator.buffer(string: ProtocolLine.bye(reason)))
+        return []
+    }
 }
 
 extension SceneKeeper: ReportSink {
     /// Elements' values changed: the scene is written within the interval.
     func take(_ report: FrameReport, input: InputFrame?) {
         if report.elementValuesChanged { sceneChanged() }
+    }
+
+    /// The scene as the stop left it, on disk before anyone is told goodbye (a client that
+    /// reconnects at once to a new motiond finds it there).
+    func finish(reason: String) -> [SinkNote] {
+        writeFinally().map { [SinkNote("\($0.description): the scene of this stop is not kept", problem: true)] } ?? []
     }
 }

@@ -54,7 +54,17 @@ final class VirtualTouchscreens: ReportSink {
     /// Makes, keeps or removes the devices as `configuration` says: a device whose geometry
     /// changed is made anew (its fingers cancelled first), one no longer asked for goes.
     /// Returns what to say in the log, each line with whether it is a problem.
-    func configure(_ configuration: Configuration) -> [(line: String, problem: Bool)] {
+    func configure(_ configuration: Configuration, elements: [Element], time: Double) -> [SinkNote] {
+        configure(configuration)
+    }
+
+    /// The daemon stops: every device is removed.
+    func finish(reason: String) -> [SinkNote] {
+        removeAll()
+        return []
+    }
+
+    func configure(_ configuration: Configuration) -> [SinkNote] {
         self.configuration = configuration
         routes.removeAll()
         // What a device is made of is its geometry, which each device keeps: compared with the
@@ -62,12 +72,12 @@ final class VirtualTouchscreens: ReportSink {
         let wanted = Dictionary(configuration.virtualTouchscreens.map { ($0.output, $0.geometry(on: configuration.screen)) },
                                 uniquingKeysWith: { first, _ in first })
         let endings = Dictionary(configuration.virtualTouchscreens.map { ($0.output, $0.cancel) }, uniquingKeysWith: { first, _ in first })
-        var notes: [(line: String, problem: Bool)] = []
+        var notes: [SinkNote] = []
         for (output, device) in devices where wanted[output] != device.geometry {
             device.destroy()
             retired[output] = (retired[output] ?? VirtualTouchscreenCounts()).adding(device.counts)
             devices[output] = nil
-            notes.append(("virtual touchscreen \(output) removed", false))
+            notes.append(SinkNote("virtual touchscreen \(output) removed"))
         }
         // Those that failed are tried again: a reload is how an operator says uinput is there now.
         failures.removeAll()
@@ -76,10 +86,10 @@ final class VirtualTouchscreens: ReportSink {
                 let device = try makeDevice(output, geometry)
                 devices[output] = device
                 device.ending = endings[output] ?? .withdraw
-                notes.append(("virtual touchscreen \(output) is \(device.node) (\(device.name))", false))
+                notes.append(SinkNote("virtual touchscreen \(output) is \(device.node) (\(device.name))"))
             } catch {
                 failures[output] = error
-                notes.append(("virtual touchscreen \(output) not made, so its panels are not grabbed and the apps read them raw: \(error.description)", true))
+                notes.append(SinkNote("virtual touchscreen \(output) not made, so its panels are not grabbed and the apps read them raw: \(error.description)", problem: true))
             }
         }
         for (output, device) in devices { device.ending = endings[output] ?? .withdraw }
@@ -108,7 +118,7 @@ final class VirtualTouchscreens: ReportSink {
         }
     }
 
-    /// Removes every device: the daemon stops.
+    /// Removes every device.
     func removeAll() {
         withdrawalTimer?.cancel()
         withdrawalTimer = nil

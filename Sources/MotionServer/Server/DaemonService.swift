@@ -55,7 +55,6 @@ public final class DaemonService {
                         controlPolicy: ControlPolicy(configuration.daemon).allows)
         connections = ClientConnections(daemon: daemon, loop: loop)
         daemon.onWarning = { [logger] in logger.warning("\($0)") }
-        logVirtualTouchscreens(daemon.configureVirtualTouchscreens())
         connections.onLaggardsDropped = { [logger] in logger.warning("disconnected \($0) client(s) that stopped reading") }
         if let path = options.state ?? configuration.daemon.state {
             do {
@@ -66,6 +65,9 @@ public final class DaemonService {
                 throw error
             }
         }
+        // The sinks once the scene is restored: TUIO's receivers get the scene as it is, and
+        // the virtual touchscreens exist before the input grabs their panels.
+        logNotes(daemon.configureSinks())
         daemon.reloadConfiguration = { [unowned self] in reload() }
         parts.append(DaemonPart(name: "scene") { [unowned self] in finish() })
     }
@@ -308,8 +310,7 @@ public final class DaemonService {
         defer { notifier.notify("READY=1\nSTATUS=\(status)") }
         do {
             let configuration = try Configuration.load(file: file)
-            daemon.reload(configuration)
-            logVirtualTouchscreens(daemon.configureVirtualTouchscreens())
+            logNotes(daemon.reload(configuration))
             input?.update(configuration, virtualOutputs: daemon.virtualOutputs)
             if let web { web.reload(configuration, options) } else if configuration.websocket != nil {
                 logger.warning("[websocket] takes effect when motiond restarts")
@@ -323,8 +324,8 @@ public final class DaemonService {
         }
     }
 
-    /// What became of the virtual touchscreens, in the log.
-    private func logVirtualTouchscreens(_ notes: [(line: String, problem: Bool)]) {
+    /// What the sinks said (a virtual touchscreen made or not, a final write that failed), in the log.
+    private func logNotes(_ notes: [SinkNote]) {
         for note in notes {
             if note.problem { logger.error("\(note.line)") } else { logger.info("\(note.line)") }
         }
@@ -357,8 +358,7 @@ public final class DaemonService {
     /// the springs in flight stopped, so no frame is scheduled on a loop that is going away.
     private func finish() -> EventLoopFuture<Void> {
         connections.stopChecking()
-        if let failure = daemon.keepSceneFinally() { logger.error("\(failure.description): the scene of this stop is not kept") }
-        daemon.closeAll(reason: stopReason)
+        logNotes(daemon.finish(reason: stopReason))
         daemon.engine.disconnect()
         return loop.makeSucceededVoidFuture()
     }
