@@ -69,7 +69,7 @@ struct DaemonTUIOTests {
             version = "2.0"
             elements = "*"
             """, file: "kiosk.toml")
-        let daemon = Daemon(configuration: configuration, clock: ManualFrameClock(now: 10), output: TUIOTargets(), controlPolicy: { _ in true })
+        let daemon = Daemon(configuration: configuration, clock: ManualFrameClock(now: 10), tuio: TUIOTargets(), controlPolicy: { _ in true })
         daemon.configureSinks()  // started, as DaemonService starts it
         let start = try #require(try receiver.next())
         #expect(start.map(\.address) == ["/tuio2/frm", "/tuio2/tok", "/tuio2/alv"], "the scene as it is at start")
@@ -99,7 +99,7 @@ struct DaemonTUIOTests {
             try Configuration.parse("[[element]]\nid = \"card\"\ncenter = [1, 1]\nsize = [2, 2]\n"
                 + (port.map { "[[tuio]]\ntarget = \"127.0.0.1:\($0)\"\nelements = \"*\"\n" } ?? ""), file: "kiosk.toml")
         }
-        let daemon = Daemon(configuration: try configuration(first.port), clock: ManualFrameClock(now: 10), output: TUIOTargets(), controlPolicy: { _ in true })
+        let daemon = Daemon(configuration: try configuration(first.port), clock: ManualFrameClock(now: 10), tuio: TUIOTargets(), controlPolicy: { _ in true })
         daemon.configureSinks()  // started, as DaemonService starts it
         _ = try #require(try first.next())
         daemon.reload(try configuration(nil))

@@ -41,7 +41,7 @@ struct LockOutputTests {
         let clock = ManualFrameClock(now: 10)
         let scheduler = ScreenGestureProtocolTests.HandScheduler(now: 10)
         let tuio = TUIOTargets(makeSink: { _ in datagrams }, wallClock: { (1_800_000_000, 0) })
-        let daemon = Daemon(configuration: configuration, clock: clock, idleScheduler: scheduler, output: tuio, controlPolicy: { _ in true })
+        let daemon = Daemon(configuration: configuration, clock: clock, idleScheduler: scheduler, tuio: tuio, controlPolicy: { _ in true })
         daemon.configureSinks()  // started, as DaemonService starts it
         let panel = DeviceIdentity(number: 0, node: "/dev/input/event7")
         func frame(_ time: Double, _ contacts: TouchContact...) {

@@ -253,7 +253,7 @@ struct MetricsTests {
             source = "motiond-elements"
             """, file: "metrics.toml")
         let clock = ManualFrameClock(now: 100)
-        let daemon = Daemon(configuration: configuration, clock: clock, output: TUIOTargets(), controlPolicy: { _ in true })
+        let daemon = Daemon(configuration: configuration, clock: clock, tuio: TUIOTargets(), controlPolicy: { _ in true })
         daemon.configureSinks()  // started, as DaemonService starts it
         CalibrationProtocolTests.addPanel(to: daemon, node: node)
         let series = "motiond_tuio_datagrams_total{target=\"127.0.0.1:\(receiver.port)\"}"
@@ -297,7 +297,7 @@ struct MetricsTests {
             target = "127.0.0.1:9"
             elements = "*"
             """, file: "metrics.toml")
-        let daemon = Daemon(configuration: configuration, clock: clock, output: TUIOTargets(), controlPolicy: { _ in true })
+        let daemon = Daemon(configuration: configuration, clock: clock, tuio: TUIOTargets(), controlPolicy: { _ in true })
         daemon.configureSinks()  // started, as DaemonService starts it
         // And a state file, whose writes are counted only where one is kept.
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("motiond-metrics-\(UUID().uuidString)")

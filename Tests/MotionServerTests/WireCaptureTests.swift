@@ -167,7 +167,7 @@ enum WireCapture {
             let nanoseconds = Int(loop.now.uptimeNanoseconds)
             return (1_800_000_000 + nanoseconds / 1_000_000_000, nanoseconds % 1_000_000_000)
         })
-        let daemon = Daemon(configuration: configuration, clock: clock, idleScheduler: scheduler, output: tuio, controlPolicy: { _ in true })
+        let daemon = Daemon(configuration: configuration, clock: clock, idleScheduler: scheduler, tuio: tuio, controlPolicy: { _ in true })
         daemon.configureSinks()  // started, as DaemonService starts it
         let clients = [(WireOutput(keepingUp: true), #"["*"]"#), (WireOutput(keepingUp: true), #"["card.*","screen.*","photo.position"]"#),
                        (WireOutput(keepingUp: false), #"["*"]"#)]

@@ -43,8 +43,8 @@ public final class Daemon {
     private let dispatcher: RequestDispatcher
     private let controlPolicy: (PeerCredentials?) -> Bool
     /// Where the scene goes besides the clients (TUIO's receivers), if anywhere.
-    var output: TUIOReceivers? { outputSink?.output }
-    private let outputSink: TUIOSink?
+    var tuio: TUIOReceivers? { tuioSink?.receivers }
+    private let tuioSink: TUIOSink?
     /// The virtual touchscreens the apps read (``VirtualTouchscreens``).
     let virtualTouchscreens: VirtualTouchscreens
     /// What takes each report, in order (``ReportSink``): the virtual touchscreens, TUIO, the
@@ -79,9 +79,9 @@ public final class Daemon {
 
     /// Creates a daemon for `configuration`, its springs on `clock`. `controlPolicy` says
     /// which peers may change things; `idleScheduler`, on the clock's time, wakes the engine
-    /// when it has something due without a frame (``MotionEngine/nextDeadline``); `output`
+    /// when it has something due without a frame (``MotionEngine/nextDeadline``); `tuio`
     /// (TUIO's receivers) gets the scene each frame besides the clients.
-    public init(configuration: Configuration, clock: FrameClock, idleScheduler: FrameScheduler? = nil, output: TUIOReceivers? = nil,
+    public init(configuration: Configuration, clock: FrameClock, idleScheduler: FrameScheduler? = nil, tuio: TUIOReceivers? = nil,
                 uinputPath: String = "/dev/uinput", controlPolicy: @escaping (PeerCredentials?) -> Bool) {
         self.clock = clock
         self.controlPolicy = controlPolicy
@@ -91,10 +91,10 @@ public final class Daemon {
         self.status = DaemonStatus(now: clock.now)
         self.virtualTouchscreens = VirtualTouchscreens(uinputPath: uinputPath, metrics: metrics)
         virtualTouchscreens.scheduler = idleScheduler
-        self.dispatcher = RequestDispatcher(scene: scene, clients: clients, touchscreens: touchscreens, status: status, clock: clock, output: output, virtualTouchscreens: virtualTouchscreens)
-        let outputSink = output.map { [scene] in TUIOSink($0, scene: scene) }
-        self.outputSink = outputSink
-        sinks = [virtualTouchscreens, outputSink as ReportSink?, ClientsSink(clients: clients, status: status, metrics: metrics, clock: clock)].compactMap { $0 }
+        self.dispatcher = RequestDispatcher(scene: scene, clients: clients, touchscreens: touchscreens, status: status, clock: clock, tuio: tuio, virtualTouchscreens: virtualTouchscreens)
+        let tuioSink = tuio.map { [scene] in TUIOSink($0, scene: scene) }
+        self.tuioSink = tuioSink
+        sinks = [virtualTouchscreens, tuioSink as ReportSink?, ClientsSink(clients: clients, status: status, metrics: metrics, clock: clock)].compactMap { $0 }
         self.timer = idleScheduler.map { EngineTimer($0) { [unowned self] in tick(at: $0) } }
         clock.frameRunner = { [weak self] time in self?.runClockFrame(at: time) }
         scheduleTimer()
@@ -127,7 +127,7 @@ public final class Daemon {
             touchscreens.takeCalibrationTouches(&frame, node: device.node)
             if frame.contacts.isEmpty { return }
         }
-        publish(engine.process(frame, device: device.number, deviceName: device.node), input: InputFrame(device: device, time: frame.time, readAt: readAt))
+        publish(engine.process(frame, device: device.number, deviceName: device.node), input: FrameOrigin(device: device, time: frame.time, readAt: readAt))
         scheduleTimer()
     }
 
@@ -169,7 +169,7 @@ public final class Daemon {
     }
 
     /// A frame's report to every sink, in order; `input` is the frame it is of, if any.
-    private func publish(_ report: FrameReport, input: InputFrame? = nil) {
+    private func publish(_ report: FrameReport, input: FrameOrigin? = nil) {
         for repair in report.repairs {
             onWarning("\(repair.element) was put back to its last finite values: \(repair.streams.joined(separator: ", ")) stopped being finite numbers")
         }

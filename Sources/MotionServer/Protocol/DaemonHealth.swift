@@ -137,7 +137,7 @@ extension Daemon {
             status: status, devices: touchscreens.devices, clients: clientsByTransport,
             valuesCoalesced: status.coalescedByClosedClients + clients.sessions.values.reduce(0) { $0 + $1.output.coalesced },
             lastInput: wall(status.lastInput), lastTouch: wall(status.lastTouch), loopLag: status.loopLag,
-            tuio: output?.counts ?? [], process: ProcessStatistics.current(),
+            tuio: tuio?.counts ?? [], process: ProcessStatistics.current(),
             stateWrites: keeper.map { ($0.writes, $0.failedWrites) }, virtualTouchscreens: virtualTouchscreens.counts))
         return metrics.exposition()
     }

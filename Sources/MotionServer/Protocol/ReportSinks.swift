@@ -22,7 +22,7 @@ protocol ReportSink: AnyObject {
     /// Makes the sink ready for `configuration` and its scene's `elements` at `time`: what
     /// to say in the log about it.
     func configure(_ configuration: Configuration, elements: [Element], time: Double) -> [SinkNote]
-    func take(_ report: FrameReport, input: InputFrame?)
+    func take(_ report: FrameReport, input: FrameOrigin?)
     /// The daemon stops, for `reason` (what clients are told): the sink's last word to
     /// whoever it serves, and what to say in the log about it.
     func finish(reason: String) -> [SinkNote]
@@ -44,10 +44,11 @@ public struct SinkNote: Sendable, Equatable {
     }
 }
 
-/// The input frame a report is of: the device whose contacts it holds, its time (for the
+/// Where a report came from when an input frame made it (not the frame itself, which the
+/// engine has taken in): the device whose contacts it holds, the frame's time (for the
 /// latency from input to the clients), and when the input thread read it, for a panel's
 /// frame (for motiond's own latency to the apps, ``VirtualTouchscreens``).
-struct InputFrame {
+struct FrameOrigin {
     let device: DeviceIdentity
     let time: Double
     var readAt: Double? = nil
@@ -56,30 +57,30 @@ struct InputFrame {
 /// The scene to TUIO's receivers: the fingers of each input frame, then the elements as
 /// they are, whenever a frame came or values changed. The fingers a lock took leave at once.
 final class TUIOSink: ReportSink {
-    let output: TUIOReceivers
+    let receivers: TUIOReceivers
     private unowned let scene: DaemonScene
 
-    init(_ output: TUIOReceivers, scene: DaemonScene) {
-        self.output = output
+    init(_ receivers: TUIOReceivers, scene: DaemonScene) {
+        self.receivers = receivers
         self.scene = scene
     }
 
     func configure(_ configuration: Configuration, elements: [Element], time: Double) -> [SinkNote] {
-        output.configure(configuration, elements: elements, time: time)
+        receivers.configure(configuration, elements: elements, time: time)
         return []
     }
 
     func finish(reason: String) -> [SinkNote] {
-        output.finish()
+        receivers.finish()
         return []
     }
 
-    func take(_ report: FrameReport, input: InputFrame?) {
+    func take(_ report: FrameReport, input: FrameOrigin?) {
         let locking = !report.lockedFingers.isEmpty
-        guard output.isActive, input != nil || report.elementValuesChanged || locking else { return }
-        if locking { output.cancel(fingers: report.lockedFingers) }
-        if input != nil { output.take(report.contacts, time: report.time) }
-        output.publish(scene.engine.scene.elements, time: report.time)
+        guard receivers.isActive, input != nil || report.elementValuesChanged || locking else { return }
+        if locking { receivers.cancel(fingers: report.lockedFingers) }
+        if input != nil { receivers.take(report.contacts, time: report.time) }
+        receivers.publish(scene.engine.scene.elements, time: report.time)
     }
 }
 
@@ -98,7 +99,7 @@ final class ClientsSink: ReportSink {
         self.clock = clock
     }
 
-    func take(_ report: FrameReport, input: InputFrame?) {
+    func take(_ report: FrameReport, input: FrameOrigin?) {
         if !report.values.isEmpty || !report.events.isEmpty {
             let sent = clients.publisher.publish(report, to: clients.subscriptions)
             if sent > 0 {
@@ -118,7 +119,7 @@ final class ClientsSink: ReportSink {
 
 extension SceneKeeper: ReportSink {
     /// Elements' values changed: the scene is written within the interval.
-    func take(_ report: FrameReport, input: InputFrame?) {
+    func take(_ report: FrameReport, input: FrameOrigin?) {
         if report.elementValuesChanged { sceneChanged() }
     }
 

@@ -36,10 +36,10 @@ final class RequestDispatcher {
     private let status: DaemonStatus
     private let clock: FrameClock
     /// TUIO's receivers and what they were sent, for `stats`.
-    private let output: TUIOReceivers?
+    private let tuio: TUIOReceivers?
     private let virtualTouchscreens: VirtualTouchscreens
 
-    init(scene: DaemonScene, clients: ClientHub, touchscreens: TouchscreenState, status: DaemonStatus, clock: FrameClock, output: TUIOReceivers?,
+    init(scene: DaemonScene, clients: ClientHub, touchscreens: TouchscreenState, status: DaemonStatus, clock: FrameClock, tuio: TUIOReceivers?,
          virtualTouchscreens: VirtualTouchscreens) {
         self.virtualTouchscreens = virtualTouchscreens
         self.scene = scene
@@ -47,7 +47,7 @@ final class RequestDispatcher {
         self.touchscreens = touchscreens
         self.status = status
         self.clock = clock
-        self.output = output
+        self.tuio = tuio
     }
 
     private var engine: MotionEngine { scene.engine }
@@ -214,7 +214,7 @@ final class RequestDispatcher {
             ("dropped_events", .integer(Int64(devices.droppedEvents))),
             ("filtered", devices.filteredByDevice),
             ("geometry", devices.geometryByDevice),
-            ("tuio", output?.json ?? .array([])),
+            ("tuio", tuio?.json ?? .array([])),
             ("virtual_touchscreens", virtualTouchscreens.json),
             ("clients", .array(clients.sessions.values.sorted { $0.id < $1.id }.map { session in
                 .object([

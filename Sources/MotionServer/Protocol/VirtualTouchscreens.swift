@@ -96,7 +96,7 @@ final class VirtualTouchscreens: ReportSink {
         return notes
     }
 
-    func take(_ report: FrameReport, input: InputFrame?) {
+    func take(_ report: FrameReport, input: FrameOrigin?) {
         guard !devices.isEmpty else { return }
         let time = report.time
         defer { followWithdrawals() }

@@ -51,7 +51,7 @@ public final class DaemonService {
         self.stopped = loop.makePromise()
         let scheduler = EventLoopFrameScheduler(eventLoop: loop)
         let clock = TimedFrameClock(rate: configuration.daemon.frameRate, scheduler: scheduler)
-        daemon = Daemon(configuration: configuration, clock: clock, idleScheduler: scheduler, output: TUIOTargets(),
+        daemon = Daemon(configuration: configuration, clock: clock, idleScheduler: scheduler, tuio: TUIOTargets(),
                         controlPolicy: ControlPolicy(configuration.daemon).allows)
         connections = ClientConnections(daemon: daemon, loop: loop)
         daemon.onWarning = { [logger] in logger.warning("\($0)") }
