@@ -74,6 +74,12 @@ struct PredictCommand: ParsableCommand {
         let screen = Rect(origin: Point(x: 0, y: 0), size: configuration.screen)
         let results = kinds.map { ($0, PredictionEvaluation.evaluate($0, tracks: tracks, horizon: horizon, screen: screen, distance: units.distance)) }
 
+        report(results, contacts: tracks.count, units: units)
+        if let svg { try plot(to: svg, kinds: kinds, tracks: tracks, screen: screen, units: units) }
+    }
+
+    /// Each predictor's errors, as a table or (`--json`) a line each.
+    private func report(_ results: [(PredictorKind, PredictionEvaluation.Errors)], contacts: Int, units: ErrorUnits) {
         if json {
             for (kind, errors) in results {
                 emit(JSONValue.object([
@@ -83,7 +89,7 @@ struct PredictCommand: ParsableCommand {
                 ]).encoded)
             }
         } else {
-            emit("\(recording): \(tracks.count) contact(s), \(results.first?.1.count ?? 0) predictions compared \(formatted("%.0f", horizon * 1000)) ms ahead, errors in \(units.name)")
+            emit("\(recording): \(contacts) contact(s), \(results.first?.1.count ?? 0) predictions compared \(formatted("%.0f", horizon * 1000)) ms ahead, errors in \(units.name)")
             emit("predictor        mean      p95      max")
             let none = results.first { $0.0 == .none }?.1
             for (kind, errors) in results {
@@ -93,15 +99,16 @@ struct PredictCommand: ParsableCommand {
                 emit(line)
             }
         }
+    }
 
-        if let svg {
-            let horizons = stride(from: 0.0, through: 0.05, by: 0.002).map { $0 }
-            let curves = kinds.map { kind in (kind.rawValue, horizons.map { PredictionEvaluation.evaluate(kind, tracks: tracks, horizon: $0, screen: screen, distance: units.distance).p95 }) }
-            let title = "\(URL(fileURLWithPath: recording).lastPathComponent): 95th percentile error against horizon"
-            let drawing = PredictionPlot(title: title, unit: units.suffix, horizons: horizons, curves: curves).svg()
-            do { try drawing.write(toFile: svg, atomically: true, encoding: .utf8) } catch {
-                throw ValidationError("cannot write \(svg): \(reason(error))")
-            }
+    /// The 95th percentile error of each predictor against the horizon, as an SVG plot in `svg`.
+    private func plot(to svg: String, kinds: [PredictorKind], tracks: [[PredictionEvaluation.Sample]], screen: Rect, units: ErrorUnits) throws {
+        let horizons = stride(from: 0.0, through: 0.05, by: 0.002).map { $0 }
+        let curves = kinds.map { kind in (kind.rawValue, horizons.map { PredictionEvaluation.evaluate(kind, tracks: tracks, horizon: $0, screen: screen, distance: units.distance).p95 }) }
+        let title = "\(URL(fileURLWithPath: recording).lastPathComponent): 95th percentile error against horizon"
+        let drawing = PredictionPlot(title: title, unit: units.suffix, horizons: horizons, curves: curves).svg()
+        do { try drawing.write(toFile: svg, atomically: true, encoding: .utf8) } catch {
+            throw ValidationError("cannot write \(svg): \(reason(error))")
         }
     }
 

@@ -205,36 +205,42 @@ public enum JSONInput: Equatable, Sendable {
                 if byte < 0x20 { throw error(at: index - 1, "a control character inside a string (write it escaped, like \\t)") }
                 guard byte == UInt8(ascii: "\\") else { raw.append(byte); continue }
                 try flushRaw()
-                guard !atEnd else { throw error("the line ends inside a string") }
-                let escape = bytes[index]
-                index += 1
-                switch escape {
-                case UInt8(ascii: "\""): scalars.append("\"")
-                case UInt8(ascii: "\\"): scalars.append("\\")
-                case UInt8(ascii: "/"): scalars.append("/")
-                case UInt8(ascii: "b"): scalars.append("\u{08}")
-                case UInt8(ascii: "f"): scalars.append("\u{0C}")
-                case UInt8(ascii: "n"): scalars.append("\n")
-                case UInt8(ascii: "r"): scalars.append("\r")
-                case UInt8(ascii: "t"): scalars.append("\t")
-                case UInt8(ascii: "u"):
-                    let escapeStart = index - 2
-                    var code = try hex4()
-                    if (0xD800...0xDBFF).contains(code) {
-                        guard index + 1 < bytes.count, bytes[index] == UInt8(ascii: "\\"), bytes[index + 1] == UInt8(ascii: "u") else {
-                            throw error(at: escapeStart, "a lone surrogate in a \\u escape")
-                        }
-                        index += 2
-                        let low = try hex4()
-                        guard (0xDC00...0xDFFF).contains(low) else { throw error(at: escapeStart, "a lone surrogate in a \\u escape") }
-                        code = 0x10000 + ((code - 0xD800) << 10) + (low - 0xDC00)
-                    }
-                    // Only a low surrogate without its high one is left that is not a scalar.
-                    guard let scalar = Unicode.Scalar(code) else { throw error(at: escapeStart, "a lone surrogate in a \\u escape") }
-                    scalars.append(scalar)
-                default: throw error(at: index - 2, "an unknown escape in a string")
-                }
+                scalars.append(try escaped())
                 rawStart = index
+            }
+        }
+
+        /// The character an escape stands for, the reader just past its backslash; the reader
+        /// is left after it (after both halves of a surrogate pair).
+        private mutating func escaped() throws(JSONInputError) -> Unicode.Scalar {
+            guard !atEnd else { throw error("the line ends inside a string") }
+            let escape = bytes[index]
+            index += 1
+            switch escape {
+            case UInt8(ascii: "\""): return "\""
+            case UInt8(ascii: "\\"): return "\\"
+            case UInt8(ascii: "/"): return "/"
+            case UInt8(ascii: "b"): return "\u{08}"
+            case UInt8(ascii: "f"): return "\u{0C}"
+            case UInt8(ascii: "n"): return "\n"
+            case UInt8(ascii: "r"): return "\r"
+            case UInt8(ascii: "t"): return "\t"
+            case UInt8(ascii: "u"):
+                let escapeStart = index - 2
+                var code = try hex4()
+                if (0xD800...0xDBFF).contains(code) {
+                    guard index + 1 < bytes.count, bytes[index] == UInt8(ascii: "\\"), bytes[index + 1] == UInt8(ascii: "u") else {
+                        throw error(at: escapeStart, "a lone surrogate in a \\u escape")
+                    }
+                    index += 2
+                    let low = try hex4()
+                    guard (0xDC00...0xDFFF).contains(low) else { throw error(at: escapeStart, "a lone surrogate in a \\u escape") }
+                    code = 0x10000 + ((code - 0xD800) << 10) + (low - 0xDC00)
+                }
+                // Only a low surrogate without its high one is left that is not a scalar.
+                guard let scalar = Unicode.Scalar(code) else { throw error(at: escapeStart, "a lone surrogate in a \\u escape") }
+                return scalar
+            default: throw error(at: index - 2, "an unknown escape in a string")
             }
         }
 

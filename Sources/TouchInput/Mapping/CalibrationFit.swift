@@ -106,15 +106,7 @@ public struct CalibrationFit: Hashable, Sendable {
         }
 
         // The touches' principal axes: `along` their best line, and across it.
-        var suu = 0.0, suv = 0.0, svv = 0.0
-        for pair in pairs {
-            let (u, v, _, _) = standardised(pair)
-            suu += u * u; suv += u * v; svv += v * v
-        }
-        let gap = (((suu - svv) / 2) * ((suu - svv) / 2) + suv * suv).squareRoot()
-        var along = suu >= svv ? (x: (suu - svv) / 2 + gap, y: suv) : (x: suv, y: (svv - suu) / 2 + gap)
-        let norm = (along.x * along.x + along.y * along.y).squareRoot()
-        along = norm > 0 ? (along.x / norm, along.y / norm) : (1, 0)
+        let along = Self.principalAxis(pairs.map { pair in let (u, v, _, _) = standardised(pair); return (u, v) })
         // Sums on those axes: p along the line, q across it.
         var spp = 0.0, spq = 0.0, sqq = 0.0, spX = 0.0, sqX = 0.0, spY = 0.0, sqY = 0.0
         for pair in pairs {
@@ -152,10 +144,28 @@ public struct CalibrationFit: Hashable, Sendable {
             let dx = targetX.unscaled(x - rowX.u * u - rowX.v * v), dy = targetY.unscaled(y - rowY.u * u - rowY.v * v)
             return Self.hypotenuse(dx, dy)
         }
-        let largest = residuals.max() ?? 0
-        rms = largest > 0 && largest.isFinite
-            ? largest * (residuals.reduce(0) { $0 + ($1 / largest) * ($1 / largest) } / n).squareRoot() : largest
+        rms = Self.rootMeanSquare(residuals)
         guard matrix.allSatisfy(\.isFinite), rms.isFinite else { throw .resultNotFinite }
+    }
+
+    /// The unit vector along the best line through `points` (standardised, centred on 0):
+    /// the principal axis of their spread, from the 2 × 2 sums of squares in closed form.
+    static func principalAxis(_ points: [(u: Double, v: Double)]) -> (x: Double, y: Double) {
+        var suu = 0.0, suv = 0.0, svv = 0.0
+        for (u, v) in points {
+            suu += u * u; suv += u * v; svv += v * v
+        }
+        let gap = (((suu - svv) / 2) * ((suu - svv) / 2) + suv * suv).squareRoot()
+        let along = suu >= svv ? (x: (suu - svv) / 2 + gap, y: suv) : (x: suv, y: (svv - suu) / 2 + gap)
+        let norm = (along.x * along.x + along.y * along.y).squareRoot()
+        return norm > 0 ? (along.x / norm, along.y / norm) : (1, 0)
+    }
+
+    /// √(mean of the squares), scaled by the largest so that no square overflows.
+    static func rootMeanSquare(_ values: [Double]) -> Double {
+        let largest = values.max() ?? 0
+        guard largest > 0 && largest.isFinite else { return largest }
+        return largest * (values.reduce(0) { $0 + ($1 / largest) * ($1 / largest) } / Double(values.count)).squareRoot()
     }
 
     /// √(x² + y²), without overflowing where the result does not.

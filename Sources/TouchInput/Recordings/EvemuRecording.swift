@@ -214,28 +214,10 @@ struct EvemuParser {
             partLines[.properties] = number
         case "B":
             hasHeader = true
-            guard let typeField = fields.first, let type = UInt8(typeField, radix: 16) else {
-                throw fail("expected 'B: TYPE BYTES…' with the event type in hexadecimal")
-            }
-            guard UInt16(type) <= EventType.max else {
-                throw fail("event type 0x\(typeField) is beyond EV_MAX (0x\(String(EventType.max, radix: 16)))")
-            }
-            codeBytes[UInt16(type), default: []] += try Self.bytes(fields.dropFirst(), fail("expected 'B:' bytes in hexadecimal"))
-            // `B: 00` is the mask of event types; the others, of one type's codes.
-            let isTypes = UInt16(type) == EventType.synchronization
-            try Self.checkMaskLength(codeBytes[UInt16(type)]!, maximum: isTypes ? EventType.max : EventType.maximumCode(of: UInt16(type)),
-                                     isTypes ? "EV_MAX" : "the type's maximum code", fail)
-            partLines[.codes(type: UInt16(type))] = partLines[.codes(type: UInt16(type))] ?? number
+            try codes(fields, number: number, fail: fail)
         case "A":
             hasHeader = true
-            let values = fields.dropFirst().map { Int32($0) }
-            guard let codeField = fields.first, let code = UInt16(codeField, radix: 16),
-                  values.count == 4 || values.count == 5, values.allSatisfy({ $0 != nil }) else {
-                throw fail("expected 'A: CODE MIN MAX FUZZ FLAT [RESOLUTION]' with the code in hexadecimal and decimal values")
-            }
-            let v = values.map { $0! }
-            device.axes[code] = AxisInfo(minimum: v[0], maximum: v[1], fuzz: v[2], flat: v[3], resolution: v.count == 5 ? v[4] : 0)
-            partLines[.axis(code)] = number
+            try axis(fields, number: number, fail: fail)
         case "L", "S":
             hasHeader = true  // LED and switch states: nothing a touchscreen needs.
         case "E":
@@ -243,6 +225,34 @@ struct EvemuParser {
         default:
             throw fail("unknown line type \(OutsideText.quoted(String(kind) + ":")); expected N:, I:, P:, B:, A:, L:, S: or E:")
         }
+    }
+
+    /// A `B:` line: a mask of event types (`B: 00`) or of one type's codes, in bytes that
+    /// may continue over several lines.
+    private mutating func codes(_ fields: [Substring], number: Int, fail: (String) -> EvemuParseError) throws(EvemuParseError) {
+        guard let typeField = fields.first, let type = UInt8(typeField, radix: 16) else {
+            throw fail("expected 'B: TYPE BYTES…' with the event type in hexadecimal")
+        }
+        guard UInt16(type) <= EventType.max else {
+            throw fail("event type 0x\(typeField) is beyond EV_MAX (0x\(String(EventType.max, radix: 16)))")
+        }
+        codeBytes[UInt16(type), default: []] += try Self.bytes(fields.dropFirst(), fail("expected 'B:' bytes in hexadecimal"))
+        let isTypes = UInt16(type) == EventType.synchronization
+        try Self.checkMaskLength(codeBytes[UInt16(type)]!, maximum: isTypes ? EventType.max : EventType.maximumCode(of: UInt16(type)),
+                                 isTypes ? "EV_MAX" : "the type's maximum code", fail)
+        partLines[.codes(type: UInt16(type))] = partLines[.codes(type: UInt16(type))] ?? number
+    }
+
+    /// An `A:` line: one absolute axis's range, fuzz, flat and (evemu 1.2 on) resolution.
+    private mutating func axis(_ fields: [Substring], number: Int, fail: (String) -> EvemuParseError) throws(EvemuParseError) {
+        let values = fields.dropFirst().map { Int32($0) }
+        guard let codeField = fields.first, let code = UInt16(codeField, radix: 16),
+              values.count == 4 || values.count == 5, values.allSatisfy({ $0 != nil }) else {
+            throw fail("expected 'A: CODE MIN MAX FUZZ FLAT [RESOLUTION]' with the code in hexadecimal and decimal values")
+        }
+        let v = values.map { $0! }
+        device.axes[code] = AxisInfo(minimum: v[0], maximum: v[1], fuzz: v[2], flat: v[3], resolution: v.count == 5 ? v[4] : 0)
+        partLines[.axis(code)] = number
     }
 
     /// The line that declared `part`, if one did: for an axis without its `A:` line, the
