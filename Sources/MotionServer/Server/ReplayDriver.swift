@@ -6,37 +6,44 @@ import MotionCore
 import NIOCore
 import TouchInput
 
-/// Plays a recording to the daemon as if it were a touchscreen: each frame at its time
-/// (scaled by the speed), stamped with the monotonic clock, on the event loop, and what the
-/// contact filters decided counted and logged at its own time, with or without a frame.
-/// For kiosk developers without a touchscreen, and for the README's demo.
+/// Plays a recording to the daemon as if it were a touchscreen: its events, at their times
+/// (scaled by the speed), go through a live device's assembler and filters as they come
+/// (``RecordingPlayer``), and what those make of them (frames stamped with the monotonic
+/// clock, the filters' notices and counts) goes to the daemon through an ``InputQueue``, as a
+/// panel's does from the input thread: coalesced there when the loop falls behind, and
+/// nowhere else. For kiosk developers without a touchscreen, for the README's demo, and for
+/// every measurement of the daemon's cost, which so measures the path a kiosk runs.
 ///
 /// It says what happens in the input's own events (``TouchInputEvent``), given to the daemon
 /// and to the log as a touchscreen's are (``InputLog``): the recorded device is added,
 /// sends frames, and has its filters' counts and notices.
 final class ReplayDriver {
-    /// The replay's moments: frames, and filter decisions in frames the filters swallowed.
-    private let moments: [RecordingReplay.ReplayedFrame]
+    private let replay: RecordingReplay
+    /// This play of the recording; a new one for each play when looping.
+    private var player: RecordingPlayer
     /// The recorded device, read from `replay:FILE`.
     private let device: DeviceIdentity
     private let description: DeviceDescription
     private let speed: Double
     private let loops: Bool
-    private let daemon: Daemon
     private let eventLoop: EventLoop
     private let logger: Logger
-    /// The input's events as the log words them.
-    private var log: InputLog
-    private var next = 0
+    /// Where the events go: the daemon and the log, on the loop, as the input thread's do.
+    private let queue: InputQueue
     private var base = 0.0
     private var task: NIOScheduledCallback?
-    /// What the loop calls back when the next frame is due: one object for the whole replay,
-    /// so that scheduling a frame allocates nothing (a scheduled task's promise and closures
+    /// What the loop calls back when the next moment is due: one object for the whole replay,
+    /// so that scheduling one allocates nothing (a scheduled task's promise and closures
     /// were a fifth of the daemon's CPU per frame at one client).
     private let timer = ReplayTimer()
     /// The monotonic clock, or in a test the event loop's own, so that plays fall when the
     /// test moves that loop's time.
     private let now: () -> Double
+    /// One moment's events, kept between moments so that delivering them allocates little.
+    private var moments: [RecordingReplay.ReplayedFrame] = []
+    /// When the first play's first moment came, on the recording's clock: where a looping
+    /// replay starts each play again, a second after the last ended.
+    private var firstMoment: Double?
 
     init(path: String, device index: Int?, configuration: Configuration, speed: Double, loops: Bool, daemon: Daemon, eventLoop: EventLoop, logger: Logger,
          clock: @escaping () -> Double = monotonicNow) throws(StartupFailure) {
@@ -50,17 +57,18 @@ final class ReplayDriver {
         let replay: RecordingReplay
         do { replay = try RecordingReplay(recording, mapping: match.mapping, filters: match.filters) } catch { throw .recordingNotReplayable(error) }
         guard speed > 0, speed.isFinite else { throw .replaySpeed(speed) }
-        self.moments = replay.replayedFrames()
+        self.replay = replay
+        self.player = RecordingPlayer(replay)
         self.device = device
         self.description = description
         self.setup = DeviceSetup(description, mapping: replay.mapping, filters: replay.filters)
         self.speed = speed
         self.loops = loops
-        self.daemon = daemon
         self.eventLoop = eventLoop
         self.logger = logger
-        self.log = InputLog(logger: logger)
         self.now = clock
+        let target = NIOLoopBound(ReplayTarget(daemon: daemon, log: InputLog(logger: logger)), eventLoop: eventLoop)
+        self.queue = InputQueue(loop: eventLoop) { batch, coalesced in target.value.take(batch, coalesced: coalesced) }
         timer.driver = self
     }
 
@@ -75,34 +83,38 @@ final class ReplayDriver {
 
     /// Where the recorded device's touches land and how they are filtered, for `devices`.
     private let setup: DeviceSetup
-    /// Plays finished so far: the filters' counts go on from one play's total, as a live
-    /// device's do.
-    private var plays = 0
+    /// The filters' counts of the plays finished so far: the counts go on from one play's
+    /// total, as a live device's do.
+    private var earlierPlays = ContactFilters.Counts()
     private var reported = ContactFilters.Counts()
+    /// Whether this play gave anything: a recording that gives nothing (a device description
+    /// without events) ends at once even when looping, which would only recurse.
+    private var playedAny = false
 
     func start() {
-        deliver(.added(device, description, setup))
-        logger.info("replaying \(device.node) (\(moments.count { $0.frame != nil }) frames, \(loops ? "looping" : "once"), speed \(speed))")
+        queue.deliver([.added(device, description, setup)])
+        // Said once the device's arrival was: the loop runs what it is given in order.
+        let said = "replaying \(device.node) (\(replay.replayedFrames().count { $0.frame != nil }) frames, \(loops ? "looping" : "once"), speed \(speed))"
+        eventLoop.execute { [logger] in logger.info("\(said)") }
         base = now() + 0.1
-        next = 0
         schedule()
     }
 
     func stop() { task?.cancel() }
 
     private func schedule() {
-        guard next < moments.count else {
-            // A recording with nothing to play (a device description without events) ends
-            // at once even when looping: playing it again would only recurse.
-            guard loops, !moments.isEmpty else {
-                logger.info("the replay ended")
+        guard let next = player.nextTime else {
+            guard loops, playedAny else {
+                // After what the last moment's batch says.
+                eventLoop.execute { [logger] in logger.info("the replay ended") }
                 return
             }
             // A pause of a second of recording time between plays, so each starts as a new
             // gesture (at --speed 100, 10 ms: a fast replay stays fast).
-            base = now() + (1 - (moments.first?.time ?? 0)) / speed
-            next = 0
-            plays += 1
+            base = now() + (1 - (firstMoment ?? 0)) / speed
+            earlierPlays = earlierPlays + player.counts
+            player = RecordingPlayer(replay)
+            playedAny = false
             return schedule()
         }
         // A corrupt recording can put centuries between frames, and --speed can stretch them
@@ -112,51 +124,57 @@ final class ReplayDriver {
         task = try? eventLoop.scheduleCallback(at: .uptimeNanoseconds(UInt64(at * 1e9)), handler: timer)
     }
 
-    /// When moment `index` of this play is due, on the driver's clock (the monotonic one).
-    private func dueTime(_ index: Int) -> Double { base + moments[index].time / speed }
+    /// When a moment at `time` on the recording's clock is due, on the driver's clock (the
+    /// monotonic one).
+    private func dueTime(_ time: Double) -> Double { base + time / speed }
 
-    /// Moment `index`'s frame, if it has one, stamped with the time it is due.
-    private func stamped(_ index: Int) -> TouchFrame? {
-        guard var frame = moments[index].frame else { return nil }
-        frame.time = dueTime(index)
-        return frame
-    }
-
-    /// Plays the moments that are due, as a touchscreen's frames would arrive: when the loop
-    /// was busy and several are due at once, their frames are coalesced as live input is
-    /// (``FrameCoalescing``), so a replay faster than the daemon keeps current too. A moment
-    /// without a frame is only counted and logged.
+    /// Plays what is due, as a touchscreen's events arrive (the next moment at least, which
+    /// the timer was set for): its frames stamped with the time each was due, then what the
+    /// filters decided, then their counts if they changed; the queue coalesces frames that a
+    /// busy loop let gather (``InputQueue``).
     fileprivate func deliver() {
-        let time = now()
-        let first = next
-        next += 1
-        while next < moments.count && dueTime(next) <= time && next - first < 1024 { next += 1 }
-        if next - first == 1 {
-            // The usual case: one frame due, nothing to coalesce.
-            if let frame = stamped(first) { deliver(.frame(frame, from: device)) }
-        } else {
-            let due = (first..<next).compactMap(stamped)
-            let keep = FrameCoalescing.keep(due.map { .frame(device: device.number, $0) })
-            daemon.framesCoalesced(keep.count { !$0 })
-            for (frame, kept) in zip(due, keep) where kept {
-                deliver(.frame(frame, from: device))
-            }
+        guard let next = player.nextTime else { return }
+        let recordingTime = Swift.max(next, (now() - base) * speed)
+        moments.removeAll(keepingCapacity: true)
+        player.play(until: recordingTime, into: &moments)
+        if firstMoment == nil { firstMoment = moments.first?.time }
+        playedAny = playedAny || !moments.isEmpty
+        var events: [TouchInputEvent] = []
+        for moment in moments {
+            guard var frame = moment.frame else { continue }
+            frame.time = dueTime(moment.time)
+            events.append(.frame(frame, from: device))
         }
-        for index in first..<next {
-            for notice in moments[index].notices { deliver(.filtered(device, notice)) }
+        for moment in moments {
+            for notice in moment.notices { events.append(.filtered(device, notice)) }
         }
-        let counts = (moments.last?.counts ?? .init()).times(plays) + moments[next - 1].counts
+        let counts = earlierPlays + player.counts
         if counts != reported {
             reported = counts
-            deliver(.filterCounts(device, counts))
+            events.append(.filterCounts(device, counts))
         }
+        queue.deliver(events)
         schedule()
     }
+}
 
-    /// To the daemon and the log, as the input thread's events go.
-    private func deliver(_ event: TouchInputEvent) {
-        daemon.input(event)
-        log.write(event)
+/// Where the replay's events go, on the loop: the daemon, and the log as the input's words
+/// them (``InputLog``, which keeps its rate limits between batches).
+private final class ReplayTarget {
+    let daemon: Daemon
+    var log: InputLog
+
+    init(daemon: Daemon, log: InputLog) {
+        self.daemon = daemon
+        self.log = log
+    }
+
+    func take(_ batch: [TouchInputEvent], coalesced: Int) {
+        daemon.framesCoalesced(coalesced)
+        for event in batch {
+            daemon.input(event)
+            log.write(event)
+        }
     }
 }
 

@@ -62,26 +62,68 @@ public struct RecordingReplay: Sendable {
     /// frame they swallowed: what the daemon reports of a replayed device as of a live one,
     /// at the time it happened. The last moment's counts are the whole recording's.
     public func replayedFrames(startingAt offset: Double = 0) -> [ReplayedFrame] {
-        var assembler = TouchFrameAssembler(description: device, mapping: mapping, filters: filters)
+        var player = RecordingPlayer(self, startingAt: offset)
         var moments: [ReplayedFrame] = []
-        let start = recording.startTime
-        func add(_ frame: TouchFrame?, at time: Double) {
-            let report = assembler.takeFilterReport()
-            // A frame is always kept; a moment without one only when the filters acted.
-            guard frame != nil || report.counts != nil || !report.notices.isEmpty else { return }
-            moments.append(ReplayedFrame(time: time, frame: frame, counts: assembler.filterCounts, notices: report.notices))
-        }
-        for var event in recording.events {
-            event.time = event.time - start + offset
+        player.play(until: .infinity, into: &moments)
+        return moments
+    }
+}
+
+/// A recording played through a live device's assembler as its time comes: what
+/// ``RecordingReplay/replayedFrames(startingAt:)`` gives all at once, a moment at a time, for
+/// a replay that goes at the recording's pace (`motiond --replay`) and so runs the assembler
+/// and the filters when a panel's would run, not ahead of them.
+public struct RecordingPlayer {
+    private var assembler: TouchFrameAssembler
+    private let events: [InputEvent]
+    private var next = 0
+    private let start: Double
+    private let offset: Double
+
+    /// A play of `replay` whose times are the recording's since its first event, plus `offset`.
+    public init(_ replay: RecordingReplay, startingAt offset: Double = 0) {
+        assembler = TouchFrameAssembler(description: replay.device, mapping: replay.mapping, filters: replay.filters)
+        events = replay.recording.events
+        start = replay.recording.startTime
+        self.offset = offset
+    }
+
+    /// When something is next due: the next event, or a filter's deadline before it (a
+    /// contact stuck in place, a palm's verdict); nil once every event was played.
+    public var nextTime: Double? {
+        guard next < events.count else { return nil }
+        let event = time(of: events[next])
+        return assembler.nextDeadline.map { Swift.min($0, event) } ?? event
+    }
+
+    /// The filters' counts since the play began.
+    public var counts: ContactFilters.Counts { assembler.filterCounts }
+
+    /// Appends to `moments` what is due by `time`: each frame, and what the filters decided
+    /// where they swallowed a frame, as a live device's would come.
+    public mutating func play(until time: Double, into moments: inout [RecordingReplay.ReplayedFrame]) {
+        while next < events.count {
+            var event = events[next]
+            event.time = self.time(of: event)
             // Each deadline decides what it was for (a stuck contact, a palm's verdict), so
             // the next one is later.
-            while let deadline = assembler.nextDeadline, deadline < event.time {
-                add(assembler.expire(at: deadline), at: deadline)
+            while let deadline = assembler.nextDeadline, deadline < event.time, deadline <= time {
+                add(assembler.expire(at: deadline), at: deadline, to: &moments)
             }
+            guard event.time <= time else { return }
+            next += 1
             let frame = assembler.consume(event)
-            if frame != nil || event.type == EventType.synchronization { add(frame, at: event.time) }
+            if frame != nil || event.type == EventType.synchronization { add(frame, at: event.time, to: &moments) }
         }
-        return moments
+    }
+
+    private func time(of event: InputEvent) -> Double { event.time - start + offset }
+
+    /// A frame is always a moment; a time without one only when the filters acted.
+    private mutating func add(_ frame: TouchFrame?, at time: Double, to moments: inout [RecordingReplay.ReplayedFrame]) {
+        let report = assembler.takeFilterReport()
+        guard frame != nil || report.counts != nil || !report.notices.isEmpty else { return }
+        moments.append(RecordingReplay.ReplayedFrame(time: time, frame: frame, counts: assembler.filterCounts, notices: report.notices))
     }
 }
 
