@@ -36,10 +36,44 @@ extension ContactFilters {
 
         public init() {}
 
-        /// The count of `kind`.
+        /// The count of `kind`. A switch, not a key path: sums of counts run every frame of a
+        /// replay, and a key path is made and looked up anew at each use (16,000
+        /// instructions a frame, counted by callgrind).
         public subscript(kind: FilterCount) -> Int {
-            get { self[keyPath: kind.keyPath] }
-            set { self[keyPath: kind.keyPath] = newValue }
+            get {
+                switch kind {
+                case .stuck: stuck
+                case .palms: palms
+                case .jumps: jumps
+                case .repaired: repaired
+                case .held: held
+                case .lastLifts: lastLifts
+                case .deadZone: deadZone
+                case .phantomTaps: phantomTaps
+                case .bursts: bursts
+                case .storms: storms
+                case .stormContacts: stormContacts
+                case .ghosts: ghosts
+                case .flips: flips
+                }
+            }
+            set {
+                switch kind {
+                case .stuck: stuck = newValue
+                case .palms: palms = newValue
+                case .jumps: jumps = newValue
+                case .repaired: repaired = newValue
+                case .held: held = newValue
+                case .lastLifts: lastLifts = newValue
+                case .deadZone: deadZone = newValue
+                case .phantomTaps: phantomTaps = newValue
+                case .bursts: bursts = newValue
+                case .storms: storms = newValue
+                case .stormContacts: stormContacts = newValue
+                case .ghosts: ghosts = newValue
+                case .flips: flips = newValue
+                }
+            }
         }
 
         /// Both counts together: several devices, or several plays of a recording.
@@ -60,8 +94,8 @@ extension ContactFilters {
     /// Each thing the filters count (``Counts``), by the one name it has outside motiond: its
     /// key in the `filtered` object of `stats` and `devices`, which motionctl reads back and
     /// the metrics' labels follow (MotionServer's `FilterCount.metric`). In the order
-    /// `filtered` lists them; a new count is added here once, and every sum, product, JSON
-    /// object and metric takes it up.
+    /// `filtered` lists them; a new count is added here and to ``Counts``' subscript, and
+    /// every sum, product, JSON object and metric takes it up.
     public enum FilterCount: String, CaseIterable, Sendable {
         case stuck, palms, jumps, repaired, held
         case lastLifts = "last_lifts"
@@ -90,24 +124,6 @@ extension ContactFilters {
             case .storms, .stormContacts: "storm"
             case .ghosts: "ghost"
             case .flips: "flip"
-            }
-        }
-
-        var keyPath: WritableKeyPath<Counts, Int> & Sendable {
-            switch self {
-            case .stuck: \.stuck
-            case .palms: \.palms
-            case .jumps: \.jumps
-            case .repaired: \.repaired
-            case .held: \.held
-            case .lastLifts: \.lastLifts
-            case .deadZone: \.deadZone
-            case .phantomTaps: \.phantomTaps
-            case .bursts: \.bursts
-            case .storms: \.storms
-            case .stormContacts: \.stormContacts
-            case .ghosts: \.ghosts
-            case .flips: \.flips
             }
         }
     }
