@@ -39,8 +39,10 @@ final class ReplayDriver {
     /// The monotonic clock, or in a test the event loop's own, so that plays fall when the
     /// test moves that loop's time.
     private let now: () -> Double
-    /// One moment's events, kept between moments so that delivering them allocates little.
+    /// What is due at a timer, and the input events made of it: kept between timers, so that
+    /// playing a moment allocates nothing of its own.
     private var moments: [RecordingReplay.ReplayedFrame] = []
+    private var events: [TouchInputEvent] = []
     /// When the first play's first moment came, on the recording's clock: where a looping
     /// replay starts each play again, a second after the last ended.
     private var firstMoment: Double?
@@ -94,7 +96,10 @@ final class ReplayDriver {
     func start() {
         queue.deliver([.added(device, description, setup)])
         // Said once the device's arrival was: the loop runs what it is given in order.
-        let said = "replaying \(device.node) (\(replay.replayedFrames().count { $0.frame != nil }) frames, \(loops ? "looping" : "once"), speed \(speed))"
+        // The frames the panel sent (its SYN_REPORTs): what the filters make of them comes as
+        // it is played, not run through the assembler once more here for a count.
+        let recorded = replay.recording.events.count { $0.type == EventType.synchronization && $0.code == SynchronizationCode.report }
+        let said = "replaying \(device.node) (\(recorded) frames recorded, \(loops ? "looping" : "once"), speed \(speed))"
         eventLoop.execute { [logger] in logger.info("\(said)") }
         base = now() + 0.1
         schedule()
@@ -139,7 +144,7 @@ final class ReplayDriver {
         player.play(until: recordingTime, into: &moments)
         if firstMoment == nil { firstMoment = moments.first?.time }
         playedAny = playedAny || !moments.isEmpty
-        var events: [TouchInputEvent] = []
+        events.removeAll(keepingCapacity: true)
         for moment in moments {
             guard var frame = moment.frame else { continue }
             frame.time = dueTime(moment.time)
