@@ -32,9 +32,6 @@ final class SystemdNotifier {
     /// Whether there is a systemd to tell.
     var isActive: Bool { path != nil }
 
-    /// How many messages wait for room in systemd's queue.
-    var waitingCount: Int { waiting.count }
-
     /// Sends `READY=1`, `STATUS=…`, `WATCHDOG=1`, `STOPPING=1` or `RELOADING=1`, now or, when
     /// systemd's queue is full, once it has room.
     func notify(_ message: String) {
