@@ -149,36 +149,37 @@ extension Configuration {
     /// The smallest |a·e − b·d| a calibration matrix may have (see `readMatrix`).
     public static let smallestCalibrationDeterminant = 0.01
 
+    /// A distance given both ways, as `NAME_mm` and `NAME_px`: each key that is absent keeps
+    /// its default.
+    private static func readDistance(_ name: String, from table: inout TableReader, default given: PanelDistance,
+                                     millimetres: ClosedRange<Double>, pixels: ClosedRange<Double>) throws(ConfigurationError) -> PanelDistance {
+        PanelDistance(millimetres: try table.number("\(name)_mm", in: millimetres) ?? given.millimetres,
+                      pixels: try table.number("\(name)_px", in: pixels) ?? given.pixels)
+    }
+
     private static func readGestures(_ table: inout TableReader) throws(ConfigurationError) -> GestureThresholds {
         var t = GestureThresholds()
         let distance = 0.0...100.0, seconds = 0.0...10.0
-        t.dragSlop = try table.number("drag_slop_mm", in: distance) ?? t.dragSlop
-        t.dragSlopPixels = try table.number("drag_slop_px", in: 0...1000) ?? t.dragSlopPixels
-        t.tapSlop = try table.number("tap_slop_mm", in: distance) ?? t.tapSlop
-        t.tapSlopPixels = try table.number("tap_slop_px", in: 0...1000) ?? t.tapSlopPixels
+        t.dragSlop = try readDistance("drag_slop", from: &table, default: t.dragSlop, millimetres: distance, pixels: 0...1000)
+        t.tapSlop = try readDistance("tap_slop", from: &table, default: t.tapSlop, millimetres: distance, pixels: 0...1000)
         t.tapMaximumDuration = try table.number("tap_max_duration", in: seconds) ?? t.tapMaximumDuration
         t.multipleTapInterval = try table.number("multiple_tap_interval", in: seconds) ?? t.multipleTapInterval
-        t.multipleTapDistance = try table.number("multiple_tap_distance_mm", in: distance) ?? t.multipleTapDistance
-        t.multipleTapDistancePixels = try table.number("multiple_tap_distance_px", in: 0...1000) ?? t.multipleTapDistancePixels
-        t.pinchSlop = try table.number("pinch_slop_mm", in: distance) ?? t.pinchSlop
-        t.pinchSlopPixels = try table.number("pinch_slop_px", in: 0...1000) ?? t.pinchSlopPixels
-        t.minimumSpan = try table.number("minimum_span_mm", in: distance) ?? t.minimumSpan
-        t.minimumSpanPixels = try table.number("minimum_span_px", in: 0...1000) ?? t.minimumSpanPixels
+        t.multipleTapDistance = try readDistance("multiple_tap_distance", from: &table, default: t.multipleTapDistance,
+                                                 millimetres: distance, pixels: 0...1000)
+        t.pinchSlop = try readDistance("pinch_slop", from: &table, default: t.pinchSlop, millimetres: distance, pixels: 0...1000)
+        t.minimumSpan = try readDistance("minimum_span", from: &table, default: t.minimumSpan, millimetres: distance, pixels: 0...1000)
         t.rotationSlop = try table.number("rotation_slop_degrees", in: 0...180).map { $0 * .pi / 180 } ?? t.rotationSlop
         t.velocityWindow = try table.number("velocity_window", in: 0.005...1) ?? t.velocityWindow
         t.stoppedAfter = try table.number("stopped_after", in: 0.001...1) ?? t.stoppedAfter
         t.longPressDuration = try table.number("long_press_duration", in: 0.05...10) ?? t.longPressDuration
-        t.longPressSlop = try table.number("long_press_slop_mm", in: distance) ?? t.longPressSlop
-        t.longPressSlopPixels = try table.number("long_press_slop_px", in: 0...1000) ?? t.longPressSlopPixels
-        t.swipeDistance = try table.number("swipe_distance_mm", in: 1...1000) ?? t.swipeDistance
-        t.swipeDistancePixels = try table.number("swipe_distance_px", in: 1...10_000) ?? t.swipeDistancePixels
-        t.swipeMinimumSpeed = try table.number("swipe_speed_mm", in: 1...100_000) ?? t.swipeMinimumSpeed
-        t.swipeMinimumSpeedPixels = try table.number("swipe_speed_px", in: 1...1_000_000) ?? t.swipeMinimumSpeedPixels
+        t.longPressSlop = try readDistance("long_press_slop", from: &table, default: t.longPressSlop, millimetres: distance, pixels: 0...1000)
+        t.swipeDistance = try readDistance("swipe_distance", from: &table, default: t.swipeDistance, millimetres: 1...1000, pixels: 1...10_000)
+        t.swipeMinimumSpeed = try readDistance("swipe_speed", from: &table, default: t.swipeMinimumSpeed,
+                                               millimetres: 1...100_000, pixels: 1...1_000_000)
         t.swipeAngle = try table.number("swipe_angle_degrees", in: 1...44).map { $0 * .pi / 180 } ?? t.swipeAngle
-        t.edgeBand = try table.number("edge_band_mm", in: 0.1...100) ?? t.edgeBand
-        t.edgeBandPixels = try table.number("edge_band_px", in: 1...1000) ?? t.edgeBandPixels
-        t.edgeSwipeDistance = try table.number("edge_swipe_distance_mm", in: 1...1000) ?? t.edgeSwipeDistance
-        t.edgeSwipeDistancePixels = try table.number("edge_swipe_distance_px", in: 1...10_000) ?? t.edgeSwipeDistancePixels
+        t.edgeBand = try readDistance("edge_band", from: &table, default: t.edgeBand, millimetres: 0.1...100, pixels: 1...1000)
+        t.edgeSwipeDistance = try readDistance("edge_swipe_distance", from: &table, default: t.edgeSwipeDistance,
+                                               millimetres: 1...1000, pixels: 1...10_000)
         try table.finish()
         return t
     }

@@ -75,8 +75,7 @@ extension Configuration {
 
     private func filters(for settings: DeviceSettings) -> ContactFilterSettings {
         var filters = settings.filters
-        filters.stuckSlopMillimetres = gestures.tapSlop
-        filters.stuckSlopPixels = gestures.tapSlopPixels
+        filters.stuckSlop = gestures.tapSlop
         return filters
     }
 

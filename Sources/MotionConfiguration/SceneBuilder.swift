@@ -52,7 +52,7 @@ extension ElementSettings {
             case let .scalable(minimum, maximum, spring):
                 made.append(Scalable(minimum: minimum, maximum: maximum, configuration: spring))
             case .directlyManipulable:
-                made.append(DirectlyManipulable(minimumSpan: engine.thresholds.minimumSpanPixels))
+                made.append(DirectlyManipulable(minimumSpan: engine.thresholds.minimumSpan.pixels))
             case .changeDirection(let minimumVelocity, let axis):
                 made.append(ChangeDirection(minimumVelocity: minimumVelocity, axis: axis))
             case .setPositionOnTap:

@@ -161,11 +161,16 @@ struct ConfigCheckCommand: ParsableCommand {
         let d = GestureThresholds()
         var changes: [String] = []
         func note(_ name: String, _ value: Double, _ base: Double) { if value != base { changes.append("\(name) \(compactNumber(value))") } }
-        note("drag_slop_mm", g.dragSlop, d.dragSlop); note("drag_slop_px", g.dragSlopPixels, d.dragSlopPixels)
-        note("tap_slop_mm", g.tapSlop, d.tapSlop); note("tap_slop_px", g.tapSlopPixels, d.tapSlopPixels)
+        func note(_ name: String, _ value: PanelDistance, _ base: PanelDistance) {
+            note("\(name)_mm", value.millimetres, base.millimetres)
+            note("\(name)_px", value.pixels, base.pixels)
+        }
+        note("drag_slop", g.dragSlop, d.dragSlop)
+        note("tap_slop", g.tapSlop, d.tapSlop)
         note("tap_max_duration", g.tapMaximumDuration, d.tapMaximumDuration)
         note("multiple_tap_interval", g.multipleTapInterval, d.multipleTapInterval)
-        note("pinch_slop_mm", g.pinchSlop, d.pinchSlop); note("minimum_span_mm", g.minimumSpan, d.minimumSpan)
+        note("pinch_slop_mm", g.pinchSlop.millimetres, d.pinchSlop.millimetres)
+        note("minimum_span_mm", g.minimumSpan.millimetres, d.minimumSpan.millimetres)
         note("rotation_slop_degrees", g.rotationSlop * 180 / .pi, d.rotationSlop * 180 / .pi)
         note("velocity_window", g.velocityWindow, d.velocityWindow)
         return changes

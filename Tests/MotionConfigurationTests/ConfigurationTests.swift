@@ -369,9 +369,9 @@ struct ConfigurationTests {
             edge_swipe_distance_mm = 30
             """, file: "x.toml")
         let t = configuration.gestures
-        #expect(t.longPressDuration == 1.5 && t.longPressSlop == 8 && t.swipeDistancePixels == 150 && t.edgeBand == 7 && t.edgeSwipeDistance == 30)
+        #expect(t.longPressDuration == 1.5 && t.longPressSlop.millimetres == 8 && t.swipeDistance.pixels == 150 && t.edgeBand.millimetres == 7 && t.edgeSwipeDistance.millimetres == 30)
         #expect(abs(t.swipeAngle - 20 * Double.pi / 180) < 1e-12)
-        #expect(t.longPressSlopPixels == GestureThresholds().longPressSlopPixels, "unset keys keep their defaults")
+        #expect(t.longPressSlop.pixels == GestureThresholds().longPressSlop.pixels, "unset keys keep their defaults")
         refused("[gestures]\nlong_press_duration = 0\n", line: 2, "long_press_duration")
         refused("[gestures]\nswipe_angle_degrees = 60\n", line: 2, "swipe_angle_degrees")
         refused("[gestures]\nedge_band_mm = -1\n", line: 2, "edge_band_mm")
@@ -394,7 +394,7 @@ struct ConfigurationTests {
             """, file: "x.toml")
         let filters = try #require(configuration.match(DeviceIdentity(number: 0, node: "n", description: atmel))).filters
         #expect(filters.stuckAfter == 0 && filters.palmSize == .units(120) && filters.jumpMillimetres == 0 && !filters.hysteresis)
-        #expect(filters.stuckSlopMillimetres == 4, "the stuck slop is the tap slop")
+        #expect(filters.stuckSlop.millimetres == 4, "the stuck slop is the tap slop")
         let millimetres = try Configuration.parse("[[device]]\npalm_size_mm = 25\n", file: "x.toml")
         #expect(try #require(millimetres.match(DeviceIdentity(number: 0, node: "n", description: atmel))?.settings).filters.palmSize == .millimetres(25))
         refused("[[device]]\npalm_size_mm = 25\npalm_size = 100\n", line: 3, "give palm_size_mm or palm_size (in device units), not both")

@@ -100,7 +100,7 @@ struct DeviceMatchTests {
         #expect(withTable.mapping.calibration == [1.3, 0, 0, 0, 1.3, 0])
         let withEntry = try #require(try Configuration.parse(entry, file: "x.toml").match(Self.panel(), udevCalibration: udev))
         #expect(withEntry.mapping.calibration == [0.8, 0, 0, 0, 0.8, 0] && withEntry.calibration == nil)
-        #expect(withEntry.filters.stuckSlopMillimetres == 4 && withEntry.settings.filters.stuckSlopMillimetres != 4)
+        #expect(withEntry.filters.stuckSlop.millimetres == 4 && withEntry.settings.filters.stuckSlop.millimetres != 4)
         #expect(withEntry.use.grab && withEntry.use.mapping == withEntry.mapping && withEntry.use.filters == withEntry.filters)
         #expect(Configuration().match(Self.panel(), udevCalibration: udev)?.mapping.calibration == udev)
         #expect(Configuration().match(Self.panel())?.mapping.calibration == OutputMapping.identityCalibration)

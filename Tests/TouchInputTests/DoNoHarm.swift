@@ -33,7 +33,7 @@ struct ReplayOutcome {
         let clock = ManualFrameClock(now: 0)
         let engine = MotionEngine(scene: Scene(size: Self.screen), clock: clock)
         let surface = Element(id: "surface", center: Point(x: Self.screen.width / 2, y: Self.screen.height / 2), size: Self.screen)
-        engine.add(surface, interactions: [DirectlyManipulable(minimumSpan: engine.thresholds.minimumSpanPixels)])
+        engine.add(surface, interactions: [DirectlyManipulable(minimumSpan: engine.thresholds.minimumSpan.pixels)])
         for update in Simulation().run(frames, through: engine, clock: clock).updates where update.stream.hasPrefix("surface.") {
             record(update)
         }

@@ -330,7 +330,7 @@ public final class MotionEngine {
         for element in elements {
             defer { element.fingers.removeAll(keepingCapacity: true) }
             guard let predicted = element.element.predicted else { continue }
-            predictions.update(predicted, of: element.element, fingers: element.fingers, minimumSpan: thresholds.minimumSpanPixels)
+            predictions.update(predicted, of: element.element, fingers: element.fingers, minimumSpan: thresholds.minimumSpan.pixels)
         }
     }
 

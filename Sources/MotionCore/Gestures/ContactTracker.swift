@@ -21,6 +21,8 @@ public struct ContactTracker: Sendable {
     public private(set) var active: [TrackedContact] = []
     /// Whether positions are millimetres (every contact reported them).
     public private(set) var isPhysical = false
+    /// The unit positions are measured in: what a threshold is taken in.
+    public var unit: DistanceUnit { DistanceUnit(physical: isPhysical) }
 
     /// The same contacts before and after one frame.
     public private(set) var persistent: [(before: TrackedContact, after: TrackedContact)] = []

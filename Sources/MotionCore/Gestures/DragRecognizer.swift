@@ -27,7 +27,7 @@ public struct DragRecognizer: Sendable {
         let movement = tracker.meanMovement
         translation = translation + movement.position
         travel = travel + movement.physical
-        let slop = thresholds.distance(thresholds.dragSlop, thresholds.dragSlopPixels, physical: tracker.isPhysical)
+        let slop = thresholds.dragSlop[tracker.unit]
         let report = gesture.report(
             translation, at: frame.time, beyondThreshold: travel.length > slop,
             changed: movement.position != .zero || tracker.landed > 0 || tracker.lifted > 0)

@@ -69,24 +69,24 @@ public struct EdgeSwipeRecognizer: Sendable {
         let inward = moved.x * edge.inward.x + moved.y * edge.inward.y
         // Pixels per unit of the thresholds: per millimetre at the scale the finger moved at.
         let millimetres = (finger.physical - landing.physical).distance(to: .zero)
-        let physical = tracker.isPhysical
-        guard !physical || millimetres > 0 else { return nil }
-        let scale = physical ? moved.distance(to: .zero) / millimetres : 1
-        func pixels(_ mm: Double, _ px: Double) -> Double { physical ? mm * scale : px }
-        guard inward >= pixels(thresholds.edgeSwipeDistance, thresholds.edgeSwipeDistancePixels) else { return nil }
+        let unit = tracker.unit
+        guard !unit.isPhysical || millimetres > 0 else { return nil }
+        let scale = unit.isPhysical ? moved.distance(to: .zero) / millimetres : 1
+        func pixels(_ distance: PanelDistance) -> Double { distance[unit] * scale }
+        guard inward >= pixels(thresholds.edgeSwipeDistance) else { return nil }
         phase = .done
         let duration = Swift.max(frame.time - landing.time, 1e-3)
         let sideways = abs(moved.x * edge.inward.y - moved.y * edge.inward.x)
-        guard inward / duration >= pixels(thresholds.swipeMinimumSpeed, thresholds.swipeMinimumSpeedPixels),
+        guard inward / duration >= pixels(thresholds.swipeMinimumSpeed),
               atan2(sideways, inward) <= thresholds.swipeAngle,
-              edge.distance(of: landing.position, on: screen) <= pixels(thresholds.edgeBand, thresholds.edgeBandPixels) else { return nil }
+              edge.distance(of: landing.position, on: screen) <= pixels(thresholds.edgeBand) else { return nil }
         return EdgeSwipeEvent(time: frame.time, edge: edge, distance: moved.distance(to: .zero), velocity: moved / duration)
     }
 
     /// The edge nearest to where a finger landed, if it is within the widest band it could
     /// be judged by (the band in pixels, or in millimetres at up to 50 px/mm).
     private func nearestEdge(of point: Point) -> ScreenEdge? {
-        let widest = Swift.max(thresholds.edgeBandPixels, thresholds.edgeBand * 50)
+        let widest = Swift.max(thresholds.edgeBand.pixels, thresholds.edgeBand.millimetres * 50)
         let nearest = ScreenEdge.allCases.min { $0.distance(of: point, on: screen) < $1.distance(of: point, on: screen) }!
         return nearest.distance(of: point, on: screen) <= widest ? nearest : nil
     }

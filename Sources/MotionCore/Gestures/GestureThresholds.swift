@@ -1,8 +1,8 @@
 /// The distances, angles and times that decide when gestures begin, with their defaults.
 ///
-/// Distances are in millimetres on devices that report their resolution, and in pixels on
-/// devices that do not (many touchscreens), through the `…Pixels` fallbacks: a distance
-/// must never come out of a division by an unknown resolution.
+/// Each distance is given in millimetres, for devices whose size is believed, and in pixels,
+/// for those whose is not (many touchscreens): a distance must never come out of a division
+/// by an unknown resolution (``PanelDistance``).
 ///
 /// How the defaults compare (1 dp = 1/160 in = 0.16 mm, 1 pt ≈ 0.16 mm on a 163 ppi iPhone):
 ///
@@ -26,26 +26,21 @@
 /// rotation threshold sits well above the 5.5° a two-finger pan drifts in the recordings.
 public struct GestureThresholds: Hashable, Sendable {
     /// How far the fingers' centroid moves before a drag begins.
-    public var dragSlop = 3.0
-    public var dragSlopPixels = 16.0
+    public var dragSlop = PanelDistance(millimetres: 3, pixels: 16)
     /// How far any finger may move and still tap; the same as the drag slop, so that a
     /// tap fails exactly when a drag can begin.
-    public var tapSlop = 3.0
-    public var tapSlopPixels = 16.0
+    public var tapSlop = PanelDistance(millimetres: 3, pixels: 16)
     /// The longest press that still taps, in seconds.
     public var tapMaximumDuration = 0.3
     /// The longest pause between the taps of a double (or triple…) tap, in seconds.
     public var multipleTapInterval = 0.3
     /// How far apart the taps of a multiple tap may land.
-    public var multipleTapDistance = 12.0
-    public var multipleTapDistancePixels = 50.0
+    public var multipleTapDistance = PanelDistance(millimetres: 12, pixels: 50)
     /// How much the span changes before a pinch begins.
-    public var pinchSlop = 4.0
-    public var pinchSlopPixels = 20.0
+    public var pinchSlop = PanelDistance(millimetres: 4, pixels: 20)
     /// The span below which scale and rotation are not computed (fingers too close to
     /// measure: their angle and ratio are mostly noise).
-    public var minimumSpan = 5.0
-    public var minimumSpanPixels = 20.0
+    public var minimumSpan = PanelDistance(millimetres: 5, pixels: 20)
     /// How far the fingers turn before a rotation begins, in radians.
     public var rotationSlop = 10.0 * Double.pi / 180
     /// How long the fingers are held, in seconds, before a long press begins (Android's and
@@ -54,23 +49,18 @@ public struct GestureThresholds: Hashable, Sendable {
     /// How far any finger may move before the long press begins: twice the tap's, since a
     /// finger held for half a second settles further than one that taps (the Atmel
     /// recording of a two-finger hold drifts 20 px on a 1920-pixel screen in its first 0.2 s).
-    public var longPressSlop = 6.0
-    public var longPressSlopPixels = 32.0
+    public var longPressSlop = PanelDistance(millimetres: 6, pixels: 32)
     /// How far the fingers travel, on average, for a swipe.
-    public var swipeDistance = 25.0
-    public var swipeDistancePixels = 100.0
+    public var swipeDistance = PanelDistance(millimetres: 25, pixels: 100)
     /// How fast, on average from landing to lift, per second: a slower movement is a drag
     /// (the Atmel recording of a four-finger drag goes 667 px/s; a real swipe, 3,000 and up).
-    public var swipeMinimumSpeed = 200.0
-    public var swipeMinimumSpeedPixels = 1000.0
+    public var swipeMinimumSpeed = PanelDistance(millimetres: 200, pixels: 1000)
     /// How far from its axis a swipe's direction (and each finger's) may turn, in radians.
     public var swipeAngle = 30.0 * Double.pi / 180
     /// How near a screen edge a finger lands for an edge swipe.
-    public var edgeBand = 5.0
-    public var edgeBandPixels = 20.0
+    public var edgeBand = PanelDistance(millimetres: 5, pixels: 20)
     /// How far it then moves inward (at the swipe's speed, ``swipeMinimumSpeed``).
-    public var edgeSwipeDistance = 20.0
-    public var edgeSwipeDistancePixels = 80.0
+    public var edgeSwipeDistance = PanelDistance(millimetres: 20, pixels: 80)
     /// The stretch of recent samples velocities are estimated from, in seconds.
     public var velocityWindow = 0.1
     /// A finger that has not moved for this long, in seconds, has stopped.
@@ -78,9 +68,4 @@ public struct GestureThresholds: Hashable, Sendable {
 
     /// The defaults above.
     public init() {}
-
-    /// A distance threshold in the units positions are measured in for a frame.
-    func distance(_ millimetres: Double, _ pixels: Double, physical: Bool) -> Double {
-        physical ? millimetres : pixels
-    }
 }

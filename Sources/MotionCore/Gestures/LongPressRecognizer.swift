@@ -116,7 +116,7 @@ public struct LongPressRecognizer: Sendable {
     public var isHeld: Bool { phase == .held }
 
     private func movedTooFar() -> Bool {
-        tracker.anyMoved(from: landings, beyond: thresholds.distance(thresholds.longPressSlop, thresholds.longPressSlopPixels, physical: tracker.isPhysical))
+        tracker.anyMoved(from: landings, beyond: thresholds.longPressSlop[tracker.unit])
     }
 
     private func event(_ state: RecognitionState, at time: Double) -> LongPressEvent {

@@ -25,7 +25,7 @@ public struct PinchRecognizer: Sendable {
     public mutating func update(_ frame: TouchFrame) -> PinchEvent? {
         gesture.take(frame)
         let tracker = gesture.tracker
-        let minimum = thresholds.distance(thresholds.minimumSpan, thresholds.minimumSpanPixels, physical: tracker.isPhysical)
+        let minimum = thresholds.minimumSpan[tracker.unit]
         var changed = false
         if tracker.persistent.count >= 2, let motion = tracker.persistentMotion(in: .physical),
            motion.spanBefore >= minimum && motion.spanAfter >= minimum && motion.spanBefore != motion.spanAfter {
@@ -33,7 +33,7 @@ public struct PinchRecognizer: Sendable {
             spanChange += motion.spanAfter - motion.spanBefore
             changed = true
         }
-        let slop = thresholds.distance(thresholds.pinchSlop, thresholds.pinchSlopPixels, physical: tracker.isPhysical)
+        let slop = thresholds.pinchSlop[tracker.unit]
         let emitted = gesture.report(scale, at: frame.time, beyondThreshold: Swift.abs(spanChange) > slop, changed: changed).map(event)
         if gesture.isOver {
             scale = 1

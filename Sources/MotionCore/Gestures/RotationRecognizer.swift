@@ -44,7 +44,7 @@ public struct RotationRecognizer: Sendable {
     /// The persistent fingers' turn in this frame, or nil when they are too close to measure.
     private func frameRotation() -> Double? {
         let tracker = gesture.tracker
-        let minimum = thresholds.distance(thresholds.minimumSpan, thresholds.minimumSpanPixels, physical: tracker.isPhysical)
+        let minimum = thresholds.minimumSpan[tracker.unit]
         guard let motion = tracker.persistentMotion(in: .physical), motion.spanBefore >= minimum, motion.spanAfter >= minimum else { return nil }
         return motion.rotation
     }

@@ -71,7 +71,7 @@ public struct SwipeRecognizer: Sendable {
 
     private func recognized(at time: Double) -> SwipeEvent? {
         guard !cancelled, !ways.isEmpty, mostTouches <= Self.maximumTouches else { return nil }
-        let physical = tracker.isPhysical
+        let unit = tracker.unit
         let count = Double(ways.count)
         var way = Point.zero, wayPixels = Point.zero
         for id in landed {
@@ -83,11 +83,11 @@ public struct SwipeRecognizer: Sendable {
         wayPixels = wayPixels / count
         let distance = way.distance(to: .zero)
         let duration = Swift.max(time - landedAt, 1e-3)
-        guard distance >= thresholds.distance(thresholds.swipeDistance, thresholds.swipeDistancePixels, physical: physical),
-              distance / duration >= thresholds.distance(thresholds.swipeMinimumSpeed, thresholds.swipeMinimumSpeedPixels, physical: physical),
+        guard distance >= thresholds.swipeDistance[unit],
+              distance / duration >= thresholds.swipeMinimumSpeed[unit],
               let direction = SwipeDirection(of: wayPixels, within: thresholds.swipeAngle) else { return nil }
         // Every finger that moved goes the same way.
-        let slop = thresholds.distance(thresholds.dragSlop, thresholds.dragSlopPixels, physical: physical)
+        let slop = thresholds.dragSlop[unit]
         for finger in landed.compactMap({ ways[$0] }) where (finger.to - finger.from).distance(to: .zero) > slop / 2 {
             if SwipeDirection(of: finger.toPixels - finger.fromPixels, within: thresholds.swipeAngle) != direction { return nil }
         }

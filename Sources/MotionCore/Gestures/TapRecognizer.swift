@@ -59,7 +59,7 @@ public struct TapRecognizer: Sendable {
     }
 
     private func movedTooFar() -> Bool {
-        tracker.anyMoved(from: landings, beyond: thresholds.distance(thresholds.tapSlop, thresholds.tapSlopPixels, physical: tracker.isPhysical))
+        tracker.anyMoved(from: landings, beyond: thresholds.tapSlop[tracker.unit])
     }
 
     private mutating func fail(at time: Double) -> TapEvent {
@@ -69,7 +69,7 @@ public struct TapRecognizer: Sendable {
     }
 
     private mutating func recognize(at time: Double) -> TapEvent {
-        let distance = thresholds.distance(thresholds.multipleTapDistance, thresholds.multipleTapDistancePixels, physical: tracker.isPhysical)
+        let distance = thresholds.multipleTapDistance[tracker.unit]
         var count = 1
         if let previous, landedAt - previous.liftedAt <= thresholds.multipleTapInterval,
            locationPhysical.distance(to: previous.location) <= distance {

@@ -22,7 +22,7 @@ public final class DirectlyManipulable: Interaction, ReportsMotionState {
     public let minimumSpan: ReactiveProperty<Double>
 
     /// Creates a direct manipulation.
-    public init(minimumSpan: Double = GestureThresholds().minimumSpanPixels) {
+    public init(minimumSpan: Double = GestureThresholds().minimumSpan.pixels) {
         self.minimumSpan = ReactiveProperty(minimumSpan)
     }
 

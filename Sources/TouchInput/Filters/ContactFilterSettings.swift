@@ -25,10 +25,8 @@ public struct ContactFilterSettings: Hashable, Sendable {
     /// Seconds a contact may stay within the stuck slop before it is cancelled; 0 turns the
     /// filter off.
     public var stuckAfter: Double
-    /// How far a contact must move to count as moving, for the stuck filter: the tap slop
-    /// (millimetres where the device has a resolution, else pixels).
-    public var stuckSlopMillimetres: Double
-    public var stuckSlopPixels: Double
+    /// How far a contact must move to count as moving, for the stuck filter: the tap slop.
+    public var stuckSlop: PanelDistance
     /// When a contact is a palm.
     public var palmSize: PalmSize
     /// Millimetres a contact may move between two of its reports within the jump window
@@ -80,12 +78,11 @@ public struct ContactFilterSettings: Hashable, Sendable {
 
     /// The defaults.
     public init(
-        stuckAfter: Double = 30, stuckSlopMillimetres: Double = 3, stuckSlopPixels: Double = 16,
+        stuckAfter: Double = 30, stuckSlop: PanelDistance = PanelDistance(millimetres: 3, pixels: 16),
         palmSize: PalmSize = .automatic, jumpMillimetres: Double = 50, hysteresis: Bool = true
     ) {
         self.stuckAfter = stuckAfter
-        self.stuckSlopMillimetres = stuckSlopMillimetres
-        self.stuckSlopPixels = stuckSlopPixels
+        self.stuckSlop = stuckSlop
         self.palmSize = palmSize
         self.jumpMillimetres = jumpMillimetres
         self.hysteresis = hysteresis
@@ -108,15 +105,18 @@ public struct ResolvedContactFilters: Hashable, Sendable {
     public var quirk: String?
     /// Seconds before a still contact is cancelled; nil when off.
     public var stuckAfter: Double?
-    /// The stuck slop, in millimetres (when the device's size is believed) or pixels.
-    public var stuckSlop: Double
-    public var stuckSlopIsPhysical: Bool
+    /// What the filters measure distances in: millimetres where the device's size is
+    /// believed, else pixels.
+    public var unit: DistanceUnit
+    /// The stuck slop, in ``unit``.
+    public var stuckSlop: Length
     /// `ABS_MT_TOUCH_MAJOR` above which a contact is a palm, in device units; nil when off.
     public var palmUnits: Int32?
     /// The palm size in millimetres, when it is known in millimetres.
     public var palmMillimetres: Double?
-    /// How far within one frame makes a jump; nil when off.
-    public var jump: Jump?
+    /// How far within one frame makes a jump, in ``unit``: where the device's size is not
+    /// believed, a fraction of the output's diagonal; nil when off.
+    public var jump: Length?
     /// The hysteresis margin on each axis, in device units; nil when off.
     public var hysteresisMargin: Margin?
     /// The phantom-touch filters' settings.
@@ -126,25 +126,11 @@ public struct ResolvedContactFilters: Hashable, Sendable {
     /// Why a filter asked for is off on this device, or measures differently, one line each.
     public var notes: [String]
 
-    /// A jump's length.
-    public enum Jump: Hashable, Sendable {
-        /// On a panel whose size is believed.
-        case millimetres(Double)
-        /// On one whose size is not: a fraction of the output's diagonal, in pixels.
-        case pixels(Double)
-    }
-
     /// Millimetres within one frame that make a jump; nil when off or measured in pixels.
-    public var jumpMillimetres: Double? {
-        if case .millimetres(let limit) = jump { return limit }
-        return nil
-    }
+    public var jumpMillimetres: Double? { jump?.unit == .millimetres ? jump?.value : nil }
 
     /// Pixels within one frame that make a jump, on a panel whose size is not believed.
-    public var jumpPixels: Double? {
-        if case .pixels(let limit) = jump { return limit }
-        return nil
-    }
+    public var jumpPixels: Double? { jump?.unit == .pixels ? jump?.value : nil }
 
     /// Half-widths of an ellipse, in device units.
     public struct Margin: Hashable, Sendable {
@@ -171,8 +157,8 @@ public struct ResolvedContactFilters: Hashable, Sendable {
         var notes: [String] = []
         let hasResolution = geometry.positions.isTrusted
         stuckAfter = settings.stuckAfter > 0 ? settings.stuckAfter : nil
-        stuckSlopIsPhysical = hasResolution
-        stuckSlop = hasResolution ? settings.stuckSlopMillimetres : settings.stuckSlopPixels
+        unit = DistanceUnit(physical: hasResolution)
+        stuckSlop = settings.stuckSlop.length(in: unit)
 
         (palmUnits, palmMillimetres) = Self.palm(settings.palmSize, touchMajor: touchMajor, geometry: geometry, notes: &notes)
         jump = Self.jump(settings.jumpMillimetres, trusted: hasResolution, xAxis: xAxis, yAxis: yAxis, mapping: mapping, notes: &notes)
@@ -215,7 +201,7 @@ public struct ResolvedContactFilters: Hashable, Sendable {
     /// How far a finger may move within a frame: in millimetres where the device's size is
     /// believed, else a part of the output's diagonal; nil when jumps are not filtered.
     private static func jump(_ millimetres: Double, trusted: Bool, xAxis: AxisInfo, yAxis: AxisInfo, mapping: OutputMapping,
-                             notes: inout [String]) -> Jump? {
+                             notes: inout [String]) -> Length? {
         guard millimetres > 0 else { return nil }
         if trusted { return .millimetres(millimetres) }
         let output = CoordinateMapper(xAxis: xAxis, yAxis: yAxis, mapping: mapping).outputSize

@@ -104,7 +104,7 @@ public struct ContactFilters {
     init(_ settings: ContactFilterSettings, device: DeviceDescription, mapping: OutputMapping) {
         self.settings = settings
         self.resolved = ResolvedContactFilters(settings, device: device, mapping: mapping)
-        repeatingTaps = RepeatingTaps(physical: resolved.stuckSlopIsPhysical)
+        repeatingTaps = RepeatingTaps(unit: resolved.unit)
     }
 
     /// Applies new settings or a new mapping (a reload, a calibration); the contacts followed
@@ -113,8 +113,8 @@ public struct ContactFilters {
         self.settings = settings
         resolved = ResolvedContactFilters(settings, device: device, mapping: mapping)
         // What was learned in one unit means nothing in another.
-        if repeatingTaps.radius != RepeatingTaps.radius(physical: resolved.stuckSlopIsPhysical) {
-            repeatingTaps = RepeatingTaps(physical: resolved.stuckSlopIsPhysical)
+        if repeatingTaps.radius != RepeatingTaps.radius[resolved.unit] {
+            repeatingTaps = RepeatingTaps(unit: resolved.unit)
         }
     }
 
@@ -276,7 +276,7 @@ extension TouchFrameAssembler {
         track.shownY = y
         if let stuckAfter = filters.resolved.stuckAfter {
             let point = anchorPoint(contact)
-            if point.distance(to: track.anchor) > filters.resolved.stuckSlop {
+            if point.distance(to: track.anchor) > filters.resolved.stuckSlop.value {
                 track.anchor = point
                 track.anchorTime = time
             } else if track.anchorTime + stuckAfter <= time {
@@ -372,16 +372,14 @@ extension TouchFrameAssembler {
     /// firmware last put `track`; false when the filter is off or the distance unknown.
     private func jumpDistanceExceeded(from track: Track, to contact: SlotContact, scale: Double) -> Bool {
         guard let limit = filters.resolved.jump, let distance = jumpDistance(from: track, to: contact) else { return false }
-        switch limit {
-        case .millimetres(let limit), .pixels(let limit): return distance > limit * scale
-        }
+        return distance > limit.value * scale
     }
 
     /// How far the contact is from where the firmware last put `track`, in the jump limit's
     /// unit (millimetres on a panel whose size is believed, else screen pixels); nil when
     /// that is unknown.
     func jumpDistance(from track: ContactFilters.Track, to contact: SlotContact) -> Double? {
-        switch filters.resolved.jump {
+        switch filters.resolved.jump?.unit {
         case .millimetres?:
             guard let from = mapper.millimetres(x: track.rawX, y: track.rawY), let to = mapper.millimetres(x: contact.x, y: contact.y) else { return nil }
             return from.distance(to: to)
@@ -397,7 +395,7 @@ extension TouchFrameAssembler {
 
     /// Where a position is in the stuck slop's unit.
     func anchorPoint(x: Int32, y: Int32) -> Point {
-        if filters.resolved.stuckSlopIsPhysical, let millimetres = mapper.millimetres(x: x, y: y) { return millimetres }
+        if filters.resolved.unit.isPhysical, let millimetres = mapper.millimetres(x: x, y: y) { return millimetres }
         return mapper.pixels(x: x, y: y)
     }
 

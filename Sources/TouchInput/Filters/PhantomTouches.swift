@@ -92,7 +92,7 @@ extension TouchFrameAssembler {
         for contact in contacts where contact.phase == .ended || contact.phase == .cancelled {
             guard let track = slots[contact.slot].track, track.state == .live || track.state.isHeldAsFlood,
                   time - track.landTime <= TouchStorm.floodTouch, track.anchorTime == track.landTime else { continue }
-            let apart = TouchStorm.apart(physical: filters.resolved.stuckSlopIsPhysical)
+            let apart = TouchStorm.apart[filters.resolved.unit]
             if filters.storm.shortContact(at: time, place: track.anchor, apart: apart, limit: phantoms.stormContacts, calm: phantoms.stormQuiet) {
                 beginQuiet(at: time)
             }
@@ -180,7 +180,7 @@ extension TouchFrameAssembler {
         case .repeatingTap:
             proven = time - since > RepeatingTaps.longestTouch || moved > filters.repeatingTaps.radius
         case .burst:
-            proven = time - since >= PhantomTouchSettings.burstProof || moved > filters.resolved.stuckSlop
+            proven = time - since >= PhantomTouchSettings.burstProof || moved > filters.resolved.stuckSlop.value
         case .ghost:
             guard let (a, b) = context.pair else { return leftAlone(contact, at: time) }
             proven = !isGhost(contact, of: a, b)
@@ -197,10 +197,10 @@ extension TouchFrameAssembler {
             }
             proven = !isGhost(contact, of: a, b) || time - since >= PhantomTouchSettings.ghostProof(frameInterval: filters.interval.median)
         case .ghostAlone:
-            proven = time - since >= PhantomTouchSettings.ghostAloneProof || moved > filters.resolved.stuckSlop
+            proven = time - since >= PhantomTouchSettings.ghostAloneProof || moved > filters.resolved.stuckSlop.value
         case .storm:
             let quiet = stormQuietEnd
-            proven = time >= stormProof(since: since) || (time >= quiet && moved > filters.resolved.stuckSlop)
+            proven = time >= stormProof(since: since) || (time >= quiet && moved > filters.resolved.stuckSlop.value)
         }
         guard proven else { return }
         begin(contact.slot, as: contact, at: time)
@@ -299,7 +299,7 @@ extension TouchFrameAssembler {
 
     /// Whether the contact lies at either end of an axis.
     private func isAtEdge(_ contact: SlotContact) -> Bool {
-        let perMillimetre = filters.resolved.stuckSlopIsPhysical ? mapper.unitsPerMillimetre : nil
+        let perMillimetre = filters.resolved.unit.isPhysical ? mapper.unitsPerMillimetre : nil
         return isAtExtreme(contact.x, of: mapper.xAxis, unitsPerMillimetre: perMillimetre?.x)
             || isAtExtreme(contact.y, of: mapper.yAxis, unitsPerMillimetre: perMillimetre?.y)
     }

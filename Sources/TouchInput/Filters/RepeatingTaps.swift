@@ -41,10 +41,10 @@ struct RepeatingTaps {
     /// How far a contact held back at a phantom's place must move to prove itself a finger:
     /// 2 mm, or 10 px where the panel's size is not believed (the infrared rules measure
     /// ghost corners with it too).
-    static func radius(physical: Bool) -> Double { physical ? 2 : 10 }
+    static let radius = PanelDistance(millimetres: 2, pixels: 10)
     /// How far apart a phantom's taps may be and still be at one spot: 0.5 mm, or 3 px where
     /// the panel's size is not believed.
-    static func spot(physical: Bool) -> Double { physical ? 0.5 : 3 }
+    static let spot = PanelDistance(millimetres: 0.5, pixels: 3)
     /// The shortest period a phantom has: a person tapping one spot in a quick steady rhythm
     /// is not one.
     static let shortestPeriod = 1.0
@@ -68,9 +68,9 @@ struct RepeatingTaps {
     /// How near a tap must be to be at a phantom's spot, in the same unit.
     var spot: Double
 
-    init(physical: Bool) {
-        radius = Self.radius(physical: physical)
-        spot = Self.spot(physical: physical)
+    init(unit: DistanceUnit) {
+        radius = Self.radius[unit]
+        spot = Self.spot[unit]
         touches.reserveCapacity(Self.keptTouches)
     }
 

@@ -34,7 +34,7 @@ struct TouchStorm {
     /// a flood's, in the stuck slop's unit (millimetres, or pixels where the panel's size is
     /// not believed): a flood lands at random places, while a person hammering a button
     /// taps one place again and again.
-    static func apart(physical: Bool) -> Double { physical ? 10 : 50 }
+    static let apart = PanelDistance(millimetres: 10, pixels: 50)
     static let placesKept = 4
     /// Landings within ``rush`` that, with one flood contact within ``recent``, make every
     /// landing held back: a flood lands many at once, before its first contacts have lifted.
@@ -82,7 +82,7 @@ struct TouchStorm {
     }
 
     /// A contact lifted at `time` within ``floodTouch`` of landing at `place`, where it
-    /// landed: a flood's when it is ``apart(physical:)`` (`apart`) from the latest short
+    /// landed: a flood's when it is `apart` (``apart``, in the panel's unit) from the latest short
     /// contacts. Returns true when it begins a storm (the panel was not quiet, and now is),
     /// with more than `limit` flood contacts within a second.
     mutating func shortContact(at time: Double, place: Point, apart: Double, limit: Int, calm: Double) -> Bool {
