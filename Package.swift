@@ -43,6 +43,7 @@ let package = Package(
         .library(name: "TouchInput", targets: ["TouchInput"]),
         .library(name: "MotionConfiguration", targets: ["MotionConfiguration"]),
         .library(name: "MotionTUIO", targets: ["MotionTUIO"]),
+        .library(name: "MotionWire", targets: ["MotionWire"]),
         .library(name: "MotionServer", targets: ["MotionServer"]),
         // The fuzz targets' bodies, for the libFuzzer executables in Fuzz/.
         .library(name: "FuzzTargets", targets: ["FuzzTargets"]),
@@ -94,6 +95,13 @@ let package = Package(
         ),
         // TUIO for multitouch tables: the scene as OSC bundles over UDP (docs/kiosk.md).
         .target(name: "MotionTUIO", dependencies: ["MotionCore", "MotionConfiguration"], swiftSettings: onlyImportedMembers),
+        // What motiond's clients and motionctl read and write: JSON values, their parser, and
+        // the JSON of frames, devices and gestures; no NIO, no daemon.
+        .target(
+            name: "MotionWire",
+            dependencies: ["TouchModel", "MotionCore", "TouchInput", "MotionConfiguration"],
+            swiftSettings: onlyImportedMembers
+        ),
         .target(
             name: "MotionServer",
             dependencies: [
@@ -101,6 +109,7 @@ let package = Package(
                 "TouchInput",
                 "MotionConfiguration",
                 "MotionTUIO",
+                "MotionWire",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
@@ -136,6 +145,7 @@ let package = Package(
                 "MotionCore",
                 "TouchInput",
                 "MotionConfiguration",
+                "MotionWire",
                 "MotionServer",
                 // The WebSocket client (--websocket).
                 .product(name: "NIOCore", package: "swift-nio"),
@@ -156,6 +166,7 @@ let package = Package(
                 "MotionCore",
                 "TouchInput",
                 "MotionConfiguration",
+                "MotionWire",
                 "MotionServer",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOEmbedded", package: "swift-nio"),
@@ -179,6 +190,7 @@ let package = Package(
             name: "MotionServerTests",
             dependencies: [
                 "MotionServer",
+                "MotionWire",
                 "MotionConfiguration",
                 "MotionTUIO",
                 "OSCTestSupport",
@@ -191,7 +203,8 @@ let package = Package(
                 .product(name: "NIOEmbedded", package: "swift-nio"),
             ]
         ),
-        .testTarget(name: "MotionControlTests", dependencies: ["MotionControl"]),
+        .testTarget(name: "MotionWireTests", dependencies: ["MotionWire", "MotionConfiguration"]),
+        .testTarget(name: "MotionControlTests", dependencies: ["MotionControl", "MotionWire"]),
         .testTarget(name: "CommandLineTests", dependencies: ["MotionCore", "SeededRandom"]),
         .testTarget(name: "FuzzTargetTests", dependencies: ["FuzzTargets", "SeededRandom"]),
     ]

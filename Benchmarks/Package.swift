@@ -21,6 +21,7 @@ let package = Package(
                 .product(name: "MotionCore", package: "motiond"),
                 .product(name: "TouchInput", package: "motiond"),
                 .product(name: "MotionConfiguration", package: "motiond"),
+                .product(name: "MotionWire", package: "motiond"),
                 .product(name: "MotionServer", package: "motiond"),
                 .product(name: "MotionTUIO", package: "motiond"),
                 .product(name: "NIOCore", package: "swift-nio"),
@@ -34,6 +35,7 @@ let package = Package(
             dependencies: [
                 .product(name: "MotionCore", package: "motiond"),
                 .product(name: "MotionConfiguration", package: "motiond"),
+                .product(name: "MotionWire", package: "motiond"),
                 .product(name: "MotionServer", package: "motiond"),
                 .product(name: "NIOCore", package: "swift-nio"),
             ],

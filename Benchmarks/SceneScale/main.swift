@@ -18,6 +18,7 @@ import MotionConfiguration
 import MotionCore
 @_spi(Measuring) import MotionServer
 import NIOCore
+import MotionWire
 
 private func blackHole<T>(_ value: T) { withExtendedLifetime(value) {} }
 

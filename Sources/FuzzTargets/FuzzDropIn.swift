@@ -1,6 +1,7 @@
 import MotionConfiguration
 import MotionCore
 import TouchInput
+import MotionWire
 
 /// `motionctl calibrate`'s drop-in for a panel whose name and udev path are any bytes (a USB
 /// descriptor says what its firmware wants). The input is the name, then after a NUL byte the

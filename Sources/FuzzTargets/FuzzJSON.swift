@@ -1,4 +1,5 @@
 import MotionServer
+import MotionWire
 
 /// The JSON request parser on any bytes. A value that parses has only finite numbers and
 /// parses again, written back, to the same value; an error names a column on the line.

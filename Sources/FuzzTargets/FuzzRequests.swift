@@ -1,6 +1,7 @@
 import MotionCore
 import MotionConfiguration
 import MotionServer
+import MotionWire
 
 /// The example scene, read once.
 private let configuration = try! Configuration.load(file: repositoryFile("config/motiond.toml"))

@@ -1,6 +1,7 @@
 import MotionCore
 import MotionServer
 import NIOCore
+import MotionWire
 
 /// The fuzzer's bytes, read front to back as the choices a target makes. Past the end every
 /// read gives zero, so any input is a complete program.

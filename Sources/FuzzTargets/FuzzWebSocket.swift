@@ -1,4 +1,5 @@
 import MotionServer
+import MotionWire
 
 /// The WebSocket side of the listener, after a browser's handshake: the input is a stream of
 /// client frames, built from the input's choices (header bits, length, masked or not,

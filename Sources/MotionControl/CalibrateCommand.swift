@@ -2,9 +2,9 @@ import ArgumentParser
 import FoundationEssentials
 import Glibc
 import MotionConfiguration
-import MotionServer
 import TouchInput
 import TouchModel
+import MotionWire
 
 /// `motionctl calibrate`: fits a touchscreen's calibration matrix, from touch/target pairs in
 /// a file (`--fit`) or from the screen itself, with targets shown on motiond's page.

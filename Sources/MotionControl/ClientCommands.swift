@@ -2,9 +2,9 @@ import ArgumentParser
 import FoundationEssentials
 import Glibc
 import MotionConfiguration
-import MotionServer
 import TouchInput
 import TouchModel
+import MotionWire
 
 /// How a subcommand speaks: words for a person at a terminal, JSON for a program reading a
 /// pipe, or when asked with --json. Every subcommand that prints data asks this.

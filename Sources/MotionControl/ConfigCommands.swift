@@ -2,8 +2,8 @@ import ArgumentParser
 import FoundationEssentials
 import MotionConfiguration
 import MotionCore
-import MotionServer
 import TouchInput
+import MotionWire
 
 /// `motionctl config`: configuration files.
 struct ConfigCommand: ParsableCommand {

@@ -2,7 +2,7 @@ import ArgumentParser
 import FoundationEssentials
 import Glibc
 import MotionConfiguration
-import MotionServer
+import MotionWire
 
 /// Where the daemon is: `--websocket`, else `--socket`, else `MOTIOND_SOCKET`, else the
 /// default; a `ws://` URL in either of the last two means the WebSocket too.

@@ -1,12 +1,12 @@
 import FoundationEssentials
 import Glibc
-import MotionServer
 import NIOConcurrencyHelpers
 import NIOCore
 import NIOHTTP1
 import NIOPosix
 import NIOWebSocket
 import TouchInput
+import MotionWire
 
 /// How motionctl's requests reach the daemon: protocol lines, one at a time, either way.
 protocol DaemonTransport: AnyObject {

@@ -2,9 +2,9 @@ import ArgumentParser
 import FoundationEssentials
 import Glibc
 import MotionConfiguration
-import MotionServer
 import TouchInput
 import TouchModel
+import MotionWire
 
 /// `motionctl devices`: the touchscreens this machine has, or why there are none.
 struct DevicesCommand: ParsableCommand {

@@ -3,8 +3,8 @@ import FoundationEssentials
 import Glibc
 import MotionConfiguration
 import MotionCore
-import MotionServer
 import TouchInput
+import MotionWire
 
 /// `motionctl frames`: the touch frames motiond sees, live from the touchscreens or from a
 /// recording. The tool to reach for when a panel reports something odd.

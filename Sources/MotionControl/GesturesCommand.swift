@@ -2,8 +2,8 @@ import ArgumentParser
 import FoundationEssentials
 import MotionConfiguration
 import MotionCore
-import MotionServer
 import TouchInput
+import MotionWire
 
 /// `motionctl gestures`: what the recognizers make of a recording, event by event. The tool
 /// to reach for when a gesture on a panel misbehaves.

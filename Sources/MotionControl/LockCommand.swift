@@ -1,5 +1,5 @@
 import ArgumentParser
-import MotionServer
+import MotionWire
 
 /// `motionctl lock [--for DURATION]`: nothing reaches the apps or the scene while someone
 /// cleans the screen, and the lock ends by itself.

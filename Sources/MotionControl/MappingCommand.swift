@@ -1,6 +1,5 @@
 import ArgumentParser
 import MotionConfiguration
-import MotionServer
 
 /// `motionctl config mapping FILE`: what each compositor needs to map each virtual
 /// touchscreen of a configuration onto its output, printed, or the udev rules installed.

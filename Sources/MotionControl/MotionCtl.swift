@@ -2,7 +2,7 @@ import ArgumentParser
 import FoundationEssentials
 import Glibc
 import MotionConfiguration
-import MotionServer
+import MotionWire
 
 /// Runs motionctl with the process's arguments: the entry point of the `motionctl` executable,
 /// and of `motiond` when it is called by that name (one installed binary serves both).

@@ -2,7 +2,6 @@ import ArgumentParser
 import FoundationEssentials
 import MotionConfiguration
 import MotionCore
-import MotionServer
 import TouchInput
 
 /// `motionctl plot`: a recording as a picture on the screen's rectangle.

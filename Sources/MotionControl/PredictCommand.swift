@@ -2,8 +2,8 @@ import ArgumentParser
 import FoundationEssentials
 import MotionConfiguration
 import MotionCore
-import MotionServer
 import TouchInput
+import MotionWire
 
 /// `motionctl predict RECORDING`: how far each predictor is off on a recording, against how
 /// far behind no prediction leaves the finger (docs/prediction.md).

@@ -2,8 +2,8 @@ import ArgumentParser
 import FoundationEssentials
 import Glibc
 import MotionConfiguration
-import MotionServer
 import TouchInput
+import MotionWire
 
 /// `motionctl record`: a live touchscreen's events in evemu format, for a bug report or a
 /// test fixture. What it writes replays through `gestures`, `simulate`, `frames` and

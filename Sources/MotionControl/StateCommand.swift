@@ -3,8 +3,9 @@ import FoundationEssentials
 import Glibc
 import MotionConfiguration
 import MotionCore
-import MotionServer
 import TouchModel
+import MotionWire
+import MotionServer
 
 /// `motionctl state`: the scene motiond keeps across restarts (`[daemon] state`, `--state`).
 struct StateCommand: ParsableCommand {

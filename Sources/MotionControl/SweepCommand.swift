@@ -2,8 +2,8 @@ import ArgumentParser
 import Glibc
 import MotionConfiguration
 import MotionCore
-import MotionServer
 import TouchInput
+import MotionWire
 
 /// `motionctl sweep DIR`: every recording in a folder through the contact filters, as the
 /// daemon would read its device. A packager runs it on a corpus of real panels before a

@@ -2,9 +2,9 @@ import ArgumentParser
 import FoundationEssentials
 import Glibc
 import MotionConfiguration
-import MotionServer
 import TouchInput
 import TouchModel
+import MotionWire
 
 /// What `motionctl calibrate --export` writes.
 enum ExportFormat: String, ExpressibleByArgument, CaseIterable {

@@ -4,6 +4,7 @@ import Glibc
 import MotionConfiguration
 import MotionControl
 import MotionServer
+import MotionWire
 
 /// The daemon's command line. Everything it does is in MotionServer's `DaemonService`.
 @main

@@ -4,6 +4,7 @@ import Testing
 import TouchInput
 @testable import MotionConfiguration
 @testable import MotionServer
+import MotionWire
 
 @Suite("screen.contacts")
 struct ContactsStreamTests {

@@ -6,6 +6,7 @@ import Testing
 import TouchInput
 @testable import MotionConfiguration
 @testable import MotionServer
+import MotionWire
 
 /// Names a USB descriptor can hold: each would break out of a line, a comment, a string or a
 /// terminal if written as it is. Invalid UTF-8 arrives as libevdev's and the evemu reader's

@@ -6,6 +6,7 @@ import NIOPosix
 import Testing
 @testable import MotionConfiguration
 @testable import MotionServer
+import MotionWire
 
 /// Clients that try to stall, exhaust or confuse the daemon, driven without sockets.
 @Suite("Hostile clients")

@@ -4,6 +4,7 @@ import NIOConcurrencyHelpers
 import Testing
 import TouchInput
 @testable import MotionServer
+import MotionWire
 
 /// What the log says of the contact filters' notices: every stuck contact and palm, and
 /// jumps and re-pairings at most 10 lines in 10 s per device and kind, counting the rest;

@@ -7,6 +7,7 @@ import Testing
 import TouchInput
 @testable import MotionConfiguration
 @testable import MotionServer
+import MotionWire
 
 @Suite("Input queue")
 struct InputQueueTests {

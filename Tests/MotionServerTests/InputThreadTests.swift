@@ -9,6 +9,7 @@ import Testing
 import TouchInput
 @testable import MotionConfiguration
 @testable import MotionServer
+import MotionWire
 
 /// The input thread's life: it starts watching udev (which works without any input device),
 /// and a stop ends it and releases what it opened.

@@ -6,6 +6,7 @@ import TouchInput
 @testable import MotionConfiguration
 @testable import MotionServer
 @testable import MotionTUIO
+import MotionWire
 
 /// What a lock looks like from outside the scene: TUIO's receivers and the apps' virtual
 /// touchscreens drop the fingers it took,

@@ -6,6 +6,7 @@ import TouchInput
 @testable import MotionConfiguration
 @testable import MotionServer
 @testable import MotionTUIO
+import MotionWire
 
 /// The samples of a Prometheus text exposition, by series (`name{labels}` as written).
 /// The end-to-end test reads the same text with a real Prometheus parser; this is enough to

@@ -2,6 +2,7 @@ import Foundation
 import Testing
 @testable import MotionServer
 @testable import TouchInput
+import MotionWire
 
 /// docs/operations.md, motiond(8), the Grafana dashboard and the alert rules against the
 /// metrics motiond exports (``MetricCatalog``): a metric renamed or added shows here.

@@ -3,6 +3,7 @@ import MotionCore
 import Testing
 @testable import MotionConfiguration
 @testable import MotionServer
+import MotionWire
 
 /// `[screen] prediction` over the protocol: the predicted streams, `screen.contacts`'
 /// `predicted`, and when they equal the plain values.

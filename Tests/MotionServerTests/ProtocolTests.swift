@@ -5,6 +5,7 @@ import Testing
 import TouchInput
 @testable import MotionConfiguration
 @testable import MotionServer
+import MotionWire
 
 /// A client output that keeps what the daemon sends, as parsed JSON lines.
 final class RecordingOutput: ClientOutput {

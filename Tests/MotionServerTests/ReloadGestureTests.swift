@@ -4,6 +4,7 @@ import Testing
 import TouchInput
 @testable import MotionConfiguration
 @testable import MotionServer
+import MotionWire
 
 /// A reload replaces the scene while fingers may be down. Whatever the reload changes, every
 /// gesture a subscriber saw begin later ends: a screen gesture whose pattern the new

@@ -8,6 +8,7 @@ import Testing
 @testable import TouchInput
 @testable import MotionConfiguration
 @testable import MotionServer
+import MotionWire
 
 /// `motiond --replay` on an embedded event loop whose time is the replay's clock: what the
 /// daemon counts and logs of a replayed device's filters, play after play.

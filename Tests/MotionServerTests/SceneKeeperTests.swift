@@ -3,6 +3,7 @@ import MotionCore
 import Testing
 @testable import MotionConfiguration
 @testable import MotionServer
+import MotionWire
 
 /// The daemon keeping its scene: changes reach the state file at most an interval apart and
 /// never inside a frame; a start restores what fits the configuration and says what does not;

@@ -4,6 +4,7 @@ import Testing
 import TouchInput
 @testable import MotionConfiguration
 @testable import MotionServer
+import MotionWire
 
 /// A reload while motiond keeps its scene makes anew only what the new configuration changes:
 /// the elements it changes, drops or adds, the added ones whose id it takes, and those

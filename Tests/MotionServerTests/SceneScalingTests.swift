@@ -2,6 +2,7 @@ import AllocationCounter
 import MotionCore
 import Testing
 @testable import MotionConfiguration
+import MotionWire
 @_spi(Measuring) @testable import MotionServer
 
 /// A scene of thousands of elements: its operations cost what they must and no more (one

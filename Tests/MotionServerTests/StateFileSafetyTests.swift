@@ -5,6 +5,7 @@ import MotionCore
 import Testing
 @testable import MotionConfiguration
 @testable import MotionServer
+import MotionWire
 
 /// What motiond may do to the file at its state path: read and replace a regular file that is
 /// a state file (or nothing), and leave anything else alone, never blocking on it; one

@@ -3,6 +3,7 @@ import MotionCore
 import Testing
 @testable import MotionConfiguration
 @testable import MotionServer
+import MotionWire
 
 /// One rule for numbers from outside: what `set`, `add_element` and the configuration give
 /// is finite and in range, or refused with `bad_value` naming the field and the range; and

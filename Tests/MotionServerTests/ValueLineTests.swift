@@ -5,6 +5,7 @@ import Testing
 import TouchInput
 @testable import MotionConfiguration
 @testable import MotionServer
+import MotionWire
 
 /// The publisher writes `value` lines straight into buffers; they must be the bytes the
 /// general encoder (``JSONValue``) writes, which the rest of the protocol uses.

@@ -5,6 +5,7 @@ import Testing
 import TouchInput
 @testable import MotionConfiguration
 @testable import MotionServer
+import MotionWire
 
 /// What a virtual touchscreen did, seen: frames written, writes uinput refused, fingers
 /// dropped and cancelled, in `devices`, `stats`, health and `/metrics`. The devices themselves

@@ -4,6 +4,7 @@ import Testing
 import TouchInput
 import VirtualTouchscreenTestSupport
 @testable import MotionServer
+import MotionWire
 
 /// motiond's own stage for a virtual touchscreen: from the input thread's read of a panel's
 /// frame to the uinput write's return, in `/metrics` and in `stats`. Not timed: each frame is

@@ -5,6 +5,7 @@ import TouchInput
 import VirtualTouchscreenTestSupport
 @testable import MotionConfiguration
 @testable import MotionServer
+import MotionWire
 
 /// What the apps see on a virtual touchscreen, through the daemon as it runs (frames, the
 /// engine's timer, requests, a reload, a panel's events and its unplug), each device a

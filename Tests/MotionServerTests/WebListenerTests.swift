@@ -6,6 +6,7 @@ import TouchInput
 import Testing
 @testable import MotionConfiguration
 @testable import MotionServer
+import MotionWire
 
 /// One connection to the HTTP and WebSocket listener, set up as the listener sets up the ones
 /// it accepts, driven without a socket on a manual clock: a hostile client's bytes in, the

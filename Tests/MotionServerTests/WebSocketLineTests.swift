@@ -4,6 +4,7 @@ import NIOEmbedded
 import NIOWebSocket
 import Testing
 @testable import MotionServer
+import MotionWire
 
 /// A frame's lines reach a browser one message a line, cut where the publisher wrote them
 /// (``ClientOutput/sendNow(_:ranges:)``), whether the client keeps up or reads them later.

@@ -3,6 +3,7 @@ import Testing
 import TouchInput
 import VirtualTouchscreenTestSupport
 @testable import MotionServer
+import MotionWire
 
 /// What an app gets, under a compositor that drops touch cancels (Debian 12's), from a touch
 /// motiond takes away after it began, with the default `cancel = "withdraw"`: no tap, no

@@ -4,6 +4,7 @@ import MotionConfiguration
 import MotionCore
 @_spi(Measuring) import MotionServer
 import NIOCore
+import MotionWire
 
 // How the scene's operations grow with its size: `add_element` and `remove_element` through
 // the protocol, a start restoring a kept scene (the state file's bytes read, the elements

@@ -1,5 +1,6 @@
 import MotionCore
 import TouchInput
+import MotionWire
 
 /// A touchscreen being calibrated (the `calibrate` op): its touches that begin from now go to
 /// the calibrating client as raw positions, not to the scene, so that touching the targets

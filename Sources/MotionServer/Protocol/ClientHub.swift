@@ -1,5 +1,6 @@
 import MotionCore
 import NIOCore
+import MotionWire
 
 /// The connected clients and what each follows: the sessions, who subscribes to what, the
 /// values' numbering and encoding (``Publisher``). Every line but a reply leaves through

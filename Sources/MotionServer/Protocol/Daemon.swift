@@ -1,7 +1,7 @@
 import MotionConfiguration
 import MotionCore
-import NIOCore
 import TouchInput
+import MotionWire
 
 /// The daemon's heart: the engine running the configured scene, and the clients it serves
 /// (docs/protocol.md). Everything runs on one event loop; nothing here is thread-safe.

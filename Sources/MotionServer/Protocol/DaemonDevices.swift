@@ -1,4 +1,5 @@
 import TouchInput
+import MotionWire
 
 /// What the input side says of the touchscreens, taken as it comes (``TouchInputEvent``),
 /// from the input thread or a replay alike: kept in ``DeviceRegistry`` for `devices` and

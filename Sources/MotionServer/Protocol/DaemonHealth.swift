@@ -1,5 +1,6 @@
 import MotionCore
 import TouchInput
+import MotionWire
 
 /// Whether motiond is doing its job, as `GET /healthz`, the `health` op and `motionctl
 /// status` say: healthy while it reads at least one touchscreen (a replayed recording

@@ -1,5 +1,6 @@
 import MotionConfiguration
 import MotionCore
+import MotionWire
 
 /// The scene the daemon runs and what it was made from: the engine, the configuration in
 /// force, and the settings each element was made with. A reload replaces all three together

@@ -1,7 +1,7 @@
 import MotionConfiguration
 import MotionCore
-import NIOCore
 import TouchInput
+import MotionWire
 
 /// The scene across restarts: the state file read at start and kept as the scene changes
 /// (docs/operations.md), through the ``SceneKeeper`` sink.

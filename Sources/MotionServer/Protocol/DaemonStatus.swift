@@ -1,4 +1,5 @@
 import TouchInput
+import MotionWire
 
 /// What `stats`, `health` and the metrics report of the daemon itself: since when it runs,
 /// what it counted, when a finger last touched, how its loop keeps up, and how its

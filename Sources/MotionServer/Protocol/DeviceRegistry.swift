@@ -1,6 +1,7 @@
 import MotionConfiguration
 import MotionCore
 import TouchInput
+import MotionWire
 
 /// The touchscreens the daemon reads and those it found but skipped, with why: what
 /// `devices` and `stats` report, so that a kiosk's operator sees without reading the log.

@@ -1,5 +1,6 @@
 import MotionConfiguration
 import MotionCore
+import MotionWire
 
 /// `add_element`'s element, read by the same reader as the configuration file's
 /// `[[element]]` tables (through ``SettingsValue``), so that the two cannot disagree on what

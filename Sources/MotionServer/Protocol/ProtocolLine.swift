@@ -1,4 +1,5 @@
 import MotionCore
+import MotionWire
 
 /// Every kind of line the daemon writes that is not a stream's value (``ValueLines`` writes
 /// those, and the publisher fans them out): built here and nowhere else, so each has one

@@ -1,7 +1,7 @@
 import MotionConfiguration
 import MotionCore
-import NIOCore
 import TouchInput
+import MotionWire
 
 /// A consumer of what the engine did, for as long as the daemon runs. The daemon has its
 /// sinks in a list (``Daemon/sinks``), and reaches each the same way:

@@ -1,4 +1,5 @@
 import MotionCore
+import MotionWire
 
 /// The ops of docs/protocol.md.
 enum Operation: String, CaseIterable {
@@ -274,10 +275,4 @@ public struct ProtocolError: Error, Equatable {
         self.code = code
         self.message = message
     }
-}
-
-/// How long a lock (`lock`) lasts: long enough to wipe a screen, never for good.
-public enum LockLimits {
-    public static let defaultSeconds = 30.0
-    public static let seconds: ClosedRange<Double> = 1...3600
 }

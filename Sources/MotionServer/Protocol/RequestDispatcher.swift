@@ -1,5 +1,6 @@
 import MotionConfiguration
 import MotionCore
+import MotionWire
 
 /// What a request did: the reply's result, or that the daemon itself is to carry it out and
 /// answer (``Request/isTheDaemons``), and the streams whose current values follow the reply

@@ -1,5 +1,6 @@
 import MotionConfiguration
 import MotionCore
+import MotionWire
 
 /// What `set` takes: a client's JSON read as the kind of value the stream holds.
 extension PublishedValue {

@@ -1,5 +1,6 @@
 import MotionConfiguration
 import MotionCore
+import MotionWire
 
 /// Where the scene goes besides the clients, frame by frame: TUIO's receivers (MotionTUIO's
 /// `TUIOTargets`). The daemon knows outputs only by this; whoever makes the daemon (the

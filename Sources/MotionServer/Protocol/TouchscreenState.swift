@@ -1,6 +1,7 @@
 import MotionConfiguration
 import MotionCore
 import TouchInput
+import MotionWire
 
 /// The touchscreens the daemon reads and skips (``DeviceRegistry``), and the one being
 /// calibrated: what `motionctl calibrate` drives the calibration page through

@@ -1,6 +1,7 @@
 import MotionConfiguration
 import MotionCore
 import NIOCore
+import MotionWire
 
 /// Writes the protocol's `value` lines straight into a `ByteBuffer`, byte for byte as
 /// ``JSONValue/encoded`` would write them, without building a `JSONValue` or a `String`

@@ -2,6 +2,7 @@ import CoreMetrics
 import MotionConfiguration
 import MotionCore
 import TouchInput
+import MotionWire
 
 /// The virtual touchscreens the configuration asks for (`[[virtual_touchscreen]]`, and the
 /// outputs `[[device]]` entries name), and what each shows the apps: the fingers of every

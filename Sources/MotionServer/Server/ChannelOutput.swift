@@ -2,6 +2,7 @@ import Glibc
 import MotionCore
 import NIOCore
 import NIOWebSocket
+import MotionWire
 
 /// A client's output on its channel, held to the slow-client rule (``SlowClientRule``). While
 /// the socket is full, lines wait here, a newer value of a stream replacing the older one, so a

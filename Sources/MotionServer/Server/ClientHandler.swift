@@ -2,6 +2,7 @@ import Glibc
 import MotionCore
 import NIOCore
 import NIOWebSocket
+import MotionWire
 
 /// `struct ucred`, which Glibc's Swift module does not export: pid, uid, gid.
 struct PeerCredentialsLayout {

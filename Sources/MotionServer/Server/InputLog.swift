@@ -3,6 +3,7 @@ import Logging
 import MotionConfiguration
 import TouchInput
 import TouchModel
+import MotionWire
 
 /// What the daemon's log says of the input's events, the same for a touchscreen and a
 /// replay: a device used (where its touches land, and what its size is believed to be),

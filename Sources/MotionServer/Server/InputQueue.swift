@@ -2,6 +2,7 @@ import MotionCore
 import NIOConcurrencyHelpers
 import NIOCore
 import TouchInput
+import MotionWire
 
 /// Carries the input thread's events to the event loop, in batches: the thread hands over
 /// what one poll of the hub reported, under one lock, and the loop is woken once for

@@ -1,5 +1,6 @@
 import NIOCore
 import NIOHTTP1
+import MotionWire
 
 /// Serves `GET /` (the live page), `GET /motiond.js` (the client module), and for a fleet's
 /// monitoring `GET /metrics` (Prometheus's text format) and `GET /healthz` (200 or 503, and

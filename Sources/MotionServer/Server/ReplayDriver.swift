@@ -5,6 +5,7 @@ import MotionConfiguration
 import MotionCore
 import NIOCore
 import TouchInput
+import MotionWire
 
 /// Plays a recording to the daemon as if it were a touchscreen: its events, at their times
 /// (scaled by the speed), go through a live device's assembler and filters as they come

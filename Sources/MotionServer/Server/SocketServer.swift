@@ -5,6 +5,7 @@ import MotionCore
 import NIOCore
 import NIOPosix
 import TouchInput
+import MotionWire
 
 /// The listening socket: bound here (replacing a stale file from a crash, refusing to
 /// replace a live motiond's) or inherited from systemd (`LISTEN_FDS`).

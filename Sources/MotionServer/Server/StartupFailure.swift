@@ -2,6 +2,7 @@ import Glibc
 import MotionConfiguration
 import TouchInput
 import TouchModel
+import MotionWire
 
 /// Why motiond could not start: one case for each cause it tells apart, each with the words
 /// it says on standard error (`<3>motiond: …`, which the journal keeps) and the status it

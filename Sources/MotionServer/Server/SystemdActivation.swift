@@ -1,6 +1,7 @@
 import FoundationEssentials
 import Glibc
 import NIOCore
+import MotionWire
 
 /// Tells systemd how the service is doing (`sd_notify`), when it runs under systemd.
 ///

@@ -1,4 +1,5 @@
 import MotionTUIO
+import MotionWire
 
 /// TUIO is the daemon's scene output; `stats` shows each target.
 extension TUIOTargets: TUIOReceivers {

@@ -1,5 +1,6 @@
 import NIOCore
 import NIOWebSocket
+import MotionWire
 
 /// One WebSocket client: text messages are protocol requests, the daemon's lines go out as
 /// text messages (``ChannelOutput`` with ``LineFraming/webSocket``). Frames are read by the

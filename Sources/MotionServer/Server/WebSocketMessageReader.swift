@@ -1,5 +1,6 @@
 import NIOCore
 import NIOWebSocket
+import MotionWire
 
 /// What a client's frame means once RFC 6455's rules for a server have been applied to it.
 enum WebSocketInput: Equatable {

@@ -1,6 +1,7 @@
 import Dispatch
 import MotionCore
 import NIOCore
+import MotionConfiguration
 
 /// Keeps the scene in its state file while the daemon runs: a change is written at most
 /// ``interval`` seconds after the write before it, by a thread of its own, so that neither

@@ -1,5 +1,6 @@
 import MotionConfiguration
 import MotionCore
+import MotionWire
 
 /// The scene as motiond keeps it across a restart: the elements clients added and where
 /// every element was at rest. It is what the state file holds; reading one back refuses

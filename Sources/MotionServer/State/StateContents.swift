@@ -1,4 +1,5 @@
 import MotionCore
+import MotionWire
 
 /// What a state file's bytes hold: the scene as of its last complete write, and how the
 /// bytes divide between the scene written whole and the changes appended since, which

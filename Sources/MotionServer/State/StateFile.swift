@@ -1,5 +1,6 @@
 import Glibc
 import MotionCore
+import MotionConfiguration
 
 /// The file the scene is kept in across restarts (under /var/lib/motiond), read and written
 /// so that a crash or a full disk at any moment leaves either the old file or the new one,
@@ -286,32 +287,6 @@ public final class StateFileLock: @unchecked Sendable {
     }
 
     deinit { close(fd) }
-}
-
-/// Which file a path led to (its device and inode), to tell the file motiond wrote from one
-/// put in its place.
-public struct FileIdentity: Equatable, Sendable {
-    var device: UInt64
-    var inode: UInt64
-
-    init(_ status: stat) {
-        device = UInt64(status.st_dev)
-        inode = UInt64(status.st_ino)
-    }
-
-    /// What kind of file `status` describes, in words.
-    static func kind(of status: stat) -> String {
-        switch status.st_mode & S_IFMT {
-        case S_IFREG: return "another file"
-        case S_IFDIR: return "a directory"
-        case S_IFIFO: return "a FIFO"
-        case S_IFCHR: return "a character device"
-        case S_IFBLK: return "a block device"
-        case S_IFSOCK: return "a socket"
-        case S_IFLNK: return "a symbolic link"
-        default: return "something that is not a regular file"
-        }
-    }
 }
 
 /// The state file as this motiond last read or wrote it: which file, and how its bytes

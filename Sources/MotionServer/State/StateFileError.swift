@@ -1,4 +1,5 @@
 import Glibc
+import MotionConfiguration
 
 /// Why the state file could not be read or written: the path, and what went wrong there (a
 /// step the system refused, with its reason such as "No space left on device", or the file's

@@ -76,7 +76,7 @@ public enum JSONValue: Hashable, Sendable, ExpressibleByStringLiteral, Expressib
     /// them are commas, `[` and `{` outside strings (what ``SceneState``'s value bound counts).
     /// A state file's cost is counted for every element a restore puts back, and encoding
     /// each one again only to count it was an array and a scan of it per element.
-    var encodedSize: (bytes: Int, separators: Int) {
+    package var encodedSize: (bytes: Int, separators: Int) {
         var size = (bytes: 0, separators: 0)
         addEncodedSize(to: &size)
         return size
@@ -116,7 +116,7 @@ public enum JSONValue: Hashable, Sendable, ExpressibleByStringLiteral, Expressib
     }
 
     /// The bytes ``encode(string:into:)`` writes for `string`, quotes included.
-    static func encodedCount(string: String) -> Int {
+    package static func encodedCount(string: String) -> Int {
         // Printable ASCII with nothing to escape, as most strings are: its bytes and quotes.
         let plain = string.utf8.withContiguousStorageIfAvailable { bytes in
             !bytes.contains { $0 < 0x20 || $0 >= 0x7F || $0 == UInt8(ascii: "\"") || $0 == UInt8(ascii: "\\") }

@@ -12,7 +12,7 @@ extension JSONValue {
     /// What a gesture says beyond its kind, state and time: `touches`, its value, its
     /// velocity (when asked for), and where it is. The socket's `state` events put their own
     /// head before these.
-    static func gestureValues(_ gesture: RecognizedGesture, velocity: Bool) -> [(String, JSONValue)] {
+    package static func gestureValues(_ gesture: RecognizedGesture, velocity: Bool) -> [(String, JSONValue)] {
         func speed(_ value: JSONValue) -> [(String, JSONValue)] { velocity ? [("velocity", value)] : [] }
         switch gesture {
         case .drag(let e):

@@ -1,6 +1,6 @@
 import Testing
 @testable import MotionConfiguration
-@testable import MotionServer
+@testable import MotionWire
 
 /// `JSONInput` holds to RFC 8259 and RFC 3629 where a lenient reader would guess, and says
 /// where a line goes wrong.

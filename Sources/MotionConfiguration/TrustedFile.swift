@@ -21,7 +21,7 @@ public struct TrustedFile: Sendable {
 
     /// The directory the file is in, which the temporary file must share for the rename to
     /// be atomic, and which is synced for the rename to last.
-    var directory: String {
+    package var directory: String {
         guard let slash = path.utf8.lastIndex(of: UInt8(ascii: "/")) else { return "." }
         return slash == path.utf8.startIndex ? "/" : String(path[..<slash])
     }
@@ -81,7 +81,7 @@ public struct TrustedFile: Sendable {
 
     /// Puts `temporary` at the path: where there was nothing, only if nothing appeared
     /// meanwhile; else over the file `expected` only.
-    func moveIntoPlace(_ temporary: String, over expected: FileIdentity?) throws(TrustedFileError) {
+    package func moveIntoPlace(_ temporary: String, over expected: FileIdentity?) throws(TrustedFileError) {
         var status = stat()
         if lstat(path, &status) != 0 {
             guard errno == ENOENT else { throw TrustedFileError(path, .failed(.rename, errno: errno)) }
@@ -103,7 +103,7 @@ public struct TrustedFile: Sendable {
     /// A new file beside the path, created so that nothing else can have made it (`O_EXCL`,
     /// which also refuses to follow a symbolic link planted in its place) and that only its
     /// writer reads it (mode 0600). Hidden, so that udev and the configuration loader skip it.
-    func createTemporary() throws(TrustedFileError) -> (String, CInt) {
+    package func createTemporary() throws(TrustedFileError) -> (String, CInt) {
         let name = path.split(separator: "/").last.map(String.init) ?? path
         var attempt = 0
         while true {
@@ -115,7 +115,7 @@ public struct TrustedFile: Sendable {
         }
     }
 
-    func writeAll(_ bytes: [UInt8], to fd: CInt, named name: String) throws(TrustedFileError) {
+    package func writeAll(_ bytes: [UInt8], to fd: CInt, named name: String) throws(TrustedFileError) {
         var offset = 0
         while offset < bytes.count {
             let written = bytes.withUnsafeBytes { Glibc.write(fd, $0.baseAddress! + offset, $0.count - offset) }
@@ -127,7 +127,7 @@ public struct TrustedFile: Sendable {
         }
     }
 
-    func syncDirectory() throws(TrustedFileError) {
+    package func syncDirectory() throws(TrustedFileError) {
         let fd = open(directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
         guard fd >= 0 else { throw TrustedFileError(directory, .failed(.syncDirectory, errno: errno)) }
         defer { close(fd) }
@@ -164,7 +164,7 @@ public struct TrustedFileError: Error, Sendable, CustomStringConvertible {
     public var path: String
     public var problem: Problem
 
-    init(_ path: String, _ problem: Problem) {
+    package init(_ path: String, _ problem: Problem) {
         self.path = path
         self.problem = problem
     }
@@ -176,6 +176,32 @@ public struct TrustedFileError: Error, Sendable, CustomStringConvertible {
         case .changedMeanwhile(.appeared(nil)): "\(path) is something that was put there meanwhile: left alone"
         case .changedMeanwhile(.appeared(let kind?)): "\(path) is \(kind), put there meanwhile: left alone"
         case .changedMeanwhile(.replaced(let kind)): "\(path) is \(kind), put in place of the file that was there: left alone"
+        }
+    }
+}
+
+/// Which file a path led to (its device and inode), to tell the file motiond wrote from one
+/// put in its place.
+public struct FileIdentity: Equatable, Sendable {
+    package var device: UInt64
+    package var inode: UInt64
+
+    package init(_ status: stat) {
+        device = UInt64(status.st_dev)
+        inode = UInt64(status.st_ino)
+    }
+
+    /// What kind of file `status` describes, in words.
+    package static func kind(of status: stat) -> String {
+        switch status.st_mode & S_IFMT {
+        case S_IFREG: return "another file"
+        case S_IFDIR: return "a directory"
+        case S_IFIFO: return "a FIFO"
+        case S_IFCHR: return "a character device"
+        case S_IFBLK: return "a block device"
+        case S_IFSOCK: return "a socket"
+        case S_IFLNK: return "a symbolic link"
+        default: return "something that is not a regular file"
         }
     }
 }
