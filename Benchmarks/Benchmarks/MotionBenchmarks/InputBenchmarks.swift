@@ -42,7 +42,7 @@ func virtualTouchscreenBenchmarks() {
             var events: [InputEvent] = []
             events.reserveCapacity(64 * fingers)
             var contacts = (1...fingers).map { VirtualContact(finger: $0, phase: .began, position: Point(x: Double(150 * $0), y: 500)) }
-            encoder.encode(contacts, into: &events)
+            encoder.encode(contacts, at: 0, into: &events)
             for index in contacts.indices { contacts[index].phase = .moved }
             var step = 0.0
             benchmark.startMeasurement()
@@ -50,7 +50,7 @@ func virtualTouchscreenBenchmarks() {
                 step += 1
                 for index in contacts.indices { contacts[index].position.y = 500 + step.truncatingRemainder(dividingBy: 300) }
                 events.removeAll(keepingCapacity: true)
-                encoder.encode(contacts, into: &events)
+                encoder.encode(contacts, at: step / 100, into: &events)
                 blackHole(events.count)
             }
             benchmark.stopMeasurement()

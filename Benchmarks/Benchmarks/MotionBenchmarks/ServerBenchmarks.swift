@@ -85,7 +85,7 @@ func serverBenchmarks() {
     ] {
         Benchmark("Daemon frame, no subscriber, \(name)", configuration: .init(scalingFactor: .kilo)) { benchmark in
             let clock = ManualFrameClock(now: 0)
-            let daemon = Daemon(configuration: try Configuration.parse(scene + "\n" + table, file: "bench.toml"), clock: clock, output: TUIOTargets(), controlPolicy: { _ in true })
+            let daemon = Daemon(configuration: try Configuration.parse(scene + "\n" + table, file: "bench.toml"), clock: clock, tuio: TUIOTargets(), controlPolicy: { _ in true })
             measureFrames(through: daemon, clock: clock, benchmark)
         }
     }
