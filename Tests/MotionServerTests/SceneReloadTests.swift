@@ -57,7 +57,9 @@ struct SceneReloadTests {
             _ = try daemon.keepScene(in: StateFile(path: directory.path + "/scene.json"), interval: 2, scheduler: scheduler,
                                      writer: ImmediateStateWriter())
             session = daemon.connect(output, credentials: nil)
-            daemon.onWarning = { [unowned self] in warnings.append($0) }
+            daemon.onEvent = { [unowned self] in
+                if case .sceneNote(let note) = $0 { warnings.append(note) } else { warnings.append("\($0)") }
+            }
             try request(#""op": "subscribe", "streams": ["*"]"#)
         }
 

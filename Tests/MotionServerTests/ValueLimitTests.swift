@@ -70,8 +70,8 @@ struct NonFiniteTests {
     @Test("a position forced to NaN is not published, is put back, is reported once, and the element moves again")
     func nanPosition() throws {
         let (daemon, clock) = try makeDaemon()
-        var warnings: [String] = []
-        daemon.onWarning = { warnings.append($0) }
+        var events: [DaemonEvent] = []
+        daemon.onEvent = { events.append($0) }
         let output = RecordingOutput()
         let session = daemon.connect(output, credentials: nil)
         daemon.receive(#"{"id": 1, "op": "subscribe", "streams": ["card.*"]}"#, from: session)
@@ -87,7 +87,11 @@ struct NonFiniteTests {
         #expect(!output.lines.joined().contains("null"), "\(output.lines)")
         _ = try output.take()
         #expect(card.position.value == before)
-        #expect(warnings == ["card was put back to its last finite values: card.position stopped being finite numbers"])
+        guard events.count == 1, case let .valuesRepaired(element, streams) = events[0] else {
+            Issue.record("one repair was to be told, not \(events)")
+            return
+        }
+        #expect(element == "card" && streams == ["card.position"])
         daemon.receive(#"{"id": 2, "op": "set", "stream": "card.position", "value": {"x": 300, "y": 200}}"#, from: session)
         clock.tick(at: clock.now + 1.0 / 60)
         #expect(card.position.value == Point(x: 300, y: 200))

@@ -32,8 +32,8 @@ public final class Daemon {
     public var engine: MotionEngine { scene.engine }
     /// The configuration in force.
     public var configuration: Configuration { scene.configuration }
-    /// What the daemon's log should say about something that went wrong but was put right.
-    public var onWarning: (String) -> Void = { _ in }
+    /// Hears what the daemon has to tell its operator (``DaemonEvent``).
+    public var onEvent: (DaemonEvent) -> Void = { _ in }
     let clock: FrameClock
     let scene: DaemonScene
     let clients: ClientHub
@@ -74,9 +74,6 @@ public final class Daemon {
     var keeper: SceneKeeper?
     /// Keeps a second motiond off the state file while this one keeps its scene there.
     var stateLock: StateFileLock?
-    /// Told what became of the state file when a reload read it again.
-    public var onStateFile: (Restoration) -> Void = { _ in }
-
     /// Creates a daemon for `configuration`, its springs on `clock`. `controlPolicy` says
     /// which peers may change things; `idleScheduler`, on the clock's time, wakes the engine
     /// when it has something due without a frame (``MotionEngine/nextDeadline``); `tuio`
@@ -171,7 +168,7 @@ public final class Daemon {
     /// A frame's report to every sink, in order; `input` is the frame it is of, if any.
     private func publish(_ report: FrameReport, input: FrameOrigin? = nil) {
         for repair in report.repairs {
-            onWarning("\(repair.element) was put back to its last finite values: \(repair.streams.joined(separator: ", ")) stopped being finite numbers")
+            onEvent(.valuesRepaired(element: repair.element, streams: repair.streams))
         }
         for sink in sinks { sink.take(report, input: input) }
     }
@@ -208,7 +205,7 @@ public final class Daemon {
             let reading = readStateFile()
             let readable = (try? reading.get()) != nil
             notes = replaceScene(with: configuration, carryingOver: !readable)
-            onStateFile(takeUpStateFile(reading))
+            onEvent(.stateFileReread(takeUpStateFile(reading)))
         } else {
             notes = replaceScene(with: configuration, carryingOver: keeper != nil)
         }
@@ -221,7 +218,7 @@ public final class Daemon {
     /// moved (`reset_scene`), and writes that to the state file at once. Returns how many
     /// elements the scene now has.
     func resetScene() -> Int {
-        for note in replaceScene(with: configuration, carryingOver: false) where note.problem { onWarning(note.line) }
+        for note in replaceScene(with: configuration, carryingOver: false) where note.problem { onEvent(.sceneNote(note.line)) }
         keeper?.writeSoon()
         return engine.scene.elements.count
     }
@@ -237,7 +234,7 @@ public final class Daemon {
         let carried = carryingOver ? scene.savedState().state : nil
         let (endings, oldCatalog) = scene.replace(with: configuration)
         publish(endings)
-        if let carried { scene.restore(carried).forEach(onWarning) }
+        if let carried { for note in scene.restore(carried) { onEvent(.sceneNote(note)) } }
         clients.sceneReplaced(oldCatalog: oldCatalog)
         defer { scheduleTimer() }
         return sinksConfigured ? configureSinks() : []
@@ -252,7 +249,7 @@ public final class Daemon {
         // streams take their numbers.
         publishPending()
         let (notes, streams) = scene.complete(reload)
-        notes.forEach(onWarning)
+        for note in notes { onEvent(.sceneNote(note)) }
         if !streams.isEmpty {
             for session in clients.sessions.values { clients.resubscribe(session, among: streams) }
         }

@@ -34,6 +34,7 @@ extension Daemon {
         stateLock = try file.lock()
         let keeper = SceneKeeper(file: file, interval: interval, scheduler: scheduler, writer: writer) { [unowned self] in scene.savedState() }
         self.keeper = keeper
+        keeper.onFailureChanged = { [unowned self] in onEvent(.sceneKeeping(failure: $0)) }
         sinks.append(keeper)
         file.removeLeftovers()
         let restoration = takeUpStateFile(readStateFile())

@@ -32,6 +32,8 @@ public final class DaemonService {
     private var input: InputThread?
     /// The parts started, to stop in reverse.
     private var parts = DaemonParts()
+    /// Where the scene is kept, if it is.
+    private var stateFile: StateFile?
     private var stopping = false
     private let stopped: EventLoopPromise<Void>
 
@@ -54,7 +56,7 @@ public final class DaemonService {
         daemon = Daemon(configuration: configuration, clock: clock, idleScheduler: scheduler, tuio: TUIOTargets(),
                         controlPolicy: ControlPolicy(configuration.daemon).allows)
         connections = ClientConnections(daemon: daemon, loop: loop)
-        daemon.onWarning = { [logger] in logger.warning("\($0)") }
+        daemon.onEvent = { [unowned self] in log($0) }
         connections.onLaggardsDropped = { [logger] in logger.warning("disconnected \($0) client(s) that stopped reading") }
         if let path = options.state ?? configuration.daemon.state {
             do {
@@ -209,14 +211,23 @@ public final class DaemonService {
         do { restoration = try daemon.keepScene(in: file, interval: interval, scheduler: scheduler, writer: ThreadedStateWriter(loop: loop)) } catch {
             throw .stateFileUnusable(error)
         }
+        stateFile = file
         log(restoration, of: file, when: "starting")
-        daemon.onStateFile = { [unowned self] in log($0, of: file, when: "after the reload") }
-        daemon.keeper?.onFailureChanged = { [logger, file] failure in
-            if let failure {
-                logger.error("\(failure.description): the scene is not being kept; trying again, less often while it keeps failing")
-            } else {
-                logger.info("the scene is kept in \(file.path) again")
-            }
+    }
+
+    /// Says in the log what the daemon told (``DaemonEvent``).
+    private func log(_ event: DaemonEvent) {
+        switch event {
+        case let .valuesRepaired(element, streams):
+            logger.warning("\(element) was put back to its last finite values: \(streams.joined(separator: ", ")) stopped being finite numbers")
+        case .sceneNote(let note):
+            logger.warning("\(note)")
+        case .stateFileReread(let restoration):
+            if let stateFile { log(restoration, of: stateFile, when: "after the reload") }
+        case .sceneKeeping(let failure?):
+            logger.error("\(failure.description): the scene is not being kept; trying again, less often while it keeps failing")
+        case .sceneKeeping(nil):
+            if let stateFile { logger.info("the scene is kept in \(stateFile.path) again") }
         }
     }
 
