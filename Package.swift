@@ -11,6 +11,7 @@
 //   TouchInput    devices, discovery, hotplug, recordings and replay, contact filters,
 //                 coordinate mapping and calibration (needs TouchModel, not MotionCore)
 //   MotionConfiguration  motiond.toml and its drop-ins: read, checked, and turned into a scene
+//   MotionWire    the protocol's JSON, for the daemon and motionctl alike (no NIO)
 //   MotionTUIO    the scene to TUIO receivers (OSC over UDP), behind MotionServer's SceneOutput
 //   MotionServer  the daemon: the socket and WebSocket protocol, the input thread, systemd,
 //                 metrics and health
@@ -27,10 +28,16 @@
 // (MOTIOND_TEST_SEED).
 import PackageDescription
 
+/// In release builds, exclusive access is checked at compile time only: the run-time checks
+/// of class properties and closures' captures were a sixth of the instructions of a frame
+/// (docs/performance.md). Debug builds, which every test runs, keep them, so a conflicting
+/// access still fails the suite.
+let releaseExclusivity: [SwiftSetting] = [.unsafeFlags(["-enforce-exclusivity=unchecked"], .when(configuration: .release))]
+
 /// Extensions are visible only where their module is imported: without it, TOMLKit's
 /// `import Foundation` let Foundation's `StringProtocol.contains` into the configuration
 /// reader, which linked Foundation and ICU's 32 MB of data into a static motiond.
-let onlyImportedMembers: [SwiftSetting] = [.enableUpcomingFeature("MemberImportVisibility")]
+let onlyImportedMembers: [SwiftSetting] = [.enableUpcomingFeature("MemberImportVisibility")] + releaseExclusivity
 
 let package = Package(
     name: "motiond",
@@ -122,7 +129,8 @@ let package = Package(
             // The browser client and the live page, served over HTTP beside the WebSocket
             // endpoint; compiled in, so an installed motiond needs no files beside it. The
             // files live in clients/ (these are links to them).
-            resources: [.embedInCode("Web/motiond.js"), .embedInCode("Web/index.html")]
+            resources: [.embedInCode("Web/motiond.js"), .embedInCode("Web/index.html")],
+            swiftSettings: releaseExclusivity
             // Not onlyImportedMembers: with it, the TUIO sender's sockaddr_in would have to be
             // imported from NIO's internal CNIOLinux, whose headers Swift credits with it.
             // FoundationFootprintTests guards this module instead.
