@@ -45,7 +45,6 @@ public struct PanelDistance: Hashable, Sendable {
 
     /// The distance's number in `unit`.
     public subscript(unit: DistanceUnit) -> Double {
-        get { unit == .millimetres ? millimetres : pixels }
-        set { if unit == .millimetres { millimetres = newValue } else { pixels = newValue } }
+        unit == .millimetres ? millimetres : pixels
     }
 }

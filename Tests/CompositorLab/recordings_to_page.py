@@ -61,7 +61,7 @@ def claimed(track):
 class ShownTouches:
     """The virtual touchscreen as a compositor reads it: `evemu-record` on its node (a reader
     of its own, woken by each frame, so that it keeps up where the lab's Python would not),
-    line-buffered into a file; `touches` reads the file as touches."""
+    line-buffered into a file; `read` reads the file as frames and touches."""
 
     ABS, SYN = "0003", "0000"
     MT_SLOT, MT_TOOL, MT_X, MT_Y, MT_ID = "002f", "0037", "0035", "0036", "0039"
@@ -79,22 +79,22 @@ class ShownTouches:
         with open(self.path, errors="replace") as source:
             return source.read()
 
-    def frames(self):
-        """How many frames (SYN_REPORT) it has read."""
-        return sum(1 for line in self.text().splitlines() if line.startswith("E:") and line.split()[2:4] == [self.SYN, "0000"])
-
-    def touches(self):
-        """Each touch shown, in landing order: its positions (pixels, a unit being a quarter of
-        one), and how it ended: "up", "cancel" (released as a palm: a cancel to libinput), or
-        None while it is down. A frame the kernel dropped for this reader fails the test."""
-        touches, down, selected, at, tool = [], {}, 0, {}, {}
-        for line in self.text().splitlines():
+    def read(self):
+        """(how many frames it has read, the touches shown): each touch in landing order, its
+        positions (pixels, a unit being a quarter of one), and how it ended: "up", "cancel"
+        (released as a palm: a cancel to libinput), or None while it is down. Only whole
+        lines are read (evemu-record may be writing the last). A frame the kernel dropped for
+        this reader fails the test."""
+        text = self.text()
+        frames, touches, down, selected, at, tool = 0, [], {}, 0, {}, {}
+        for line in text[:text.rfind("\n") + 1].splitlines():
             if not line.startswith("E:"):
                 continue
             _, _, kind, code, value = line.split("#")[0].split()
             value = int(value)
             check((kind, code) != (self.SYN, "0003"), "the kernel dropped the virtual touchscreen's events for evemu-record")
             if kind == self.SYN and code == "0000":
+                frames += 1
                 for slot, touch in down.items():
                     position = (at[slot][0] / UNITS_PER_PIXEL, at[slot][1] / UNITS_PER_PIXEL)
                     if touch["positions"][-1:] != [position]:
@@ -113,7 +113,7 @@ class ShownTouches:
                 touches.append(down[selected])
             elif code == self.MT_ID and selected in down:
                 down.pop(selected)["end"] = "cancel" if tool.get(selected) == self.PALM else "up"
-        return touches
+        return frames, touches
 
     def close(self):
         stop_process(self.process)
@@ -229,9 +229,11 @@ def play_one(lab, page, path):
         client.next_event(device_event("removed", panel.node), what=f"motiond to let go of {panel.node}")
         dropped, written = counts(client)
         # A withdrawal under way writes on after the last contact was published lifted.
-        wait_until(f"evemu-record to read the {written - written_before} frames motiond wrote, every touch lifted",
-                   lambda: recorder.frames() >= written - written_before and all(touch["end"] for touch in recorder.touches()))
-        shown = recorder.touches()
+        def all_read():
+            frames, touches = recorder.read()
+            # A tuple, true even when no touch was shown (a recording all claimed).
+            return (touches,) if frames >= written - written_before and all(touch["end"] for touch in touches) else None
+        (shown,) = wait_until(f"evemu-record to read the {written - written_before} frames motiond wrote, every touch lifted", all_read)
     finally:
         recorder.close()
     dropped -= dropped_before
