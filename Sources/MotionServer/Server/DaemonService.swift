@@ -128,8 +128,7 @@ public final class DaemonService {
                                    into started: inout DaemonParts) throws(StartupFailure) -> InputThread? {
         let queue = InputQueue(loop: loop) { batch, coalesced in
             let service = service.value
-            service.daemon.framesCoalesced(coalesced)
-            for event in batch { service.handle(event) }
+            service.daemon.take(batch, coalesced: coalesced, log: &service.inputLog)
         }
         let input = try InputThread(configuration: configuration, virtualOutputs: virtualOutputs, logger: logger, queue: queue)
         started.append(DaemonPart(name: "input") {
@@ -295,11 +294,6 @@ public final class DaemonService {
     // MARK: Input
 
     /// An event of the input, to the daemon and the log.
-    private func handle(_ event: TouchInputEvent) {
-        daemon.input(event)
-        inputLog.write(event)
-    }
-
     // MARK: Signals and systemd
 
     private func handle(_ signal: DaemonSignal) {

@@ -83,3 +83,15 @@ struct InputLog {
         }
     }
 }
+
+extension Daemon {
+    /// A batch an ``InputQueue`` hands over, from the input thread or a replay alike: the
+    /// frames it left out counted, then each event to the daemon and, after it, to the log.
+    func take(_ batch: [TouchInputEvent], coalesced: Int, log: inout InputLog) {
+        framesCoalesced(coalesced)
+        for event in batch {
+            input(event)
+            log.write(event)
+        }
+    }
+}

@@ -176,11 +176,7 @@ private final class ReplayTarget {
     }
 
     func take(_ batch: [TouchInputEvent], coalesced: Int) {
-        daemon.framesCoalesced(coalesced)
-        for event in batch {
-            daemon.input(event)
-            log.write(event)
-        }
+        daemon.take(batch, coalesced: coalesced, log: &log)
     }
 }
 
