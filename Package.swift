@@ -12,9 +12,12 @@
 //                 coordinate mapping and calibration (needs TouchModel, not MotionCore)
 //   MotionConfiguration  motiond.toml and its drop-ins: read, checked, and turned into a scene
 //   MotionWire    the protocol's JSON, for the daemon and motionctl alike (no NIO)
-//   MotionTUIO    the scene to TUIO receivers (OSC over UDP), behind MotionServer's SceneOutput
-//   MotionServer  the daemon: the socket and WebSocket protocol, the input thread, systemd,
-//                 metrics and health
+//   MotionTUIO    the scene to TUIO receivers (OSC over UDP), behind MotionDaemon's TUIOReceivers
+//   MotionDaemon  the daemon without its transports: the scene, the clients' requests and
+//                 subscriptions, the publisher, devices, status, health, metrics and the
+//                 state file; touch frames and request lines in, sinks and events out (no NIO)
+//   MotionServer  the transports and the daemon's life: the socket, WebSocket and HTTP, the
+//                 input thread and replay, systemd, signals and the log (NIO)
 //   MotionControl motionctl's commands: inspecting and driving the daemon, recordings, plots
 //   motiond       the daemon, and motionctl when called by that name (as installed)
 //   motionctl     the command line that inspects and drives it (MotionControl)
@@ -23,7 +26,7 @@
 //
 // Each module's tests are a target named after it (MotionControl's commands are tested
 // through the executables, in CommandLineTests); OSCTestSupport reads OSC back for the two
-// targets that check TUIO, MotionTUIOTests and MotionServerTests, and SeededRandom gives the
+// targets that check TUIO, MotionTUIOTests and MotionDaemonTests, and SeededRandom gives the
 // tests that draw their cases at random one seeded generator, and the suite's seed
 // (MOTIOND_TEST_SEED).
 import PackageDescription
@@ -51,6 +54,7 @@ let package = Package(
         .library(name: "MotionConfiguration", targets: ["MotionConfiguration"]),
         .library(name: "MotionTUIO", targets: ["MotionTUIO"]),
         .library(name: "MotionWire", targets: ["MotionWire"]),
+        .library(name: "MotionDaemon", targets: ["MotionDaemon"]),
         .library(name: "MotionServer", targets: ["MotionServer"]),
         // The fuzz targets' bodies, for the libFuzzer executables in Fuzz/.
         .library(name: "FuzzTargets", targets: ["FuzzTargets"]),
@@ -109,6 +113,24 @@ let package = Package(
             dependencies: ["TouchModel", "MotionCore", "TouchInput", "MotionConfiguration"],
             swiftSettings: onlyImportedMembers
         ),
+        // The daemon without its transports: the scene, the clients and what they follow,
+        // the publisher, the devices, status, health, metrics and the state file. Its inputs
+        // are touch frames and request lines, its outputs sinks and typed events; no NIO.
+        .target(
+            name: "MotionDaemon",
+            dependencies: [
+                "MotionCore",
+                "TouchInput",
+                "MotionConfiguration",
+                "MotionWire",
+                // GET /metrics: CoreMetrics, not Metrics, which would bring FoundationEssentials.
+                .product(name: "CoreMetrics", package: "swift-metrics"),
+                .product(name: "Prometheus", package: "swift-prometheus"),
+            ],
+            swiftSettings: onlyImportedMembers
+        ),
+        // The daemon's transports and life: the socket, the WebSocket and HTTP listener, the
+        // input thread and its queue, the replay, systemd, signals and the log.
         .target(
             name: "MotionServer",
             dependencies: [
@@ -117,14 +139,12 @@ let package = Package(
                 "MotionConfiguration",
                 "MotionTUIO",
                 "MotionWire",
+                "MotionDaemon",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
                 .product(name: "NIOWebSocket", package: "swift-nio"),
                 .product(name: "Logging", package: "swift-log"),
-                // GET /metrics: CoreMetrics, not Metrics, which would bring FoundationEssentials.
-                .product(name: "CoreMetrics", package: "swift-metrics"),
-                .product(name: "Prometheus", package: "swift-prometheus"),
             ],
             // The browser client and the live page, served over HTTP beside the WebSocket
             // endpoint; compiled in, so an installed motiond needs no files beside it. The
@@ -154,7 +174,8 @@ let package = Package(
                 "TouchInput",
                 "MotionConfiguration",
                 "MotionWire",
-                "MotionServer",
+                // `state` reads the daemon's state file.
+                "MotionDaemon",
                 // The WebSocket client (--websocket).
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
@@ -175,6 +196,7 @@ let package = Package(
                 "TouchInput",
                 "MotionConfiguration",
                 "MotionWire",
+                "MotionDaemon",
                 "MotionServer",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOEmbedded", package: "swift-nio"),
@@ -194,13 +216,34 @@ let package = Package(
         .testTarget(name: "MotionTUIOTests", dependencies: ["MotionTUIO", "MotionConfiguration", "MotionCore", "OSCTestSupport"]),
         // Counts what each thread allocates, for tests of how work grows (C: it replaces malloc).
         .target(name: "AllocationCounter", path: "Tests/AllocationCounter"),
+        // What the daemon's tests and the server's share: a client output that keeps what it is
+        // sent, a daemon on a hand-driven clock, a hand-driven scheduler, an immediate state writer.
+        .target(
+            name: "DaemonTestSupport",
+            dependencies: ["MotionDaemon", "MotionCore", "MotionConfiguration", "MotionWire", "TouchInput"],
+            path: "Tests/DaemonTestSupport"
+        ),
+        .testTarget(
+            name: "MotionDaemonTests",
+            dependencies: [
+                "MotionDaemon",
+                "MotionWire",
+                "MotionConfiguration",
+                "DaemonTestSupport",
+                "SeededRandom",
+                "AllocationCounter",
+                "VirtualTouchscreenTestSupport",
+            ]
+        ),
         .testTarget(
             name: "MotionServerTests",
             dependencies: [
                 "MotionServer",
+                "MotionDaemon",
                 "MotionWire",
                 "MotionConfiguration",
                 "MotionTUIO",
+                "DaemonTestSupport",
                 "OSCTestSupport",
                 "SeededRandom",
                 "AllocationCounter",

@@ -22,6 +22,7 @@ let package = Package(
                 .product(name: "TouchInput", package: "motiond"),
                 .product(name: "MotionConfiguration", package: "motiond"),
                 .product(name: "MotionWire", package: "motiond"),
+                .product(name: "MotionDaemon", package: "motiond"),
                 .product(name: "MotionServer", package: "motiond"),
                 .product(name: "MotionTUIO", package: "motiond"),
                 .product(name: "NIOCore", package: "swift-nio"),
@@ -36,8 +37,7 @@ let package = Package(
                 .product(name: "MotionCore", package: "motiond"),
                 .product(name: "MotionConfiguration", package: "motiond"),
                 .product(name: "MotionWire", package: "motiond"),
-                .product(name: "MotionServer", package: "motiond"),
-                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "MotionDaemon", package: "motiond"),
             ],
             path: "SceneScale"
         ),

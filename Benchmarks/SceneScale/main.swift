@@ -16,9 +16,8 @@
 import Foundation
 import MotionConfiguration
 import MotionCore
-@_spi(Measuring) import MotionServer
-import NIOCore
 import MotionWire
+@_spi(Measuring) import MotionDaemon
 
 private func blackHole<T>(_ value: T) { withExtendedLifetime(value) {} }
 
@@ -54,10 +53,10 @@ private final class DiscardingOutput: ClientOutput {
     var bytes = 0
     var coalesced: Int { 0 }
     var isKeepingUp: Bool { true }
-    func send(_ line: ByteBuffer, coalescing stream: StreamID?) { bytes += line.readableBytes }
-    func sendNow(_ lines: ByteBuffer) { bytes += lines.readableBytes }
+    func send(_ line: ArraySlice<UInt8>, coalescing stream: StreamID?) { bytes += line.count }
+    func sendNow(_ lines: ArraySlice<UInt8>) { bytes += lines.count }
     func flush() {}
-    func close(saying line: ByteBuffer?) {}
+    func close(saying line: ArraySlice<UInt8>?) {}
 }
 
 /// The `index`th element's id, `length` bytes long.

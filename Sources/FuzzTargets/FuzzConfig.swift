@@ -1,6 +1,7 @@
 import MotionCore
 import MotionConfiguration
 import MotionServer
+import MotionDaemon
 
 /// The configuration loader on any text: it loads or says why not, with a line within the
 /// text; a configuration that loads builds a daemon whose scene runs a few frames.

@@ -2,6 +2,7 @@ import MotionCore
 import MotionConfiguration
 import MotionServer
 import MotionWire
+import MotionDaemon
 
 /// A daemon with the example scene, made once: each input adds and removes its element, so
 /// the scene is the same for every input.

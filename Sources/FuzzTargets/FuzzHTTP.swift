@@ -1,3 +1,4 @@
+import MotionDaemon
 
 /// The statuses the listener answers with: a switch to WebSocket, a page, its refusals, and
 /// `/healthz`'s verdict on a daemon that reads no touchscreen (503).

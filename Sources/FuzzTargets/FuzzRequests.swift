@@ -2,6 +2,7 @@ import MotionCore
 import MotionConfiguration
 import MotionServer
 import MotionWire
+import MotionDaemon
 
 /// The example scene, read once.
 private let configuration = try! Configuration.load(file: repositoryFile("config/motiond.toml"))

@@ -1,5 +1,6 @@
 import MotionCore
 import MotionServer
+import MotionDaemon
 
 /// The state file's reader on any bytes. A state it reads is within its limits and, written
 /// back, reads again to the same state and the same bytes; a refusal names an element only

@@ -1,7 +1,7 @@
 import MotionCore
 import MotionServer
-import NIOCore
 import MotionWire
+import MotionDaemon
 
 /// The fuzzer's bytes, read front to back as the choices a target makes. Past the end every
 /// read gives zero, so any input is a complete program.
@@ -81,9 +81,9 @@ final class CollectingOutput: ClientOutput {
     init() {}
 
     /// Keeps each line of what was sent (a frame's lines may come in one buffer).
-    func send(_ line: ByteBuffer, coalescing stream: StreamID?) {
+    func send(_ line: ArraySlice<UInt8>, coalescing stream: StreamID?) {
         // Each line with its newline; a tail without one is kept as it is, to be caught.
-        var text = Substring(String(decoding: line.readableBytesView, as: UTF8.self))
+        var text = Substring(String(decoding: line, as: UTF8.self))
         while let end = text.firstIndex(of: "\n") {
             lines.append(String(text[...end]))
             text = text[text.index(after: end)...]
@@ -93,7 +93,7 @@ final class CollectingOutput: ClientOutput {
 
     func flush() {}
 
-    func close(saying line: ByteBuffer?) {
+    func close(saying line: ArraySlice<UInt8>?) {
         if let line { send(line, coalescing: nil) }
         closed = true
     }

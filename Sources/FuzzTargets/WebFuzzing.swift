@@ -3,6 +3,7 @@ import MotionConfiguration
 import MotionServer
 import NIOCore
 import NIOEmbedded
+import MotionDaemon
 
 /// One connection to the HTTP and WebSocket listener, as the listener sets up the ones it
 /// accepts, driven without a socket on a manual clock: what the web targets feed.

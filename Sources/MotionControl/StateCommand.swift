@@ -5,7 +5,7 @@ import MotionConfiguration
 import MotionCore
 import TouchModel
 import MotionWire
-import MotionServer
+import MotionDaemon
 
 /// `motionctl state`: the scene motiond keeps across restarts (`[daemon] state`, `--state`).
 struct StateCommand: ParsableCommand {
@@ -47,9 +47,7 @@ struct ShowStateCommand: ParsableCommand {
 
     private func show(file path: String) throws {
         // The configuration motiond would read: --config, else the default file if there is one.
-        var options = DaemonOptions()
-        options.configFile = config
-        let screen = try (options.configurationFile.map(loadConfiguration) ?? .builtInDefault).screen
+        let screen = try (Configuration.fileToRead(given: config).map(loadConfiguration) ?? .builtInDefault).screen
         let reading: StateFileReading?
         do { reading = try StateFile(path: path).read(limits: ValueLimits(screen: screen)) } catch {
             fail("motionctl: \(error)")

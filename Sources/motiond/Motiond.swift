@@ -68,7 +68,7 @@ struct Motiond: ParsableCommand {
         options.configFile = config
         options.socket = socket
         options.replay = replay
-        options.state = state.map { DaemonOptions.absolute($0, in: FileManager.default.currentDirectoryPath) }
+        options.state = state.map { Configuration.absolute($0, in: FileManager.default.currentDirectoryPath) }
         options.stateInterval = stateInterval
         options.replayDevice = replayDevice
         options.loop = loops

@@ -1,8 +1,10 @@
 import MotionCore
 import NIOCore
 import NIOEmbedded
+import DaemonTestSupport
 import Testing
 @testable import MotionServer
+@testable import MotionDaemon
 
 /// A client connected to a daemon over either transport, without a socket: the handler the
 /// Unix socket's listener sets up (``ClientHandler``) or a WebSocket after its handshake

@@ -1,10 +1,12 @@
 import Glibc
 import MotionCore
 import OSCTestSupport
+import DaemonTestSupport
 import Testing
 @testable import MotionConfiguration
 @testable import MotionServer
 @testable import MotionTUIO
+@testable import MotionDaemon
 
 /// A UDP socket on a free loopback port, reading with a deadline.
 final class UDPReceiver {

@@ -2,6 +2,7 @@ import Foundation
 import Logging
 import MotionCore
 import NIOCore
+import DaemonTestSupport
 import Testing
 import TouchInput
 @testable import MotionConfiguration
@@ -124,7 +125,7 @@ struct DeviceNameSinkTests {
     func metricLabels() throws {
         let (daemon, _) = try makeDaemon()
         let node = "replay:/tmp/bug \"report\"\\\n<3>.evemu"
-        CalibrationProtocolTests.addPanel(to: daemon, node: node)
+        addTestPanel(to: daemon, node: node)
         let text = String(decoding: daemon.metricsExposition(), as: UTF8.self)
         let sample = try #require(text.split(separator: "\n").first { $0.hasPrefix("motiond_input_frames_total{") })
         #expect(sample == #"motiond_input_frames_total{device="replay:/tmp/bug \"report\"\\\n<3>.evemu"} 0"#)

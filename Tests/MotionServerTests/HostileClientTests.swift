@@ -3,10 +3,12 @@ import Glibc
 import MotionCore
 import NIOCore
 import NIOPosix
+import DaemonTestSupport
 import Testing
 @testable import MotionConfiguration
 @testable import MotionServer
 import MotionWire
+@testable import MotionDaemon
 
 /// Clients that try to stall, exhaust or confuse the daemon, driven without sockets.
 @Suite("Hostile clients")
@@ -207,7 +209,7 @@ struct ClientOutputBoundTests {
         let channel = pair.channel
         let (closed, bytes) = try channel.eventLoop.submit {
             let output = ChannelOutput(channel: channel)
-            let line = channel.allocator.buffer(string: String(repeating: "x", count: 1023) + "\n")
+            let line = Array((String(repeating: "x", count: 1023) + "\n").utf8)[...]
             // Lines that do not coalesce (replies, gesture states): 5 MiB of them, well
             // within 5 s, so only the bound at queuing can drop the client.
             var sent = 0
@@ -247,7 +249,7 @@ struct ClientOutputBoundTests {
             let output = ChannelOutput(channel: channel, socket: duplicate)
             for number in 0..<count {
                 let text = "\(number) " + String(repeating: "x", count: 1017 - String(number).count) + "\n"
-                output.send(channel.allocator.buffer(string: text), coalescing: nil)
+                output.send(Array(text.utf8)[...], coalescing: nil)
                 output.flush()
             }
             return NIOLoopBound(output, eventLoop: channel.eventLoop)
@@ -265,7 +267,7 @@ struct ClientOutputBoundTests {
         #expect(lines.count == count)
         #expect(lines.enumerated().allSatisfy { index, line in line.prefix { $0 != UInt8(ascii: " ") }.elementsEqual("\(index)".utf8) }, "in order, none lost")
         // Closing: the bye, then the end of the connection (the duplicate closed with NIO's).
-        try channel.eventLoop.submit { output.value.close(saying: channel.allocator.buffer(string: "bye\n")) }.wait()
+        try channel.eventLoop.submit { output.value.close(saying: Array("bye\n".utf8)[...]) }.wait()
         let (tail, error) = pair.readToEnd()
         #expect(error == nil, "the connection did not end: \(error ?? "")")
         #expect(String(decoding: tail, as: UTF8.self) == "bye\n")

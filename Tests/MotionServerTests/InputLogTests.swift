@@ -5,6 +5,7 @@ import Testing
 import TouchInput
 @testable import MotionServer
 import MotionWire
+@testable import MotionDaemon
 
 /// What the log says of the contact filters' notices: every stuck contact and palm, and
 /// jumps and re-pairings at most 10 lines in 10 s per device and kind, counting the rest;

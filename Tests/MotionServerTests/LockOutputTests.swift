@@ -1,12 +1,14 @@
 import Glibc
 import MotionCore
 import OSCTestSupport
+import DaemonTestSupport
 import Testing
 import TouchInput
 @testable import MotionConfiguration
 @testable import MotionServer
 @testable import MotionTUIO
 import MotionWire
+@testable import MotionDaemon
 
 /// What a lock looks like from outside the scene: TUIO's receivers and the apps' virtual
 /// touchscreens drop the fingers it took,
@@ -40,7 +42,7 @@ struct LockOutputTests {
             target = "127.0.0.1:3333"
             """, file: "t.toml")
         let clock = ManualFrameClock(now: 10)
-        let scheduler = ScreenGestureProtocolTests.HandScheduler(now: 10)
+        let scheduler = HandScheduler(now: 10)
         let tuio = TUIOTargets(makeSink: { _ in datagrams }, wallClock: { (1_800_000_000, 0) })
         let daemon = Daemon(configuration: configuration, clock: clock, idleScheduler: scheduler, tuio: tuio, controlPolicy: { _ in true })
         daemon.configureSinks()  // started, as DaemonService starts it
@@ -50,21 +52,21 @@ struct LockOutputTests {
             scheduler.advance(to: time)
             daemon.process(TouchFrame(time: time, contacts: contacts), from: panel)
         }
-        frame(10, LockTests.contact(1, .began, 500, 500))
+        frame(10, fingerContact(1, .began, 500, 500))
         #expect(try datagrams.takeAlive().last == [1])
 
         clock.now = 10.2
         _ = daemon.lock(for: 2)
         #expect(try datagrams.takeAlive() == [[]], "the lock's own bundle: nothing alive")
-        frame(10.4, LockTests.contact(1, .moved, 600, 500), LockTests.contact(2, .began, 900, 500))
-        frame(11.5, LockTests.contact(1, .ended, 600, 500), LockTests.contact(2, .moved, 910, 500))
-        frame(12.5, LockTests.contact(2, .moved, 920, 500))
+        frame(10.4, fingerContact(1, .moved, 600, 500), fingerContact(2, .began, 900, 500))
+        frame(11.5, fingerContact(1, .ended, 600, 500), fingerContact(2, .moved, 910, 500))
+        frame(12.5, fingerContact(2, .moved, 920, 500))
         #expect(!daemon.engine.isLocked)
-        frame(13.6, LockTests.contact(2, .moved, 930, 500))
+        frame(13.6, fingerContact(2, .moved, 930, 500))
         let after = try datagrams.takeAlive()
         #expect(after.allSatisfy { $0.isEmpty }, "no finger alive after the lock began: \(after)")
 
-        frame(14, LockTests.contact(3, .began, 500, 500))
+        frame(14, fingerContact(3, .began, 500, 500))
         #expect(try datagrams.takeAlive().last?.count == 1, "a finger landing after the lock is sent")
     }
 
@@ -78,7 +80,7 @@ struct LockOutputTests {
         let configuration = try Configuration.parse("[[virtual_touchscreen]]\noutput = \"HDMI-A-1\"\ncancel = \"cancel\"\n\n[[device]]\nvirtual_touchscreen = \"HDMI-A-1\"\n",
                                                     file: "v.toml")
         let clock = ManualFrameClock(now: 10)
-        let scheduler = ScreenGestureProtocolTests.HandScheduler(now: 10)
+        let scheduler = HandScheduler(now: 10)
         let daemon = Daemon(configuration: configuration, clock: clock, idleScheduler: scheduler, controlPolicy: { _ in true })
         daemon.virtualTouchscreens.makeDevice = { output, geometry in VirtualTouchscreen(output: output, geometry: geometry, writingTo: writer) }
         let notes = daemon.configureSinks()
@@ -101,21 +103,21 @@ struct LockOutputTests {
             scheduler.advance(to: time)
             daemon.process(TouchFrame(time: time, contacts: contacts), from: panel)
         }
-        frame(10, LockTests.contact(1, .began, 500, 500))
+        frame(10, fingerContact(1, .began, 500, 500))
         #expect(shown().contains { $0[0] == Int32(AbsoluteAxis.trackingID) && $0[1] >= 0 }, "the finger is shown")
 
         clock.now = 10.2
         _ = daemon.lock(for: 2)
         let locking = shown()
         #expect(locking.contains([Int32(AbsoluteAxis.toolType), ToolType.palm]) && locking.contains([Int32(AbsoluteAxis.trackingID), -1]), "\(locking)")
-        frame(10.4, LockTests.contact(1, .moved, 600, 500), LockTests.contact(2, .began, 900, 500))
-        frame(11.5, LockTests.contact(1, .ended, 600, 500), LockTests.contact(2, .moved, 910, 500))
-        frame(12.5, LockTests.contact(2, .moved, 920, 500))
+        frame(10.4, fingerContact(1, .moved, 600, 500), fingerContact(2, .began, 900, 500))
+        frame(11.5, fingerContact(1, .ended, 600, 500), fingerContact(2, .moved, 910, 500))
+        frame(12.5, fingerContact(2, .moved, 920, 500))
         #expect(!daemon.engine.isLocked)
-        frame(13, LockTests.contact(2, .ended, 930, 500))
+        frame(13, fingerContact(2, .ended, 930, 500))
         #expect(shown().isEmpty, "nothing of the lock's fingers")
 
-        frame(14, LockTests.contact(3, .began, 500, 500))
+        frame(14, fingerContact(3, .began, 500, 500))
         #expect(shown().contains { $0[0] == Int32(AbsoluteAxis.trackingID) && $0[1] >= 0 }, "a finger landing after the lock is shown")
         daemon.finish(reason: "the test ends")
     }
@@ -151,7 +153,7 @@ struct LockOutputTests {
             daemon.reload(daemon.configuration)
             clock.now += 1
             daemon.publishPending()
-            daemon.process(TouchFrame(time: clock.now, contacts: [LockTests.contact(1, .began, 10, 10)]), from: DeviceIdentity(number: 0, node: "/dev/input/event7"))
+            daemon.process(TouchFrame(time: clock.now, contacts: [fingerContact(1, .began, 10, 10)]), from: DeviceIdentity(number: 0, node: "/dev/input/event7"))
             let locked = try output.take().filter { $0["stream"]?.string == "screen.locked" }
             #expect(locked.count == 1 && locked.first?["value"]?.bool == true, "reload \(reload): \(locked)")
         }

@@ -1,12 +1,14 @@
 import Foundation
 import MotionCore
 import NIOCore
+import DaemonTestSupport
 import Testing
 import TouchInput
 @testable import MotionConfiguration
 @testable import MotionServer
 @testable import MotionTUIO
 import MotionWire
+@testable import MotionDaemon
 
 /// The samples of a Prometheus text exposition, by series (`name{labels}` as written).
 /// The end-to-end test reads the same text with a real Prometheus parser; this is enough to
@@ -26,13 +28,13 @@ private final class WebSocketLikeOutput: ClientOutput {
     var isKeepingUp = true
     var wasDropped = false
     var transport: ClientTransport { .websocket }
-    func send(_ line: ByteBuffer, coalescing stream: StreamID?) {}
+    func send(_ line: ArraySlice<UInt8>, coalescing stream: StreamID?) {}
     func flush() {}
-    func close(saying line: ByteBuffer?) {}
+    func close(saying line: ArraySlice<UInt8>?) {}
 }
 
 private let node = "/dev/input/event7"
-/// The panel `CalibrationProtocolTests.addPanel` adds at `node`.
+/// The panel `addTestPanel` adds at `node`.
 private let panel = DeviceIdentity(number: 0, node: node, name: "Panel")
 
 /// One finger down at `time`, moved `moves` times 10 ms apart, then lifted: each frame
@@ -41,7 +43,7 @@ private func touch(_ daemon: Daemon, at time: Double, moves: Int = 5, latency: D
     let phases = [TouchPhase.began] + Array(repeating: .moved, count: moves) + [.ended]
     for (index, phase) in phases.enumerated() {
         let frame = TouchFrame(time: time + Double(index) * 0.01, contacts: [
-            CalibrationProtocolTests.touch(1, phase, deviceX: Int32(100 + 10 * index), deviceY: 200),
+            panelTouch(1, phase, deviceX: Int32(100 + 10 * index), deviceY: 200),
         ])
         setNow(frame.time + latency)
         daemon.process(frame, from: panel)
@@ -54,8 +56,8 @@ private func touch(_ daemon: Daemon, _ clock: ManualFrameClock, at time: Double,
 
 /// A daemon on the clock the service uses, its time set by hand: as live, a frame's time
 /// holds while the engine runs it, and the time after is when its lines were written.
-private func timedDaemon() throws -> (Daemon, ScreenGestureProtocolTests.HandScheduler) {
-    let scheduler = ScreenGestureProtocolTests.HandScheduler(now: 100)
+private func timedDaemon() throws -> (Daemon, HandScheduler) {
+    let scheduler = HandScheduler(now: 100)
     let (example, _) = try makeDaemon()
     return (Daemon(configuration: example.configuration, clock: TimedFrameClock(rate: 120, scheduler: scheduler), controlPolicy: { _ in true }), scheduler)
 }
@@ -65,7 +67,7 @@ struct MetricsTests {
     @Test("a touch's frames are counted per device, its landing as a touch, and each published frame's latency lands in its bucket")
     func frameCounters() throws {
         let (daemon, scheduler) = try timedDaemon()
-        CalibrationProtocolTests.addPanel(to: daemon, node: node)
+        addTestPanel(to: daemon, node: node)
         let client = RecordingOutput()
         daemon.receive(#"{"id":1,"op":"subscribe","streams":["*"]}"#, from: daemon.connect(client, credentials: nil))
         touch(daemon, at: 200) { scheduler.now = $0 }
@@ -150,7 +152,7 @@ struct MetricsTests {
     @Test("devices read and skipped by reason; the filters' and the kernel's counts, which begin again when a device is plugged in again")
     func devices() throws {
         let (daemon, _) = try makeDaemon()
-        CalibrationProtocolTests.addPanel(to: daemon, node: node)
+        addTestPanel(to: daemon, node: node)
         daemon.input(.skipped(node: "/dev/input/event9", reason: .init("its x axis has no span", kind: .invalidDescription)))
         daemon.input(.skipped(node: "/dev/input/event10", reason: .init("not selected", kind: .notSelected)))
         var counts = ContactFilters.Counts()
@@ -174,7 +176,7 @@ struct MetricsTests {
 
         // Unplugged and plugged in again: its own counts start from nothing; the counters go on.
         daemon.input(.removed(panel))
-        CalibrationProtocolTests.addPanel(to: daemon, node: node)
+        addTestPanel(to: daemon, node: node)
         counts = ContactFilters.Counts()
         counts.stuck = 1
         daemon.input(.filterCounts(panel, counts))
@@ -197,7 +199,7 @@ struct MetricsTests {
                     values["motiond_positions_held_total{device=\"\(node)\"}"],
                     values["motiond_input_events_dropped_total{device=\"\(node)\"}"])
         }
-        CalibrationProtocolTests.addPanel(to: daemon, node: node)
+        addTestPanel(to: daemon, node: node)
         daemon.input(.filterCounts(panel, counts(stuck: 2, held: 10)))
         daemon.input(.eventsDropped(panel, total: 1))
         var scraped = scrape()
@@ -208,7 +210,7 @@ struct MetricsTests {
         daemon.input(.filterCounts(panel, counts(stuck: 4, held: 30)))
         daemon.input(.eventsDropped(panel, total: 3))
         daemon.input(.removed(panel))
-        CalibrationProtocolTests.addPanel(to: daemon, node: node)
+        addTestPanel(to: daemon, node: node)
         daemon.input(.filterCounts(panel, counts(stuck: 5, held: 12)))
         daemon.input(.eventsDropped(panel, total: 2))
         scraped = scrape()
@@ -227,9 +229,9 @@ struct MetricsTests {
         #expect(try output.take().last?["result"]?["dropped_events"]?.integer == 5)
 
         // Added again without a word of its going (the input side opened the node anew).
-        CalibrationProtocolTests.addPanel(to: daemon, node: node)
+        addTestPanel(to: daemon, node: node)
         daemon.input(.filterCounts(panel, counts(stuck: 1, held: 0)))
-        CalibrationProtocolTests.addPanel(to: daemon, node: node)
+        addTestPanel(to: daemon, node: node)
         daemon.input(.filterCounts(panel, counts(stuck: 2, held: 0)))
         #expect(scrape().stuck == 13)
     }
@@ -256,7 +258,7 @@ struct MetricsTests {
         let clock = ManualFrameClock(now: 100)
         let daemon = Daemon(configuration: configuration, clock: clock, tuio: TUIOTargets(), controlPolicy: { _ in true })
         daemon.configureSinks()  // started, as DaemonService starts it
-        CalibrationProtocolTests.addPanel(to: daemon, node: node)
+        addTestPanel(to: daemon, node: node)
         let series = "motiond_tuio_datagrams_total{target=\"127.0.0.1:\(receiver.port)\"}"
         var received = 0
         /// The counter, once the receiver has read as many datagrams (within 5 s), and what it read.
@@ -305,8 +307,8 @@ struct MetricsTests {
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: false)
         defer { try? FileManager.default.removeItem(at: directory) }
         _ = try daemon.keepScene(in: StateFile(path: directory.appendingPathComponent("scene.json").path), interval: 1,
-                             scheduler: ScreenGestureProtocolTests.HandScheduler(now: 100), writer: ImmediateStateWriter())
-        CalibrationProtocolTests.addPanel(to: daemon, node: node)
+                             scheduler: HandScheduler(now: 100), writer: ImmediateStateWriter())
+        addTestPanel(to: daemon, node: node)
         touch(daemon, clock, at: 200)
         let text = String(decoding: daemon.metricsExposition(), as: UTF8.self)
         var typed: [String: String] = [:], helped: Set<String> = []
@@ -385,7 +387,7 @@ struct HealthTests {
     @Test("a touchscreen read makes it healthy, until the event loop runs more than half a second late")
     func loopLag() throws {
         let (daemon, clock) = try makeDaemon()
-        CalibrationProtocolTests.addPanel(to: daemon)
+        addTestPanel(to: daemon)
         #expect(daemon.health().isHealthy)
         #expect(daemon.health().json.encoded.contains(#""loop_lag":null"#))
         daemon.loopLagMeasured(0.002)
@@ -408,7 +410,7 @@ struct HealthTests {
     @Test("a touch storm makes health name the panel until its quiet is over; devices shows the storm and the phantoms learned; the phantom filters' counters count")
     func stormsAndPhantoms() throws {
         let (daemon, clock) = try makeDaemon()
-        CalibrationProtocolTests.addPanel(to: daemon, node: node)
+        addTestPanel(to: daemon, node: node)
         clock.now = 100
         daemon.input(.filtered(panel, ContactFilters.Notice(kind: .storm(contacts: 212, quiet: 5), trackingID: -1, position: Point(x: 0, y: 0), time: 100)))
         daemon.input(.filtered(panel, ContactFilters.Notice(kind: .phantomTap(period: 12.864, learned: true), trackingID: 3,
@@ -477,7 +479,7 @@ struct MonitoringEndpointTests {
         #expect(sick.contains("Content-Type: application/json"))
         #expect(sick.contains(#""problems":["no touchscreen is being read"]"#))
 
-        CalibrationProtocolTests.addPanel(to: web.daemon)
+        addTestPanel(to: web.daemon)
         let well = try web.response(to: WebConnection.get("/healthz"))
         #expect(well.hasPrefix("HTTP/1.1 200 OK") && well.contains(#""status":"ok""#), "\(well.prefix(300))")
 

@@ -4,11 +4,13 @@ import MotionCore
 import NIOConcurrencyHelpers
 import NIOCore
 import NIOEmbedded
+import DaemonTestSupport
 import Testing
 @testable import TouchInput
 @testable import MotionConfiguration
 @testable import MotionServer
 import MotionWire
+@testable import MotionDaemon
 
 /// `motiond --replay` on an embedded event loop whose time is the replay's clock: what the
 /// daemon counts and logs of a replayed device's filters, play after play.

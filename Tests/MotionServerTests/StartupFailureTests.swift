@@ -5,11 +5,13 @@ import MotionCore
 import NIOCore
 import NIOEmbedded
 import NIOPosix
+import DaemonTestSupport
 import Testing
 @testable import TouchInput
 @testable import MotionConfiguration
 @testable import MotionServer
 import MotionWire
+@testable import MotionDaemon
 
 /// Each cause of a failed start is reported as itself: the case motiond's start-up throws for
 /// it, with the words it says (the same words as before the causes were typed, but for the

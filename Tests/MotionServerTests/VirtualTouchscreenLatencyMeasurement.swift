@@ -9,6 +9,7 @@ import TouchInput
 @testable import MotionConfiguration
 @testable import MotionServer
 import MotionWire
+@testable import MotionDaemon
 
 /// motiond's own stage for a virtual touchscreen, measured on a fake panel: the daemon's own
 /// input thread reads a umockdev panel that scripts/measure-virtual-latency drives, the

@@ -3,10 +3,12 @@ import MotionCore
 import NIOCore
 import NIOEmbedded
 import TouchInput
+import DaemonTestSupport
 import Testing
 @testable import MotionConfiguration
 @testable import MotionServer
 import MotionWire
+@testable import MotionDaemon
 
 /// One connection to the HTTP and WebSocket listener, set up as the listener sets up the ones
 /// it accepts, driven without a socket on a manual clock: a hostile client's bytes in, the

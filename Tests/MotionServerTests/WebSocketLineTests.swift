@@ -5,6 +5,7 @@ import NIOWebSocket
 import Testing
 @testable import MotionServer
 import MotionWire
+@testable import MotionDaemon
 
 /// A frame's lines reach a browser one message a line, cut where the publisher wrote them
 /// (``ClientOutput/sendNow(_:ranges:)``), whether the client keeps up or reads them later.
@@ -14,17 +15,17 @@ struct WebSocketLineTests {
 
     /// The texts back to back after `skip` bytes already read, and where each is from the
     /// reader index.
-    private func frame(_ channel: Channel, skip: Int) -> (ByteBuffer, [Range<Int>]) {
-        var lines = channel.allocator.buffer(capacity: 128)
-        lines.writeString(String(repeating: "-", count: skip))
-        lines.moveReaderIndex(forwardBy: skip)
+    /// The texts as a frame's lines, in a slice starting `skip` bytes into its array, with
+    /// each line's indices in it.
+    private func frame(_ channel: Channel, skip: Int) -> (ArraySlice<UInt8>, [Range<Int>]) {
+        var bytes = Array(String(repeating: "-", count: skip).utf8)
         var ranges: [Range<Int>] = []
         for text in Self.texts {
-            let start = lines.readableBytes
-            lines.writeString(text)
-            ranges.append(start..<lines.readableBytes)
+            let start = bytes.count
+            bytes += text.utf8
+            ranges.append(start..<bytes.count)
         }
-        return (lines, ranges)
+        return (bytes[skip...], ranges)
     }
 
     private func messages(_ channel: EmbeddedChannel) throws -> [String] {

@@ -8,6 +8,7 @@ import Testing
 @testable import MotionServer
 @testable import MotionTUIO
 @testable import TouchInput
+@testable import MotionDaemon
 
 /// What motiond sends for each bundled recording, byte for byte: every line three clients read
 /// (one subscribed to everything, one to part of the scene, one that is behind and so gets its
@@ -220,10 +221,10 @@ enum WireCapture {
 
         init(keepingUp: Bool) { isKeepingUp = keepingUp }
 
-        func send(_ line: ByteBuffer, coalescing stream: StreamID?) { bytes += line.readableBytesView }
-        func sendNow(_ lines: ByteBuffer) { bytes += lines.readableBytesView }
+        func send(_ line: ArraySlice<UInt8>, coalescing stream: StreamID?) { bytes += line }
+        func sendNow(_ lines: ArraySlice<UInt8>) { bytes += lines }
         func flush() {}
-        func close(saying line: ByteBuffer?) { if let line { bytes += line.readableBytesView } }
+        func close(saying line: ArraySlice<UInt8>?) { if let line { bytes += line } }
     }
 
     /// Every datagram to every target, in the order sent, as hexadecimal lines.

@@ -6,6 +6,7 @@ import MotionServer
 import MotionTUIO
 import NIOCore
 import TouchInput
+import MotionDaemon
 
 /// The touchscreen the benchmarks' frames come from.
 private let panel = DeviceIdentity(number: 0, node: "/dev/input/event5")
@@ -16,10 +17,10 @@ private final class DiscardingOutput: ClientOutput {
     var bytes = 0
     var coalesced: Int { 0 }
     var isKeepingUp: Bool { true }
-    func send(_ line: ByteBuffer, coalescing stream: StreamID?) { bytes += line.readableBytes }
-    func sendNow(_ lines: ByteBuffer) { bytes += lines.readableBytes }
+    func send(_ line: ArraySlice<UInt8>, coalescing stream: StreamID?) { bytes += line.count }
+    func sendNow(_ lines: ArraySlice<UInt8>) { bytes += lines.count }
     func flush() {}
-    func close(saying line: ByteBuffer?) {}
+    func close(saying line: ArraySlice<UInt8>?) {}
 }
 
 /// One element under one finger, DirectlyManipulable: each frame moves it.

@@ -1,0 +1,192 @@
+import FoundationEssentials
+import Glibc
+import Logging
+import MotionConfiguration
+import MotionCore
+import NIOCore
+import TouchInput
+import MotionWire
+import MotionDaemon
+
+/// Plays a recording to the daemon as if it were a touchscreen: its events, at their times
+/// (scaled by the speed), go through a live device's assembler and filters as they come
+/// (``RecordingPlayer``), and what those make of them (frames stamped with the monotonic
+/// clock, the filters' notices and counts) goes to the daemon through an ``InputQueue``, as a
+/// panel's does from the input thread: coalesced there when the loop falls behind, and
+/// nowhere else. For kiosk developers without a touchscreen, for the README's demo, and for
+/// every measurement of the daemon's cost, which so measures the path a kiosk runs.
+///
+/// It says what happens in the input's own events (``TouchInputEvent``), given to the daemon
+/// and to the log as a touchscreen's are (``InputLog``): the recorded device is added,
+/// sends frames, and has its filters' counts and notices.
+final class ReplayDriver {
+    private let replay: RecordingReplay
+    /// This play of the recording; a new one for each play when looping.
+    private var player: RecordingPlayer
+    /// The recorded device, read from `replay:FILE`.
+    private let device: DeviceIdentity
+    private let description: DeviceDescription
+    private let speed: Double
+    private let loops: Bool
+    private let eventLoop: EventLoop
+    private let logger: Logger
+    /// Where the events go: the daemon and the log, on the loop, as the input thread's do.
+    private let queue: InputQueue
+    private var base = 0.0
+    private var task: NIOScheduledCallback?
+    /// What the loop calls back when the next moment is due: one object for the whole replay,
+    /// so that scheduling one allocates nothing (a scheduled task's promise and closures
+    /// were a fifth of the daemon's CPU per frame at one client).
+    private let timer = ReplayTimer()
+    /// The monotonic clock, or in a test the event loop's own, so that plays fall when the
+    /// test moves that loop's time.
+    private let now: () -> Double
+    /// What is due at a timer, and the input events made of it: kept between timers, so that
+    /// playing a moment allocates nothing of its own.
+    private var moments: [RecordingReplay.ReplayedFrame] = []
+    private var events: [TouchInputEvent] = []
+    /// When the first play's first moment came, on the recording's clock: where a looping
+    /// replay starts each play again, a second after the last ended.
+    private var firstMoment: Double?
+
+    init(path: String, device index: Int?, configuration: Configuration, speed: Double, loops: Bool, daemon: Daemon, eventLoop: EventLoop, logger: Logger,
+         clock: @escaping () -> Double = monotonicNow) throws(StartupFailure) {
+        let text: String
+        do { text = try String(contentsOfFile: path, encoding: .utf8) } catch { throw .recordingUnreadable(path: path, reason: Self.reason(error)) }
+        let recording: EvemuRecording
+        do { recording = try EvemuRecording(reading: text, device: index) } catch { throw .recordingRefused(path: path, error) }
+        guard let description = recording.device else { throw .recordingWithoutDevice(path: path) }
+        let device = DeviceIdentity.recording(path, description: description)
+        guard let match = configuration.match(device) else { throw .recordingNotSelected(name: description.name) }
+        let replay: RecordingReplay
+        do { replay = try RecordingReplay(recording, mapping: match.mapping, filters: match.filters) } catch { throw .recordingNotReplayable(error) }
+        guard speed > 0, speed.isFinite else { throw .replaySpeed(speed) }
+        self.replay = replay
+        self.player = RecordingPlayer(replay)
+        self.device = device
+        self.description = description
+        self.setup = DeviceSetup(description, mapping: replay.mapping, filters: replay.filters)
+        self.speed = speed
+        self.loops = loops
+        self.eventLoop = eventLoop
+        self.logger = logger
+        self.now = clock
+        let target = NIOLoopBound(ReplayTarget(daemon: daemon, log: InputLog(logger: logger)), eventLoop: eventLoop)
+        self.queue = InputQueue(loop: eventLoop) { batch, coalesced in target.value.take(batch, coalesced: coalesced) }
+        timer.driver = self
+    }
+
+    /// Why a file cannot be read, as the system says it ("No such file or directory"), not as
+    /// Foundation's error describes itself (its domain, code and user info).
+    private static func reason(_ error: any Error) -> String {
+        if let posix = (error as? CocoaError)?.underlying as? POSIXError ?? error as? POSIXError {
+            return String(cString: strerror(posix.code.rawValue))
+        }
+        return "\(error)"
+    }
+
+    /// Where the recorded device's touches land and how they are filtered, for `devices`.
+    private let setup: DeviceSetup
+    /// The filters' counts of the plays finished so far: the counts go on from one play's
+    /// total, as a live device's do.
+    private var earlierPlays = ContactFilters.Counts()
+    private var reported = ContactFilters.Counts()
+    /// Whether this play gave anything: a recording that gives nothing (a device description
+    /// without events) ends at once even when looping, which would only recurse.
+    private var playedAny = false
+
+    func start() {
+        queue.deliver([.added(device, description, setup)])
+        // Said once the device's arrival was: the loop runs what it is given in order.
+        // The frames the panel sent (its SYN_REPORTs): what the filters make of them comes as
+        // it is played, not run through the assembler once more here for a count.
+        let recorded = replay.recording.events.count { $0.type == EventType.synchronization && $0.code == SynchronizationCode.report }
+        let said = "replaying \(device.node) (\(recorded) frames recorded, \(loops ? "looping" : "once"), speed \(speed))"
+        eventLoop.execute { [logger] in logger.info("\(said)") }
+        base = now() + 0.1
+        schedule()
+    }
+
+    func stop() { task?.cancel() }
+
+    private func schedule() {
+        guard let next = player.nextTime else {
+            guard loops, playedAny else {
+                // After what the last moment's batch says.
+                eventLoop.execute { [logger] in logger.info("the replay ended") }
+                return
+            }
+            // A pause of a second of recording time between plays, so each starts as a new
+            // gesture (at --speed 100, 10 ms: a fast replay stays fast).
+            base = now() + (1 - (firstMoment ?? 0)) / speed
+            earlierPlays = earlierPlays + player.counts
+            player = RecordingPlayer(replay)
+            playedAny = false
+            return schedule()
+        }
+        // A corrupt recording can put centuries between frames, and --speed can stretch them
+        // further: wait at most 10⁹ s (31 years, in nanoseconds well within UInt64).
+        let at = Swift.min(Swift.max(0, dueTime(next)), now() + 1e9)
+        // NIO's uptime is CLOCK_MONOTONIC, the clock the frames are stamped with.
+        task = try? eventLoop.scheduleCallback(at: .uptimeNanoseconds(UInt64(at * 1e9)), handler: timer)
+    }
+
+    /// When a moment at `time` on the recording's clock is due, on the driver's clock (the
+    /// monotonic one).
+    private func dueTime(_ time: Double) -> Double { base + time / speed }
+
+    /// Plays what is due, as a touchscreen's events arrive (the next moment at least, which
+    /// the timer was set for): its frames stamped with the time each was due, then what the
+    /// filters decided, then their counts if they changed; the queue coalesces frames that a
+    /// busy loop let gather (``InputQueue``).
+    fileprivate func deliver() {
+        guard let next = player.nextTime else { return }
+        let recordingTime = Swift.max(next, (now() - base) * speed)
+        moments.removeAll(keepingCapacity: true)
+        player.play(until: recordingTime, into: &moments)
+        if firstMoment == nil { firstMoment = moments.first?.time }
+        playedAny = playedAny || !moments.isEmpty
+        events.removeAll(keepingCapacity: true)
+        for moment in moments {
+            guard var frame = moment.frame else { continue }
+            frame.time = dueTime(moment.time)
+            events.append(.frame(frame, from: device))
+        }
+        for moment in moments {
+            for notice in moment.notices { events.append(.filtered(device, notice)) }
+        }
+        let counts = earlierPlays + player.counts
+        if counts != reported {
+            reported = counts
+            events.append(.filterCounts(device, counts))
+        }
+        queue.deliver(events)
+        schedule()
+    }
+}
+
+/// Where the replay's events go, on the loop: the daemon, and the log as the input's words
+/// them (``InputLog``, which keeps its rate limits between batches).
+private final class ReplayTarget {
+    let daemon: Daemon
+    var log: InputLog
+
+    init(daemon: Daemon, log: InputLog) {
+        self.daemon = daemon
+        self.log = log
+    }
+
+    func take(_ batch: [TouchInputEvent], coalesced: Int) {
+        daemon.take(batch, coalesced: coalesced, log: &log)
+    }
+}
+
+/// The replay's timer: a class the event loop calls back, held by the driver for the replay's
+/// life. Only touched on the driver's event loop, hence `@unchecked Sendable`.
+private final class ReplayTimer: NIOScheduledCallbackHandler, @unchecked Sendable {
+    weak var driver: ReplayDriver?
+
+    func handleScheduledCallback(eventLoop: some EventLoop) {
+        driver?.deliver()
+    }
+}
