@@ -45,6 +45,33 @@ struct InputQueueTests {
         #expect(seen.first?.coalesced == 49)
     }
 
+    @Test("a batch delivered by emptying it arrives as one given by copy: the sender's array is left empty, and events behind others are appended in order")
+    func emptying() throws {
+        let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
+        defer { try? group.syncShutdownGracefully() }
+        let loop = group.next()
+        let batches = NIOLockedValueBox<[[Double]]>([])
+        let handled = DispatchSemaphore(value: 0)
+        let queue = InputQueue(loop: loop) { batch, _ in
+            batches.withLockedValue { $0.append(batch.compactMap { if case let .frame(frame, _, _) = $0 { frame.time } else { nil } }) }
+            handled.signal()
+        }
+        let release = DispatchSemaphore(value: 0)
+        loop.execute { release.wait() }
+        // Into an empty queue (swapped), then behind what waits (appended), then by copy.
+        var batch = [moved(1), .removed(DeviceIdentity(number: 1, node: "/dev/input/event1")), moved(2)]
+        queue.deliver(emptying: &batch)
+        #expect(batch.isEmpty)
+        batch = [moved(3)]
+        queue.deliver(emptying: &batch)
+        #expect(batch.isEmpty)
+        queue.deliver([.removed(DeviceIdentity(number: 2, node: "/dev/input/event2")), moved(4)])
+        release.signal()
+        #expect(handled.wait(timeout: .now() + 10) == .success, "the loop never handled the batch")
+        // 1 before the removal; 2 and 3 coalesced to 3 before the next; then 4.
+        #expect(batches.withLockedValue { $0 } == [[1, 3, 4]])
+    }
+
     @Test("when the loop keeps up, every frame arrives")
     func keepingUp() throws {
         let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)

@@ -71,8 +71,8 @@ struct ReplayDriverTests {
     static func replay(_ path: String, loops: Bool, on loop: EmbeddedEventLoop, daemon: Daemon, log: LogLines) throws -> ReplayDriver {
         let configuration = try Configuration.parse("[[device]]\npalm_size = 300\n", file: "palms.toml")
         let driver = try ReplayDriver(path: path, device: nil, configuration: configuration, speed: 1, loops: loops, daemon: daemon, eventLoop: loop,
-                                      logger: log.logger, clock: { Double(loop.now.uptimeNanoseconds) / 1e9 })
-        driver.start()
+                                      logger: log.logger, pacing: .eventLoopTimers, clock: { Double(loop.now.uptimeNanoseconds) / 1e9 })
+        try driver.start()
         return driver
     }
 
@@ -123,8 +123,8 @@ struct ReplayDriverTests {
         let log = LogLines()
         let configuration = try Configuration.parse("[[device]]\nnode = \"\(node)\"\npalm_size = 300\n", file: "palms.toml")
         let driver = try ReplayDriver(path: path, device: nil, configuration: configuration, speed: 1, loops: false, daemon: daemon, eventLoop: loop,
-                                      logger: log.logger, clock: { Double(loop.now.uptimeNanoseconds) / 1e9 })
-        driver.start()
+                                      logger: log.logger, pacing: .eventLoopTimers, clock: { Double(loop.now.uptimeNanoseconds) / 1e9 })
+        try driver.start()
         defer { driver.stop() }
         loop.advanceTime(to: Self.at(5))
 
@@ -174,8 +174,8 @@ struct ReplayDriverTests {
         let (daemon, _) = try makeDaemon()
         let log = LogLines()
         let driver = try ReplayDriver(path: path, device: nil, configuration: try Configuration.parse("", file: "empty.toml"), speed: 1, loops: true, daemon: daemon, eventLoop: loop,
-                                      logger: log.logger, clock: { Double(loop.now.uptimeNanoseconds) / 1e9 })
-        driver.start()
+                                      logger: log.logger, pacing: .eventLoopTimers, clock: { Double(loop.now.uptimeNanoseconds) / 1e9 })
+        try driver.start()
         loop.advanceTime(to: Self.at(2))
         #expect(log.all.last == "the replay ended")
     }

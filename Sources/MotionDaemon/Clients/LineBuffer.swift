@@ -40,7 +40,7 @@ struct LineBuffer {
     mutating func write(_ bytes: some Collection<UInt8>) {
         let length = bytes.count
         write(atMost: length) { room in
-            _ = room.copyBytes(from: bytes)
+            room.copyBytes(from: bytes)
             return length
         }
     }

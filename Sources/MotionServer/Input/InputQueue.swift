@@ -32,7 +32,8 @@ final class InputQueue: @unchecked Sendable {
     }
 
     /// Queues a batch (from any thread), unless the queue is closed; wakes the loop unless a
-    /// wake is pending.
+    /// wake is pending. The events are copied: `batch` may be a buffer its sender keeps
+    /// writing (the hub's).
     func deliver(_ batch: [TouchInputEvent]) {
         guard !batch.isEmpty else { return }
         let wake = lock.withLock { () -> Bool in
@@ -41,6 +42,21 @@ final class InputQueue: @unchecked Sendable {
             defer { wakeScheduled = true }
             return !wakeScheduled
         }
+        if wake { loop.execute { self.drain() } }
+    }
+
+    /// Queues the events in `batch` as ``deliver(_:)`` does, leaving it empty: when nothing
+    /// waits, the queue's empty array and `batch` are swapped, so the events are moved, not
+    /// copied, and the sender keeps an array's storage for its next batch (the replay's).
+    func deliver(emptying batch: inout [TouchInputEvent]) {
+        guard !batch.isEmpty else { return }
+        let wake = lock.withLock { () -> Bool in
+            guard open else { return false }
+            if events.isEmpty { swap(&events, &batch) } else { events.append(contentsOf: batch) }
+            defer { wakeScheduled = true }
+            return !wakeScheduled
+        }
+        batch.removeAll(keepingCapacity: true)
         if wake { loop.execute { self.drain() } }
     }
 

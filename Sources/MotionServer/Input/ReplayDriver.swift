@@ -3,6 +3,7 @@ import Glibc
 import Logging
 import MotionConfiguration
 import MotionCore
+import NIOConcurrencyHelpers
 import NIOCore
 import TouchInput
 import MotionWire
@@ -19,7 +20,12 @@ import MotionDaemon
 /// It says what happens in the input's own events (``TouchInputEvent``), given to the daemon
 /// and to the log as a touchscreen's are (``InputLog``): the recorded device is added,
 /// sends frames, and has its filters' counts and notices.
-final class ReplayDriver {
+///
+/// In motiond a thread of its own waits for each moment and plays it (``ReplayPacing``), as
+/// the input thread waits for a panel, so the events reach the loop from another thread, as a
+/// panel's do. The driver's state is then the thread's, from ``start()`` until ``stop()``
+/// has joined it, hence `@unchecked Sendable`.
+final class ReplayDriver: @unchecked Sendable {
     private let replay: RecordingReplay
     /// This play of the recording; a new one for each play when looping.
     private var player: RecordingPlayer
@@ -29,10 +35,16 @@ final class ReplayDriver {
     private let speed: Double
     private let loops: Bool
     private let eventLoop: EventLoop
+    private let pacing: ReplayPacing
     private let logger: Logger
     /// Where the events go: the daemon and the log, on the loop, as the input thread's do.
     private let queue: InputQueue
     private var base = 0.0
+    /// The thread that plays, with the pipe that wakes it to stop (``ReplayPacing/ownThread``).
+    private var thread: JoinableThread?
+    private var wake: (read: Int32, write: Int32)?
+    private let stopping = NIOLockedValueBox(false)
+    /// The timer that plays the next moment (``ReplayPacing/eventLoopTimers``).
     private var task: NIOScheduledCallback?
     /// What the loop calls back when the next moment is due: one object for the whole replay,
     /// so that scheduling one allocates nothing (a scheduled task's promise and closures
@@ -41,8 +53,9 @@ final class ReplayDriver {
     /// The monotonic clock, or in a test the event loop's own, so that plays fall when the
     /// test moves that loop's time.
     private let now: () -> Double
-    /// What is due at a timer, and the input events made of it: kept between timers, so that
-    /// playing a moment allocates nothing of its own.
+    /// What is due at a moment, and the input events made of it: kept between moments, so
+    /// that playing one allocates nothing of its own (the events' array changes places with
+    /// the queue's empty one, ``InputQueue/deliver(emptying:)``).
     private var moments: [RecordingReplay.ReplayedFrame] = []
     private var events: [TouchInputEvent] = []
     /// When the first play's first moment came, on the recording's clock: where a looping
@@ -50,7 +63,7 @@ final class ReplayDriver {
     private var firstMoment: Double?
 
     init(path: String, device index: Int?, configuration: Configuration, speed: Double, loops: Bool, daemon: Daemon, eventLoop: EventLoop, logger: Logger,
-         clock: @escaping () -> Double = monotonicNow) throws(StartupFailure) {
+         pacing: ReplayPacing = .ownThread, clock: @escaping () -> Double = monotonicNow) throws(StartupFailure) {
         let text: String
         do { text = try String(contentsOfFile: path, encoding: .utf8) } catch { throw .recordingUnreadable(path: path, reason: Self.reason(error)) }
         let recording: EvemuRecording
@@ -69,6 +82,7 @@ final class ReplayDriver {
         self.speed = speed
         self.loops = loops
         self.eventLoop = eventLoop
+        self.pacing = pacing
         self.logger = logger
         self.now = clock
         let target = NIOLoopBound(ReplayTarget(daemon: daemon, log: InputLog(logger: logger)), eventLoop: eventLoop)
@@ -95,7 +109,9 @@ final class ReplayDriver {
     /// without events) ends at once even when looping, which would only recurse.
     private var playedAny = false
 
-    func start() {
+    /// Starts playing: the device arrives, and its first moment is played a tenth of a second
+    /// later. Fails only if the replay's thread cannot be made.
+    func start() throws(StartupFailure) {
         queue.deliver([.added(device, description, setup)])
         // Said once the device's arrival was: the loop runs what it is given in order.
         // The frames the panel sent (its SYN_REPORTs): what the filters make of them comes as
@@ -104,17 +120,33 @@ final class ReplayDriver {
         let said = "replaying \(device.node) (\(recorded) frames recorded, \(loops ? "looping" : "once"), speed \(speed))"
         eventLoop.execute { [logger] in logger.info("\(said)") }
         base = now() + 0.1
-        schedule()
+        switch pacing {
+        case .eventLoopTimers: scheduleNext()
+        case .ownThread: try startThread()
+        }
     }
 
-    func stop() { task?.cancel() }
+    /// Stops playing; with its own thread, once the thread has ended (at most a second: it
+    /// only ever waits for the next moment, which the stop cuts short).
+    func stop() {
+        task?.cancel()
+        guard let thread else { return }
+        stopping.withLockedValue { $0 = true }
+        poke()
+        if thread.join(timeout: 1) { closePipe() }
+        queue.close()
+    }
 
-    private func schedule() {
+    // MARK: Pacing
+
+    /// When the next moment is due, on the driver's clock; nil when the replay ended (said in
+    /// the log). A looping replay starts its next play here.
+    private func nextDue() -> Double? {
         guard let next = player.nextTime else {
             guard loops, playedAny else {
                 // After what the last moment's batch says.
                 eventLoop.execute { [logger] in logger.info("the replay ended") }
-                return
+                return nil
             }
             // A pause of a second of recording time between plays, so each starts as a new
             // gesture (at --speed 100, 10 ms: a fast replay stays fast).
@@ -122,13 +154,77 @@ final class ReplayDriver {
             earlierPlays = earlierPlays + player.counts
             player = RecordingPlayer(replay)
             playedAny = false
-            return schedule()
+            return nextDue()
         }
         // A corrupt recording can put centuries between frames, and --speed can stretch them
         // further: wait at most 10⁹ s (31 years, in nanoseconds well within UInt64).
-        let at = Swift.min(Swift.max(0, dueTime(next)), now() + 1e9)
+        return Swift.min(Swift.max(0, dueTime(next)), now() + 1e9)
+    }
+
+    /// Sets the loop's timer for the next moment (``ReplayPacing/eventLoopTimers``).
+    private func scheduleNext() {
+        guard let at = nextDue() else { return }
         // NIO's uptime is CLOCK_MONOTONIC, the clock the frames are stamped with.
         task = try? eventLoop.scheduleCallback(at: .uptimeNanoseconds(UInt64(at * 1e9)), handler: timer)
+    }
+
+    /// The timer fired: plays what is due, and sets the timer for the next moment.
+    fileprivate func timerFired() {
+        deliver()
+        scheduleNext()
+    }
+
+    /// Plays each moment on a thread of the replay's own, which sleeps until it is due
+    /// (``ReplayPacing/ownThread``).
+    private func startThread() throws(StartupFailure) {
+        var fds: [Int32] = [0, 0]
+        guard pipe(&fds) == 0 else { throw .wakePipe(errno: errno) }
+        for fd in fds {
+            _ = fcntl(fd, F_SETFD, FD_CLOEXEC)
+            _ = fcntl(fd, F_SETFL, O_NONBLOCK)
+        }
+        wake = (fds[0], fds[1])
+        do {
+            thread = try JoinableThread(name: "motiond replay") { [self] in
+                while let at = nextDue(), sleep(until: at) { deliver() }
+            }
+        } catch {
+            closePipe()
+            throw error
+        }
+    }
+
+    /// Sleeps until `deadline` on the monotonic clock; false, at once, when the replay stops.
+    /// `poll` on the wake pipe counts in milliseconds, so the last two are slept through by
+    /// `nanosleep` (a moment is due to the microsecond; a stop waits at most those 2 ms).
+    private func sleep(until deadline: Double) -> Bool {
+        guard let wake else { return false }
+        while !stopping.withLockedValue({ $0 }) {
+            let left = deadline - now()
+            if left <= 0 { return true }
+            if left > 0.002 {
+                var waiting = pollfd(fd: wake.read, events: Int16(POLLIN), revents: 0)
+                _ = poll(&waiting, 1, Int32(Swift.min(left - 0.001, 3600) * 1000))
+                continue
+            }
+            var time = timespec(tv_sec: 0, tv_nsec: Int(left * 1e9))
+            _ = nanosleep(&time, nil)
+        }
+        return false
+    }
+
+    /// Wakes the thread from its sleep.
+    private func poke() {
+        guard let wake else { return }
+        var byte: UInt8 = 1
+        _ = Glibc.write(wake.write, &byte, 1)
+    }
+
+    private func closePipe() {
+        guard let wake else { return }
+        Glibc.close(wake.read)
+        Glibc.close(wake.write)
+        self.wake = nil
     }
 
     /// When a moment at `time` on the recording's clock is due, on the driver's clock (the
@@ -139,14 +235,13 @@ final class ReplayDriver {
     /// the timer was set for): its frames stamped with the time each was due, then what the
     /// filters decided, then their counts if they changed; the queue coalesces frames that a
     /// busy loop let gather (``InputQueue``).
-    fileprivate func deliver() {
+    private func deliver() {
         guard let next = player.nextTime else { return }
         let recordingTime = Swift.max(next, (now() - base) * speed)
         moments.removeAll(keepingCapacity: true)
         player.play(until: recordingTime, into: &moments)
         if firstMoment == nil { firstMoment = moments.first?.time }
         playedAny = playedAny || !moments.isEmpty
-        events.removeAll(keepingCapacity: true)
         for moment in moments {
             guard var frame = moment.frame else { continue }
             frame.time = dueTime(moment.time)
@@ -160,8 +255,7 @@ final class ReplayDriver {
             reported = counts
             events.append(.filterCounts(device, counts))
         }
-        queue.deliver(events)
-        schedule()
+        queue.deliver(emptying: &events)
     }
 }
 
@@ -187,6 +281,16 @@ private final class ReplayTimer: NIOScheduledCallbackHandler, @unchecked Sendabl
     weak var driver: ReplayDriver?
 
     func handleScheduledCallback(eventLoop: some EventLoop) {
-        driver?.deliver()
+        driver?.timerFired()
     }
+}
+
+/// Who waits for a recording's next moment.
+enum ReplayPacing {
+    /// A thread of the replay's own sleeps until each moment is due and plays it, as the input
+    /// thread waits for a panel: the events reach the loop from another thread, as a
+    /// panel's do. motiond's.
+    case ownThread
+    /// The event loop's timers: a test's embedded loop, whose time the test moves by hand.
+    case eventLoopTimers
 }

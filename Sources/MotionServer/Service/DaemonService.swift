@@ -256,12 +256,13 @@ public final class DaemonService {
     /// watchdog and the loop's probe; then systemd hears that motiond is ready.
     private func start(_ configuration: Configuration, started: DaemonParts, input: InputThread?, listeners: Listeners, relay: SignalRelay) throws(StartupFailure) {
         let loop = self.loop
-        // The one step that may fail comes before the parts from outside join: a failed start
-        // stops those itself (``run(_:)``).
+        // The steps that may fail (reading the recording, starting its thread) come before the
+        // parts from outside join: a failed start stops those itself (``run(_:)``).
         let replay = try options.replay.map { recording throws(StartupFailure) in
             try ReplayDriver(path: recording, device: options.replayDevice, configuration: configuration, speed: options.speed, loops: options.loop,
                              daemon: daemon, eventLoop: loop, logger: logger)
         }
+        try replay?.start()
         parts.append(contentsOf: started)
         self.input = input
         logger.info("listening on \(listeners.socket)")
@@ -270,7 +271,6 @@ public final class DaemonService {
             daemon.webAddress = web.map { "\($0.address)" }
         }
         if let replay {
-            replay.start()
             parts.append(DaemonPart(name: "replay") {
                 replay.stop()
                 return loop.makeSucceededVoidFuture()

@@ -76,7 +76,7 @@ parser.add_argument("--slow", type=float, default=1.0,
                     help="the measured plays this many times slower than recorded: on a loaded machine valgrind's loop is late "
                          "at the recorded speed and frames are coalesced (compare only runs made with the same factor)")
 parser.add_argument("--valgrind", default="valgrind")
-parser.add_argument("--split", default="$s12MotionServer12ReplayDriverC5startyyF",
+parser.add_argument("--split", default="$s12MotionServer12ReplayDriverC5startyyAA14StartupFailureOYKF",
                     help="the (mangled) function before which callgrind dumps the start-up part (default ReplayDriver.start())")
 parser.add_argument("--started", default="replaying", help="what motiond logs once its replay has started")
 args = parser.parse_args()
