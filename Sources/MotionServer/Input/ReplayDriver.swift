@@ -3,8 +3,8 @@ import Glibc
 import Logging
 import MotionConfiguration
 import MotionCore
-import NIOConcurrencyHelpers
 import NIOCore
+import Synchronization
 import TouchInput
 import MotionWire
 import MotionDaemon
@@ -43,7 +43,7 @@ final class ReplayDriver: @unchecked Sendable {
     /// The thread that plays, with the pipe that wakes it to stop (``ReplayPacing/ownThread``).
     private var thread: JoinableThread?
     private var wake: (read: Int32, write: Int32)?
-    private let stopping = NIOLockedValueBox(false)
+    private let stopping = Atomic<Bool>(false)
     /// The timer that plays the next moment (``ReplayPacing/eventLoopTimers``).
     private var task: NIOScheduledCallback?
     /// What the loop calls back when the next moment is due: one object for the whole replay,
@@ -131,7 +131,7 @@ final class ReplayDriver: @unchecked Sendable {
     func stop() {
         task?.cancel()
         guard let thread else { return }
-        stopping.withLockedValue { $0 = true }
+        stopping.store(true, ordering: .releasing)
         poke()
         if thread.join(timeout: 1) { closePipe() }
         queue.close()
@@ -199,7 +199,7 @@ final class ReplayDriver: @unchecked Sendable {
     /// `nanosleep` (a moment is due to the microsecond; a stop waits at most those 2 ms).
     private func sleep(until deadline: Double) -> Bool {
         guard let wake else { return false }
-        while !stopping.withLockedValue({ $0 }) {
+        while !stopping.load(ordering: .acquiring) {
             let left = deadline - now()
             if left <= 0 { return true }
             if left > 0.002 {
