@@ -40,9 +40,8 @@ final class ReplayDriver: @unchecked Sendable {
     /// Where the events go: the daemon and the log, on the loop, as the input thread's do.
     private let queue: InputQueue
     private var base = 0.0
-    /// The thread that plays, with the pipe that wakes it to stop (``ReplayPacing/ownThread``).
+    /// The thread that plays (``ReplayPacing/ownThread``), and what tells it to stop.
     private var thread: JoinableThread?
-    private var wake: (read: Int32, write: Int32)?
     private let stopping = Atomic<Bool>(false)
     /// The timer that plays the next moment (``ReplayPacing/eventLoopTimers``).
     private var task: NIOScheduledCallback?
@@ -126,14 +125,13 @@ final class ReplayDriver: @unchecked Sendable {
         }
     }
 
-    /// Stops playing; with its own thread, once the thread has ended (at most a second: it
-    /// only ever waits for the next moment, which the stop cuts short).
+    /// Stops playing; with its own thread, once the thread has seen it (within
+    /// ``stopCheck``), or after a second whatever it is doing.
     func stop() {
         task?.cancel()
         guard let thread else { return }
         stopping.store(true, ordering: .releasing)
-        poke()
-        if thread.join(timeout: 1) { closePipe() }
+        _ = thread.join(timeout: 1)
         queue.close()
     }
 
@@ -177,54 +175,27 @@ final class ReplayDriver: @unchecked Sendable {
     /// Plays each moment on a thread of the replay's own, which sleeps until it is due
     /// (``ReplayPacing/ownThread``).
     private func startThread() throws(StartupFailure) {
-        var fds: [Int32] = [0, 0]
-        guard pipe(&fds) == 0 else { throw .wakePipe(errno: errno) }
-        for fd in fds {
-            _ = fcntl(fd, F_SETFD, FD_CLOEXEC)
-            _ = fcntl(fd, F_SETFL, O_NONBLOCK)
-        }
-        wake = (fds[0], fds[1])
-        do {
-            thread = try JoinableThread(name: "motiond replay") { [self] in
-                while let at = nextDue(), sleep(until: at) { deliver() }
-            }
-        } catch {
-            closePipe()
-            throw error
+        thread = try JoinableThread(name: "motiond replay") { [self] in
+            while let at = nextDue(), sleep(until: at) { deliver() }
         }
     }
 
-    /// Sleeps until `deadline` on the monotonic clock; false, at once, when the replay stops.
-    /// `poll` on the wake pipe counts in milliseconds, so the last two are slept through by
-    /// `nanosleep` (a moment is due to the microsecond; a stop waits at most those 2 ms).
+    /// The longest the thread sleeps before it looks whether the replay stops, in seconds:
+    /// moments a few milliseconds apart are each slept for at once (one wake-up a frame, as a
+    /// panel's input thread has), and a long pause between them still ends at a stop.
+    static let stopCheck = 0.05
+
+    /// Sleeps until `deadline` on the monotonic clock (``now``'s, in motiond); false once
+    /// the replay stops.
     private func sleep(until deadline: Double) -> Bool {
-        guard let wake else { return false }
         while !stopping.load(ordering: .acquiring) {
-            let left = deadline - now()
-            if left <= 0 { return true }
-            if left > 0.002 {
-                var waiting = pollfd(fd: wake.read, events: Int16(POLLIN), revents: 0)
-                _ = poll(&waiting, 1, Int32(Swift.min(left - 0.001, 3600) * 1000))
-                continue
-            }
-            var time = timespec(tv_sec: 0, tv_nsec: Int(left * 1e9))
-            _ = nanosleep(&time, nil)
+            let current = now()
+            if current >= deadline { return true }
+            let until = Swift.min(deadline, current + Self.stopCheck)
+            var time = timespec(tv_sec: Int(until), tv_nsec: Int((until - until.rounded(.down)) * 1e9))
+            _ = clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &time, nil)
         }
         return false
-    }
-
-    /// Wakes the thread from its sleep.
-    private func poke() {
-        guard let wake else { return }
-        var byte: UInt8 = 1
-        _ = Glibc.write(wake.write, &byte, 1)
-    }
-
-    private func closePipe() {
-        guard let wake else { return }
-        Glibc.close(wake.read)
-        Glibc.close(wake.write)
-        self.wake = nil
     }
 
     /// When a moment at `time` on the recording's clock is due, on the driver's clock (the
