@@ -4,6 +4,7 @@ import MotionCore
 import NIOConcurrencyHelpers
 import NIOCore
 import NIOEmbedded
+import NIOPosix
 import DaemonTestSupport
 import Testing
 @testable import TouchInput
@@ -71,7 +72,7 @@ struct ReplayDriverTests {
     static func replay(_ path: String, loops: Bool, on loop: EmbeddedEventLoop, daemon: Daemon, log: LogLines) throws -> ReplayDriver {
         let configuration = try Configuration.parse("[[device]]\npalm_size = 300\n", file: "palms.toml")
         let driver = try ReplayDriver(path: path, device: nil, configuration: configuration, speed: 1, loops: loops, daemon: daemon, eventLoop: loop,
-                                      logger: log.logger, pacing: .eventLoopTimers, clock: { Double(loop.now.uptimeNanoseconds) / 1e9 })
+                                      logger: log.logger, pacing: .eventLoopTimers(clock: { Double(loop.now.uptimeNanoseconds) / 1e9 }))
         try driver.start()
         return driver
     }
@@ -112,6 +113,44 @@ struct ReplayDriverTests {
         #expect(log.all.last == "the replay ended")
     }
 
+    @Test("on a thread of its own, as motiond plays: the recording reaches the daemon on its loop, filtered and counted as on the loop's timers, and a looping replay stops when told")
+    func ownThread() throws {
+        let directory = try Self.scratch()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let path = try Self.palmsAfterTheLastFrame(in: directory)
+        let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
+        defer { try? group.syncShutdownGracefully() }
+        let loop = group.next()
+        let configuration = try Configuration.parse("[[device]]\npalm_size = 300\n", file: "palms.toml")
+        func start(loops: Bool, log: LogLines) throws -> NIOLoopBound<(Daemon, ReplayDriver)> {
+            try loop.submit {
+                let (daemon, _) = try makeDaemon()
+                let driver = try ReplayDriver(path: path, device: nil, configuration: configuration, speed: 1, loops: loops, daemon: daemon,
+                                              eventLoop: loop, logger: log.logger)
+                try driver.start()
+                return NIOLoopBound((daemon, driver), eventLoop: loop)
+            }.wait()
+        }
+        // Once: it ends by itself, within the recording's half second (10 s allowed).
+        let log = LogLines()
+        let once = try start(loops: false, log: log)
+        let deadline = Date().addingTimeInterval(10)
+        while !log.all.contains("the replay ended") && Date() < deadline { usleep(10_000) }
+        #expect(log.all.contains("the replay ended"), "\(log.all)")
+        let metrics = try loop.submit { String(decoding: once.value.0.metricsExposition(), as: UTF8.self) }.wait()
+        #expect(metrics.contains("motiond_input_frames_total{device=\"replay:\(path)\"} 2"), "the tap's landing and lift")
+        #expect(metrics.contains("motiond_contacts_filtered_total{device=\"replay:\(path)\",filter=\"palm\"} 2"))
+        try loop.submit { once.value.1.stop() }.wait()
+        // Looping: it plays until stopped, and the stop joins its thread (within a second).
+        let loopingLog = LogLines()
+        let looping = try start(loops: true, log: loopingLog)
+        let played = Date().addingTimeInterval(10)
+        while !loopingLog.all.contains(where: { $0.hasPrefix("replaying ") }) && Date() < played { usleep(10_000) }
+        try loop.submit { looping.value.1.stop() }.wait()
+        #expect(loopingLog.all.contains(where: { $0.hasPrefix("replaying ") }), "\(loopingLog.all)")
+        #expect(!loopingLog.all.contains("the replay ended"), "a looping replay ends only when stopped: \(loopingLog.all)")
+    }
+
     @Test("a replayed device is one identity, replay:FILE, wherever it shows: selected by that node, logged, listed and counted as a touchscreen is")
     func replayedIdentity() throws {
         let directory = try Self.scratch()
@@ -123,7 +162,7 @@ struct ReplayDriverTests {
         let log = LogLines()
         let configuration = try Configuration.parse("[[device]]\nnode = \"\(node)\"\npalm_size = 300\n", file: "palms.toml")
         let driver = try ReplayDriver(path: path, device: nil, configuration: configuration, speed: 1, loops: false, daemon: daemon, eventLoop: loop,
-                                      logger: log.logger, pacing: .eventLoopTimers, clock: { Double(loop.now.uptimeNanoseconds) / 1e9 })
+                                      logger: log.logger, pacing: .eventLoopTimers(clock: { Double(loop.now.uptimeNanoseconds) / 1e9 }))
         try driver.start()
         defer { driver.stop() }
         loop.advanceTime(to: Self.at(5))
@@ -174,7 +213,7 @@ struct ReplayDriverTests {
         let (daemon, _) = try makeDaemon()
         let log = LogLines()
         let driver = try ReplayDriver(path: path, device: nil, configuration: try Configuration.parse("", file: "empty.toml"), speed: 1, loops: true, daemon: daemon, eventLoop: loop,
-                                      logger: log.logger, pacing: .eventLoopTimers, clock: { Double(loop.now.uptimeNanoseconds) / 1e9 })
+                                      logger: log.logger, pacing: .eventLoopTimers(clock: { Double(loop.now.uptimeNanoseconds) / 1e9 }))
         try driver.start()
         loop.advanceTime(to: Self.at(2))
         #expect(log.all.last == "the replay ended")

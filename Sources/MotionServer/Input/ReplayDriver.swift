@@ -49,8 +49,8 @@ final class ReplayDriver: @unchecked Sendable {
     /// so that scheduling one allocates nothing (a scheduled task's promise and closures
     /// were a fifth of the daemon's CPU per frame at one client).
     private let timer = ReplayTimer()
-    /// The monotonic clock, or in a test the event loop's own, so that plays fall when the
-    /// test moves that loop's time.
+    /// The monotonic clock, or in a test the event loop's own (``ReplayPacing/eventLoopTimers(clock:)``),
+    /// so that plays fall when the test moves that loop's time.
     private let now: () -> Double
     /// What is due at a moment, and the input events made of it: kept between moments, so
     /// that playing one allocates nothing of its own (the events' array changes places with
@@ -62,7 +62,7 @@ final class ReplayDriver: @unchecked Sendable {
     private var firstMoment: Double?
 
     init(path: String, device index: Int?, configuration: Configuration, speed: Double, loops: Bool, daemon: Daemon, eventLoop: EventLoop, logger: Logger,
-         pacing: ReplayPacing = .ownThread, clock: @escaping () -> Double = monotonicNow) throws(StartupFailure) {
+         pacing: ReplayPacing = .ownThread) throws(StartupFailure) {
         let text: String
         do { text = try String(contentsOfFile: path, encoding: .utf8) } catch { throw .recordingUnreadable(path: path, reason: Self.reason(error)) }
         let recording: EvemuRecording
@@ -83,7 +83,7 @@ final class ReplayDriver: @unchecked Sendable {
         self.eventLoop = eventLoop
         self.pacing = pacing
         self.logger = logger
-        self.now = clock
+        if case .eventLoopTimers(let clock) = pacing { self.now = clock } else { self.now = monotonicNow }
         let target = NIOLoopBound(ReplayTarget(daemon: daemon, log: InputLog(logger: logger)), eventLoop: eventLoop)
         self.queue = InputQueue(loop: eventLoop) { batch, coalesced in target.value.take(batch, coalesced: coalesced) }
         timer.driver = self
@@ -109,8 +109,23 @@ final class ReplayDriver: @unchecked Sendable {
     private var playedAny = false
 
     /// Starts playing: the device arrives, and its first moment is played a tenth of a second
-    /// later. Fails only if the replay's thread cannot be made.
+    /// later. Fails only if the replay's thread cannot be made; then nothing was played.
     func start() throws(StartupFailure) {
+        base = now() + 0.1
+        switch pacing {
+        case .eventLoopTimers:
+            announce()
+            scheduleNext()
+        case .ownThread:
+            thread = try JoinableThread(name: "motiond replay") { [self] in
+                announce()
+                while let at = nextDue(), sleep(until: at) { deliver() }
+            }
+        }
+    }
+
+    /// The recorded device arrives, and the log says what is played.
+    private func announce() {
         queue.deliver([.added(device, description, setup)])
         // Said once the device's arrival was: the loop runs what it is given in order.
         // The frames the panel sent (its SYN_REPORTs): what the filters make of them comes as
@@ -118,15 +133,11 @@ final class ReplayDriver: @unchecked Sendable {
         let recorded = replay.recording.events.count { $0.type == EventType.synchronization && $0.code == SynchronizationCode.report }
         let said = "replaying \(device.node) (\(recorded) frames recorded, \(loops ? "looping" : "once"), speed \(speed))"
         eventLoop.execute { [logger] in logger.info("\(said)") }
-        base = now() + 0.1
-        switch pacing {
-        case .eventLoopTimers: scheduleNext()
-        case .ownThread: try startThread()
-        }
     }
 
     /// Stops playing; with its own thread, once the thread has seen it (within
-    /// ``stopCheck``), or after a second whatever it is doing.
+    /// ``stopCheck``), or after a second whatever it is doing. The caller (the daemon's stop,
+    /// on the loop) waits that long.
     func stop() {
         task?.cancel()
         guard let thread else { return }
@@ -172,21 +183,13 @@ final class ReplayDriver: @unchecked Sendable {
         scheduleNext()
     }
 
-    /// Plays each moment on a thread of the replay's own, which sleeps until it is due
-    /// (``ReplayPacing/ownThread``).
-    private func startThread() throws(StartupFailure) {
-        thread = try JoinableThread(name: "motiond replay") { [self] in
-            while let at = nextDue(), sleep(until: at) { deliver() }
-        }
-    }
-
     /// The longest the thread sleeps before it looks whether the replay stops, in seconds:
     /// moments a few milliseconds apart are each slept for at once (one wake-up a frame, as a
     /// panel's input thread has), and a long pause between them still ends at a stop.
     static let stopCheck = 0.05
 
-    /// Sleeps until `deadline` on the monotonic clock (``now``'s, in motiond); false once
-    /// the replay stops.
+    /// Sleeps until `deadline` on the monotonic clock (``now``'s with its own thread); false
+    /// once the replay stops.
     private func sleep(until deadline: Double) -> Bool {
         while !stopping.load(ordering: .acquiring) {
             let current = now()
@@ -203,7 +206,7 @@ final class ReplayDriver: @unchecked Sendable {
     private func dueTime(_ time: Double) -> Double { base + time / speed }
 
     /// Plays what is due, as a touchscreen's events arrive (the next moment at least, which
-    /// the timer was set for): its frames stamped with the time each was due, then what the
+    /// the thread woke for or the timer fired for): its frames stamped with the time each was due, then what the
     /// filters decided, then their counts if they changed; the queue coalesces frames that a
     /// busy loop let gather (``InputQueue``).
     private func deliver() {
@@ -262,6 +265,7 @@ enum ReplayPacing {
     /// thread waits for a panel: the events reach the loop from another thread, as a
     /// panel's do. motiond's.
     case ownThread
-    /// The event loop's timers: a test's embedded loop, whose time the test moves by hand.
-    case eventLoopTimers
+    /// The event loop's timers, the moments due on `clock`: a test's embedded loop, whose time
+    /// the test moves by hand.
+    case eventLoopTimers(clock: () -> Double)
 }
