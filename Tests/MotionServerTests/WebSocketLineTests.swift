@@ -13,11 +13,9 @@ import MotionWire
 struct WebSocketLineTests {
     private static let texts = ["{\"event\":\"value\",\"stream\":\"a.x\",\"value\":1}\n", "{\"b\":\"x\\ny\"}\n", "{}\n"]
 
-    /// The texts back to back after `skip` bytes already read, and where each is from the
-    /// reader index.
     /// The texts as a frame's lines, in a slice starting `skip` bytes into its array, with
     /// each line's indices in it.
-    private func frame(_ channel: Channel, skip: Int) -> (ArraySlice<UInt8>, [Range<Int>]) {
+    private func frame(skip: Int) -> (ArraySlice<UInt8>, [Range<Int>]) {
         var bytes = Array(String(repeating: "-", count: skip).utf8)
         var ranges: [Range<Int>] = []
         for text in Self.texts {
@@ -42,7 +40,7 @@ struct WebSocketLineTests {
         let channel = EmbeddedChannel()
         try channel.connect(to: SocketAddress(ipAddress: "127.0.0.1", port: 40000)).wait()
         let output = ChannelOutput(channel: channel, framing: .webSocket)
-        let (lines, ranges) = frame(channel, skip: skip)
+        let (lines, ranges) = frame(skip: skip)
         output.sendNow(lines, ranges: ranges)
         #expect(try messages(channel) == Self.texts.map { String($0.dropLast()) })
     }
@@ -53,7 +51,7 @@ struct WebSocketLineTests {
         try channel.connect(to: SocketAddress(ipAddress: "127.0.0.1", port: 40000)).wait()
         let output = ChannelOutput(channel: channel, framing: .webSocket)
         output.writabilityChanged(false)
-        let (lines, ranges) = frame(channel, skip: 3)
+        let (lines, ranges) = frame(skip: 3)
         output.sendNow(lines, ranges: ranges)
         #expect(try messages(channel).isEmpty)
         output.writabilityChanged(true)

@@ -4,7 +4,6 @@ import MotionCore
 import MotionConfiguration
 import MotionServer
 import MotionTUIO
-import NIOCore
 import TouchInput
 import MotionDaemon
 

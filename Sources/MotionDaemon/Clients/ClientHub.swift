@@ -6,7 +6,7 @@ import MotionWire
 /// here: values on subscribing, gesture events, broadcasts.
 final class ClientHub {
     /// The connected clients, by session id: the daemon's one list of them, which the check
-    /// for slow clients walks too (``ClientConnections``). A session leaves it through
+    /// for slow clients walks too (`ClientConnections`, in MotionServer). A session leaves it through
     /// ``close(_:)`` alone.
     private(set) var sessions: [Int: ClientSession] = [:]
     private var nextSessionID = 1

@@ -5,8 +5,9 @@
 /// waiting for a client that is behind), so a frame's lines are written once for every
 /// client, and the buffer is reused frame after frame.
 ///
-/// The storage is kept as long as the room a write asks for, zero bytes past ``count``, so
-/// that writing needs no more than a pointer into it.
+/// The storage is kept at least as long as ``count`` and the room a write asks for (bytes past
+/// ``count`` are whatever was there: zeros, or lines cleared away), so that writing needs no
+/// more than a pointer into it.
 struct LineBuffer {
     private var storage: [UInt8]
     /// The bytes written.
@@ -25,7 +26,8 @@ struct LineBuffer {
         count = 0
     }
 
-    /// Writes what `body` writes into `most` bytes of room, returning how many it wrote.
+    /// Writes into `most` bytes of room what `body` writes there; `body` returns how many
+    /// bytes it wrote.
     mutating func write(atMost most: Int, _ body: (UnsafeMutableRawBufferPointer) -> Int) {
         if storage.count - count < most {
             storage.append(contentsOf: repeatElement(0, count: Swift.max(most, storage.count)))

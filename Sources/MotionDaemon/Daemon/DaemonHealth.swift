@@ -146,7 +146,7 @@ extension Daemon {
     /// The media type of ``metricsExposition()``.
     public static let metricsContentType = DaemonMetrics.contentType
 
-    /// The event loop ran a timer check `seconds` late (``LoopLagProbe``).
+    /// The event loop ran a timer check `seconds` late (`LoopLagProbe`, in MotionServer).
     public func loopLagMeasured(_ seconds: Double) {
         status.loopLag = seconds
     }
