@@ -1,3 +1,4 @@
+import Dispatch
 import FoundationEssentials
 import Glibc
 import Logging
@@ -117,10 +118,15 @@ final class ReplayDriver: @unchecked Sendable {
             announce()
             scheduleNext()
         case .ownThread:
+            // The thread announces the device, and start() returns once it has, as the input
+            // thread's start does: the device is queued before any client can hear of it late.
+            let announced = DispatchSemaphore(value: 0)
             thread = try JoinableThread(name: "motiond replay") { [self] in
                 announce()
+                announced.signal()
                 while let at = nextDue(), sleep(until: at) { deliver() }
             }
+            announced.wait()
         }
     }
 
