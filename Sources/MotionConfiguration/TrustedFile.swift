@@ -35,13 +35,27 @@ public struct TrustedFile: Sendable {
     /// ``recognizedBytes``; none for an empty file) `recognizes` accepts is replaced; anything
     /// else is refused (``TrustedFileError/Problem/refused(found:)``) and left as it was.
     public func replace(with bytes: [UInt8], mode: mode_t, recognizing recognizes: ([UInt8]) -> Bool) throws(TrustedFileError) {
-        let expected = try recognizedFile(recognizes)
+        _ = try write(bytes, mode: mode, over: try recognizedFile(recognizes))
+    }
+
+    /// Replaces the file at the path with `bytes`, whole and atomically: written to a new file
+    /// beside it (readable as `mode`, if given), synced, moved over the file `expected` only
+    /// (``moveIntoPlace(_:over:)``), the directory synced. On any failure the new file is
+    /// removed, the old one stays as it was, and the error names the step. Returns the new
+    /// file's identity (the state file's keeper knows its file by it).
+    package func write(_ bytes: [UInt8], mode: mode_t?, over expected: FileIdentity?) throws(TrustedFileError) -> FileIdentity {
         let (temporary, fd) = try createTemporary()
         var isOpen = true
+        let identity: FileIdentity
         do throws(TrustedFileError) {
             try writeAll(bytes, to: fd, named: temporary)
-            guard fchmod(fd, mode) == 0 else { throw TrustedFileError(temporary, .failed(.write, errno: errno)) }
+            if let mode, fchmod(fd, mode) != 0 { throw TrustedFileError(temporary, .failed(.write, errno: errno)) }
             guard fsync(fd) == 0 else { throw TrustedFileError(temporary, .failed(.sync, errno: errno)) }
+            var status = stat()
+            guard fstat(fd, &status) == 0 else { throw TrustedFileError(temporary, .failed(.write, errno: errno)) }
+            identity = FileIdentity(status)
+            // Closed once whatever close says: after a failed close the descriptor is gone
+            // too, and closing it again could close another thread's new file.
             isOpen = false
             guard close(fd) == 0 else { throw TrustedFileError(temporary, .failed(.write, errno: errno)) }
             try moveIntoPlace(temporary, over: expected)
@@ -51,6 +65,7 @@ public struct TrustedFile: Sendable {
             throw error
         }
         try syncDirectory()
+        return identity
     }
 
     /// The identity of the file at the path if it is a regular file `recognizes` accepts; nil
@@ -81,7 +96,7 @@ public struct TrustedFile: Sendable {
 
     /// Puts `temporary` at the path: where there was nothing, only if nothing appeared
     /// meanwhile; else over the file `expected` only.
-    package func moveIntoPlace(_ temporary: String, over expected: FileIdentity?) throws(TrustedFileError) {
+    private func moveIntoPlace(_ temporary: String, over expected: FileIdentity?) throws(TrustedFileError) {
         var status = stat()
         if lstat(path, &status) != 0 {
             guard errno == ENOENT else { throw TrustedFileError(path, .failed(.rename, errno: errno)) }
@@ -103,7 +118,7 @@ public struct TrustedFile: Sendable {
     /// A new file beside the path, created so that nothing else can have made it (`O_EXCL`,
     /// which also refuses to follow a symbolic link planted in its place) and that only its
     /// writer reads it (mode 0600). Hidden, so that udev and the configuration loader skip it.
-    package func createTemporary() throws(TrustedFileError) -> (String, CInt) {
+    private func createTemporary() throws(TrustedFileError) -> (String, CInt) {
         let name = path.split(separator: "/").last.map(String.init) ?? path
         var attempt = 0
         while true {

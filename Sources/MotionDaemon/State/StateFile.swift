@@ -42,32 +42,9 @@ public struct StateFile: Sendable {
                 throw StateFileError(path, .unreadable(error))
             }
         }
-        let (temporary, fd) = try createTemporary()
-        var isOpen = true
         let identity: FileIdentity
-        do throws(StateFileError) {
-            try writeAll(bytes, to: fd, named: temporary)
-            guard fsync(fd) == 0 else { throw StateFileError(temporary, .failed(.sync, errno: errno)) }
-            var status = stat()
-            guard fstat(fd, &status) == 0 else { throw StateFileError(temporary, .failed(.write, errno: errno)) }
-            identity = FileIdentity(status)
-            // Closed once whatever close says: after a failed close the descriptor is gone
-            // too, and closing it again could close another thread's new file.
-            isOpen = false
-            guard close(fd) == 0 else { throw StateFileError(temporary, .failed(.write, errno: errno)) }
-            try moveIntoPlace(temporary, over: expected)
-        } catch {
-            if isOpen { close(fd) }
-            unlink(temporary)
-            throw error
-        }
-        try syncDirectory()
+        do { identity = try trusted.write(bytes, mode: nil, over: expected) } catch { throw StateFileError(error) }
         return StateFileShape(identity: identity, wholeBytes: bytes.count, appendedBytes: 0)
-    }
-
-    /// Renames `temporary` to the state path, over the file `expected` only.
-    private func moveIntoPlace(_ temporary: String, over expected: FileIdentity?) throws(StateFileError) {
-        do { try trusted.moveIntoPlace(temporary, over: expected) } catch { throw StateFileError(error) }
     }
 
     /// Appends `changes`, which turn `old` (the scene the file holds) into `new`, to the file
@@ -114,10 +91,6 @@ public struct StateFile: Sendable {
     /// The temporary file, the writes and the directory's sync are ``TrustedFile``'s, which
     /// `motionctl calibrate --export udev --output` writes by too.
     private var trusted: TrustedFile { TrustedFile(path: path) }
-
-    private func createTemporary() throws(StateFileError) -> (String, CInt) {
-        do { return try trusted.createTemporary() } catch { throw StateFileError(error) }
-    }
 
     private func writeAll(_ bytes: [UInt8], to fd: CInt, named name: String) throws(StateFileError) {
         do { try trusted.writeAll(bytes, to: fd, named: name) } catch { throw StateFileError(error) }
