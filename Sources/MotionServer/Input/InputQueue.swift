@@ -36,13 +36,7 @@ final class InputQueue: @unchecked Sendable {
     /// writing (the hub's).
     func deliver(_ batch: [TouchInputEvent]) {
         guard !batch.isEmpty else { return }
-        let wake = lock.withLock { () -> Bool in
-            guard open else { return false }
-            events.append(contentsOf: batch)
-            defer { wakeScheduled = true }
-            return !wakeScheduled
-        }
-        if wake { loop.execute { self.drain() } }
+        enqueue { $0.append(contentsOf: batch) }
     }
 
     /// Queues the events in `batch` as ``deliver(_:)`` does, leaving it empty: when nothing
@@ -50,13 +44,21 @@ final class InputQueue: @unchecked Sendable {
     /// copied, and the sender keeps an array's storage for its next batch (the replay's).
     func deliver(emptying batch: inout [TouchInputEvent]) {
         guard !batch.isEmpty else { return }
+        enqueue { events in
+            if events.isEmpty { swap(&events, &batch) } else { events.append(contentsOf: batch) }
+        }
+        batch.removeAll(keepingCapacity: true)
+    }
+
+    /// Adds to what waits with `add`, under the lock, unless the queue is closed; wakes the
+    /// loop unless a wake is pending.
+    private func enqueue(_ add: (inout [TouchInputEvent]) -> Void) {
         let wake = lock.withLock { () -> Bool in
             guard open else { return false }
-            if events.isEmpty { swap(&events, &batch) } else { events.append(contentsOf: batch) }
+            add(&events)
             defer { wakeScheduled = true }
             return !wakeScheduled
         }
-        batch.removeAll(keepingCapacity: true)
         if wake { loop.execute { self.drain() } }
     }
 
