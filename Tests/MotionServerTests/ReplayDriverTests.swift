@@ -77,6 +77,19 @@ struct ReplayDriverTests {
         return driver
     }
 
+    /// What `work` returns, run on `loop`, waited for at most 10 s: a hung loop fails the
+    /// test instead of holding it.
+    static func onLoop<T: Sendable>(_ loop: any EventLoop, _ work: @escaping @Sendable () throws -> T) throws -> T {
+        let done = DispatchSemaphore(value: 0)
+        let result = NIOLockedValueBox<Result<T, any Error>?>(nil)
+        loop.execute {
+            result.withLockedValue { $0 = Result { try work() } }
+            done.signal()
+        }
+        try #require(done.wait(timeout: .now() + 10) == .success, "the event loop did not run the work within 10 s")
+        return try #require(result.withLockedValue { $0 }).get()
+    }
+
     static func at(_ seconds: Double) -> NIODeadline { .uptimeNanoseconds(UInt64(seconds * 1e9)) }
 
     static func scratch() throws -> URL {
@@ -123,13 +136,13 @@ struct ReplayDriverTests {
         let loop = group.next()
         let configuration = try Configuration.parse("[[device]]\npalm_size = 300\n", file: "palms.toml")
         func start(loops: Bool, log: LogLines) throws -> NIOLoopBound<(Daemon, ReplayDriver)> {
-            try loop.submit {
+            try Self.onLoop(loop) {
                 let (daemon, _) = try makeDaemon()
                 let driver = try ReplayDriver(path: path, device: nil, configuration: configuration, speed: 1, loops: loops, daemon: daemon,
                                               eventLoop: loop, logger: log.logger)
                 try driver.start()
                 return NIOLoopBound((daemon, driver), eventLoop: loop)
-            }.wait()
+            }
         }
         // Once: it ends by itself, within the recording's half second (10 s allowed).
         let log = LogLines()
@@ -137,16 +150,16 @@ struct ReplayDriverTests {
         let deadline = Date().addingTimeInterval(10)
         while !log.all.contains("the replay ended") && Date() < deadline { usleep(10_000) }
         #expect(log.all.contains("the replay ended"), "\(log.all)")
-        let metrics = try loop.submit { String(decoding: once.value.0.metricsExposition(), as: UTF8.self) }.wait()
+        let metrics = try Self.onLoop(loop) { String(decoding: once.value.0.metricsExposition(), as: UTF8.self) }
         #expect(metrics.contains("motiond_input_frames_total{device=\"replay:\(path)\"} 2"), "the tap's landing and lift")
         #expect(metrics.contains("motiond_contacts_filtered_total{device=\"replay:\(path)\",filter=\"palm\"} 2"))
-        try loop.submit { once.value.1.stop() }.wait()
+        try Self.onLoop(loop) { once.value.1.stop() }
         // Looping: it plays until stopped, and the stop joins its thread (within a second).
         let loopingLog = LogLines()
         let looping = try start(loops: true, log: loopingLog)
         let played = Date().addingTimeInterval(10)
         while !loopingLog.all.contains(where: { $0.hasPrefix("replaying ") }) && Date() < played { usleep(10_000) }
-        try loop.submit { looping.value.1.stop() }.wait()
+        try Self.onLoop(loop) { looping.value.1.stop() }
         #expect(loopingLog.all.contains(where: { $0.hasPrefix("replaying ") }), "\(loopingLog.all)")
         #expect(!loopingLog.all.contains("the replay ended"), "a looping replay ends only when stopped: \(loopingLog.all)")
     }
