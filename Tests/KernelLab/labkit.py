@@ -6,6 +6,7 @@ A `Daemon` is motiond (or motionctl) run as a kiosk runs it. A `Client` speaks t
 protocol (docs/protocol.md). Every wait here has a deadline and raises `LabFailure` saying
 what it waited for, so a hung daemon fails its test with its log instead of hanging the guest.
 """
+import fcntl
 import json
 import os
 import select
@@ -156,11 +157,16 @@ class Player:
     sleeps between events did in an emulated CPU), one write a frame.
 
     The kernel stamps a frame's events when its SYN_REPORT is written, inside that write: the
-    time before and after each write bound the stamp motiond reads. `as_played` is the
-    recording again with those times (the middle of each write), so that what motiond made of
-    the frames as it got them can be replayed when the pace slipped (a loaded machine)."""
+    stamp motiond reads. The player reads the node too (on the monotonic clock, as motiond),
+    so it knows each frame's stamp exactly, unless the node is grabbed (then only the time
+    before and after the write bound it: a write preempted in a loaded guest can be stamped
+    tens of milliseconds from its middle, enough to make a finger's tap a flood's contact).
+    `as_played` is the recording again with those stamps (or the middle of each write), so
+    that what motiond made of the frames as it got them can be replayed when the pace slipped
+    (a loaded machine)."""
 
     EVENT = struct.Struct("llHHi")  # struct input_event on x86-64
+    EVIOCSCLOCKID = 0x400445A0  # _IOW('E', 0xa0, int)
 
     def __init__(self, node, path, description=None):
         self.node, self.path = node, path
@@ -184,9 +190,11 @@ class Player:
             with open(description) as source:
                 self.header = [line.rstrip("\n") for line in source if not line.startswith("E:")]
         self.written = []  # (before, after) of each frame's write
+        self.stamps = []  # the kernel's stamp of each frame's SYN_REPORT, as read back; None where not read
 
     def play(self, seconds=STEP, meanwhile=None):
         descriptor = os.open(self.node, os.O_WRONLY)
+        reader = self.open_reader()
         try:
             first = self.frames[0][0] if self.frames else 0.0
             start = last_meanwhile = time.monotonic()
@@ -206,10 +214,50 @@ class Player:
                 before = time.monotonic()
                 os.write(descriptor, data)
                 self.written.append((before, time.monotonic()))
+                self.stamps.append(self.read_stamp(reader))
         finally:
             os.close(descriptor)
+            if reader is not None:
+                os.close(reader)
         if meanwhile:
             meanwhile()
+
+    def open_reader(self):
+        """The node opened to read back what each write became, stamped on the monotonic clock;
+        None if it cannot be."""
+        try:
+            reader = os.open(self.node, os.O_RDONLY | os.O_NONBLOCK)
+        except OSError:
+            return None
+        try:
+            fcntl.ioctl(reader, self.EVIOCSCLOCKID, struct.pack("i", time.CLOCK_MONOTONIC))
+        except OSError:
+            os.close(reader)
+            return None
+        return reader
+
+    def read_stamp(self, reader):
+        """The stamp of the last SYN_REPORT the reader has (the frame just written: a write to
+        an event node reaches its readers before it returns); None when it has none (the node
+        is grabbed) or dropped events (its stamps are then not the frames')."""
+        if reader is None:
+            return None
+        stamp, size = None, self.EVENT.size
+        while True:
+            try:
+                data = os.read(reader, 64 * size)
+            except BlockingIOError:
+                return stamp
+            except OSError:
+                return None
+            if not data:
+                return stamp
+            for offset in range(0, len(data) - size + 1, size):
+                seconds, microseconds, kind, code, _ = self.EVENT.unpack_from(data, offset)
+                if (kind, code) == (0, 3):  # SYN_DROPPED
+                    return None
+                if (kind, code) == (0, 0):
+                    stamp = seconds + microseconds / 1e6
 
     def slip(self):
         """How late the latest frame was written, against the recording's pace (seconds)."""
@@ -219,10 +267,12 @@ class Player:
         return max(after - (start + at - first) for (at, _), (_, after) in zip(self.frames, self.written))
 
     def as_played(self, path):
-        """The recording with the times its frames were written; its path."""
+        """The recording with the times its frames were written (the kernel's stamps where read
+        back, else the middle of each write); its path."""
         lines = list(self.header)
-        for (_, events), (before, after) in zip(self.frames, self.written):
-            stamp = (before + after) / 2
+        stamps = self.stamps + [None] * (len(self.written) - len(self.stamps))
+        for (_, events), (before, after), read in zip(self.frames, self.written, stamps):
+            stamp = read if read is not None else (before + after) / 2
             lines += [f"E: {stamp:.6f} {kind:04x} {code:04x} {value}" for kind, code, value in events]
         with open(path, "w") as out:
             out.write("\n".join(lines) + "\n")

@@ -49,9 +49,11 @@ def phantom_recording_test(name, config=PHANTOM_CONFIG):
     The filters read the events' times, which the kernel stamps when the frames are written:
     in an emulated CPU a phantom's tap of one frame (9 ms) may come out longer than the 25 ms
     a phantom's touch lasts, and then it is a finger's. So the frames are kept with the times
-    they were written (`Player.as_played`); where motiond's counts differ from expected.json
-    but are those of motionctl's replay of the frames as written (another recording), it is
-    played once more, and the failure says so."""
+    they were written (`Player.as_played`, the kernel's own stamps read back); where motiond's
+    counts differ from expected.json but are those of motionctl's replay of the frames as
+    written (another recording), it is played once more. If the pace slips again, motiond is
+    judged against that replay, the input it got, when every stamp was read back; otherwise
+    the failure says so."""
     try:
         return play_phantom_recording(name, config)
     except KernelTimesDiffer as differ:
@@ -92,13 +94,16 @@ def play_phantom_recording(name, config, last_try=False):
         replayed = json_lines(run([MOTIONCTL, "frames", recording, "--json", "--config", bench.config]), "the replay")
         frames = sum(1 for frame in replayed if frame.get("event") == "frame")
         played = play(bench, recording, frames)
-        problems = phantom_problems(bench, expect, played, last_try)
+        problems, judged_by = phantom_problems(bench, expect, played, last_try)
         check(not problems, "\n".join(problems))
-        counts, tracks = played["counts"], played["tracks"]
+        counts, tracks, player = played["counts"], played["tracks"], played["player"]
         shown = {key: value for key, value in counts.items() if value}
-        return (f"{frames} frames reported; counts {shown or 'all 0'} as expected.json; {len(tracks)} contacts on screen.contacts"
-                f" ({len(expect['fingers'])} fingers kept, {len(expect['cancelled'])} cancelled, {expect['reported_phantoms']} phantoms"
-                f" reported), each first where the replay begins it; {played['coalesced']} frames coalesced")
+        read_back = sum(1 for stamp in player.stamps if stamp is not None)
+        contacts = (f"({len(expect['fingers'])} fingers kept, {len(expect['cancelled'])} cancelled, {expect['reported_phantoms']}"
+                    f" phantoms reported)" if judged_by == "expected.json" else "")
+        return (f"{frames} frames reported; counts {shown or 'all 0'} as {judged_by}; {len(tracks)} contacts on screen.contacts"
+                f" {contacts}, each first where the replay begins it; {played['coalesced']} frames coalesced;"
+                f" {read_back} of {len(player.written)} frames' stamps read back from the kernel")
     except KernelTimesDiffer:
         raise
     except Exception:
@@ -133,11 +138,19 @@ def play(bench, recording, frames):
 def phantom_problems(bench, expect, played, last_try):
     """How what motiond counted and published differs from expected.json: the counts; the
     contacts published, each first where the replay of the frames as written begins it; none
-    left down. Where the counts are those of the frames as written, the pace slipped, and
-    where motiond coalesced frames it was behind (each raised as KernelTimesDiffer, to play
-    again, unless this was the last try)."""
+    left down. Returns those problems and what the counts were judged against.
+
+    Where motiond coalesced frames it was behind, and where its counts are those of the
+    frames as written the pace slipped (a loaded guest writes frames late, and the kernel
+    stamps them when written): either is raised as KernelTimesDiffer, to play again, unless
+    this was the last try. On the last try a slipped pace is judged against the frames as the
+    kernel stamped them, when the player read back every stamp: motiond must then count and
+    publish what motionctl's replay of those frames does, since that is the input it got."""
     counts, tracks, player = played["counts"], played["tracks"], played["player"]
     as_played = player.as_played(os.path.join(SCRATCH, "phantom-as-played.evemu"))
+    live = json_lines(run([MOTIONCTL, "frames", as_played, "--json", "--config", bench.config]), "the frames as written")
+    began = [(contact["x"], contact["y"]) for frame in live if frame.get("event") == "frame"
+             for contact in frame["contacts"] if contact["phase"] == "began"]
     expected_counts = {key: expect["counts"][key] for key in PHANTOM_COUNTS}
     problems = []
     if counts != expected_counts:
@@ -147,33 +160,46 @@ def phantom_problems(bench, expect, played, last_try):
                         f" ({len(expect['fingers'])} fingers kept, {len(expect['cancelled'])} cancelled,"
                         f" {expect['reported_phantoms']} phantoms reported)")
     else:
-        # Each contact first published where the replay of the frames as written begins it
-        # (fingers landing in one frame may come in either order).
-        live = json_lines(run([MOTIONCTL, "frames", as_played, "--json", "--config", bench.config]), "the frames as written")
-        began = [(contact["x"], contact["y"]) for frame in live if frame.get("event") == "frame"
-                 for contact in frame["contacts"] if contact["phase"] == "began"]
-        unpaired = [track[0] for track in tracks.values()]
-        for position in began:
-            best = min(unpaired[:10], key=lambda first: distance(first, position), default=None)
-            if best is None or distance(best, position) > PHANTOM_TOLERANCE:
-                problems.append(f"the replay begins a contact at {position}; the nearest published first was {best}")
-                break
-            unpaired.remove(best)
+        problems += first_positions(tracks, began)
     if played["down"]:
         problems.append(f"{len(played['down'])} contacts still down on screen.contacts after the recording: {played['down']}")
     if problems and played["coalesced"] and not last_try:
         # motiond was behind (a loaded machine): the guest's speed, not what is tested, as in
         # the recordings family. Played again, with no replay of the frames as written first.
         raise KernelTimesDiffer(f"motiond coalesced {played['coalesced']} frames, and then: " + "; ".join(problems))
-    if problems:
-        written_counts = phantom_counts(as_played, bench.config)
-        if written_counts == counts and written_counts != expected_counts:
-            why = (f"the pace slipped and made another recording of it: motionctl's replay of the frames as written"
-                   f" counts {written_counts} too; {short_touches(as_played)}")
-            if not last_try:
-                raise KernelTimesDiffer(why)
-            problems.append(f"({why})")
-        else:
-            problems.append(f"(motionctl's replay of the frames as written counts {written_counts})")
-        problems.append(f"({played['coalesced']} frames coalesced; written up to {1000 * player.slip():.0f} ms late)")
-    return problems
+    if not problems:
+        return [], "expected.json"
+    read_back = sum(1 for stamp in player.stamps if stamp is not None)
+    written_counts = phantom_counts(as_played, bench.config)
+    if written_counts == counts and written_counts != expected_counts:
+        why = (f"the pace slipped and made another recording of it: motionctl's replay of the frames as written"
+               f" counts {written_counts} too; {short_touches(as_played)}")
+        if not last_try:
+            raise KernelTimesDiffer(why)
+        if read_back == len(player.written):
+            # Every stamp is the kernel's own: the frames as written are what motiond read.
+            exact = [] if len(tracks) == len(began) else [
+                f"screen.contacts published {len(tracks)} contacts, the replay of the frames as the kernel stamped them begins {len(began)}"]
+            exact += first_positions(tracks, began) if not exact else []
+            exact += problems[-1:] if played["down"] else []
+            if not exact:
+                return [], f"the frames as the kernel stamped them ({why})"
+            problems += exact
+        problems.append(f"({why})")
+    else:
+        problems.append(f"(motionctl's replay of the frames as written counts {written_counts})")
+    problems.append(f"({played['coalesced']} frames coalesced; written up to {1000 * player.slip():.0f} ms late;"
+                    f" {read_back} of {len(player.written)} frames' stamps read back from the kernel)")
+    return problems, None
+
+
+def first_positions(tracks, began):
+    """Each contact first published where the replay begins it (`began`, in order; fingers
+    landing in one frame may come in either order): the first that is not, as a problem."""
+    unpaired = [track[0] for track in tracks.values()]
+    for position in began:
+        best = min(unpaired[:10], key=lambda first: distance(first, position), default=None)
+        if best is None or distance(best, position) > PHANTOM_TOLERANCE:
+            return [f"the replay begins a contact at {position}; the nearest published first was {best}"]
+        unpaired.remove(best)
+    return []
