@@ -65,18 +65,19 @@ struct InputLog {
                 let unlogged = held > 0 ? " (and \(held) more \(what)\(held == 1 ? "" : "s") on this device since the last such line, not logged)" : ""
                 logger.notice("\(device.node): \(notice.text)\(unlogged)")
             }
-        case .removed(let device, why: .unplugged):
+        case let .removed(device, why):
+            // A node number comes back with the next device: its limits are not that one's.
             limits = limits.filter { $0.key.node != device.node }
-            logger.warning("\(device.node) went away; its touches were cancelled")
-        case .removed(let device, why: .failed(let errno)):
-            limits = limits.filter { $0.key.node != device.node }
-            logger.warning("\(device.node) could not be read (\(String(cString: strerror(errno)))), so motiond let it go; its touches were cancelled")
-        case .removed(let device, why: .deselected):
-            limits = limits.filter { $0.key.node != device.node }
-            logger.info("stopped reading \(device.node), which the configuration no longer selects; its touches were cancelled")
-        case .removed(let device, why: .stopped):
-            limits = limits.filter { $0.key.node != device.node }
-            logger.info("stopped reading \(device.node): motiond is stopping")
+            switch why {
+            case .unplugged:
+                logger.warning("\(device.node) went away; its touches were cancelled")
+            case .failed(let errno):
+                logger.warning("\(device.node) could not be read (\(String(cString: strerror(errno)))), so motiond let it go; its touches were cancelled")
+            case .deselected:
+                logger.info("stopped reading \(device.node), which the configuration no longer selects; its touches were cancelled")
+            case .stopped:
+                logger.info("stopped reading \(device.node): motiond is stopping")
+            }
         case let .skipped(node, reason):
             logger.info("not using \(node): \(reason.description)")
         case let .eventsDropped(device, total):
