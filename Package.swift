@@ -34,7 +34,8 @@ import PackageDescription
 /// In release builds, exclusive access is checked at compile time only: the run-time checks
 /// of class properties and closures' captures were a sixth of the instructions of a frame
 /// (docs/performance.md). Debug builds, which every test runs, keep them, so a conflicting
-/// access still fails the suite.
+/// access still fails the suite. The Makefile's release build (the package's) turns them off
+/// in the dependencies as well, which no setting here can reach.
 let releaseExclusivity: [SwiftSetting] = [.unsafeFlags(["-enforce-exclusivity=unchecked"], .when(configuration: .release))]
 
 /// Extensions are visible only where their module is imported: without it, TOMLKit's

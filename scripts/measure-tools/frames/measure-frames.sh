@@ -4,7 +4,7 @@
 #
 #     measure-frames.sh MOTIOND [OUT] [REPO]
 #
-# MOTIOND: a release motiond (swift build -c release --product motiond), with or without
+# MOTIOND: the package's motiond (`make binaries`: .build/release/motiond), with or without
 # debug information: a copy made with `strip --strip-debug` (valgrind 3.19 cannot read the
 # Swift toolchain's DWARF 5) is what is counted, OUT/motiond. OUT: where everything goes
 # (default ./out-<date>). REPO: the checkout whose config/motiond.toml and bundled recording
