@@ -34,7 +34,7 @@ MAN_PAGES = motiond.8 motionctl.1 motiond.toml.5 motiond-protocol.7
 # for -export-dynamic): 15,800 dynamic symbols fewer, 1.4 MiB off the binary, 0.6 MiB off RSS.
 # Run-time exclusivity checks are off in the dependencies too, as Package.swift turns them off
 # in motiond's own modules for release: SwiftPM gives no setting for a dependency, and
-# swift-nio's event loop checked 30 accesses a frame (2,200 of the 35,100 instructions a frame
+# swift-nio's event loop checked 30 accesses a frame (some 2,500 of the 35,100 instructions a frame
 # costs, docs/performance.md). Debug builds, which the tests run, keep every check.
 SWIFT_BUILD_FLAGS ?= -c release --static-swift-stdlib -Xswiftc -enforce-exclusivity=unchecked \
 	-Xlinker -z -Xlinker relro -Xlinker -z -Xlinker now -Xlinker --no-export-dynamic
