@@ -259,6 +259,10 @@ class Player:
                 if (kind, code) == (0, 0):
                     stamp = seconds + microseconds / 1e6
 
+    def read_back(self):
+        """How many of the frames written had their stamp read back from the kernel."""
+        return sum(1 for stamp in self.stamps if stamp is not None)
+
     def slip(self):
         """How late the latest frame was written, against the recording's pace (seconds)."""
         if not self.written:

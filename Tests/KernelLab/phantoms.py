@@ -99,12 +99,11 @@ def play_phantom_recording(name, config, last_try=False):
         check(not problems, "\n".join(problems))
         counts, tracks, player = played["counts"], played["tracks"], played["player"]
         shown = {key: value for key, value in counts.items() if value}
-        read_back = sum(1 for stamp in player.stamps if stamp is not None)
         contacts = (f" ({len(expect['fingers'])} fingers kept, {len(expect['cancelled'])} cancelled, {expect['reported_phantoms']}"
                     f" phantoms reported)" if judged_by == "expected.json" else "")
         return (f"{frames} frames reported; counts {shown or 'all 0'} as {judged_by}; {len(tracks)} contacts on screen.contacts"
                 f"{contacts}, each first where the replay begins it; {played['coalesced']} frames coalesced;"
-                f" {read_back} of {len(player.written)} frames' stamps read back from the kernel")
+                f" {player.read_back()} of {len(player.written)} frames' stamps read back from the kernel")
     except KernelTimesDiffer:
         raise
     except Exception:
@@ -151,9 +150,6 @@ def phantom_problems(bench, expect, played, last_try, recording):
     frames does, since that is the input it got."""
     counts, tracks, player = played["counts"], played["tracks"], played["player"]
     as_played = player.as_played(os.path.join(SCRATCH, "phantom-as-played.evemu"))
-    live = json_lines(run([MOTIONCTL, "frames", as_played, "--json", "--config", bench.config]), "the frames as written")
-    began = [(contact["x"], contact["y"]) for frame in live if frame.get("event") == "frame"
-             for contact in frame["contacts"] if contact["phase"] == "began"]
     expected_counts = {key: expect["counts"][key] for key in PHANTOM_COUNTS}
     problems = []
     if counts != expected_counts:
@@ -163,7 +159,7 @@ def phantom_problems(bench, expect, played, last_try, recording):
                         f" ({len(expect['fingers'])} fingers kept, {len(expect['cancelled'])} cancelled,"
                         f" {expect['reported_phantoms']} phantoms reported)")
     else:
-        problems += first_positions(tracks, began)
+        problems += first_positions(tracks, replay_begins(as_played, bench.config))
     if played["down"]:
         problems.append(f"{len(played['down'])} contacts still down on screen.contacts after the recording: {played['down']}")
     if problems and played["coalesced"] and not last_try:
@@ -172,7 +168,7 @@ def phantom_problems(bench, expect, played, last_try, recording):
         raise KernelTimesDiffer(f"motiond coalesced {played['coalesced']} frames, and then: " + "; ".join(problems))
     if not problems:
         return [], "expected.json"
-    read_back = sum(1 for stamp in player.stamps if stamp is not None)
+    read_back = player.read_back()
     written_counts = phantom_counts(as_played, bench.config)
     if written_counts == counts and written_counts != expected_counts:
         why = (f"the pace slipped and made another recording of it: motionctl's replay of the frames as written"
@@ -181,6 +177,7 @@ def phantom_problems(bench, expect, played, last_try, recording):
             raise KernelTimesDiffer(why)
         if read_back == len(player.written) and phantom_counts(recording, bench.config) == expected_counts:
             # Every stamp is the kernel's own: the frames as written are what motiond read.
+            began = replay_begins(as_played, bench.config)
             exact = [] if len(tracks) == len(began) else [
                 f"screen.contacts published {len(tracks)} contacts, the replay of the frames as the kernel stamped them begins {len(began)}"]
             exact += first_positions(tracks, began) if not exact else []
@@ -193,6 +190,13 @@ def phantom_problems(bench, expect, played, last_try, recording):
     problems.append(f"({played['coalesced']} frames coalesced; written up to {1000 * player.slip():.0f} ms late;"
                     f" {read_back} of {len(player.written)} frames' stamps read back from the kernel)")
     return problems, None
+
+
+def replay_begins(path, config):
+    """Where motionctl's replay of the recording at `path` begins each contact, in order."""
+    replay = json_lines(run([MOTIONCTL, "frames", path, "--json", "--config", config]), "the frames as written")
+    return [(contact["x"], contact["y"]) for frame in replay if frame.get("event") == "frame"
+            for contact in frame["contacts"] if contact["phase"] == "began"]
 
 
 def first_positions(tracks, began):
