@@ -190,6 +190,17 @@ extension TouchFrameAssembler {
         return mapped(shown, at: time)
     }
 
+    /// Decides the earliest deadline before `time` (and not after `latest`), as ``expire(at:)``
+    /// at that deadline: what it cancelled (nil if nothing) and when; nil when no deadline is
+    /// due. Called until nil before each event, by a replay and by a live device alike, so a
+    /// deadline is decided before the events that come after it however late they are read:
+    /// a reader that fell behind would otherwise take a held-back contact's lift before the
+    /// wait that proved it a finger, and count a finger as a phantom.
+    public mutating func expireDue(before time: Double, notAfter latest: Double = .infinity) -> (frame: TouchFrame?, at: Double)? {
+        guard let deadline = nextDeadline, deadline < time, deadline <= latest else { return nil }
+        return (expire(at: deadline), deadline)
+    }
+
     /// Applies the filters to the frame's `contacts`, at `time`, into ``shown``.
     mutating func filter(_ reported: [SlotContact], at time: Double) {
         filters.interval.frame(at: time)

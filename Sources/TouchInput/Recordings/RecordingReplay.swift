@@ -107,8 +107,8 @@ public struct RecordingPlayer {
             event.time = self.time(of: event)
             // Each deadline decides what it was for (a stuck contact, a palm's verdict), so
             // the next one is later.
-            while let deadline = assembler.nextDeadline, deadline < event.time, deadline <= time {
-                add(assembler.expire(at: deadline), at: deadline, to: &moments)
+            while let (frame, deadline) = assembler.expireDue(before: event.time, notAfter: time) {
+                add(frame, at: deadline, to: &moments)
             }
             guard event.time <= time else { return }
             next += 1

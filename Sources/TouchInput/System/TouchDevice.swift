@@ -153,6 +153,11 @@ public final class TouchDevice {
                     type: event.type, code: event.code, value: event.value)
                 events?(input)
                 readAny = true
+                // What was due before this event is decided first, as a replay does, however
+                // late the event is read (a busy reader).
+                while let (expired, _) = assembler.expireDue(before: input.time) {
+                    if let expired { hand(expired, to: &frames) }
+                }
                 if let frame = assembler.consume(input) { hand(frame, to: &frames) }
             } else if status == -EAGAIN {
                 if flags == LIBEVDEV_READ_FLAG_SYNC.rawValue {
