@@ -104,6 +104,9 @@ extension Daemons {
             let state = files.appendingPathComponent("scene.json").path
             let daemon = try RunningDaemon(["--config", DaemonTests.example, "--state", state])
             try Faults.addNote(try Faults.controlClient(daemon))
+            // The state writer's thread writes the file after the change: the test is of a
+            // file that is there.
+            try Faults.poll("\(state) written") { FileManager.default.fileExists(atPath: state) }
             let refused = try Run("motionctl", ["state", "clear", "--file", state], deadline: 20)
             #expect(refused.status == 1)
             #expect(refused.error.contains("is in use by another motiond (pid \(daemon.process.processIdentifier))"), "\(refused.error)")
