@@ -111,7 +111,8 @@ def reload_keeps_running():
     result = run(["systemctl", "reload", "motiond.service"], seconds=STEP)
     check(result.returncode == 0, f"systemctl reload: {result.stderr}\n{journal()}")
     wait_until("motiond to log the reload", lambda: "reload" in journal().lower(), seconds=STEP)
-    check(systemctl("is-active", "motiond.service") == "active", f"motiond.service is {systemctl('is-active', 'motiond.service')} after the reload")
+    # systemd says "reloading" from motiond's RELOADING=1 to its READY=1, after the log line.
+    wait_until("motiond.service to be active after the reload", lambda: systemctl("is-active", "motiond.service") == "active", seconds=STEP)
     check(systemctl("show", "-p", "MainPID", "--value", "motiond.service") == before, "the reload started a new process")
     return "reloaded in place (same pid), still active"
 
