@@ -27,7 +27,7 @@ private final class EmbeddedClient {
             channel = EmbeddedChannel()
             (daemon, _) = try makeDaemon(control: false)
             let loop = channel.embeddedEventLoop
-            clients = ClientConnections(daemon: daemon, loop: loop, rule: SlowClientRule { Double(loop.now.uptimeNanoseconds) / 1e9 })
+            clients = ClientConnections(daemon: daemon, lock: DaemonLock(), loop: loop, rule: SlowClientRule { Double(loop.now.uptimeNanoseconds) / 1e9 })
             web = nil
             try channel.pipeline.syncOperations.addHandler(ByteToMessageHandler(LineFramer()))
             try channel.pipeline.syncOperations.addHandler(ClientHandler(connections: clients, credentials: nil))

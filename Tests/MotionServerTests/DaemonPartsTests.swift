@@ -29,7 +29,7 @@ struct DaemonPartsTests {
         for name in ["input", "socket", "web listener"] { Self.started(name, journal, on: loop, into: &outside) }
         service.append(contentsOf: outside)
         for name in ["replay", "loop probe"] { Self.started(name, journal, on: loop, into: &service) }
-        _ = service.stopAll(on: loop, logger: logger)
+        _ = service.stopAll(on: loop, lock: DaemonLock(), logger: logger)
         #expect(journal.lines == ["loop probe", "replay", "web listener", "socket", "input", "scene"])
 
         // The socket failed to start: what started stops, the input before the scene.
@@ -39,7 +39,7 @@ struct DaemonPartsTests {
         var beforeFailure = DaemonParts()
         Self.started("input", journal, on: loop, into: &beforeFailure)
         failed.append(contentsOf: beforeFailure)
-        _ = failed.stopAll(on: loop, logger: logger)
+        _ = failed.stopAll(on: loop, lock: DaemonLock(), logger: logger)
         #expect(journal.lines == ["input", "scene"])
     }
 
@@ -58,7 +58,7 @@ struct DaemonPartsTests {
             return loop.makeFailedFuture(ChannelError.alreadyClosed)
         })
         let logger = Logger(label: "parts") { _ in SwiftLogNoOpLogHandler() }
-        let stopped = parts.stopAll(on: loop, logger: logger)
+        let stopped = parts.stopAll(on: loop, lock: DaemonLock(), logger: logger)
         #expect(journal.lines == ["web", "socket"])
         closed.succeed()
         #expect(journal.lines == ["web", "socket", "input", "scene"])
@@ -66,7 +66,7 @@ struct DaemonPartsTests {
         // instead of waiting for ever.
         var results: [Result<Void, any Error>] = []
         stopped.whenComplete { results.append($0) }
-        parts.stopAll(on: loop, logger: logger).whenComplete { results.append($0) }
+        parts.stopAll(on: loop, lock: DaemonLock(), logger: logger).whenComplete { results.append($0) }
         #expect(results.count == 2 && results.allSatisfy { (try? $0.get()) != nil })
         #expect(journal.lines == ["web", "socket", "input", "scene"])
     }

@@ -23,7 +23,7 @@ struct EventLoopFrameClockTests {
         let finished = loop.makePromise(of: Outcome.self)
 
         loop.execute {
-            let clock = TimedFrameClock(rate: 240, scheduler: EventLoopFrameScheduler(eventLoop: loop))
+            let clock = TimedFrameClock(rate: 240, scheduler: EventLoopFrameScheduler(eventLoop: loop, lock: DaemonLock()))
             var outcome = Outcome()
             var subscription: Subscription?
             var starter: Subscription?

@@ -164,7 +164,7 @@ extension ElementIDTests {
 
 /// A NIO channel on one end of a socket pair, on a loop of its own, and the other end for
 /// the test to read, each read giving up after 10 s.
-private struct ChannelPair {
+struct ChannelPair {
     let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
     let channel: Channel
     /// NIO's end, and the test's.
@@ -208,7 +208,7 @@ struct ClientOutputBoundTests {
         defer { pair.close() }
         let channel = pair.channel
         let (closed, bytes) = try channel.eventLoop.submit {
-            let output = ChannelOutput(channel: channel)
+            let output = ChannelOutput(channel: channel, lock: DaemonLock())
             let line = Array((String(repeating: "x", count: 1023) + "\n").utf8)[...]
             // Lines that do not coalesce (replies, gesture states): 5 MiB of them, well
             // within 5 s, so only the bound at queuing can drop the client.
@@ -246,7 +246,7 @@ struct ClientOutputBoundTests {
         // 3,000 numbered lines of 1 KiB: far more than the socket buffer, under the 4 MiB bound.
         let count = 3000
         let output = try channel.eventLoop.submit {
-            let output = ChannelOutput(channel: channel, socket: duplicate)
+            let output = ChannelOutput(channel: channel, lock: DaemonLock(), socket: duplicate)
             for number in 0..<count {
                 let text = "\(number) " + String(repeating: "x", count: 1017 - String(number).count) + "\n"
                 output.send(Array(text.utf8)[...], coalescing: nil)

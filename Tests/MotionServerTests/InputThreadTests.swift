@@ -28,7 +28,7 @@ struct InputThreadTests {
         let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
         defer { try? group.syncShutdownGracefully() }
         let loop = group.next()
-        let queue = InputQueue(loop: loop) { batch, _ in
+        let queue = InputQueue(lock: DaemonLock()) { batch, _ in
             delivered.withLockedValue { $0 += batch.map(Self.node(of:)) }
         }
         let input = try InputThread(configuration: .builtInDefault, logger: Logger(label: "test"), queue: queue)
@@ -73,7 +73,7 @@ struct InputThreadTests {
         let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
         defer { try? group.syncShutdownGracefully() }
         let loop = group.next()
-        let queue = InputQueue(loop: loop) { batch, _ in
+        let queue = InputQueue(lock: DaemonLock()) { batch, _ in
             for case .skippedRemoved(let node) in batch { delivered.withLockedValue { $0.append(node) } }
         }
         let input = try InputThread(configuration: .builtInDefault, queue: queue) { _, queue, _, started in

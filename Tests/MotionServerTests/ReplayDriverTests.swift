@@ -71,8 +71,8 @@ struct ReplayDriverTests {
     /// moment is due 0.1 s after the loop's time 0.
     static func replay(_ path: String, loops: Bool, on loop: EmbeddedEventLoop, daemon: Daemon, log: LogLines) throws -> ReplayDriver {
         let configuration = try Configuration.parse("[[device]]\npalm_size = 300\n", file: "palms.toml")
-        let driver = try ReplayDriver(path: path, device: nil, configuration: configuration, speed: 1, loops: loops, daemon: daemon, eventLoop: loop,
-                                      logger: log.logger, pacing: .eventLoopTimers(clock: { Double(loop.now.uptimeNanoseconds) / 1e9 }))
+        let driver = try ReplayDriver(path: path, device: nil, configuration: configuration, speed: 1, loops: loops, daemon: daemon, lock: DaemonLock(),
+                                      eventLoop: loop, logger: log.logger, pacing: .eventLoopTimers(clock: { Double(loop.now.uptimeNanoseconds) / 1e9 }))
         try driver.start()
         return driver
     }
@@ -126,7 +126,7 @@ struct ReplayDriverTests {
         #expect(log.all.last == "the replay ended")
     }
 
-    @Test("on a thread of its own, as motiond plays: the recording reaches the daemon on its loop, filtered and counted as on the loop's timers, and a looping replay stops when told")
+    @Test("on a thread of its own, as motiond plays: the recording reaches the daemon under its lock, filtered and counted as on the loop's timers, and a looping replay stops when told")
     func ownThread() throws {
         let directory = try Self.scratch()
         defer { try? FileManager.default.removeItem(at: directory) }
@@ -135,11 +135,14 @@ struct ReplayDriverTests {
         defer { try? group.syncShutdownGracefully() }
         let loop = group.next()
         let configuration = try Configuration.parse("[[device]]\npalm_size = 300\n", file: "palms.toml")
+        // The daemon runs on the replay's thread and is read on the loop, under this lock.
+        let lock = DaemonLock()
         func start(loops: Bool, log: LogLines) throws -> NIOLoopBound<(Daemon, ReplayDriver)> {
             try Self.onLoop(loop) {
                 let (daemon, _) = try makeDaemon()
+                daemon.mayEnter = { lock.isHeldByThisThread }
                 let driver = try ReplayDriver(path: path, device: nil, configuration: configuration, speed: 1, loops: loops, daemon: daemon,
-                                              eventLoop: loop, logger: log.logger)
+                                              lock: lock, eventLoop: loop, logger: log.logger)
                 try driver.start()
                 return NIOLoopBound((daemon, driver), eventLoop: loop)
             }
@@ -150,16 +153,16 @@ struct ReplayDriverTests {
         let deadline = Date().addingTimeInterval(10)
         while !log.all.contains("the replay ended") && Date() < deadline { usleep(10_000) }
         #expect(log.all.contains("the replay ended"), "\(log.all)")
-        let metrics = try Self.onLoop(loop) { String(decoding: once.value.0.metricsExposition(), as: UTF8.self) }
+        let metrics = try Self.onLoop(loop) { lock.withLock { String(decoding: once.value.0.metricsExposition(), as: UTF8.self) } }
         #expect(metrics.contains("motiond_input_frames_total{device=\"replay:\(path)\"} 2"), "the tap's landing and lift")
         #expect(metrics.contains("motiond_contacts_filtered_total{device=\"replay:\(path)\",filter=\"palm\"} 2"))
-        try Self.onLoop(loop) { once.value.1.stop() }
+        try Self.onLoop(loop) { lock.withLock { once.value.1.stop() } }
         // Looping: it plays until stopped, and the stop joins its thread (within a second).
         let loopingLog = LogLines()
         let looping = try start(loops: true, log: loopingLog)
         let played = Date().addingTimeInterval(10)
         while !loopingLog.all.contains(where: { $0.hasPrefix("replaying ") }) && Date() < played { usleep(10_000) }
-        try Self.onLoop(loop) { looping.value.1.stop() }
+        try Self.onLoop(loop) { lock.withLock { looping.value.1.stop() } }
         #expect(loopingLog.all.contains(where: { $0.hasPrefix("replaying ") }), "\(loopingLog.all)")
         #expect(!loopingLog.all.contains("the replay ended"), "a looping replay ends only when stopped: \(loopingLog.all)")
     }
@@ -174,8 +177,8 @@ struct ReplayDriverTests {
         let (daemon, _) = try makeDaemon()
         let log = LogLines()
         let configuration = try Configuration.parse("[[device]]\nnode = \"\(node)\"\npalm_size = 300\n", file: "palms.toml")
-        let driver = try ReplayDriver(path: path, device: nil, configuration: configuration, speed: 1, loops: false, daemon: daemon, eventLoop: loop,
-                                      logger: log.logger, pacing: .eventLoopTimers(clock: { Double(loop.now.uptimeNanoseconds) / 1e9 }))
+        let driver = try ReplayDriver(path: path, device: nil, configuration: configuration, speed: 1, loops: false, daemon: daemon, lock: DaemonLock(),
+                                      eventLoop: loop, logger: log.logger, pacing: .eventLoopTimers(clock: { Double(loop.now.uptimeNanoseconds) / 1e9 }))
         try driver.start()
         defer { driver.stop() }
         loop.advanceTime(to: Self.at(5))
@@ -225,8 +228,8 @@ struct ReplayDriverTests {
         let loop = EmbeddedEventLoop()
         let (daemon, _) = try makeDaemon()
         let log = LogLines()
-        let driver = try ReplayDriver(path: path, device: nil, configuration: try Configuration.parse("", file: "empty.toml"), speed: 1, loops: true, daemon: daemon, eventLoop: loop,
-                                      logger: log.logger, pacing: .eventLoopTimers(clock: { Double(loop.now.uptimeNanoseconds) / 1e9 }))
+        let driver = try ReplayDriver(path: path, device: nil, configuration: try Configuration.parse("", file: "empty.toml"), speed: 1, loops: true, daemon: daemon, lock: DaemonLock(),
+                                      eventLoop: loop, logger: log.logger, pacing: .eventLoopTimers(clock: { Double(loop.now.uptimeNanoseconds) / 1e9 }))
         try driver.start()
         loop.advanceTime(to: Self.at(2))
         #expect(log.all.last == "the replay ended")

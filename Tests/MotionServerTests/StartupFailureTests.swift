@@ -44,7 +44,7 @@ struct StartupFailureTests {
             let loop = group.next()
             connections = try loop.submit {
                 let (daemon, _) = try makeDaemon()
-                return NIOLoopBound(ClientConnections(daemon: daemon, loop: loop), eventLoop: loop)
+                return NIOLoopBound(ClientConnections(daemon: daemon, lock: DaemonLock(), loop: loop), eventLoop: loop)
             }.wait()
         }
 
@@ -191,7 +191,7 @@ struct StartupFailureTests {
         let (daemon, _) = try makeDaemon()
         let loop = EmbeddedEventLoop()
         func replay(_ path: String, _ configuration: Configuration = Configuration(), speed: Double = 1) -> StartupFailure? {
-            failure { () throws(StartupFailure) in _ = try ReplayDriver(path: path, device: nil, configuration: configuration, speed: speed, loops: false, daemon: daemon, eventLoop: loop, logger: Logger(label: "test")) }
+            failure { () throws(StartupFailure) in _ = try ReplayDriver(path: path, device: nil, configuration: configuration, speed: speed, loops: false, daemon: daemon, lock: DaemonLock(), eventLoop: loop, logger: Logger(label: "test")) }
         }
         func write(_ name: String, _ text: String) throws -> String {
             let path = directory.appendingPathComponent(name).path

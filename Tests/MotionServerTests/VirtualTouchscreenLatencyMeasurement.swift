@@ -53,26 +53,29 @@ struct VirtualTouchscreenLatencyMeasurement {
         let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
         defer { try? group.syncShutdownGracefully() }
         let loop = group.next()
-        // The daemon as motiond makes it, on its loop; only its virtual touchscreen differs.
-        let daemon = try loop.submit { () -> NIOLoopBound<Daemon> in
-            let scheduler = EventLoopFrameScheduler(eventLoop: loop)
+        // The daemon as motiond makes it, on its loop and under its lock (the input thread runs
+        // the frames); only its virtual touchscreen differs.
+        let lock = DaemonLock()
+        let daemon = try loop.submit { () -> UncheckedSendable<Daemon> in
+            let scheduler = EventLoopFrameScheduler(eventLoop: loop, lock: lock)
             let daemon = Daemon(configuration: configuration, clock: TimedFrameClock(rate: configuration.daemon.frameRate, scheduler: scheduler),
                                 idleScheduler: scheduler, controlPolicy: { _ in true })
             daemon.virtualTouchscreens.makeDevice = { output, geometry in
                 VirtualTouchscreen(output: output, geometry: geometry, writer: StampingWriter())
             }
-            _ = daemon.configureSinks()
-            return NIOLoopBound(daemon, eventLoop: loop)
+            daemon.mayEnter = { lock.isHeldByThisThread }
+            _ = lock.withLock { daemon.configureSinks() }
+            return UncheckedSendable(daemon)
         }.wait()
         let added = NIOLockedValueBox(0)
-        // The first part of the stage apart: from the read to the loop taking the frame up
-        // (the hand-over between the threads), for each frame the loop takes.
-        let handOver = try loop.submit { NIOLoopBoundBox(StageLatency(), eventLoop: loop) }.wait()
-        let queue = InputQueue(loop: loop) { batch, coalesced in
+        // The first part of the stage apart: from the read to the daemon taking the frame up
+        // (the queue, and the wait for the lock when the loop holds it), for each frame taken.
+        let handOver = NIOLockedValueBox(StageLatency())
+        let queue = InputQueue(lock: lock) { batch, coalesced in
             daemon.value.framesCoalesced(coalesced)
             for event in batch {
                 if case .added = event { added.withLockedValue { $0 += 1 } }
-                if case let .frame(_, _, readAt?) = event { handOver.value.record(monotonicNow() - readAt) }
+                if case let .frame(_, _, readAt?) = event { handOver.withLockedValue { $0.record(monotonicNow() - readAt) } }
                 daemon.value.input(event)
             }
         }
@@ -89,7 +92,7 @@ struct VirtualTouchscreenLatencyMeasurement {
             return sent > 0
         }
         func latency() throws -> StageLatency {
-            try loop.submit { daemon.value.virtualTouchscreens.devices["HDMI-A-1"]?.latency ?? StageLatency() }.wait()
+            lock.withLock { daemon.value.virtualTouchscreens.devices["HDMI-A-1"]?.latency ?? StageLatency() }
         }
         // Every frame written, or as many as were when the count stops growing for a second
         // (frames coalesced, a filter's cancel): the result says how many.
@@ -102,9 +105,10 @@ struct VirtualTouchscreenLatencyMeasurement {
             return false
         }
         let measured = try latency()
-        let (coalesced, counts, queued) = try loop.submit {
-            (daemon.value.status.coalescedFrames, daemon.value.virtualTouchscreens.counts.first?.counts ?? VirtualTouchscreenCounts(), handOver.value)
-        }.wait()
+        let (coalesced, counts) = lock.withLock {
+            (daemon.value.status.coalescedFrames, daemon.value.virtualTouchscreens.counts.first?.counts ?? VirtualTouchscreenCounts())
+        }
+        let queued = handOver.withLockedValue { $0 }
         let result = "{\"frames\": \(measured.count), \"sent\": \(sent), \"coalesced\": \(coalesced), \"cancelled\": \(counts.fingersCancelled), "
             + "\"p50\": \(measured.quantile(0.5) ?? -1), \"p99\": \(measured.quantile(0.99) ?? -1), \"max\": \(measured.quantile(1) ?? -1), "
             + "\"hand_over_p50\": \(queued.quantile(0.5) ?? -1), \"hand_over_p99\": \(queued.quantile(0.99) ?? -1)}\n"

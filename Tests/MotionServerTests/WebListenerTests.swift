@@ -27,7 +27,7 @@ final class WebConnection {
         loop = channel.embeddedEventLoop
         channel.localAddress = try SocketAddress(ipAddress: "127.0.0.1", port: 8765)
         (daemon, _) = try makeDaemon(control: false)
-        clients = ClientConnections(daemon: daemon, loop: loop, rule: SlowClientRule { [loop] in Double(loop.now.uptimeNanoseconds) / 1e9 })
+        clients = ClientConnections(daemon: daemon, lock: DaemonLock(), loop: loop, rule: SlowClientRule { [loop] in Double(loop.now.uptimeNanoseconds) / 1e9 })
         try WebServer.configure(channel, connections: clients, access: WebAccess(origins: origins, hosts: hosts))
         try channel.connect(to: SocketAddress(ipAddress: "127.0.0.1", port: 40000)).wait()
     }

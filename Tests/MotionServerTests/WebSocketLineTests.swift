@@ -39,7 +39,7 @@ struct WebSocketLineTests {
     func keepingUp(skip: Int) throws {
         let channel = EmbeddedChannel()
         try channel.connect(to: SocketAddress(ipAddress: "127.0.0.1", port: 40000)).wait()
-        let output = ChannelOutput(channel: channel, framing: .webSocket)
+        let output = ChannelOutput(channel: channel, lock: DaemonLock(), framing: .webSocket)
         let (lines, ranges) = frame(skip: skip)
         output.sendNow(lines, ranges: ranges)
         #expect(try messages(channel) == Self.texts.map { String($0.dropLast()) })
@@ -49,7 +49,7 @@ struct WebSocketLineTests {
     func behind() throws {
         let channel = EmbeddedChannel()
         try channel.connect(to: SocketAddress(ipAddress: "127.0.0.1", port: 40000)).wait()
-        let output = ChannelOutput(channel: channel, framing: .webSocket)
+        let output = ChannelOutput(channel: channel, lock: DaemonLock(), framing: .webSocket)
         output.writabilityChanged(false)
         let (lines, ranges) = frame(skip: 3)
         output.sendNow(lines, ranges: ranges)

@@ -176,8 +176,8 @@ enum WireCapture {
             let session = daemon.connect(output, credentials: nil)
             daemon.receive(#"{"id":1,"op":"subscribe","streams":\#(streams)}"#, from: session)
         }
-        let driver = try ReplayDriver(path: path, device: nil, configuration: configuration, speed: 1, loops: false, daemon: daemon, eventLoop: loop,
-                                      logger: Logger(label: "wire") { _ in SwiftLogNoOpLogHandler() }, pacing: .eventLoopTimers(clock: { Double(loop.now.uptimeNanoseconds) / 1e9 }))
+        let driver = try ReplayDriver(path: path, device: nil, configuration: configuration, speed: 1, loops: false, daemon: daemon, lock: DaemonLock(),
+                                      eventLoop: loop, logger: Logger(label: "wire") { _ in SwiftLogNoOpLogHandler() }, pacing: .eventLoopTimers(clock: { Double(loop.now.uptimeNanoseconds) / 1e9 }))
         try driver.start()
         // The recording's length, then time for every spring to settle and attract mode to be
         // left alone: the longest recording is under a minute.

@@ -34,6 +34,11 @@ public final class Daemon {
     public var configuration: Configuration { scene.configuration }
     /// Hears what the daemon has to tell its operator (``DaemonEvent``).
     public var onEvent: (DaemonEvent) -> Void = { _ in }
+    /// Whether the caller may touch the daemon now. Whoever runs it on more than one thread
+    /// says (motiond: whether this thread holds the daemon's lock); debug builds check it at
+    /// the ways in (input, a report, a client, a line), so that one that forgot fails its
+    /// tests instead of racing in a kiosk.
+    public var mayEnter: () -> Bool = { true }
     let clock: FrameClock
     let scene: DaemonScene
     let clients: ClientHub
@@ -167,6 +172,7 @@ public final class Daemon {
 
     /// A frame's report to every sink, in order; `input` is the frame it is of, if any.
     private func publish(_ report: FrameReport, input: FrameOrigin? = nil) {
+        assert(mayEnter(), "the daemon was reached without its lock")
         for repair in report.repairs {
             onEvent(.valuesRepaired(element: repair.element, streams: repair.streams))
         }
@@ -282,6 +288,7 @@ public final class Daemon {
 
     /// A client connected: it gets the hello.
     public func connect(_ output: ClientOutput, credentials: PeerCredentials?) -> ClientSession {
+        assert(mayEnter(), "the daemon was reached without its lock")
         let session = clients.open(credentials: credentials, control: controlPolicy(credentials), output: output)
         status.connections[output.transport, default: 0] += 1
         clients.send(ProtocolLine.hello(streams: scene.firstStreams(ProtocolLine.helloStreams), count: scene.streamCount, control: session.control), to: session)
@@ -291,6 +298,7 @@ public final class Daemon {
 
     /// A client went.
     public func disconnect(_ session: ClientSession) {
+        assert(mayEnter(), "the daemon was reached without its lock")
         if touchscreens.calibration?.sessionID == session.id { touchscreens.endCalibration() }
         if session.output.wasDropped { status.dropped[session.output.transport, default: 0] += 1 }
         status.coalescedByClosedClients += session.output.coalesced
@@ -321,6 +329,7 @@ public final class Daemon {
     /// Handles one line as the bytes that came, so that bytes that are not UTF-8 get a
     /// `bad_json` reply instead of being replaced.
     public func receive(utf8 line: some Collection<UInt8>, from session: ClientSession) {
+        assert(mayEnter(), "the daemon was reached without its lock")
         let decoded = Request.decode(line)
         let outcome = Result { () throws(ProtocolError) -> (result: JSONValue, values: [StreamID]) in
             if let operation = decoded.operation, operation.needsControl { try requireControl(session, operation) }

@@ -9,6 +9,7 @@ extension Daemon {
     /// notice is for the log, which the caller keeps, and, when it learns a phantom or
     /// begins a storm, for `devices` and health.
     public func input(_ event: TouchInputEvent) {
+        assert(mayEnter(), "the daemon was reached without its lock")
         switch event {
         case let .frame(frame, device, readAt):
             process(frame, from: device, readAt: readAt)

@@ -21,8 +21,15 @@ import MotionWire
 /// The daemon's lines come as byte arrays (``LineBuffer``), shared by every client; they
 /// become NIO's buffers only when NIO writes them: a line that waited, the rest of a write
 /// the socket did not take, a WebSocket's messages.
+///
+/// It is used under the daemon's lock (``DaemonLock``), from the loop or from the thread that
+/// runs a frame. `send(2)` is made from either; what is done with NIO's channel only on the
+/// loop, and in order (``withChannel(_:)``).
 final class ChannelOutput: ClientOutput {
     private let channel: Channel
+    private let lock: DaemonLock
+    /// What is to be done with the channel, made off the loop and waiting for it, in order.
+    private var outbox: [(Channel) -> Void] = []
     private let framing: LineFraming
     /// What says when the client keeps up, and when it is to be dropped.
     private let rule: SlowClientRule
@@ -51,8 +58,9 @@ final class ChannelOutput: ClientOutput {
     /// Whether writes go straight to the socket (for tests).
     var writesDirectly: Bool { socket >= 0 }
 
-    init(channel: Channel, framing: LineFraming = .newlines, socket: Int32? = nil, rule: SlowClientRule = SlowClientRule()) {
+    init(channel: Channel, lock: DaemonLock, framing: LineFraming = .newlines, socket: Int32? = nil, rule: SlowClientRule = SlowClientRule()) {
         self.channel = channel
+        self.lock = lock
         self.framing = framing
         self.rule = rule
         self.socketTakesMore = channel.isWritable
@@ -87,7 +95,8 @@ final class ChannelOutput: ClientOutput {
             return flush()
         }
         if socket >= 0 { return writeDirectly(lines) }
-        channel.writeAndFlush(channel.allocator.buffer(bytes: lines), promise: nil)
+        let buffer = channel.allocator.buffer(bytes: lines)
+        withChannel { $0.writeAndFlush(buffer, promise: nil) }
         socketTakesMore = channel.isWritable
     }
 
@@ -127,7 +136,7 @@ final class ChannelOutput: ClientOutput {
         precondition(framing == .webSocket, "only a WebSocket has pings")
         guard !isClosed else { return }
         if isKeepingUp {
-            channel.writeAndFlush(WebSocketFrame(fin: true, opcode: .pong, data: payload), promise: nil)
+            withChannel { $0.writeAndFlush(WebSocketFrame(fin: true, opcode: .pong, data: payload), promise: nil) }
             socketTakesMore = channel.isWritable
             return
         }
@@ -175,7 +184,7 @@ final class ChannelOutput: ClientOutput {
 
     func flush() {
         guard !isClosed else { return }
-        if socket < 0 { channel.flush() }
+        if socket < 0 { withChannel { $0.flush() } }
         socketTakesMore = channel.isWritable
     }
 
@@ -189,7 +198,7 @@ final class ChannelOutput: ClientOutput {
         behindSince = nil
         if let pong = pendingPong {
             pendingPong = nil
-            channel.write(WebSocketFrame(fin: true, opcode: .pong, data: pong), promise: nil)
+            withChannel { $0.write(WebSocketFrame(fin: true, opcode: .pong, data: pong), promise: nil) }
         }
         if socket >= 0 {
             var lines: [UInt8] = []
@@ -198,7 +207,7 @@ final class ChannelOutput: ClientOutput {
             return writeDirectly(lines[...])
         }
         for entry in waited { write(entry.line) }
-        channel.flush()
+        withChannel { $0.flush() }
     }
 
     /// Writes `bytes` with one `send(2)`; what the socket does not take, NIO writes when the
@@ -209,17 +218,49 @@ final class ChannelOutput: ClientOutput {
         if written < 0 && errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR {
             // The client went: NIO's write fails too and closes the channel.
             stopWritingDirectly()
-            return channel.writeAndFlush(channel.allocator.buffer(bytes: bytes), promise: nil)
+            let buffer = channel.allocator.buffer(bytes: bytes)
+            return withChannel { $0.writeAndFlush(buffer, promise: nil) }
         }
         let rest = channel.allocator.buffer(bytes: bytes.dropFirst(max(written, 0)))
         inFlight = true
-        let promise = channel.eventLoop.makePromise(of: Void.self)
-        promise.futureResult.assumeIsolated().whenComplete { [self] result in
-            inFlight = false
-            socketTakesMore = channel.isWritable
-            if case .success = result { drain() }
+        let (output, lock) = (UncheckedSendable(self), self.lock)
+        withChannel { channel in
+            let promise = channel.eventLoop.makePromise(of: Void.self)
+            promise.futureResult.whenComplete { result in
+                lock.withLock { output.value.restWritten(result) }
+            }
+            channel.writeAndFlush(rest, promise: promise)
         }
-        channel.writeAndFlush(rest, promise: promise)
+    }
+
+    /// NIO wrote the rest of a direct write, or failed to: what waited meanwhile goes next.
+    private func restWritten(_ result: Result<Void, any Error>) {
+        inFlight = false
+        socketTakesMore = channel.isWritable
+        if case .success = result { drain() }
+    }
+
+    /// Does `action` with the channel on its loop. Off the loop (a frame run on the input
+    /// thread) the action waits in the outbox, and the loop does it under the daemon's lock;
+    /// on the loop, what waited is done first. So whatever this output writes reaches the
+    /// channel in the order it was written, a reply after the frame's lines before it.
+    private func withChannel(_ action: @escaping (Channel) -> Void) {
+        if channel.eventLoop.inEventLoop {
+            if !outbox.isEmpty { runOutbox() }
+            return action(channel)
+        }
+        outbox.append(action)
+        guard outbox.count == 1 else { return }
+        let (output, lock) = (UncheckedSendable(self), self.lock)
+        channel.eventLoop.execute { lock.withLock { output.value.runOutbox() } }
+    }
+
+    /// Does what waits, the oldest first. One at a time: an action may lead NIO to call back
+    /// into this output (a writability change, a close), whose own actions then join the end.
+    private func runOutbox() {
+        while !outbox.isEmpty {
+            outbox.removeFirst()(channel)
+        }
     }
 
     /// Closes the duplicate descriptor: the connection ends when NIO closes its own.
@@ -242,10 +283,12 @@ final class ChannelOutput: ClientOutput {
             var data = channel.allocator.buffer(capacity: 2 + reason.webSocketReason.utf8.count)
             data.write(webSocketErrorCode: reason.webSocketCode)
             data.writeString(reason.webSocketReason)
-            channel.write(WebSocketFrame(fin: true, opcode: .connectionClose, data: data), promise: nil)
+            withChannel { $0.write(WebSocketFrame(fin: true, opcode: .connectionClose, data: data), promise: nil) }
         }
-        channel.flush()
-        channel.close(promise: nil)
+        withChannel { channel in
+            channel.flush()
+            channel.close(promise: nil)
+        }
     }
 
     /// Stops all output: the connection ended, or is being closed by its own handler.
@@ -259,11 +302,12 @@ final class ChannelOutput: ClientOutput {
     private func write(_ lines: ArraySlice<UInt8>) {
         switch framing {
         case .newlines:
-            channel.write(channel.allocator.buffer(bytes: lines), promise: nil)
+            let buffer = channel.allocator.buffer(bytes: lines)
+            withChannel { $0.write(buffer, promise: nil) }
         case .webSocket:
             guard let last = lines.last else { return }
-            let text = last == UInt8(ascii: "\n") ? lines.dropLast() : lines
-            channel.write(WebSocketFrame(fin: true, opcode: .text, data: channel.allocator.buffer(bytes: text)), promise: nil)
+            let text = channel.allocator.buffer(bytes: last == UInt8(ascii: "\n") ? lines.dropLast() : lines)
+            withChannel { $0.write(WebSocketFrame(fin: true, opcode: .text, data: text), promise: nil) }
         }
     }
 
@@ -272,9 +316,10 @@ final class ChannelOutput: ClientOutput {
     func finish(saying line: ByteBuffer) {
         guard !isClosed else { return }
         stopOutput()
-        let channel = self.channel
-        channel.writeAndFlush(line).flatMap { channel.close(mode: .output) }.whenComplete { _ in
-            channel.eventLoop.scheduleTask(in: .seconds(1)) { channel.close(promise: nil) }
+        withChannel { channel in
+            channel.writeAndFlush(line).flatMap { channel.close(mode: .output) }.whenComplete { _ in
+                channel.eventLoop.scheduleTask(in: .seconds(1)) { channel.close(promise: nil) }
+            }
         }
     }
 }

@@ -16,9 +16,15 @@ struct ConnectedClient {
 /// The clients are listed once, as the daemon's sessions (``ClientHub/sessions``). The check
 /// for clients behind too long walks that list; a client leaves it when its connection ends,
 /// whoever ended it: the peer, the slow-client rule, or the daemon saying `bye` as it stops.
+///
+/// The transports' handlers reach the daemon only through here, under its lock
+/// (``DaemonLock``, ``locked(_:)``): a client's lines may meanwhile be sent by the thread
+/// that runs a frame.
 final class ClientConnections {
     /// Whose clients they are.
     let daemon: Daemon
+    /// What the daemon runs under.
+    let lock: DaemonLock
     /// What every client's output is held to.
     let rule: SlowClientRule
     /// The loop the connections and the checks run on.
@@ -34,10 +40,16 @@ final class ClientConnections {
     /// Whether clients are still checked: not once the daemon stops.
     private var checking = true
 
-    init(daemon: Daemon, loop: EventLoop, rule: SlowClientRule = SlowClientRule()) {
+    init(daemon: Daemon, lock: DaemonLock, loop: EventLoop, rule: SlowClientRule = SlowClientRule()) {
         self.daemon = daemon
+        self.lock = lock
         self.loop = loop
         self.rule = rule
+    }
+
+    /// Runs `body` with the daemon, under its lock.
+    func locked<Result>(_ body: (Daemon) throws -> Result) rethrows -> Result {
+        try lock.withLock { try body(daemon) }
     }
 
     // MARK: Opening and closing
@@ -46,18 +58,20 @@ final class ClientConnections {
     /// (writing straight to `socket`, a duplicate of the channel's, when given), and its
     /// session, which sends the hello.
     func open(_ channel: Channel, framing: LineFraming, socket: Int32? = nil, credentials: PeerCredentials?) -> ConnectedClient {
-        let output = ChannelOutput(channel: channel, framing: framing, socket: socket, rule: rule)
+        let output = ChannelOutput(channel: channel, lock: lock, framing: framing, socket: socket, rule: rule)
         output.onBehind = { [weak self] in self?.scheduleCheck() }
         output.onDropped = { [weak self] in self?.dropped += 1 }
-        return ConnectedClient(session: daemon.connect(output, credentials: credentials), output: output)
+        return locked { ConnectedClient(session: $0.connect(output, credentials: credentials), output: output) }
     }
 
     /// `client`'s connection ended, however it ended: its output stops, and the daemon
     /// forgets its session, which so leaves the list of clients. Both transports' handlers
     /// call this, and only this, when their channel goes inactive.
     func closed(_ client: ConnectedClient) {
-        client.output.markClosed()
-        daemon.disconnect(client.session)
+        locked { daemon in
+            client.output.markClosed()
+            daemon.disconnect(client.session)
+        }
     }
 
     // MARK: The slow-client rule
@@ -99,15 +113,21 @@ final class ClientConnections {
 
     /// Checks when the client behind the longest is due (and a little after, so that it is:
     /// the rule drops a client behind for longer than its patience), then again for the next.
+    /// Under the daemon's lock, from whichever thread found a client behind.
     private func scheduleCheck() {
         guard checking, check == nil, let due = nextLaggardDeadline else { return }
-        check = loop.assumeIsolated().scheduleTask(in: .nanoseconds(Int64(due * 1e9)) + .milliseconds(20)) { [weak self] in
-            guard let self else { return }
-            check = nil
-            let count = dropLaggards()
-            if count > 0 { onLaggardsDropped(count) }
-            scheduleCheck()
+        let connections = UncheckedSendable(self)
+        check = loop.scheduleTask(in: .nanoseconds(Int64(due * 1e9)) + .milliseconds(20)) { [lock] in
+            lock.withLock { connections.value.checkDue() }
         }
+    }
+
+    private func checkDue() {
+        guard checking else { return }
+        check = nil
+        let count = dropLaggards()
+        if count > 0 { onLaggardsDropped(count) }
+        scheduleCheck()
     }
 
     /// The daemon is stopping: no more checks.

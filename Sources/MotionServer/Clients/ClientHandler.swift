@@ -54,11 +54,11 @@ final class ClientHandler: ChannelInboundHandler {
         guard case .line(let line) = unwrapInboundIn(data) else { return refuseLongLine(context) }
         guard let client else { return }  // only after channelInactive
         // The bytes as they came, so that a line that is not UTF-8 is refused, not repaired.
-        connections.daemon.receive(utf8: line.readableBytesView, from: client.session)
+        connections.locked { $0.receive(utf8: line.readableBytesView, from: client.session) }
     }
 
     func channelWritabilityChanged(context: ChannelHandlerContext) {
-        client?.output.writabilityChanged(context.channel.isWritable)
+        connections.locked { _ in client?.output.writabilityChanged(context.channel.isWritable) }
         context.fireChannelWritabilityChanged()
     }
 
@@ -70,7 +70,7 @@ final class ClientHandler: ChannelInboundHandler {
         var buffer = context.channel.allocator.buffer(capacity: 256)
         buffer.writeString(ProtocolLine.text(ProtocolLine.reply(id: nil, .failure(ProtocolError(.lineTooLong, message)))))
         buffer.writeString(ProtocolLine.bye(message))
-        client?.output.finish(saying: buffer)
+        connections.locked { _ in client?.output.finish(saying: buffer) }
     }
 
     func errorCaught(context: ChannelHandlerContext, error: Error) {

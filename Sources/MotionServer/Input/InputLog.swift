@@ -97,3 +97,20 @@ extension Daemon {
         }
     }
 }
+
+/// Where a reading thread's batches go (the input thread's, the replay's): the daemon, and
+/// the log as the input's words them (``InputLog``, which keeps its rate limits between
+/// batches). Only touched under the daemon's lock (``InputQueue``).
+final class InputTarget {
+    let daemon: Daemon
+    var log: InputLog
+
+    init(daemon: Daemon, log: InputLog) {
+        self.daemon = daemon
+        self.log = log
+    }
+
+    func take(_ batch: [TouchInputEvent], coalesced: Int) {
+        daemon.take(batch, coalesced: coalesced, log: &log)
+    }
+}

@@ -1,38 +1,39 @@
 import MotionCore
 import NIOConcurrencyHelpers
-import NIOCore
 import TouchInput
 import MotionWire
 
-/// Carries the input thread's events to the event loop, in batches: the thread hands over
-/// what one poll of the hub reported, under one lock, and the loop is woken once for
-/// whatever has gathered by the time it runs. When the loop falls behind (a thousand clients
-/// to write to, input faster than it can process), the frames that queued up are coalesced
-/// (``FrameCoalescing``), so the daemon works on the newest state and its latency stays
-/// bounded instead of growing with the queue.
+/// Carries a reading thread's events (the input thread's, the replay's) to the daemon, in
+/// batches: the thread hands over what one poll of the hub reported, under the queue's own
+/// lock, and the batch runs at once on that thread if the daemon is free (``DaemonLock``),
+/// else as the loop, which holds it, lets go. When the daemon falls behind (a thousand
+/// clients to write to, input faster than it can process), the frames that queued up are
+/// coalesced (``FrameCoalescing``), so the daemon works on the newest state and its latency
+/// stays bounded instead of growing with the queue.
 ///
 /// The same lock closes it (``close()``): once the input thread is stopped, whatever it
-/// still hands over is dropped, since the loop it goes to is stopping.
+/// still hands over is dropped, since the daemon it goes to is stopping.
 final class InputQueue: @unchecked Sendable {
     private let lock = NIOLock()
-    /// What the thread handed over since the loop last took it; under `lock`.
+    /// What the thread handed over since the daemon last took it; under `lock`.
     private var events: [TouchInputEvent] = []
-    private var wakeScheduled = false
     private var open = true
-    /// The batch the loop works on: exchanged with `events` under the lock, so that neither
-    /// side copies the other's and both keep their storage. Only the loop touches it.
+    /// The batch the daemon works on: exchanged with `events` under the lock, so that neither
+    /// side copies the other's and both keep their storage. Only touched under the daemon's lock.
     private var taken: [TouchInputEvent] = []
-    private let loop: any EventLoop
-    private let handle: @Sendable ([TouchInputEvent], _ coalesced: Int) -> Void
+    private let daemonLock: DaemonLock
+    private let handle: ([TouchInputEvent], _ coalesced: Int) -> Void
 
-    /// A queue that hands batches to `handle`, on `loop`, with how many frames were left out.
-    init(loop: any EventLoop, handle: @escaping @Sendable ([TouchInputEvent], _ coalesced: Int) -> Void) {
-        self.loop = loop
+    /// A queue that hands batches to `handle`, under `daemonLock`, with how many frames were
+    /// left out. `handle` may run on any thread, but never on two at once.
+    init(lock daemonLock: DaemonLock, handle: @escaping ([TouchInputEvent], _ coalesced: Int) -> Void) {
+        self.daemonLock = daemonLock
         self.handle = handle
+        daemonLock.add(self)
     }
 
-    /// Queues a batch (from any thread), unless the queue is closed; wakes the loop unless a
-    /// wake is pending. The events are copied: `batch` may be a buffer its sender keeps
+    /// Queues a batch (from any thread), unless the queue is closed, and runs it if the
+    /// daemon is free. The events are copied: `batch` may be a buffer its sender keeps
     /// writing (the hub's).
     func deliver(_ batch: [TouchInputEvent]) {
         guard !batch.isEmpty else { return }
@@ -50,28 +51,35 @@ final class InputQueue: @unchecked Sendable {
         batch.removeAll(keepingCapacity: true)
     }
 
-    /// Adds to what waits with `add`, under the lock, unless the queue is closed; wakes the
-    /// loop unless a wake is pending.
+    /// Adds to what waits with `add`, under the lock, unless the queue is closed; then has it
+    /// run.
     private func enqueue(_ add: (inout [TouchInputEvent]) -> Void) {
-        let wake = lock.withLock { () -> Bool in
+        let queued = lock.withLock { () -> Bool in
             guard open else { return false }
             add(&events)
-            defer { wakeScheduled = true }
-            return !wakeScheduled
+            return true
         }
-        if wake { loop.execute { self.drain() } }
+        if queued { daemonLock.runSoon() }
     }
 
-    /// Drops whatever is delivered from now on; what was queued before still reaches the loop.
+    /// Drops whatever is delivered from now on; what was queued before still runs.
     func close() {
         lock.withLock { open = false }
     }
 
-    private func drain() {
-        lock.withLock {
-            wakeScheduled = false
-            swap(&events, &taken)
-        }
+    /// Closes the queue, then runs what waited: how a stop makes sure the input thread's last
+    /// batch (the contacts it cancelled) reached the daemon, whether or not the caller holds
+    /// the daemon's lock.
+    func closeAndRunWaiting() {
+        close()
+        daemonLock.withLock { runWaiting() }
+    }
+
+    /// Runs what waits, if anything does; only under the daemon's lock (``DaemonLock``
+    /// calls it as it is let go, and a stop once the input thread has ended).
+    func runWaiting() {
+        lock.withLock { swap(&events, &taken) }
+        guard !taken.isEmpty else { return }
         handleTaken()
         taken.removeAll(keepingCapacity: true)
     }

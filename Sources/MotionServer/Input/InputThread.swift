@@ -9,13 +9,15 @@ import TouchInput
 
 /// Reads the touchscreens on a thread of its own, blocked in `poll` until there is input,
 /// and hands what each poll of the hub reports (``TouchInputEvent``s, in the hub's buffer)
-/// to the event loop's ``InputQueue`` as a batch. A pipe wakes it for a reload or to stop,
-/// so it never polls on a timer.
+/// to its ``InputQueue`` as a batch, which the thread then runs through the daemon itself
+/// unless the loop holds the daemon (``DaemonLock``). A pipe wakes it for a reload or to
+/// stop, so it never polls on a timer.
 ///
 /// Its life: ``init`` returns once the thread watches udev (so readiness means no device
 /// plugged in from then on is missed), which takes a moment: call it from outside the
-/// event loop. ``stop(timeout:)`` ends the thread, waits for it, closes the queue and the
-/// pipe; what it delivers from then on is dropped, since the loop it goes to is stopping.
+/// event loop. ``stop(timeout:)`` ends the thread, waits for it, runs what it left in the
+/// queue, closes the queue and the pipe; what it delivers from then on is dropped, since the
+/// daemon it goes to is stopping.
 final class InputThread: @unchecked Sendable {
     private let lock = NIOLock()
     private var configuration: Configuration
@@ -79,15 +81,17 @@ final class InputThread: @unchecked Sendable {
     }
 
     /// Cancels the contacts down, closes the devices, and ends the thread, waiting for it
-    /// at most `timeout` seconds. The cancelled contacts have been delivered when it
-    /// returns; anything later is dropped (``InputQueue/close()``). Returns false if the thread did not end in time
-    /// (a stuck device read): its pipe then stays open, since the thread may still use it.
+    /// at most `timeout` seconds. The cancelled contacts have reached the daemon when it
+    /// returns (if the caller holds the daemon's lock, the thread left them in the queue,
+    /// and they run here); anything later is dropped (``InputQueue/close()``). Returns false
+    /// if the thread did not end in time (a stuck device read): its pipe then stays open,
+    /// since the thread may still use it.
     @discardableResult
     func stop(timeout: Double) -> Bool {
         lock.withLock { stopping = true }
         poke()
         let ended = thread?.join(timeout: timeout) ?? true
-        queue.close()
+        queue.closeAndRunWaiting()
         if ended { closePipe() }
         return ended
     }

@@ -14,7 +14,7 @@ import MotionDaemon
 /// (scaled by the speed), go through a live device's assembler and filters as they come
 /// (``RecordingPlayer``), and what those make of them (frames stamped with the monotonic
 /// clock, the filters' notices and counts) goes to the daemon through an ``InputQueue``, as a
-/// panel's does from the input thread: coalesced there when the loop falls behind, and
+/// panel's does from the input thread: coalesced there when the daemon falls behind, and
 /// nowhere else. For kiosk developers without a touchscreen, for the README's demo, and for
 /// every measurement of the daemon's cost, which so measures the path a kiosk runs.
 ///
@@ -23,8 +23,8 @@ import MotionDaemon
 /// sends frames, and has its filters' counts and notices.
 ///
 /// In motiond a thread of its own waits for each moment and plays it (``ReplayPacing``), as
-/// the input thread waits for a panel, so the events reach the loop from another thread, as a
-/// panel's do. The driver's state is then the thread's, from ``start()`` until ``stop()``
+/// the input thread waits for a panel, and runs them through the daemon itself when it is
+/// free (``DaemonLock``), as the input thread does a panel's. The driver's state is then the thread's, from ``start()`` until ``stop()``
 /// has joined it, hence `@unchecked Sendable`.
 final class ReplayDriver: @unchecked Sendable {
     private let replay: RecordingReplay
@@ -38,7 +38,7 @@ final class ReplayDriver: @unchecked Sendable {
     private let eventLoop: EventLoop
     private let pacing: ReplayPacing
     private let logger: Logger
-    /// Where the events go: the daemon and the log, on the loop, as the input thread's do.
+    /// Where the events go: the daemon and the log, under the daemon's lock, as the input thread's do.
     private let queue: InputQueue
     private var base = 0.0
     /// The thread that plays (``ReplayPacing/ownThread``), and what tells it to stop.
@@ -62,8 +62,8 @@ final class ReplayDriver: @unchecked Sendable {
     /// replay starts each play again, a second after the last ended.
     private var firstMoment: Double?
 
-    init(path: String, device index: Int?, configuration: Configuration, speed: Double, loops: Bool, daemon: Daemon, eventLoop: EventLoop, logger: Logger,
-         pacing: ReplayPacing = .ownThread) throws(StartupFailure) {
+    init(path: String, device index: Int?, configuration: Configuration, speed: Double, loops: Bool, daemon: Daemon, lock: DaemonLock, eventLoop: EventLoop,
+         logger: Logger, pacing: ReplayPacing = .ownThread) throws(StartupFailure) {
         let text: String
         do { text = try String(contentsOfFile: path, encoding: .utf8) } catch { throw .recordingUnreadable(path: path, reason: Self.reason(error)) }
         let recording: EvemuRecording
@@ -85,8 +85,8 @@ final class ReplayDriver: @unchecked Sendable {
         self.pacing = pacing
         self.logger = logger
         if case .eventLoopTimers(let clock) = pacing { self.now = clock } else { self.now = monotonicNow }
-        let target = NIOLoopBound(ReplayTarget(daemon: daemon, log: InputLog(logger: logger)), eventLoop: eventLoop)
-        self.queue = InputQueue(loop: eventLoop) { batch, coalesced in target.value.take(batch, coalesced: coalesced) }
+        let target = InputTarget(daemon: daemon, log: InputLog(logger: logger))
+        self.queue = InputQueue(lock: lock, handle: target.take)
         timer.driver = self
     }
 
@@ -143,7 +143,8 @@ final class ReplayDriver: @unchecked Sendable {
 
     /// Stops playing; with its own thread, once the thread has seen it (within
     /// ``stopCheck``), or after a second whatever it is doing. The caller (the daemon's stop,
-    /// on the loop) waits that long.
+    /// on the loop, holding the daemon's lock, which the thread never waits for) waits that
+    /// long.
     func stop() {
         task?.cancel()
         guard let thread else { return }
@@ -214,7 +215,7 @@ final class ReplayDriver: @unchecked Sendable {
     /// Plays what is due, as a touchscreen's events arrive (the next moment at least, which
     /// the thread woke for or the timer fired for): its frames stamped with the time each was due, then what the
     /// filters decided, then their counts if they changed; the queue coalesces frames that a
-    /// busy loop let gather (``InputQueue``).
+    /// busy daemon let gather (``InputQueue``).
     private func deliver() {
         guard let next = player.nextTime else { return }
         let recordingTime = Swift.max(next, (now() - base) * speed)
@@ -239,22 +240,6 @@ final class ReplayDriver: @unchecked Sendable {
     }
 }
 
-/// Where the replay's events go, on the loop: the daemon, and the log as the input's words
-/// them (``InputLog``, which keeps its rate limits between batches).
-private final class ReplayTarget {
-    let daemon: Daemon
-    var log: InputLog
-
-    init(daemon: Daemon, log: InputLog) {
-        self.daemon = daemon
-        self.log = log
-    }
-
-    func take(_ batch: [TouchInputEvent], coalesced: Int) {
-        daemon.take(batch, coalesced: coalesced, log: &log)
-    }
-}
-
 /// The replay's timer: a class the event loop calls back, held by the driver for the replay's
 /// life. Only touched on the driver's event loop, hence `@unchecked Sendable`.
 private final class ReplayTimer: NIOScheduledCallbackHandler, @unchecked Sendable {
@@ -268,8 +253,8 @@ private final class ReplayTimer: NIOScheduledCallbackHandler, @unchecked Sendabl
 /// Who waits for a recording's next moment.
 enum ReplayPacing {
     /// A thread of the replay's own sleeps until each moment is due and plays it, as the input
-    /// thread waits for a panel: the events reach the loop from another thread, as a
-    /// panel's do. motiond's.
+    /// thread waits for a panel, and runs them through the daemon as that thread does a
+    /// panel's. motiond's.
     case ownThread
     /// The event loop's timers, the moments due on `clock`: a test's embedded loop, whose time
     /// the test moves by hand.

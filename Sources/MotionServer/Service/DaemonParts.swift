@@ -28,16 +28,16 @@ struct DaemonParts: Sendable {
     mutating func append(contentsOf parts: DaemonParts) { started += parts.started }
 
     /// Stops every part, the last started first, each once the one after it has stopped
-    /// (or failed to: a listener already closed stops no other part); on `loop`. Nothing is
-    /// left to stop after: a second call does nothing.
-    mutating func stopAll(on loop: EventLoop, logger: Logger) -> EventLoopFuture<Void> {
+    /// (or failed to: a listener already closed stops no other part); on `loop`, each under
+    /// the daemon's `lock`. Nothing is left to stop after: a second call does nothing.
+    mutating func stopAll(on loop: EventLoop, lock: DaemonLock, logger: Logger) -> EventLoopFuture<Void> {
         loop.preconditionInEventLoop()
         let parts = started.reversed()
         started = []
         var stopped = loop.makeSucceededVoidFuture()
         for part in parts {
             stopped = stopped.flatMap {
-                part.stop().recover { logger.debug("stopping the \(part.name): \($0)") }
+                lock.withLock { part.stop() }.recover { logger.debug("stopping the \(part.name): \($0)") }
             }
         }
         return stopped

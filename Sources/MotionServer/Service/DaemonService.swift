@@ -10,8 +10,12 @@ import MotionTUIO
 import TouchInput
 import MotionDaemon
 
-/// The running daemon: the event loop everything lives on, the socket, the input, signals
-/// and systemd. ``run(_:)`` returns when the daemon has stopped.
+/// The running daemon: the event loop, the socket, the input, signals and systemd.
+/// ``run(_:)`` returns when the daemon has stopped.
+///
+/// The daemon runs under one lock (``DaemonLock``): on the input thread (or the replay's)
+/// for a frame, on the loop for everything else. Every way in from the loop takes it: the
+/// start, the stop's parts, signals, timers, the clients' handlers, the pages.
 ///
 /// Its parts (``DaemonPart``) start in order and stop in reverse: the scene (restored from
 /// its state file), the input thread, the socket, the web listener, the replay, and the
@@ -21,8 +25,8 @@ public final class DaemonService {
     private let options: DaemonOptions
     private let loop: EventLoop
     private let logger: Logger
-    /// The input's events as the log words them.
-    private var inputLog: InputLog
+    /// What the daemon runs under.
+    private let lock: DaemonLock
     private let notifier: SystemdNotifier
     private let daemon: Daemon
     /// The clients' connections, on either transport, and the slow-client rule's check.
@@ -43,21 +47,22 @@ public final class DaemonService {
 
     /// Makes the daemon and its scene, restored from the state file if there is one: the
     /// first part, on the loop.
-    private init(options: DaemonOptions, configuration: Configuration, loop: EventLoop, logger: Logger) throws(StartupFailure) {
+    private init(options: DaemonOptions, configuration: Configuration, loop: EventLoop, lock: DaemonLock, logger: Logger) throws(StartupFailure) {
         self.options = options
         self.loop = loop
+        self.lock = lock
         self.logger = logger
-        self.inputLog = InputLog(logger: logger)
         self.notifier = SystemdNotifier(loop: loop) {
             logger.warning("systemd's notify socket is full (nothing reads it): motiond goes on, and tells systemd once it reads again")
         }
         self.stopped = loop.makePromise()
-        let scheduler = EventLoopFrameScheduler(eventLoop: loop)
+        let scheduler = EventLoopFrameScheduler(eventLoop: loop, lock: lock)
         let clock = TimedFrameClock(rate: configuration.daemon.frameRate, scheduler: scheduler)
         daemon = Daemon(configuration: configuration, clock: clock, idleScheduler: scheduler, tuio: TUIOTargets(),
                         controlPolicy: ControlPolicy(configuration.daemon).allows)
-        connections = ClientConnections(daemon: daemon, loop: loop)
+        connections = ClientConnections(daemon: daemon, lock: lock, loop: loop)
         daemon.onEvent = { [unowned self] in log($0) }
+        daemon.mayEnter = { [lock] in lock.isHeldByThisThread }
         connections.onLaggardsDropped = { [logger] in logger.warning("disconnected \($0) client(s) that stopped reading") }
         if let path = options.state ?? configuration.daemon.state {
             do {
@@ -93,25 +98,26 @@ public final class DaemonService {
         let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
         defer { try? group.syncShutdownGracefully() }
         let loop = group.next()
+        let lock = DaemonLock()
         // The scene is made on the loop; the parts that wait to start (the input thread, the
         // listeners) are started from here, which the loop must never do; the rest starts on
         // the loop with them. Two hops onto the loop in all.
-        let made = try onLoop(loop) { () throws(StartupFailure) in
-            Made(try DaemonService(options: options, configuration: configuration, loop: loop, logger: logger))
+        let made = try onLoop(loop, lock) { () throws(StartupFailure) in
+            Made(try DaemonService(options: options, configuration: configuration, loop: loop, lock: lock, logger: logger))
         }
         let service = made.service
         var started = DaemonParts()
         /// What started stops, in reverse, as a stop would.
-        func stopStarted() { try? loop.flatSubmit { [started] in service.value.stopAll(adding: started) }.wait() }
+        func stopStarted() { try? loop.flatSubmit { [started] in lock.withLock { service.value.stopAll(adding: started) } }.wait() }
         let done: EventLoopFuture<Void>
         do throws(StartupFailure) {
-            let input = options.replay != nil ? nil : try startInput(configuration, virtualOutputs: made.virtualOutputs, service: service, loop: loop, logger: logger, into: &started)
+            let input = options.replay != nil ? nil : try startInput(configuration, made, lock: lock, loop: loop, logger: logger, into: &started)
             if relay.stopRequested {
                 stopStarted()
                 return logger.info("stopped before starting")
             }
             let listeners = try startListeners(configuration, options, made, relay: relay, loop: loop, into: &started)
-            done = try onLoop(loop) { [started] () throws(StartupFailure) in
+            done = try onLoop(loop, lock) { [started] () throws(StartupFailure) in
                 try service.value.start(configuration, started: started, input: input, listeners: listeners, relay: relay)
                 return service.value.stopped.futureResult
             }
@@ -123,22 +129,20 @@ public final class DaemonService {
         do { try done.wait() } catch { throw .eventLoop(error) }
     }
 
-    /// The input thread, unless motiond replays a recording: its events reach the daemon on
-    /// the loop in batches (``InputQueue``).
-    private static func startInput(_ configuration: Configuration, virtualOutputs: Set<String>, service: NIOLoopBound<DaemonService>, loop: EventLoop, logger: Logger,
+    /// The input thread, unless motiond replays a recording: it runs its batches through the
+    /// daemon itself, under the daemon's lock (``InputQueue``).
+    private static func startInput(_ configuration: Configuration, _ made: Made, lock: DaemonLock, loop: EventLoop, logger: Logger,
                                    into started: inout DaemonParts) throws(StartupFailure) -> InputThread? {
-        let queue = InputQueue(loop: loop) { batch, coalesced in
-            let service = service.value
-            service.daemon.take(batch, coalesced: coalesced, log: &service.inputLog)
-        }
-        let input = try InputThread(configuration: configuration, virtualOutputs: virtualOutputs, logger: logger, queue: queue)
+        let target = made.input.value
+        let queue = InputQueue(lock: lock, handle: target.take)
+        let input = try InputThread(configuration: configuration, virtualOutputs: made.virtualOutputs, logger: logger, queue: queue)
         started.append(DaemonPart(name: "input") {
-            // The contacts it cancels on the way out are queued on the loop: they reach the
-            // clients before the parts started earlier stop (their goodbye).
+            // The contacts it cancels on the way out have reached the clients when it returns,
+            // before the parts started earlier stop (their goodbye).
             if !input.stop(timeout: inputJoinTimeout) {
                 logger.warning("the input thread did not end within \(inputJoinTimeout) s; what it sends from now on is dropped")
             }
-            return loop.submit {}
+            return loop.makeSucceededVoidFuture()
         })
         return input
     }
@@ -148,11 +152,14 @@ public final class DaemonService {
         let service: NIOLoopBound<DaemonService>
         let connections: NIOLoopBound<ClientConnections>
         let webAccess: NIOLoopBound<WebAccess>
+        /// Where the input thread's batches go, used only under the daemon's lock.
+        let input: UncheckedSendable<InputTarget>
         /// The outputs whose virtual touchscreen was made: the input grabs their panels.
         let virtualOutputs: Set<String>
 
         init(_ service: DaemonService) {
             self.service = NIOLoopBound(service, eventLoop: service.loop)
+            input = UncheckedSendable(InputTarget(daemon: service.daemon, log: InputLog(logger: service.logger)))
             virtualOutputs = service.daemon.virtualOutputs
             connections = NIOLoopBound(service.connections, eventLoop: service.loop)
             webAccess = NIOLoopBound(service.webAccess, eventLoop: service.loop)
@@ -187,11 +194,11 @@ public final class DaemonService {
         return listeners
     }
 
-    /// Runs `body` on `loop` and waits for its result: how start-up, off the loop, reaches
-    /// what lives on it. A failure of `body`'s is passed on as it is; one of the loop's is
-    /// ``StartupFailure/eventLoop(_:)``.
-    private static func onLoop<T: Sendable>(_ loop: EventLoop, _ body: @escaping @Sendable () throws -> T) throws(StartupFailure) -> T {
-        do { return try loop.submit(body).wait() } catch let failure as StartupFailure { throw failure } catch { throw .eventLoop(error) }
+    /// Runs `body` on `loop` under `lock` and waits for its result: how start-up, off the
+    /// loop, reaches what lives on it. A failure of `body`'s is passed on as it is; one of the
+    /// loop's is ``StartupFailure/eventLoop(_:)``.
+    private static func onLoop<T: Sendable>(_ loop: EventLoop, _ lock: DaemonLock, _ body: @escaping @Sendable () throws -> T) throws(StartupFailure) -> T {
+        do { return try loop.submit { try lock.withLock(body) }.wait() } catch let failure as StartupFailure { throw failure } catch { throw .eventLoop(error) }
     }
 
     /// The configuration to start with: the file's, or the built-in default without one.
@@ -208,7 +215,7 @@ public final class DaemonService {
     /// motiond keeping its scene in the same file stops this one starting.
     private func keepScene(in file: StateFile, interval: Double, scheduler: FrameScheduler) throws(StartupFailure) {
         let restoration: Daemon.Restoration
-        do { restoration = try daemon.keepScene(in: file, interval: interval, scheduler: scheduler, writer: ThreadedStateWriter(loop: loop)) } catch {
+        do { restoration = try daemon.keepScene(in: file, interval: interval, scheduler: scheduler, writer: ThreadedStateWriter(loop: loop, lock: lock)) } catch {
             throw .stateFileUnusable(error)
         }
         stateFile = file
@@ -260,7 +267,7 @@ public final class DaemonService {
         // parts from outside join: a failed start stops those itself (``run(_:)``).
         let replay = try options.replay.map { recording throws(StartupFailure) in
             try ReplayDriver(path: recording, device: options.replayDevice, configuration: configuration, speed: options.speed, loops: options.loop,
-                             daemon: daemon, eventLoop: loop, logger: logger)
+                             daemon: daemon, lock: lock, eventLoop: loop, logger: logger)
         }
         try replay?.start()
         parts.append(contentsOf: started)
@@ -277,9 +284,9 @@ public final class DaemonService {
             })
         }
         let bound = NIOLoopBound(self, eventLoop: loop)
-        relay.run { signal in loop.execute { bound.value.handle(signal) } }
+        relay.run { [lock] signal in loop.execute { lock.withLock { bound.value.handle(signal) } } }
         SystemdActivation.startWatchdog(notifier, on: loop, environment: ProcessInfo.processInfo.environment)
-        let probe = LoopLagProbe(daemon: daemon, loop: loop)
+        let probe = LoopLagProbe(daemon: daemon, lock: lock, loop: loop)
         probe.start()
         parts.append(DaemonPart(name: "loop probe") {
             probe.stop()
@@ -351,7 +358,7 @@ public final class DaemonService {
     /// them (a start that failed half-way); the promise ``run(_:)`` waits for is kept then.
     private func stopAll(adding more: DaemonParts) -> EventLoopFuture<Void> {
         parts.append(contentsOf: more)
-        let done = parts.stopAll(on: loop, logger: logger)
+        let done = parts.stopAll(on: loop, lock: lock, logger: logger)
         done.cascade(to: stopped)
         return done
     }

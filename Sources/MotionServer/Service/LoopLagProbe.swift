@@ -9,11 +9,13 @@ final class LoopLagProbe {
     static let interval: TimeAmount = .seconds(1)
     private let loop: EventLoop
     private unowned let daemon: Daemon
+    private let lock: DaemonLock
     private var task: Scheduled<Void>?
 
-    /// On `loop`, which `daemon` runs on.
-    init(daemon: Daemon, loop: EventLoop) {
+    /// On `loop`; tells `daemon` under `lock`.
+    init(daemon: Daemon, lock: DaemonLock, loop: EventLoop) {
         self.daemon = daemon
+        self.lock = lock
         self.loop = loop
     }
 
@@ -21,7 +23,7 @@ final class LoopLagProbe {
         let deadline = NIODeadline.now() + Self.interval
         task = loop.assumeIsolated().scheduleTask(deadline: deadline) { [self] in
             let late = NIODeadline.now() - deadline
-            daemon.loopLagMeasured(max(0, Double(late.nanoseconds) / 1e9))
+            lock.withLock { daemon.loopLagMeasured(max(0, Double(late.nanoseconds) / 1e9)) }
             start()
         }
     }

@@ -4,15 +4,18 @@ import MotionDaemon
 import NIOCore
 import MotionConfiguration
 
-/// Writes on a serial queue of its own and reports back on the daemon's loop.
+/// Writes on a serial queue of its own and reports back on the daemon's loop, under the
+/// daemon's lock.
 final class ThreadedStateWriter: StateWriter, @unchecked Sendable {
     private let queue = DispatchQueue(label: "motiond.state")
     private let loop: EventLoop
+    private let lock: DaemonLock
     /// Used on `queue` only.
     private var file: KeptFile?
 
-    init(loop: EventLoop) {
+    init(loop: EventLoop, lock: DaemonLock) {
         self.loop = loop
+        self.lock = lock
     }
 
     func keep(_ file: KeptFile) {
@@ -21,11 +24,12 @@ final class ThreadedStateWriter: StateWriter, @unchecked Sendable {
     }
 
     func write(_ state: SceneState, checkedAgainst limits: ValueLimits, done: @escaping (Result<StateWritten?, StateFileError>) -> Void) {
-        let done = NIOLoopBound(done, eventLoop: loop)
-        let loop = self.loop
+        // Called back only under the daemon's lock, as it was called.
+        let done = UncheckedSendable(done)
+        let (loop, lock) = (self.loop, self.lock)
         queue.async {
             let result = self.perform(state, limits)
-            loop.execute { done.value(result) }
+            loop.execute { lock.withLock { done.value(result) } }
         }
     }
 
@@ -38,10 +42,4 @@ final class ThreadedStateWriter: StateWriter, @unchecked Sendable {
         defer { self.file = file }
         return file.write(state, checkedAgainst: limits)
     }
-}
-
-/// A value handed to the writer's queue once and never shared.
-private struct UncheckedSendable<Value>: @unchecked Sendable {
-    var value: Value
-    init(_ value: Value) { self.value = value }
 }

@@ -31,8 +31,8 @@ final class PageHandler: ChannelInboundHandler, RemovableChannelHandler {
     static let monitoringPaths: Set<String> = ["/metrics", "/healthz"]
 
     private let access: WebAccess
-    /// Whose metrics and health are served.
-    private let daemon: Daemon
+    /// Whose metrics and health are served (read under the daemon's lock).
+    private let connections: ClientConnections
     /// The request being read: only its head matters (a body is read and dropped).
     private var head: HTTPRequestHead?
     /// A whole request not yet answered because the client is not reading what it was sent.
@@ -48,9 +48,9 @@ final class PageHandler: ChannelInboundHandler, RemovableChannelHandler {
     /// Whether a response is being written: a request that comes meanwhile waits its turn.
     private var responding = false
 
-    init(access: WebAccess, daemon: Daemon) {
+    init(access: WebAccess, connections: ClientConnections) {
         self.access = access
-        self.daemon = daemon
+        self.connections = connections
     }
 
     func handlerAdded(context: ChannelHandlerContext) {
@@ -175,9 +175,9 @@ final class PageHandler: ChannelInboundHandler, RemovableChannelHandler {
         let page: Page
         switch path {
         case "/metrics":
-            page = Page(type: Daemon.metricsContentType, body: daemon.metricsExposition())
+            page = Page(type: Daemon.metricsContentType, body: connections.locked { $0.metricsExposition() })
         case "/healthz":
-            let health = daemon.health()
+            let health = connections.locked { $0.health() }
             if !health.isHealthy { status = .serviceUnavailable }
             page = Page(type: "application/json", body: Array(ProtocolLine.text(health.json).utf8))
         default:

@@ -65,7 +65,7 @@ extension WebServer {
     static func configure(_ channel: Channel, connections: ClientConnections, access: WebAccess) throws {
         // The closures below are Sendable by NIO's signature, but all run on this loop.
         let loop = channel.eventLoop
-        let pages = NIOLoopBound(PageHandler(access: access, daemon: connections.daemon), eventLoop: loop)
+        let pages = NIOLoopBound(PageHandler(access: access, connections: connections), eventLoop: loop)
         let access = NIOLoopBound(access, eventLoop: loop)
         let connections = NIOLoopBound(connections, eventLoop: loop)
         let upgrader = NIOWebSocketServerUpgrader(
@@ -94,6 +94,6 @@ extension WebServer {
 /// `EmbeddedChannel`, say) is set up as the listener sets up a connection it accepted, serving
 /// `daemon`'s protocol to pages from `origins` on `hosts` (besides the listener's own).
 public func serveWebConnection(_ channel: Channel, daemon: Daemon, origins: [String], hosts: [String] = []) throws {
-    try WebServer.configure(channel, connections: ClientConnections(daemon: daemon, loop: channel.eventLoop),
+    try WebServer.configure(channel, connections: ClientConnections(daemon: daemon, lock: DaemonLock(), loop: channel.eventLoop),
                             access: WebAccess(origins: origins, hosts: hosts))
 }

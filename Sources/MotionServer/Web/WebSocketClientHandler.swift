@@ -28,12 +28,18 @@ final class WebSocketClientHandler: ChannelInboundHandler {
     }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        let frame = unwrapInboundIn(data)
+        connections.locked { daemon in read(frame, into: daemon, context: context) }
+    }
+
+    /// A frame, under the daemon's lock.
+    private func read(_ frame: WebSocketFrame, into daemon: Daemon, context: ChannelHandlerContext) {
         guard let client, !client.output.isClosed else { return }
-        switch reader.read(unwrapInboundIn(data)) {
+        switch reader.read(frame) {
         case .text(let message):
-            connections.daemon.receive(utf8: message.readableBytesView, from: client.session)
+            daemon.receive(utf8: message.readableBytesView, from: client.session)
         case .binary:
-            connections.daemon.refuse(ProtocolError(.badJSON, "requests are JSON in text messages, not binary ones"), to: client.session)
+            daemon.refuse(ProtocolError(.badJSON, "requests are JSON in text messages, not binary ones"), to: client.session)
         case .ping(let payload):
             client.output.sendPong(payload)
         case .close(let code):
@@ -49,13 +55,17 @@ final class WebSocketClientHandler: ChannelInboundHandler {
     }
 
     func channelWritabilityChanged(context: ChannelHandlerContext) {
-        client?.output.writabilityChanged(context.channel.isWritable)
+        connections.locked { _ in client?.output.writabilityChanged(context.channel.isWritable) }
         context.fireChannelWritabilityChanged()
     }
 
     /// A frame NIO could not read (longer than 64 KiB, a control frame fragmented or over
     /// 125 bytes): the connection is closed with a close frame saying why.
     func errorCaught(context: ChannelHandlerContext, error: Error) {
+        connections.locked { _ in refuse(error, context: context) }
+    }
+
+    private func refuse(_ error: Error, context: ChannelHandlerContext) {
         guard client?.output.isClosed == false, !(error is IOError) else { return context.close(promise: nil) }
         switch error {
         case NIOWebSocketError.invalidFrameLength: fail(context, .messageTooLarge, "a message is longer than 64 KiB")

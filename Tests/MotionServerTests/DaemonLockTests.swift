@@ -1,0 +1,138 @@
+import Dispatch
+import Foundation
+import Glibc
+import MotionCore
+import NIOConcurrencyHelpers
+import NIOCore
+import NIOPosix
+import Testing
+import TouchInput
+@testable import MotionServer
+
+/// The daemon's lock: a reading thread runs its batch itself when the daemon is free, and
+/// otherwise leaves it to the holder, who runs it as it lets go; nothing is stranded, nothing
+/// runs in the middle of the holder's work, and what the loop does meanwhile keeps its order.
+@Suite("Daemon lock", .timeLimit(.minutes(1)))
+struct DaemonLockTests {
+    static func removed(_ number: Int) -> TouchInputEvent {
+        .skippedRemoved(node: "/dev/input/event\(number)")
+    }
+
+    static var thisThread: UInt { UInt(pthread_self()) }
+
+    @Test("a batch delivered while the daemon is free runs at once, on the thread that delivered it")
+    func freeRunsHere() throws {
+        let lock = DaemonLock()
+        let ranOn = NIOLockedValueBox<[UInt]>([])
+        let queue = InputQueue(lock: lock) { _, _ in ranOn.withLockedValue { $0.append(Self.thisThread) } }
+        queue.deliver([Self.removed(1)])
+        #expect(ranOn.withLockedValue { $0 } == [Self.thisThread])
+        #expect(!lock.isHeldByThisThread, "let go once the batch ran")
+    }
+
+    @Test("a batch delivered while another thread holds the daemon runs on that thread as it lets go, after its work, not during it")
+    func heldRunsAtRelease() throws {
+        let lock = DaemonLock()
+        let order = NIOLockedValueBox<[String]>([])
+        let queue = InputQueue(lock: lock) { batch, _ in order.withLockedValue { $0.append("batch of \(batch.count) on \(Self.thisThread)") } }
+        let holding = DispatchSemaphore(value: 0)
+        let delivered = DispatchSemaphore(value: 0)
+        let finished = DispatchSemaphore(value: 0)
+        let holder = NIOLockedValueBox<UInt>(0)
+        Thread {
+            holder.withLockedValue { $0 = Self.thisThread }
+            lock.withLock {
+                // Nested, as the loop's callbacks nest: the batch waits for the outermost release.
+                lock.withLock {
+                    holding.signal()
+                    _ = delivered.wait(timeout: .now() + 10)
+                    order.withLockedValue { $0.append("inner work done") }
+                }
+                order.withLockedValue { $0.append("outer work done") }
+            }
+            finished.signal()
+        }.start()
+        try #require(holding.wait(timeout: .now() + 10) == .success)
+        queue.deliver([Self.removed(1)])
+        queue.deliver([Self.removed(2)])
+        #expect(order.withLockedValue { $0 }.isEmpty, "the delivering thread did not wait for the lock, nor run the batch")
+        delivered.signal()
+        try #require(finished.wait(timeout: .now() + 10) == .success)
+        let thread = holder.withLockedValue { $0 }
+        #expect(order.withLockedValue { $0 } == ["inner work done", "outer work done", "batch of 2 on \(thread)"])
+    }
+
+    @Test("nothing is stranded: while one thread takes and lets go of the daemon over and over, every event another delivers is run by the time both are done")
+    func nothingStranded() throws {
+        let lock = DaemonLock()
+        let count = 20_000
+        let handled = NIOLockedValueBox(0)
+        // Events that are never coalesced, so that each one counts.
+        let queue = InputQueue(lock: lock) { batch, coalesced in
+            handled.withLockedValue { $0 += batch.count + coalesced }
+        }
+        let stop = NIOLockedValueBox(false)
+        let loopDone = DispatchSemaphore(value: 0)
+        Thread {
+            while !stop.withLockedValue({ $0 }) { lock.withLock {} }
+            loopDone.signal()
+        }.start()
+        for number in 0..<count { queue.deliver([Self.removed(number)]) }
+        stop.withLockedValue { $0 = true }
+        try #require(loopDone.wait(timeout: .now() + 20) == .success)
+        #expect(handled.withLockedValue { $0 } == count)
+    }
+
+    @Test("a timer the daemon cancels does not run, even when the loop had already taken it and was waiting for the lock")
+    func cancelledTimer() throws {
+        let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
+        defer { try? group.syncShutdownGracefully() }
+        let loop = group.next()
+        let lock = DaemonLock()
+        let scheduler = EventLoopFrameScheduler(eventLoop: loop, lock: lock)
+        let ran = NIOLockedValueBox(false)
+        let markerRan = DispatchSemaphore(value: 0)
+        // The loop is kept busy, from before both are scheduled until both are due, so that
+        // it takes them up together (NIO takes every task due in one batch): the marker first,
+        // then the daemon's timer, a millisecond later, which then waits for the lock.
+        let busy = DispatchSemaphore(value: 0)
+        let started = DispatchSemaphore(value: 0)
+        let due = NIODeadline.now() + .milliseconds(1)
+        let timerDue = Double(due.uptimeNanoseconds) / 1e9 + 0.001
+        loop.execute {
+            started.signal()
+            _ = busy.wait(timeout: .now() + 10)
+            while NIODeadline.now().uptimeNanoseconds < UInt64(timerDue * 1e9) + 10_000 {}
+        }
+        try #require(started.wait(timeout: .now() + 10) == .success, "the loop never ran")
+        _ = loop.scheduleTask(deadline: due) { markerRan.signal() }
+        lock.lock()
+        let cancel = scheduler.schedule(at: timerDue) { ran.withLockedValue { $0 = true } }
+        busy.signal()
+        try #require(markerRan.wait(timeout: .now() + 10) == .success, "the loop never ran the marker")
+        cancel()
+        lock.unlock()
+        try loop.submit {}.wait()
+        #expect(!ran.withLockedValue { $0 })
+    }
+
+    @Test("lines written off the loop reach the client before a reply the loop writes after them, though the loop was already waiting to write it")
+    func offLoopOrder() throws {
+        let pair = try ChannelPair()
+        defer { pair.close() }
+        let channel = pair.channel
+        let lock = DaemonLock()
+        // Through NIO's channel, as a WebSocket's lines and whatever waited always are.
+        let output = try channel.eventLoop.submit { UncheckedSendable(ChannelOutput(channel: channel, lock: lock)) }.wait()
+        lock.lock()
+        // The loop waits for the lock to write a reply, as a request that came in does.
+        channel.eventLoop.execute { lock.withLock { output.value.sendNow(Array("reply\n".utf8)[...]) } }
+        // Meanwhile a frame is run off the loop, holding the lock.
+        output.value.sendNow(Array("frame\n".utf8)[...])
+        lock.unlock()
+        try channel.eventLoop.submit { lock.withLock { output.value.close(saying: nil) } }.wait()
+        let (received, error) = pair.readToEnd()
+        #expect(error == nil, "the connection did not end: \(error ?? "")")
+        #expect(String(decoding: received, as: UTF8.self) == "frame\nreply\n")
+    }
+}
