@@ -231,6 +231,16 @@ def cancel_table(kind, scenarios, records):
     """What each client got for each cancel case, as a table, judged: with motiond's default
     (`cancel = "withdraw"`) no client is left with a touch down, the page gets no click and no
     contextmenu but the next tap's click, and the next tap arrives (and, on the page, clicks)."""
+    rows, problems, wrong = cancel_verdict(kind, scenarios, records)
+    check(not problems, "\n".join(problems))
+    check(not wrong, "a touch motiond took away did harm:\n" + "\n".join(f"{name} | {target}: {why}" for name, target, why in wrong)
+          + "\n" + "\n".join(rows))
+    return "\n".join(rows)
+
+
+def cancel_verdict(kind, scenarios, records):
+    """cancel_table's rows, the records that failed (problems), and what went wrong in a
+    case, as (case, target, why)."""
     rows = [f"{kind}: case | client | touches (landing … last position, positions, ending) | click/contextmenu | "
             "left down | the next tap"]
     problems = []
@@ -242,7 +252,7 @@ def cancel_table(kind, scenarios, records):
                     problems.append(f"{target}: {failure}")
                 continue
             record = played[scenario.name]
-            final = list(record["published"].values())[-1][0] if record["published"] else None
+            final = final_landing(record)
             if target == "wl_touch":
                 touches, unframed, _ = touches_of_wev(record["events"])
                 clicks = "-"
@@ -251,25 +261,147 @@ def cancel_table(kind, scenarios, records):
                 clicks = ", ".join(f"{e['type']} at {e['x']:.0f},{e['y']:.0f}" for e in record["events"]
                                    if e["type"] in ("click", "contextmenu")) or "none"
             left_down = sum(1 for t in touches if t["end"] is None)
-            next_tap = next((t for t in touches if final and max(abs(t["positions"][0][0] - final[0]),
-                                                                  abs(t["positions"][0][1] - final[1])) <= 2), None)
+            next_tap = next((t for t in touches if final and near(t["positions"][0], final)), None)
             tap_said = "never arrived" if next_tap is None else f"arrived, ended {next_tap['end']}"
             if target == "page" and final:
-                clicked = any(e["type"] == "click" and abs(e["x"] - final[0]) <= 2 and abs(e["y"] - final[1]) <= 2
-                              for e in record["events"])
+                clicked = any(e["type"] == "click" and near((e["x"], e["y"]), final) for e in record["events"])
                 tap_said += ", clicked" if clicked else ", no click"
                 others = [e for e in record["events"] if e["type"] == "contextmenu"
-                          or (e["type"] == "click" and not (abs(e["x"] - final[0]) <= 2 and abs(e["y"] - final[1]) <= 2))]
+                          or (e["type"] == "click" and not near((e["x"], e["y"]), final))]
                 if others or not clicked:
-                    wrong.append(f"{scenario.name} | page: " + (f"{', '.join(e['type'] + ' at ' + format(e['x'], '.0f') + ',' + format(e['y'], '.0f') for e in others)}; " if others else "")
-                                 + ("" if clicked else "the next tap did not click"))
+                    wrong.append((scenario.name, "page", (f"{', '.join(e['type'] + ' at ' + format(e['x'], '.0f') + ',' + format(e['y'], '.0f') for e in others)}; " if others else "")
+                                  + ("" if clicked else "the next tap did not click")))
             if left_down or next_tap is None:
-                wrong.append(f"{scenario.name} | {target}: {left_down} left down; the next tap {tap_said}")
+                wrong.append((scenario.name, target, f"{left_down} left down; the next tap {tap_said}"))
             rows.append(f"{scenario.name} | {target} | {summary(touches)}{f' ({unframed} unframed)' if unframed else ''} | "
                         f"{clicks} | {left_down} | {tap_said}")
-    check(not problems, "\n".join(problems))
-    check(not wrong, "a touch motiond took away did harm:\n" + "\n".join(wrong) + "\n" + "\n".join(rows))
-    return "\n".join(rows)
+    return rows, problems, wrong
+
+
+def final_landing(record):
+    """Where motiond published a case's last touch (the next tap) landing, in pixels; None if it published none."""
+    return list(record["published"].values())[-1][0] if record["published"] else None
+
+
+def near(a, b, pixels=2):
+    return max(abs(a[0] - b[0]), abs(a[1] - b[1])) <= pixels
+
+
+# --- The browser's lateness in the cancel cases ---------------------------------------------------
+
+# How far behind wl_touch the page may get a cancel case's touch before its failure counts as
+# the browser's lateness (ms). Under TCG in a 1-CPU guest on a loaded host the page is now and
+# then far behind: in two failed runs its handlers got a stuck finger's withdrawal 2.0 s after
+# the touchstart where wl_touch had it 0.27 s after the down (1.8 s behind; Chromium's long
+# press fired meanwhile, a contextmenu), and a jump's touch ended 1.6 s after the touchstart
+# against wl_touch's 0.32 s (1.3 s behind). A run whose cases all passed had the page up to
+# 0.54 s behind (sway's lock), the failed runs' passing cases up to 1.0 s: half a second is
+# this guest's ordinary. 0.7 s is what alone spoils a held finger's case: its withdrawal
+# reaches wl_touch 0.25-0.3 s after the down, and 0.7 s more is a second with no move, when
+# Chromium's long press fires (1 s in its Aura gesture configuration; the pages here had no
+# contextmenu for a first move 0.83 s after the touchstart, one for 2.0 s). Less than that,
+# a failure is motiond's to answer for. The page's times are its handlers' (performance.now()):
+# its event.timeStamp is the compositor's wl_touch time of the event (touches_of_page), which
+# says when motiond's event reached the compositor in the page's play, not when Chromium got it.
+PAGE_LATE_MS = 700
+
+
+def page_lateness(scenario, records):
+    """How far behind wl_touch the page got a cancel case's touches, as (ms, figures), or None
+    where it cannot count as the browser's lateness: wl_touch must be right (nothing left
+    down, the next tap arrived and ended up) and both must show the withdrawn touch.
+
+    Each side's times are its own: wl_touch's `time` (the compositor's, from libinput's
+    stamp), and when the page's handlers ran (touches_of_page). So each is measured from the
+    withdrawn touch's landing on that side, to the same three moments: its first move (the
+    page's first new position, and when wl_touch first had that position: Chromium holds
+    back moves within its slop, such as a resting finger's nudges), its end, and the next
+    tap's landing. The page's lateness is its largest gap less wl_touch's. The two were
+    separate plays of the same frames: a page behind by more than PAGE_LATE_MS in every
+    failing case, while wl_touch got all on time, is the page's play's backlog, not a fault
+    of motiond's. The figures give each page gap "stamped" too (event.timeStamp's, the
+    compositor's time in the page's play): the page's gap less that is Chromium's own delay,
+    that less wl_touch's is how much later the compositor had it in the page's play."""
+    wl, page = (records[target][0].get(scenario.name) for target in ("wl_touch", "page"))
+    if not wl or not page:
+        return None
+    final = final_landing(wl)
+    touches = touches_of_wev(wl["events"])[0]
+    tap = next((t for t in touches if final and near(t["positions"][0], final)), None)
+    if not touches or tap is None or tap is touches[0] or tap["end"] != "up" or any(t["end"] is None for t in touches):
+        return None
+    withdrawn = touches[0]
+    shown = touches_of_page(page["events"])
+    landed = next((t for t in shown if near(t["positions"][0], withdrawn["positions"][0])), None)
+    if landed is None:
+        return None
+
+    def since(at, stamp):
+        """A page event's time and stamp, from the touchstart's."""
+        return at - landed["times"][0], stamp - landed["stamps"][0]
+    gaps = []
+    if len(landed["positions"]) > 1:
+        first = next((index for index, position in enumerate(withdrawn["positions"][1:], 1)
+                      if near(position, landed["positions"][1], TOLERANCE)), None)
+        if first is not None:
+            gaps.append(("first move", since(landed["times"][1], landed["stamps"][1]), withdrawn["times"][first] - withdrawn["times"][0]))
+    if landed["ended"] is not None and withdrawn["ended"] is not None:
+        gaps.append(("end", since(landed["ended"], landed["ended_stamp"]), withdrawn["ended"] - withdrawn["times"][0]))
+    page_tap = next((t for t in shown if t is not landed and near(t["positions"][0], final)), None)
+    if page_tap is not None:
+        gaps.append(("the next tap", since(page_tap["times"][0], page_tap["stamps"][0]), tap["times"][0] - withdrawn["times"][0]))
+    if not gaps:
+        return None
+    behind = max(handled - wl_gap for _, (handled, _), wl_gap in gaps)
+    return behind, (f"{scenario.name}: the page {behind:.0f} ms behind wl_touch; after its touchstart, "
+                    + "; ".join(f"{what} {handled:.0f} ms (stamped {stamp:.0f}), on wl_touch {wl_gap:.0f} ms after the down"
+                                for what, (handled, stamp), wl_gap in gaps))
+
+
+def browser_late(scenarios, records, problems, wrong):
+    """The lateness figures of the page's failing cases, when the failure is the browser's
+    lateness alone: every record was made, only the page's cases failed, and each of them
+    was late by PAGE_LATE_MS (page_lateness). None otherwise: then it is motiond's."""
+    failing = [name for name, target, _ in wrong]
+    if problems or not failing or any(target != "page" for _, target, _ in wrong):
+        return None
+    figures = []
+    for scenario in scenarios:
+        if scenario.name in failing:
+            late = page_lateness(scenario, records)
+            if late is None or late[0] <= PAGE_LATE_MS:
+                return None
+            figures.append(late[1])
+    return figures
+
+
+def cancels(lab, kind, scenarios, records):
+    """The cancels test: cancel_table's verdict, and the page played once more when it alone
+    failed and only by its lateness (browser_late): in a 1-CPU guest under TCG on a loaded
+    host Chromium now and then gets the compositor's touches a second or more late, and its
+    own long press or the lab's window then judges the page's timing, not motiond's. The
+    second try is judged as the first; a failure of it fails with both tries' tables."""
+    rows, problems, wrong = cancel_verdict(kind, scenarios, records)
+    if not problems and not wrong:
+        return "\n".join(rows)
+    late = browser_late(scenarios, records, problems, wrong)
+    if late is None:
+        return cancel_table(kind, scenarios, records)
+    first = ("the page's cases played twice: on the first try only the page failed, in each failing case "
+             f"more than {PAGE_LATE_MS} ms behind wl_touch:\n" + "\n".join(late) + "\n"
+             + "\n".join(f"{name} | {target}: {why}" for name, target, why in wrong) + "\n" + "\n".join(rows))
+    note(f"the page late in the cancel cases ({', '.join(line.split(';')[0] for line in late)}): played again")
+    clock = time.monotonic()
+    try:
+        played, failure = lab.play_all("page", scenarios), None
+    except LabFailure as error:
+        played, failure = {}, f"{error}"
+    again = dict(records, page=(played, failure, time.monotonic() - clock))
+    try:
+        table = cancel_table(kind, scenarios, again)
+    except LabFailure as second:
+        raise LabFailure(f"{first}\nthe second try failed too:\n{second}") from None
+    return f"{first}\nthe second try:\n{table}"
 
 
 # --- The rotated output ---------------------------------------------------------------------------

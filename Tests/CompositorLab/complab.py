@@ -95,7 +95,8 @@ def run_tests(lab, kind, tests, results):
     fails its tests with the reason. The scenarios go to wev and then to the page (a client at
     a time has the output), then the latency and the recordings to the same page (Chromium
     takes a minute or more to start under emulation: once a guest), and last the rotated
-    outputs, each a compositor started anew with its output turned."""
+    outputs, each a compositor started anew with its output turned. The cancels may play the
+    page's cases once more, when the page alone failed them by its lateness (cases.cancels)."""
     judged = [scenario for scenario in cases.judged_scenarios() if scenario.name in tests]
     cancels = cases.cancel_scenarios() if "cancels" in tests else []
     records = {}
@@ -110,7 +111,7 @@ def run_tests(lab, kind, tests, results):
         results.write(f"{kind} {scenario.name}", failure is None, seconds + time.monotonic() - clock, verdict or failure)
     if cancels:
         clock = time.monotonic()
-        verdict, failure = attempt(lambda: cases.cancel_table(kind, cancels, records))
+        verdict, failure = attempt(lambda: cases.cancels(lab, kind, cancels, records))
         seconds = sum(record[0].get(scenario.name, {}).get("seconds", 0) for record in records.values() for scenario in cancels)
         results.write(f"{kind} cancels", failure is None, seconds + time.monotonic() - clock, verdict or failure)
     for test, run in (("latency", latency.stage_latency), ("recordings", recordings.recordings_to_page),

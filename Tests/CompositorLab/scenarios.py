@@ -149,9 +149,11 @@ def rotation_scenario():
 # --- What the clients got, as touches -------------------------------------------------------
 
 def touches_of_wev(events):
-    """wev's wl_touch events as touches: {"id", "positions", "end" (up, cancel, None)}, and
-    the events no wl_touch.frame closed (a frame ends a group of events that belong together:
-    those after the last frame), up events apart: (touches, unframed events, unframed ups)."""
+    """wev's wl_touch events as touches: {"id", "positions", "end" (up, cancel, None), "times"
+    (each position's wl_touch time, ms), "ended" (the up's time; None for a cancel, which has
+    none)}, and the events no wl_touch.frame closed (a frame ends a group of events that
+    belong together: those after the last frame), up events apart: (touches, unframed events,
+    unframed ups)."""
     touches, down, group = [], {}, []
     for event in events:
         kind = event["event"]
@@ -160,13 +162,16 @@ def touches_of_wev(events):
             continue
         group.append(kind)
         if kind == "down":
-            touch = {"id": event["id"], "positions": [(event["x"], event["y"])], "end": None}
+            touch = {"id": event["id"], "positions": [(event["x"], event["y"])], "end": None,
+                     "times": [event.get("time")], "ended": None}
             touches.append(touch)
             down[event["id"]] = touch
         elif kind == "motion" and event["id"] in down:
             down[event["id"]]["positions"].append((event["x"], event["y"]))
+            down[event["id"]]["times"].append(event.get("time"))
         elif kind == "up" and event["id"] in down:
-            down.pop(event["id"])["end"] = "up"
+            touch = down.pop(event["id"])
+            touch["end"], touch["ended"] = "up", event.get("time")
         elif kind == "cancel":
             for touch in down.values():
                 touch["end"] = "cancel"
@@ -176,7 +181,12 @@ def touches_of_wev(events):
 
 def touches_of_page(events):
     """The page's touch events as touches, the same shape as wev's, with "stale": how many of
-    its moves were Chromium's echo of the last touch with its identifier, left out.
+    its moves were Chromium's echo of the last touch with its identifier, left out. Its
+    "times" and "ended" are when the page's handler ran (`performance.now()`, ms, on the
+    page's clock; `event.timeStamp` in a log without it): when the page itself got each.
+    "stamps" and "ended_stamp" are the same events' `event.timeStamp`, on the same clock:
+    Chromium's Wayland backend stamps a touch event with its wl_touch `time`, so these say
+    when the compositor had each (libinput's stamp of motiond's write), not when Chromium did.
 
     Chromium's touch identifiers are the compositor's `wl_touch` ids, which libinput takes
     again for the next finger; under emulation Chromium then now and again sent a touchmove
@@ -189,8 +199,10 @@ def touches_of_page(events):
     touches, down, ended_at = [], {}, {}
     for event in events:
         kind = event["type"]
+        seen = event.get("now", event.get("t"))
         if kind == "touchstart":
-            touch = {"id": event["id"], "positions": [(event["x"], event["y"])], "end": None, "stale": 0, "t": event.get("t", 0)}
+            touch = {"id": event["id"], "positions": [(event["x"], event["y"])], "end": None, "stale": 0, "t": event.get("t", 0),
+                     "times": [seen], "ended": None, "stamps": [event.get("t")], "ended_stamp": None}
             touches.append(touch)
             down[event["id"]] = touch
         elif kind in ("touchmove", "touchend", "touchcancel") and event["id"] in down:
@@ -203,8 +215,10 @@ def touches_of_page(events):
             touch["t"] = max(touch["t"], event.get("t", touch["t"]))
             if position != touch["positions"][-1]:
                 touch["positions"].append(position)
+                touch["times"].append(seen)
+                touch["stamps"].append(event.get("t"))
             if kind != "touchmove":
-                touch["end"] = "up" if kind == "touchend" else "cancel"
+                touch["end"], touch["ended"], touch["ended_stamp"] = "up" if kind == "touchend" else "cancel", seen, event.get("t")
                 ended_at[event["id"]] = position
                 del down[event["id"]]
     return touches
