@@ -5,6 +5,7 @@ import MotionCore
 import NIOConcurrencyHelpers
 import NIOCore
 import NIOPosix
+import NIOWebSocket
 import Testing
 import TouchInput
 @testable import MotionServer
@@ -134,5 +135,26 @@ struct DaemonLockTests {
         let (received, error) = pair.readToEnd()
         #expect(error == nil, "the connection did not end: \(error ?? "")")
         #expect(String(decoding: received, as: UTF8.self) == "frame\nreply\n")
+    }
+
+    @Test("a WebSocket's close frame, which its handler sends on the loop, goes after the lines written off the loop before it")
+    func webSocketCloseAfterLines() throws {
+        let pair = try ChannelPair()
+        defer { pair.close() }
+        let channel = pair.channel
+        try channel.pipeline.addHandler(WebSocketFrameEncoder()).wait()
+        let lock = DaemonLock()
+        let output = try channel.eventLoop.submit { UncheckedSendable(ChannelOutput(channel: channel, lock: lock, framing: .webSocket)) }.wait()
+        var body = channel.allocator.buffer(capacity: 2)
+        body.write(webSocketErrorCode: .normalClosure)
+        lock.lock()
+        // The loop waits for the lock to close, as a client's close frame that came in does.
+        channel.eventLoop.execute { [body] in lock.withLock { output.value.closeWebSocket(with: body) } }
+        output.value.sendNow(Array("frame\n".utf8)[...], ranges: [0..<6])
+        lock.unlock()
+        let (received, error) = pair.readToEnd()
+        #expect(error == nil, "the connection did not end: \(error ?? "")")
+        // A text frame "frame" (FIN, opcode 1, unmasked, 5 bytes), then the close frame (opcode 8) with code 1000.
+        #expect(received == [0x81, 5] + Array("frame".utf8) + [0x88, 2, 0x03, 0xE8])
     }
 }

@@ -291,7 +291,21 @@ final class ChannelOutput: ClientOutput {
         }
     }
 
-    /// Stops all output: the connection ended, or is being closed by its own handler.
+    /// Ends a WebSocket as its handler decided (the client's close echoed, or a frame it broke
+    /// the rules with): the close frame with `body` after whatever this output was given
+    /// before, and nothing after it; then the connection closes.
+    func closeWebSocket(with body: ByteBuffer) {
+        precondition(framing == .webSocket, "only a WebSocket has close frames")
+        guard !isClosed else { return }
+        stopOutput()
+        withChannel { channel in
+            channel.writeAndFlush(WebSocketFrame(fin: true, opcode: .connectionClose, data: body)).whenComplete { _ in
+                channel.close(promise: nil)
+            }
+        }
+    }
+
+    /// Stops all output: the connection ended.
     func markClosed() {
         stopOutput()
     }

@@ -150,7 +150,9 @@ final class ReplayDriver: @unchecked Sendable {
         guard let thread else { return }
         stopping.store(true, ordering: .releasing)
         _ = thread.join(timeout: 1)
-        queue.close()
+        // What the thread queued last runs now, before the parts started earlier stop (the
+        // scene's goodbye), not after them.
+        queue.closeAndRunWaiting()
     }
 
     // MARK: Pacing

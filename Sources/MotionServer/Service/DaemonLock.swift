@@ -77,7 +77,14 @@ final class DaemonLock: @unchecked Sendable {
 
     /// Lets go. The outermost release first runs the batches that wait; once let go, it looks
     /// again, since one may have come meanwhile, and runs it unless someone else has taken the
-    /// lock (who then will).
+    /// lock (who then will). So on the loop a batch may run at the end of any callback that
+    /// took the lock (a line read, a channel gone, a write completed), not only between them.
+    ///
+    /// The hand-shake with ``runSoon()`` (store the flag, then try; let go, then load the
+    /// flag) leans on the failed `trylock` and the release being ordered with the flag's
+    /// sequentially consistent store and load. Swift's memory model does not promise that of
+    /// a mutex; glibc's mutexes (atomic read-modify-writes, full barriers on x86-64, and
+    /// acquire-release pairs with the sequentially consistent accesses on ARMv8) give it.
     func unlock() {
         guard depth == 1 else {
             depth -= 1

@@ -83,12 +83,11 @@ final class WebSocketClientHandler: ChannelInboundHandler {
         close(context, with: data)
     }
 
-    /// Sends a close frame with `body` (no more output after it) and closes the connection.
+    /// Sends a close frame with `body` (no more output after it) and closes the connection:
+    /// through the output, so that a frame's lines it was given first go first.
     private func close(_ context: ChannelHandlerContext, with body: ByteBuffer) {
-        client?.output.markClosed()
-        context.writeAndFlush(wrapOutboundOut(WebSocketFrame(fin: true, opcode: .connectionClose, data: body))).assumeIsolated().whenComplete { _ in
-            context.close(promise: nil)
-        }
+        guard let client else { return context.close(promise: nil) }
+        client.output.closeWebSocket(with: body)
     }
 
     /// The connection ended, whoever ended it: the client is closed as every client is.
