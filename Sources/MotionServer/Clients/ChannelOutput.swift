@@ -241,9 +241,11 @@ final class ChannelOutput: ClientOutput {
     }
 
     /// Does `action` with the channel on its loop. Off the loop (a frame run on the input
-    /// thread) the action waits in the outbox, and the loop does it under the daemon's lock;
-    /// on the loop, what waited is done first. So whatever this output writes reaches the
-    /// channel in the order it was written, a reply after the frame's lines before it.
+    /// thread) the action waits in the outbox, and the loop does it under the daemon's lock,
+    /// once the thread has let go of it (``DaemonLock/forLoop(_:_:)``: one task for every
+    /// output); on the loop, what waited is done first. So whatever this output writes
+    /// reaches the channel in the order it was written, a reply after the frame's lines
+    /// before it.
     private func withChannel(_ action: @escaping (Channel) -> Void) {
         if channel.eventLoop.inEventLoop {
             if !outbox.isEmpty { runOutbox() }
@@ -251,8 +253,7 @@ final class ChannelOutput: ClientOutput {
         }
         outbox.append(action)
         guard outbox.count == 1 else { return }
-        let (output, lock) = (UncheckedSendable(self), self.lock)
-        channel.eventLoop.execute { lock.withLock { output.value.runOutbox() } }
+        lock.forLoop(channel.eventLoop) { [self] in runOutbox() }
     }
 
     /// Does what waits, the oldest first. One at a time: an action may lead NIO to call back

@@ -1,4 +1,5 @@
 import Glibc
+import NIOCore
 import Synchronization
 
 /// The lock the daemon runs under: whoever holds it may touch the daemon and everything it
@@ -31,6 +32,9 @@ final class DaemonLock: @unchecked Sendable {
     private let waiting = Atomic<Bool>(false)
     /// The queues whose waiting batches the holder runs as it lets go; under the mutex.
     private var queues: [Weak] = []
+    /// Work a holder off the loop left for the loop (``forLoop(_:_:)``), by loop; under the
+    /// mutex.
+    private var loopWork: [(loop: any EventLoop, work: () -> Void)] = []
 
     private struct Weak {
         weak var queue: InputQueue?
@@ -95,10 +99,31 @@ final class DaemonLock: @unchecked Sendable {
             if waiting.exchange(false, ordering: .sequentiallyConsistent) {
                 for entry in queues { entry.queue?.runWaiting() }
             }
+            let handOver = loopWork
+            if !loopWork.isEmpty { loopWork.removeAll(keepingCapacity: true) }
             depth = 0
             owner.store(0, ordering: .relaxed)
             pthread_mutex_unlock(mutex)
+            handToLoops(handOver)
         } while waiting.load(ordering: .sequentiallyConsistent) && tryLock()
+    }
+
+    /// Has `loop` do `work` under this lock, in one task for everything a holder left it, once
+    /// the holder has let go. Only once: a loop woken while the lock is still held would
+    /// preempt the holder, find the lock taken and sleep again, two context switches more a
+    /// frame (a WebSocket client's lines, written by NIO, cost that much). Call it holding
+    /// the lock.
+    func forLoop(_ loop: any EventLoop, _ work: @escaping () -> Void) {
+        loopWork.append((loop, work))
+    }
+
+    private func handToLoops(_ handOver: [(loop: any EventLoop, work: () -> Void)]) {
+        guard let first = handOver.first else { return }
+        // One task a loop (motiond has one; a test may have several).
+        let (now, later) = (handOver.filter { $0.loop === first.loop }, handOver.filter { $0.loop !== first.loop })
+        let work = UncheckedSendable(now.map(\.work))
+        first.loop.execute { self.withLock { for action in work.value { action() } } }
+        handToLoops(later)
     }
 
     /// A queue holds a batch: it runs now if the lock is free, else when its holder lets go.
