@@ -23,6 +23,8 @@ PROBE_AT = (400, 240)
 PROBE_TRIES = 5
 # Within this many pixels of motiond's published positions (the device's unit is a quarter pixel).
 TOLERANCE = 1.0
+# The lab panel's extent in its units (the Atmel's axes: x 0-799, y 0-479), over the output.
+PANEL_UNITS = (800, 480)
 
 
 class Lab:
@@ -86,8 +88,18 @@ class Lab:
             if scenario.during:
                 scenario.during(self.client, time.monotonic() - start)
         self.panels[scenario.panel].play(scenario.events, meanwhile=meanwhile)
-        wait_until("motiond to publish every finger lifted", lambda: self.client.drain() or self.all_lifted())
+        # With a `final` touch, until motiond published it too: under load motiond may still be
+        # behind when the touch before it has ended, and the record would end without it.
+        wait_until("motiond to publish every finger lifted" + (" and the last touch landed" if scenario.final else ""),
+                   lambda: self.client.drain() or (self.all_lifted() and self.final_published(scenario)))
         return contact_tracks(self.client.events)
+
+    def final_published(self, scenario):
+        """Whether motiond published a contact landing where `scenario`'s last touch lands (or it has none)."""
+        if scenario.final is None:
+            return True
+        at = (scenario.final[0] * WIDTH / PANEL_UNITS[0], scenario.final[1] * HEIGHT / PANEL_UNITS[1])
+        return any(near(track[0], at, 4) for track in contact_tracks(self.client.events).values())
 
     def all_lifted(self):
         values = [event["value"] for event in self.client.events if event.get("stream") == "screen.contacts"]
