@@ -90,6 +90,15 @@ def main():
     return 0
 
 
+def keep(played, name):
+    """What each scenario's play recorded (motiond's published tracks and the client's events),
+    as OUT/NAME: a failed case's verdict names what it judged, and this what it judged it by."""
+    with open(os.path.join(labkit.OUT, name), "w") as out:
+        json.dump({scenario: {"published": {str(contact): track for contact, track in record["published"].items()},
+                              "events": record["events"], "seconds": record["seconds"]}
+                   for scenario, record in played.items()}, out)
+
+
 def run_tests(lab, kind, tests, results):
     """Plays what the selected tests need and judges each test; one that failed to record
     fails its tests with the reason. The scenarios go to wev and then to the page (a client at
@@ -104,6 +113,7 @@ def run_tests(lab, kind, tests, results):
         clock = time.monotonic()
         played, failure = attempt(lambda: lab.play_all(target, judged + cancels))
         records[target] = (played or {}, failure, time.monotonic() - clock)
+        keep(played or {}, f"records-{target}.json")
     for scenario in judged:
         clock = time.monotonic()
         verdict, failure = attempt(lambda: cases.judge(scenario, records))
