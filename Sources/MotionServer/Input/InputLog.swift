@@ -86,18 +86,6 @@ struct InputLog {
     }
 }
 
-extension Daemon {
-    /// A batch an ``InputQueue`` hands over, from the input thread or a replay alike: the
-    /// frames it left out counted, then each event to the daemon and, after it, to the log.
-    func take(_ batch: [TouchInputEvent], coalesced: Int, log: inout InputLog) {
-        framesCoalesced(coalesced)
-        for event in batch {
-            input(event)
-            log.write(event)
-        }
-    }
-}
-
 /// Where a reading thread's batches go (the input thread's, the replay's): the daemon, and
 /// the log as the input's words them (``InputLog``, which keeps its rate limits between
 /// batches). Only touched under the daemon's lock (``InputQueue``).
@@ -110,7 +98,13 @@ final class InputTarget {
         self.log = log
     }
 
+    /// A batch an ``InputQueue`` hands over, from the input thread or a replay alike: the
+    /// frames it left out counted, then each event to the daemon and, after it, to the log.
     func take(_ batch: [TouchInputEvent], coalesced: Int) {
-        daemon.take(batch, coalesced: coalesced, log: &log)
+        daemon.framesCoalesced(coalesced)
+        for event in batch {
+            daemon.input(event)
+            log.write(event)
+        }
     }
 }

@@ -24,8 +24,8 @@ import MotionDaemon
 ///
 /// In motiond a thread of its own waits for each moment and plays it (``ReplayPacing``), as
 /// the input thread waits for a panel, and runs them through the daemon itself when it is
-/// free (``DaemonLock``), as the input thread does a panel's. The driver's state is then the thread's, from ``start()`` until ``stop()``
-/// has joined it, hence `@unchecked Sendable`.
+/// free (``DaemonLock``), as the input thread does a panel's. The driver's state is then the
+/// thread's, from ``start()`` until ``stop()`` has joined it, hence `@unchecked Sendable`.
 final class ReplayDriver: @unchecked Sendable {
     private let replay: RecordingReplay
     /// This play of the recording; a new one for each play when looping.
@@ -38,7 +38,8 @@ final class ReplayDriver: @unchecked Sendable {
     private let eventLoop: EventLoop
     private let pacing: ReplayPacing
     private let logger: Logger
-    /// Where the events go: the daemon and the log, under the daemon's lock, as the input thread's do.
+    /// Where the events go: the daemon and the log, under the daemon's lock, as the input
+    /// thread's do.
     private let queue: InputQueue
     private var base = 0.0
     /// The thread that plays (``ReplayPacing/ownThread``), and what tells it to stop.
