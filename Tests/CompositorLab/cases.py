@@ -243,11 +243,18 @@ def cancel_table(kind, scenarios, records):
     """What each client got for each cancel case, as a table, judged: with motiond's default
     (`cancel = "withdraw"`) no client is left with a touch down, the page gets no click and no
     contextmenu but the next tap's click, and the next tap arrives (and, on the page, clicks)."""
-    rows, problems, wrong = cancel_verdict(kind, scenarios, records)
+    return judged(*cancel_verdict(kind, scenarios, records))
+
+
+def judged(rows, problems, wrong):
+    """The table of a cancel_verdict, or the failure it says."""
     check(not problems, "\n".join(problems))
-    check(not wrong, "a touch motiond took away did harm:\n" + "\n".join(f"{name} | {target}: {why}" for name, target, why in wrong)
-          + "\n" + "\n".join(rows))
+    check(not wrong, "a touch motiond took away did harm:\n" + harms(wrong) + "\n" + "\n".join(rows))
     return "\n".join(rows)
+
+
+def harms(wrong):
+    return "\n".join(f"{name} | {target}: {why}" for name, target, why in wrong)
 
 
 def cancel_verdict(kind, scenarios, records):
@@ -394,14 +401,12 @@ def cancels(lab, kind, scenarios, records):
     own long press or the lab's window then judges the page's timing, not motiond's. The
     second try is judged as the first; a failure of it fails with both tries' tables."""
     rows, problems, wrong = cancel_verdict(kind, scenarios, records)
-    if not problems and not wrong:
-        return "\n".join(rows)
     late = browser_late(scenarios, records, problems, wrong)
     if late is None:
-        return cancel_table(kind, scenarios, records)
+        return judged(rows, problems, wrong)
     first = ("the page's cases played twice: on the first try only the page failed, in each failing case "
              f"more than {PAGE_LATE_MS} ms behind wl_touch:\n" + "\n".join(late) + "\n"
-             + "\n".join(f"{name} | {target}: {why}" for name, target, why in wrong) + "\n" + "\n".join(rows))
+             + harms(wrong) + "\n" + "\n".join(rows))
     note(f"the page late in the cancel cases ({', '.join(line.split(';')[0] for line in late)}): played again")
     clock = time.monotonic()
     try:
