@@ -182,8 +182,9 @@ def main():
         quiet_problem = [problem for problem in ctl("status")[0]["health"]["problems"] if "touch storm" in problem]
         until("the storm's quiet to end", lambda: not ctl("status")[0]["health"]["storms"], deadline=20)
         published, most = client.part()
+        health = ctl("status")[0]["health"]
         step("storm", storms=storm, problems=quiet_problem, filtered=counts, published=published,
-             healthy_after=ctl("status")[0]["health"]["status"])
+             healthy_after=health["status"], problems_after=health["problems"])
     except (Failure, PanelFailure, OSError, ValueError, KeyError, StopIteration, subprocess.TimeoutExpired) as error:
         said = daemon.said() if daemon else "(not started)"
         print(f"live_phantoms: {type(error).__name__}: {error}\n--- motiond said:\n{said}", file=sys.stderr)
