@@ -401,7 +401,11 @@ class Page:
              "--no-sandbox", "--no-first-run", "--disable-gpu",
              "--disable-dev-shm-usage", "--enable-logging=stderr", "--v=0", f"--user-data-dir={data}",
              # Nothing in the background: under emulation on a busy host, Chromium's helper
-             # processes otherwise miss its 15 s to connect and the page never loads.
+             # processes otherwise miss its 15 s to connect and the page never loads. Nor is
+             # that enough in sway's guest, where the browser took half a minute to map its
+             # window: each helper waits two minutes for it (the switch Chromium's own test
+             # runners give a slow machine; the browser hands it to every child process).
+             "--ipc-connection-timeout=120",
              "--disable-background-networking", "--disable-component-update", "--disable-extensions", "--disable-sync",
              "--disable-default-apps", "--no-default-browser-check", "--disable-features=Translate,MediaRouter,OptimizationHints",
              f"file://{page}"], "chromium")
