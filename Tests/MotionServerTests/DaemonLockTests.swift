@@ -157,4 +157,34 @@ struct DaemonLockTests {
         // A text frame "frame" (FIN, opcode 1, unmasked, 5 bytes), then the close frame (opcode 8) with code 1000.
         #expect(received == [0x81, 5] + Array("frame".utf8) + [0x88, 2, 0x03, 0xE8])
     }
+
+    @Test("a reading thread whose batch ran longer than its budget hands the next ones to the loop, which runs them while the thread goes on delivering; once the loop caught up, the thread runs its batches again")
+    func behindHandsToLoop() throws {
+        let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
+        defer { try? group.syncShutdownGracefully() }
+        let loop = group.next()
+        let loopThread = try loop.submit { Self.thisThread }.wait()
+        let lock = DaemonLock()
+        let ran = NIOLockedValueBox<[(node: String, thread: UInt)]>([])
+        let queue = InputQueue(lock: lock, behindLoop: loop) { batch, _ in
+            for case .skippedRemoved(let node) in batch { ran.withLockedValue { $0.append((node, Self.thisThread)) } }
+            // The first batch takes longer than a reading thread may run batches.
+            if batch.contains(where: { if case .skippedRemoved("/dev/input/event1") = $0 { true } else { false } }) {
+                usleep(useconds_t(InputQueue.readingBudget * 3_000_000))
+            }
+        }
+        // The loop is busy until released, so that what it is handed cannot run early.
+        let busy = DispatchSemaphore(value: 0)
+        loop.execute { _ = busy.wait(timeout: .now() + 10) }
+        queue.deliver([Self.removed(1)])
+        queue.deliver([Self.removed(2)])
+        #expect(ran.withLockedValue { $0.map(\.node) } == ["/dev/input/event1"], "the second batch waits for the loop")
+        busy.signal()
+        // Tasks run in order: once this one has, so has the hand-over.
+        try loop.submit {}.wait()
+        queue.deliver([Self.removed(3)])
+        let runs = ran.withLockedValue { $0 }
+        #expect(runs.map(\.node) == ["/dev/input/event1", "/dev/input/event2", "/dev/input/event3"])
+        #expect(runs.map(\.thread) == [Self.thisThread, loopThread, Self.thisThread])
+    }
 }

@@ -1,5 +1,7 @@
 import MotionCore
 import NIOConcurrencyHelpers
+import NIOCore
+import Synchronization
 import TouchInput
 import MotionWire
 
@@ -11,9 +13,21 @@ import MotionWire
 /// coalesced (``FrameCoalescing``), so the daemon works on the newest state and its latency
 /// stays bounded instead of growing with the queue.
 ///
+/// A reading thread that runs its batches itself does not read meanwhile. Should a run take
+/// longer than ``readingBudget`` (a daemon slower than its input: a debug build, a starved
+/// machine), the kernel's buffer of a panel could fill and drop events (`SYN_DROPPED`: whole
+/// touches lost). So then the batches go to the loop (``behindLoop``), which runs them while the
+/// thread goes back to reading, until it has caught up: frames that gather meanwhile are
+/// coalesced in the queue, where no landing or lift is lost.
+///
 /// The same lock closes it (``close()``): once the input thread is stopped, whatever it
 /// still hands over is dropped, since the daemon it goes to is stopping.
 final class InputQueue: @unchecked Sendable {
+    /// How long a reading thread may run batches at one go: a frame's time at 120 Hz. The
+    /// kernel keeps at least eight frames of a panel (evdev's buffer), and a frame takes well
+    /// under a millisecond in a release build.
+    static let readingBudget = 0.008
+
     private let lock = NIOLock()
     /// What the thread handed over since the daemon last took it; under `lock`.
     private var events: [TouchInputEvent] = []
@@ -23,11 +37,18 @@ final class InputQueue: @unchecked Sendable {
     private var taken: [TouchInputEvent] = []
     private let daemonLock: DaemonLock
     private let handle: ([TouchInputEvent], _ coalesced: Int) -> Void
+    /// Where the batches run while the reading thread is behind; nil: always on the thread.
+    private let behindLoop: (any EventLoop)?
+    /// Whether the loop has the batches, until it has run what waited.
+    private let handedToLoop = Atomic<Bool>(false)
 
     /// A queue that hands batches to `handle`, under `daemonLock`, with how many frames were
-    /// left out. `handle` may run on any thread, but never on two at once.
-    init(lock daemonLock: DaemonLock, handle: @escaping ([TouchInputEvent], _ coalesced: Int) -> Void) {
+    /// left out. `handle` may run on any thread, but never on two at once. With `behindLoop`,
+    /// batches go there while the reading thread is behind (``readingBudget``).
+    init(lock daemonLock: DaemonLock, behindLoop: (any EventLoop)? = nil,
+         handle: @escaping ([TouchInputEvent], _ coalesced: Int) -> Void) {
         self.daemonLock = daemonLock
+        self.behindLoop = behindLoop
         self.handle = handle
         daemonLock.add(self)
     }
@@ -59,7 +80,25 @@ final class InputQueue: @unchecked Sendable {
             add(&events)
             return true
         }
-        if queued { daemonLock.runSoon() }
+        guard queued else { return }
+        // The loop has them: it runs this batch too, as it lets go or once it has caught up.
+        if handedToLoop.load(ordering: .sequentiallyConsistent) { return daemonLock.noteWaiting() }
+        guard let loop = behindLoop else { return daemonLock.runSoon() }
+        let start = monotonicNow()
+        daemonLock.runSoon()
+        if monotonicNow() - start > Self.readingBudget { handToLoop(loop) }
+    }
+
+    /// The reading thread ran its batches for longer than it may: the loop runs the next ones
+    /// until nothing waits, then lets the thread run them again. Whatever was queued while the
+    /// loop had them, it runs after it gives them back (the thread saw them handed over).
+    private func handToLoop(_ loop: any EventLoop) {
+        handedToLoop.store(true, ordering: .sequentiallyConsistent)
+        loop.execute { [self] in
+            daemonLock.withLock { runWaiting() }
+            handedToLoop.store(false, ordering: .sequentiallyConsistent)
+            daemonLock.withLock { runWaiting() }
+        }
     }
 
     /// Drops whatever is delivered from now on; what was queued before still runs.

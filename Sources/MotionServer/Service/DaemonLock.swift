@@ -132,6 +132,12 @@ final class DaemonLock: @unchecked Sendable {
         if tryLock() { unlock() }
     }
 
+    /// A queue holds a batch that someone else will run: the holder, as it lets go, or the
+    /// loop the queue handed its batches to (``InputQueue``).
+    func noteWaiting() {
+        waiting.store(true, ordering: .sequentiallyConsistent)
+    }
+
     /// Whether this thread holds the lock: what the daemon's entry points check in debug
     /// builds, so that a way into the daemon that forgot the lock fails its tests.
     var isHeldByThisThread: Bool {

@@ -134,7 +134,7 @@ public final class DaemonService {
     private static func startInput(_ configuration: Configuration, _ made: Made, lock: DaemonLock, loop: EventLoop, logger: Logger,
                                    into started: inout DaemonParts) throws(StartupFailure) -> InputThread? {
         let target = made.input.value
-        let queue = InputQueue(lock: lock, handle: target.take)
+        let queue = InputQueue(lock: lock, behindLoop: loop, handle: target.take)
         let input = try InputThread(configuration: configuration, virtualOutputs: made.virtualOutputs, logger: logger, queue: queue)
         started.append(DaemonPart(name: "input") {
             // The contacts it cancels on the way out have reached the clients when it returns,
