@@ -16,6 +16,10 @@ public protocol ClientOutput: AnyObject {
     /// ``sendNow(_:)`` of lines whose places the writer knew (indices of `lines`): a
     /// WebSocket sends each as a message without looking for the newlines.
     func sendNow(_ lines: ArraySlice<UInt8>, ranges: [Range<Int>])
+    /// A frame's lines sent now, as ``sendNow(_:ranges:)``, if the client keeps up
+    /// (``isKeepingUp``); false, sending nothing, if it is behind. One call a client a frame:
+    /// what the publisher asks of every subscriber.
+    func sendFrame(_ lines: ArraySlice<UInt8>, ranges: [Range<Int>]) -> Bool
     /// Says goodbye (best effort) and closes.
     func close(saying line: ArraySlice<UInt8>?)
     /// How many queued lines were replaced by newer ones.
@@ -50,6 +54,12 @@ extension ClientOutput {
     }
 
     public func sendNow(_ lines: ArraySlice<UInt8>, ranges: [Range<Int>]) { sendNow(lines) }
+
+    public func sendFrame(_ lines: ArraySlice<UInt8>, ranges: [Range<Int>]) -> Bool {
+        guard isKeepingUp else { return false }
+        sendNow(lines, ranges: ranges)
+        return true
+    }
 }
 
 /// Who is on the other end of a connection, from `SO_PEERCRED`.

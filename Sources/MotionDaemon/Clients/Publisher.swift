@@ -58,15 +58,16 @@ final class Publisher {
         let valueLines: UInt64 = frame.values >= 64 ? .max : (1 << frame.values) - 1
         partial.removeAll(keepingCapacity: true)
         for session in frame.touched {
-            if session.output.isKeepingUp && count <= 64 {
+            if count <= 64 {
                 let (buffer, ranges) = session.wanted == everything ? (frame.buffer.lines, frame.ranges) : lines(session.wanted, of: frame)
-                let valuesSent = (session.wanted & valueLines).nonzeroBitCount
-                session.sent += valuesSent
-                sent += valuesSent
-                session.output.sendNow(buffer, ranges: ranges)
-            } else {
-                sent += sendByLine(frame, to: session)
+                if session.output.sendFrame(buffer, ranges: ranges) {
+                    let valuesSent = (session.wanted & valueLines).nonzeroBitCount
+                    session.sent += valuesSent
+                    sent += valuesSent
+                    continue
+                }
             }
+            sent += sendByLine(frame, to: session)
         }
         return sent
     }

@@ -100,6 +100,18 @@ final class ChannelOutput: ClientOutput {
         socketTakesMore = channel.isWritable
     }
 
+    /// A frame's lines, if the client keeps up: on the socket straight from `send(2)`, else as
+    /// ``sendNow(_:ranges:)`` sends them.
+    func sendFrame(_ lines: ArraySlice<UInt8>, ranges: [Range<Int>]) -> Bool {
+        guard isKeepingUp else { return false }
+        if socket >= 0 {
+            writeDirectly(lines)
+        } else {
+            sendNow(lines, ranges: ranges)
+        }
+        return true
+    }
+
     /// A frame's lines: on the socket as they are, on a WebSocket one message a line, cut at
     /// the ranges the publisher noted as it wrote them.
     func sendNow(_ lines: ArraySlice<UInt8>, ranges: [Range<Int>]) {
