@@ -194,8 +194,11 @@ def touches_of_page(events):
     time (`event.timeStamp`) before the new touch's touchstart: a move of the old touch,
     dispatched late; once, a move of a touch's own, stamped before moves it had already sent.
     wev, given the same recordings, got every position from the compositor once and in order:
-    these are Chromium's own, not positions motiond showed. A move stamped before the latest
-    event of its touch, or at exactly where the last touch with its id ended, is left out."""
+    these are Chromium's own, not positions motiond showed. On a slower host one came in the
+    middle of a two-finger scroll, just after Chromium took the touches for its own scroll
+    (pointercancel), at where the touch with that id two touches before ended. A move stamped
+    before the latest event of its touch, or at exactly where an earlier touch with its id
+    ended, is left out."""
     touches, down, ended_at = [], {}, {}
     for event in events:
         kind = event["type"]
@@ -208,7 +211,7 @@ def touches_of_page(events):
         elif kind in ("touchmove", "touchend", "touchcancel") and event["id"] in down:
             touch = down[event["id"]]
             position = (event["x"], event["y"])
-            echo = event.get("t", touch["t"]) < touch["t"] or position == ended_at.get(event["id"])
+            echo = event.get("t", touch["t"]) < touch["t"] or position in ended_at.get(event["id"], ())
             if kind == "touchmove" and echo and position != touch["positions"][-1]:
                 touch["stale"] += 1
                 continue
@@ -219,7 +222,7 @@ def touches_of_page(events):
                 touch["stamps"].append(event.get("t"))
             if kind != "touchmove":
                 touch["end"], touch["ended"], touch["ended_stamp"] = "up" if kind == "touchend" else "cancel", seen, event.get("t")
-                ended_at[event["id"]] = position
+                ended_at.setdefault(event["id"], set()).add(position)
                 del down[event["id"]]
     return touches
 
