@@ -432,14 +432,15 @@ class Page:
         self.size = [e for e in self.events() if e["type"] in ("ready", "size")][-1]
         return ready
 
-    def text(self):
+    def text(self, whole=False):
         with open(self.path, errors="replace") as source:
-            source.seek(self.since)
+            source.seek(0 if whole else self.since)
             return source.read()
 
-    def events(self):
+    def events(self, whole=False):
+        """The page's events since `mark` (or since it started, `whole`)."""
         events = []
-        for line in self.text().splitlines():
+        for line in self.text(whole).splitlines():
             start_at = line.find("complab {")
             end_at = line.rfind("}")
             if start_at >= 0 and end_at > start_at:
