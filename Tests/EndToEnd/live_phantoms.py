@@ -179,8 +179,10 @@ def main():
             at(stamp + n * 0.005 + 0.0025, [(3, 0x39, -1), (1, 0x14A, 0)])
         # The storm and its problem from one `status`: on a loaded machine a second one may come
         # after the quiet ended.
-        named = until("health to name the storm", lambda: (lambda health: health if health.get("storms") else None)(
-            ctl("status")[0].get("health") or {}))
+        def naming_the_storm():
+            health = ctl("status")[0].get("health") or {}
+            return health if health.get("storms") else None
+        named = until("health to name the storm", naming_the_storm)
         storm = named["storms"]
         counts = filtered()
         quiet_problem = [problem for problem in named["problems"] if "touch storm" in problem]

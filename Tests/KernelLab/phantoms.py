@@ -79,8 +79,18 @@ def phantom_recording_test(name, config=PHANTOM_CONFIG):
 def slower_keeps_counts(name, config):
     """Whether the recording played SLOWER times slower keeps expected.json's counts in
     motionctl's replay: then it tests the same filters' verdicts."""
-    expected = {key: phantom_expectations()[name]["counts"][key] for key in PHANTOM_COUNTS}
-    return phantom_counts(prepared(os.path.join(PHANTOMS, name), SLOWER), Bench.with_config("phantoms", config, streams=["screen.contacts"]).config) == expected
+    slower = prepared(os.path.join(PHANTOMS, name), SLOWER)
+    return phantom_counts(slower, phantom_bench(config).config) == expected_counts(phantom_expectations()[name])
+
+
+def phantom_bench(config):
+    """The bench the phantom recordings play on: motiond on `config`, a client on screen.contacts."""
+    return Bench.with_config("phantoms", config, streams=["screen.contacts"])
+
+
+def expected_counts(expect):
+    """The phantom filters' counts an entry of expected.json says."""
+    return {key: expect["counts"][key] for key in PHANTOM_COUNTS}
 
 
 def phantom_counts(path, config):
@@ -112,7 +122,7 @@ def play_phantom_recording(name, config, last_try=False, stretch=1):
     try:
         expect = phantom_expectations()[name]
         recording = prepared(os.path.join(PHANTOMS, name), stretch)
-        bench = Bench.with_config("phantoms", config, streams=["screen.contacts"])
+        bench = phantom_bench(config)
         replayed = json_lines(run([MOTIONCTL, "frames", recording, "--json", "--config", bench.config]), "the replay")
         frames = sum(1 for frame in replayed if frame.get("event") == "frame")
         played = play(bench, recording, frames)
@@ -173,10 +183,10 @@ def phantom_problems(bench, expect, played, last_try, recording):
     frames does, since that is the input it got."""
     counts, tracks, player = played["counts"], played["tracks"], played["player"]
     as_played = player.as_played(os.path.join(SCRATCH, "phantom-as-played.evemu"))
-    expected_counts = {key: expect["counts"][key] for key in PHANTOM_COUNTS}
+    expected = expected_counts(expect)
     problems = []
-    if counts != expected_counts:
-        problems.append(f"stats counted {counts}, expected.json says {expected_counts}")
+    if counts != expected:
+        problems.append(f"stats counted {counts}, expected.json says {expected}")
     if len(tracks) != expect["contacts"]:
         problems.append(f"screen.contacts published {len(tracks)} contacts, expected.json says {expect['contacts']}"
                         f" ({len(expect['fingers'])} fingers kept, {len(expect['cancelled'])} cancelled,"
@@ -198,12 +208,12 @@ def phantom_problems(bench, expect, played, last_try, recording):
         return [], "expected.json"
     read_back = player.read_back()
     written_counts = phantom_counts(as_played, bench.config)
-    if written_counts == counts and written_counts != expected_counts:
+    if written_counts == counts and written_counts != expected:
         why = (f"the pace slipped and made another recording of it: motionctl's replay of the frames as written"
                f" counts {written_counts} too; {short_touches(as_played)}")
         if not last_try:
             raise KernelTimesDiffer(why)
-        if read_back == len(player.written) and phantom_counts(recording, bench.config) == expected_counts:
+        if read_back == len(player.written) and phantom_counts(recording, bench.config) == expected:
             # Every stamp is the kernel's own: the frames as written are what motiond read.
             began = replay_begins(as_played, bench.config)
             exact = [] if len(tracks) == len(began) else [
