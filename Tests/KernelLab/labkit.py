@@ -156,6 +156,14 @@ class Player:
     counted from the start (a frame written late does not make the rest late, as evemu-play's
     sleeps between events did in an emulated CPU), one write a frame.
 
+    Only so far: after a stall (the guest's one CPU taken by the host, the player's own
+    `meanwhile` reading a backlog), the frames overdue are not all written at once. The kernel
+    keeps eight frames for a reader (evdev's buffer), and a burst of half a second of frames
+    before motiond gets the CPU back made the kernel drop events for it (SYN_DROPPED), the
+    guest's speed and not motiond's. So the player is never more than MAX_BEHIND behind: the
+    rest of the recording keeps its pace from where the player is, later (`held_back`).
+    Frames the recording gives one time (a flood) still go together.
+
     The kernel stamps a frame's events when its SYN_REPORT is written, inside that write: the
     stamp motiond reads. The player reads the node too (on the monotonic clock, as motiond),
     so it knows each frame's stamp exactly, unless the node is grabbed (then only the time
@@ -166,6 +174,7 @@ class Player:
     (a loaded machine)."""
 
     EVENT = struct.Struct("llHHi")  # struct input_event on x86-64
+    MAX_BEHIND = 0.025  # seconds: four frames of a 150 Hz panel, two and a half of a 100 Hz one
     EVIOCSCLOCKID = 0x400445A0  # _IOW('E', 0xa0, int)
 
     def __init__(self, node, path, description=None):
@@ -191,6 +200,7 @@ class Player:
                 self.header = [line.rstrip("\n") for line in source if not line.startswith("E:")]
         self.written = []  # (before, after) of each frame's write
         self.stamps = []  # the kernel's stamp of each frame's SYN_REPORT, as read back; None where not read
+        self.held_back = []  # how far behind the pace the player was each time it went on later instead
 
     def play(self, seconds=STEP, meanwhile=None):
         descriptor = os.open(self.node, os.O_WRONLY)
@@ -201,6 +211,12 @@ class Player:
             deadline = start + seconds
             for at, events in self.frames:
                 due = start + at - first
+                behind = time.monotonic() - due
+                if behind > self.MAX_BEHIND:
+                    # The rest of the recording keeps its pace from here, that much later.
+                    start += behind - self.MAX_BEHIND
+                    due += behind - self.MAX_BEHIND
+                    self.held_back.append(behind)
                 while True:
                     now = time.monotonic()
                     check(now < deadline, f"playing {os.path.basename(self.path)} on {self.node} took over {seconds} s")
@@ -262,6 +278,13 @@ class Player:
     def read_back(self):
         """How many of the frames written had their stamp read back from the kernel."""
         return sum(1 for stamp in self.stamps if stamp is not None)
+
+    def behind(self):
+        """How the player fell behind the pace, for a failure that may come of it."""
+        if not self.held_back:
+            return f"the player never fell {1000 * self.MAX_BEHIND:.0f} ms behind the pace"
+        return (f"the player fell {1000 * self.MAX_BEHIND:.0f} ms behind the pace {len(self.held_back)} time(s),"
+                f" {1000 * max(self.held_back):.0f} ms at most, and went on later")
 
     def slip(self):
         """How late the latest frame was written, against the recording's pace (seconds)."""

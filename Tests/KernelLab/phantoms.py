@@ -195,7 +195,7 @@ def phantom_problems(bench, expect, played, last_try, recording):
         problems += first_positions(tracks, replay_begins(as_played, bench.config))
     if played["down"]:
         problems.append(f"{len(played['down'])} contacts still down on screen.contacts after the recording: {played['down']}")
-    dropped = f"the kernel dropped events (SYN_DROPPED) {played['drops']} time(s) for motiond"
+    dropped = f"the kernel dropped events (SYN_DROPPED) {played['drops']} time(s) for motiond ({player.behind()})"
     if problems and played["drops"] and not last_try:
         raise EventsDropped(f"{dropped}, and then: " + "; ".join(problems))
     if problems and played["drops"]:

@@ -126,7 +126,7 @@ def judge(bench, path, played, expected, last_try):
     differs, the frames as they were written (their times, which the kernel stamped, slipped
     on a loaded machine) are replayed, and what motiond must give is what it gives for them."""
     watcher, player = played["watcher"], played["player"]
-    behind = f"the kernel dropped events (SYN_DROPPED) {played['drops']} time(s) for motiond"
+    behind = f"the kernel dropped events (SYN_DROPPED) {played['drops']} time(s) for motiond ({player.behind()})"
     if played["drops"] and not last_try:
         raise PaceLost(behind)
     check(not played["drops"], f"even played {SLOWER}× slower, {behind}")
@@ -174,7 +174,8 @@ def judge(bench, path, played, expected, last_try):
     return (f"{expected['frames']} frames; {heard};"
             f" {len(ends)} touches on the virtual touchscreen ({expected['fingers'] - len(ends)} of the panel's"
             f" {expected['fingers']} fingers removed by the filters), {ends.count('up')} TOUCH_UP, {ends.count('cancel')}"
-            f" TOUCH_CANCEL, up to {at_once} down at once; {played['coalesced']} frames coalesced")
+            f" TOUCH_CANCEL, up to {at_once} down at once; {played['coalesced']} frames coalesced"
+            + (f"; {player.behind()}" if player.held_back else ""))
 
 
 def by_stream(events):

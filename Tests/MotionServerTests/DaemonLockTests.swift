@@ -187,4 +187,41 @@ struct DaemonLockTests {
         #expect(runs.map(\.node) == ["/dev/input/event1", "/dev/input/event2", "/dev/input/event3"])
         #expect(runs.map(\.thread) == [Self.thisThread, loopThread, Self.thisThread])
     }
+
+    @Test("while the loop's own runs of the batches take longer than the budget, the loop keeps them: the reading thread runs none until one of the loop's runs is within it")
+    func slowLoopKeepsTheBatches() throws {
+        let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
+        defer { try? group.syncShutdownGracefully() }
+        let loop = group.next()
+        let loopThread = try loop.submit { Self.thisThread }.wait()
+        let lock = DaemonLock()
+        let ran = NIOLockedValueBox<[(node: String, thread: UInt)]>([])
+        // The first two batches take longer than a reading thread may run batches.
+        let slow: Set<String> = ["/dev/input/event1", "/dev/input/event2"]
+        let queue = InputQueue(lock: lock, behindLoop: loop) { batch, _ in
+            for case .skippedRemoved(let node) in batch {
+                ran.withLockedValue { $0.append((node, Self.thisThread)) }
+                if slow.contains(node) { usleep(useconds_t(InputQueue.readingBudget * 3_000_000)) }
+            }
+        }
+        let busy = DispatchSemaphore(value: 0)
+        loop.execute { _ = busy.wait(timeout: .now() + 10) }
+        queue.deliver([Self.removed(1)])
+        queue.deliver([Self.removed(2)])
+        busy.signal()
+        try loop.submit {}.wait()
+        // The loop's run of the second batch was slow too: the third is the loop's as well.
+        let busyAgain = DispatchSemaphore(value: 0)
+        loop.execute { _ = busyAgain.wait(timeout: .now() + 10) }
+        queue.deliver([Self.removed(3)])
+        #expect(ran.withLockedValue { $0.map(\.node) } == ["/dev/input/event1", "/dev/input/event2"],
+                "the third batch waits for the loop")
+        busyAgain.signal()
+        try loop.submit {}.wait()
+        // That run was within the budget: the thread runs the fourth.
+        queue.deliver([Self.removed(4)])
+        let runs = ran.withLockedValue { $0 }
+        #expect(runs.map(\.node) == ["/dev/input/event1", "/dev/input/event2", "/dev/input/event3", "/dev/input/event4"])
+        #expect(runs.map(\.thread) == [Self.thisThread, loopThread, loopThread, Self.thisThread])
+    }
 }

@@ -17,8 +17,11 @@ import MotionWire
 /// longer than ``readingBudget`` (a daemon slower than its input: a debug build, a starved
 /// machine), the kernel's buffer of a panel could fill and drop events (`SYN_DROPPED`: whole
 /// touches lost). So then the batches go to the loop (``behindLoop``), which runs them while the
-/// thread goes back to reading, until it has caught up: frames that gather meanwhile are
-/// coalesced in the queue, where no landing or lift is lost.
+/// thread goes back to reading: frames that gather meanwhile are coalesced in the queue, where
+/// no landing or lift is lost. The loop keeps them for as long as its own runs take longer
+/// than the budget, and gives them back after the first that does not: a daemon that is slow
+/// for a while (an emulated CPU, a loaded one) is then never run by the reading thread, which
+/// had, with each batch it took back, stopped reading for as long as the batch took.
 ///
 /// The same lock closes it (``close()``): once the input thread is stopped, whatever it
 /// still hands over is dropped, since the daemon it goes to is stopping.
@@ -39,8 +42,14 @@ final class InputQueue: @unchecked Sendable {
     private let handle: ([TouchInputEvent], _ coalesced: Int) -> Void
     /// Where the batches run while the reading thread is behind; nil: always on the thread.
     private let behindLoop: (any EventLoop)?
-    /// Whether the loop has the batches, until it has run what waited.
+    /// Whether the loop has the batches, until one of its runs is within the budget.
     private let handedToLoop = Atomic<Bool>(false)
+    /// Whether a run on the loop is due: the deliveries while the loop has the batches ask
+    /// for one, one at a time.
+    private let loopRunDue = Atomic<Bool>(false)
+    /// How many batches have run; under the daemon's lock. A run on the loop that found its
+    /// batches run already (by the lock's holder as it let go) says nothing of their cost.
+    private var batchesRun = 0
 
     /// A queue that hands batches to `handle`, under `daemonLock`, with how many frames were
     /// left out. `handle` may run on any thread, but never on two at once. With `behindLoop`,
@@ -80,25 +89,44 @@ final class InputQueue: @unchecked Sendable {
             add(&events)
             return true
         }
-        guard queued else { return }
-        // The loop has them: it runs this batch too, as it lets go or once it has caught up.
-        if handedToLoop.load(ordering: .sequentiallyConsistent) { return daemonLock.noteWaiting() }
-        guard let loop = behindLoop else { return daemonLock.runSoon() }
+        guard queued, let loop = behindLoop else {
+            if queued { daemonLock.runSoon() }
+            return
+        }
+        if handedToLoop.load(ordering: .sequentiallyConsistent) {
+            // The loop has them: a holder of the lock runs this batch as it lets go, or the loop.
+            daemonLock.noteWaiting()
+            return runOnLoopSoon(loop)
+        }
         let start = monotonicNow()
         daemonLock.runSoon()
-        if monotonicNow() - start > Self.readingBudget { handToLoop(loop) }
+        if monotonicNow() - start > Self.readingBudget {
+            handedToLoop.store(true, ordering: .sequentiallyConsistent)
+            runOnLoopSoon(loop)
+        }
     }
 
-    /// The reading thread ran its batches for longer than it may: the loop runs the next ones
-    /// until nothing waits, then lets the thread run them again. Whatever was queued while the
-    /// loop had them, it runs after it gives them back (the thread saw them handed over).
-    private func handToLoop(_ loop: any EventLoop) {
-        handedToLoop.store(true, ordering: .sequentiallyConsistent)
-        loop.execute { [self] in
-            daemonLock.withLock { runWaiting() }
-            handedToLoop.store(false, ordering: .sequentiallyConsistent)
-            daemonLock.withLock { runWaiting() }
+    /// Has the loop run what waits, unless a run is due already (it will run this batch too:
+    /// the flag is cleared before its run takes the batches).
+    private func runOnLoopSoon(_ loop: any EventLoop) {
+        guard !loopRunDue.exchange(true, ordering: .sequentiallyConsistent) else { return }
+        loop.execute { [self] in runOnLoop() }
+    }
+
+    /// The loop runs what waits. If that ran a batch within the budget, the reading thread
+    /// runs its batches again, and whatever it queued in between (having seen them handed
+    /// over) runs now; if it took longer, the loop keeps them.
+    private func runOnLoop() {
+        loopRunDue.store(false, ordering: .sequentiallyConsistent)
+        let start = monotonicNow()
+        let ran = daemonLock.withLock { () -> Bool in
+            let before = batchesRun
+            runWaiting()
+            return batchesRun != before
         }
+        guard ran, monotonicNow() - start <= Self.readingBudget else { return }
+        handedToLoop.store(false, ordering: .sequentiallyConsistent)
+        daemonLock.withLock { runWaiting() }
     }
 
     /// Drops whatever is delivered from now on; what was queued before still runs.
@@ -119,6 +147,7 @@ final class InputQueue: @unchecked Sendable {
     func runWaiting() {
         lock.withLock { swap(&events, &taken) }
         guard !taken.isEmpty else { return }
+        batchesRun &+= 1
         handleTaken()
         taken.removeAll(keepingCapacity: true)
     }
