@@ -455,16 +455,19 @@ def rotated_output(lab, expected=None):
     scenario = rotation_scenario()
     found, rows = {}, [f"{lab.kind}: output transform | motiond's transform | surface | published (px) → wl_touch | mapping"]
     try:
-        for transform in TRANSFORMS:
+        for number, transform in enumerate(TRANSFORMS):
             try:
                 lab.motiond.turn(MOTIOND_TRANSFORM[lab.kind][transform], quarter=transform in ("90", "270"))
-                found[transform], row = rotated_once(lab, scenario, transform, turned=True)
+                found[transform], row = rotated_once(lab, scenario, transform, turned=True, fresh=number == 0)
             except LabFailure as failure:
                 found[transform], row = None, f"not recorded: {failure}"
             rows.append(f"{transform} | {MOTIOND_TRANSFORM[lab.kind][transform]} | {row}")
     finally:
         lab.motiond.turn(None)
-        lab.fresh()
+        if lab.compositor.turns_live:
+            lab.compositor.turn("0")
+        else:
+            lab.fresh()
     check(all(found.values()), "\n".join(rows))
     expected = expected or {transform: "as is (u=x, v=y)" for transform in TRANSFORMS}
     wrong = {transform: found.get(transform) for transform in expected if found.get(transform) != expected[transform]}
@@ -472,10 +475,15 @@ def rotated_output(lab, expected=None):
     return "\n".join(rows)
 
 
-def rotated_once(lab, scenario, transform, turned=False):
+def rotated_once(lab, scenario, transform, turned=False, fresh=True):
     """The mapping under one transform, and its row of the table. `turned`: motiond's
-    `[screen]` is the turned picture, so its points are fractions of that."""
-    lab.fresh(transform)
+    `[screen]` is the turned picture, so its points are fractions of that. `fresh`: the
+    compositor started again (with no touch down, the page closed), else, where it can, only its
+    output turned (`Compositor.turn`: the taps before were all lifted)."""
+    if fresh or not lab.compositor.turns_live:
+        lab.fresh(transform)
+    else:
+        lab.compositor.turn(transform)
     played = lab.play_all("wl_touch", [scenario])[scenario.name]
     touches = touches_of_wev(played["events"])[0]
     points = [track[0] for track in played["published"].values()]

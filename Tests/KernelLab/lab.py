@@ -26,8 +26,13 @@ import labkit  # noqa: E402
 import lab_tests  # noqa: E402
 
 # The most one test may take, its recording's playing included; past it the test fails
-# (the rest still run), so that one hung step costs minutes, not the whole lab.
+# (the rest still run), so that one hung step costs minutes, not the whole lab. A long
+# recording gets four times its estimate (a dense one is played three, then six times slower).
 TEST_DEADLINE = 240
+
+
+def deadline(name):
+    return max(TEST_DEADLINE, round(4 * lab_tests.estimate(name)))
 
 
 class TestTimeout(labkit.LabFailure):
@@ -35,7 +40,7 @@ class TestTimeout(labkit.LabFailure):
 
 
 def on_alarm(number, frame):
-    raise TestTimeout(f"the test ran past its deadline of {TEST_DEADLINE} s")
+    raise TestTimeout("the test ran past its deadline")
 
 
 def main():
@@ -71,16 +76,19 @@ def main():
     for name in selected:
         start = time.monotonic()
         print(f"lab: {name} …", flush=True)
-        signal.alarm(TEST_DEADLINE)
+        seconds = deadline(name)
+        signal.alarm(seconds)
         # Should the alarm not get through (a wait in C that does not return), a thread of
         # the interpreter's own prints where every thread was, and ends the run.
-        faulthandler.dump_traceback_later(TEST_DEADLINE + 30, exit=True)
+        faulthandler.dump_traceback_later(seconds + 30, exit=True)
         try:
             detail = tests[name]() or ""
             status = "passed"
         except Exception as failure:  # every failure is the test's, reported, and the next runs
             status = "failed"
             detail = f"{failure}" if isinstance(failure, labkit.LabFailure) else traceback.format_exc()
+            if isinstance(failure, TestTimeout):
+                detail += f" of {seconds} s"
         finally:
             signal.alarm(0)
             faulthandler.cancel_dump_traceback_later()

@@ -306,6 +306,12 @@ class Player:
         return path
 
 
+def emulated():
+    """Whether the guest's CPU is QEMU's emulation (no KVM): its clock source says."""
+    with open("/sys/devices/system/clocksource/clocksource0/available_clocksource") as source:
+        return "kvm-clock" not in source.read()
+
+
 def recording_files(path):
     """The (description, events) files of a recording: one .evemu file, or an .events file
     and the .desc named like it up to its last `__` (see Tests/Fixtures/recordings/README.md)."""

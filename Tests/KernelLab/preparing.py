@@ -71,8 +71,10 @@ def prepare_recording(path, directory, stretch=1):
     is not idempotent: the fingers would not be the recorded ones. With fuzz 0 the kernel
     passes every value on as it is; the replay is of this same file, so both see fuzz 0.
 
-    With `stretch`, every event's time is multiplied by it: the recording played slower, for
-    a guest too slow to read it at its own pace (see `recording_test`)."""
+    With `stretch`, every event's time after the first is that many times as far from it: the
+    recording played slower, for a guest too slow to read it at its own pace (see
+    `recording_test`). (Times themselves multiplied went past the latest time motiond reads,
+    2^32 s, at six times a recording stamped in 2013.)"""
     description, events = recording_files(path)
     text = "".join(open(part).read().rstrip("\n") + "\n" for part in dict.fromkeys([description, events]))
     header, recorded = [], []
@@ -92,10 +94,12 @@ def prepare_recording(path, directory, stretch=1):
             header.append(line)
     axes = {int(line.split()[1], 16) for line in header if line.startswith("A:")}
     lines = ["# EVEMU 1.3"] + header
+    first = None
     for line in as_the_kernel_passes(recorded, axes):
         if stretch != 1:
             fields = line.split(None, 2)
-            line = f"E: {float(fields[1]) * stretch:.6f} {fields[2]}"
+            first = float(fields[1]) if first is None else first
+            line = f"E: {first + (float(fields[1]) - first) * stretch:.6f} {fields[2]}"
         lines.append(line)
     prepared = os.path.join(directory, prepared_name(path, stretch))
     with open(prepared, "w") as out:
@@ -247,13 +251,14 @@ def prepared(path, stretch=1):
 def write_expectations(directory):
     """The recordings prepared and replayed before the guest boots (on the host the replays
     take a fraction of the time), for `expectation` to read in the guest. Only the dense
-    recordings, which an emulated CPU always plays slower, are replayed slower ahead."""
+    recordings, which an emulated CPU always plays slower (recordings.paces), are replayed
+    slower ahead."""
     os.makedirs(directory, exist_ok=True)
     config = os.path.join(directory, "recordings.toml")
     with open(config, "w") as out:
         out.write(merged_config())
     for path in played_recordings():
-        for stretch in (1, SLOWER) if dense(path) else (1,):
+        for stretch in (1, SLOWER, 2 * SLOWER) if dense(path) else (1,):
             file = prepare_recording(path, directory, stretch)
             with open(file + ".json", "w") as out:
                 json.dump(replay(file, config), out)

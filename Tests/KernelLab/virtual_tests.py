@@ -12,7 +12,7 @@ import struct
 import time
 
 from labkit import (DRAG, MOTIONCTL, SCRATCH, STEP, Client, another_reader_sees, Daemon, LabFailure, Panel, check, device_event,
-                    REPOSITORY, frame_contents, json_lines, pending_events, run, settle_udev,
+                    REPOSITORY, emulated, frame_contents, json_lines, pending_events, run, settle_udev,
                     wait_for_frames, wait_until, write_config)
 from virtual_device import (ABS_X, ABS_Y, EVIOCSCLOCKID, INPUT_EVENT, MT_ID, MT_SLOT, MT_TOOL, MT_X, MT_Y,
                             VIRTUAL_CONFIG, VIRTUAL_NAME, VIRTUAL_OUTPUT, BTN_TOUCH, DebugEvents,
@@ -325,8 +325,7 @@ def virtual_latency():
                    lambda: any(d["node"] == panel.node and d["grabbed"] for d in client.request("devices")["devices"]))
         latencies, earliest, write_times = measure_latency(panel.node, node, count)
         check(daemon.stop() == 0, f"motiond's exit status at SIGTERM:\n{daemon.log_text()}")
-    with open("/sys/devices/system/clocksource/clocksource0/available_clocksource") as source:
-        where = "KVM" if "kvm-clock" in source.read() else "TCG (no KVM: QEMU emulates the CPU), debug build"
+    where = "TCG (no KVM: QEMU emulates the CPU), debug build" if emulated() else "KVM"
     # The panel's stamp is taken within the write: the latency is at most the virtual stamp
     # less the time before the write, and at least that less the time after it.
     most = [value * 1000 for value in latencies]

@@ -93,4 +93,26 @@ struct InputThreadTests {
         #expect(input.stop(timeout: 10), "the thread has ended: a second stop joins it")
         #expect(input.wake == nil)
     }
+
+    @Test("the input thread runs at nice -8, above the rest of motiond, where it may; where it may not, it says why and keeps the process's priority")
+    func readsAtAHigherPriority() throws {
+        let seen = NIOLockedValueBox<(thread: Int32, caller: Int32)?>(nil)
+        let caller = ReadingPriority.ofThisThread()
+        let queue = InputQueue(lock: DaemonLock()) { _, _ in }
+        let input = try InputThread(configuration: .builtInDefault, queue: queue) { _, _, _, started in
+            seen.withLockedValue { $0 = (ReadingPriority.ofThisThread(), caller) }
+            started.signal()
+        }
+        #expect(input.stop(timeout: 10))
+        let (thread, before) = try #require(seen.withLockedValue { $0 })
+        // The caller's own priority is untouched: the nice value is a thread's on Linux.
+        #expect(ReadingPriority.ofThisThread() == before)
+        if let refused = input.priorityRefused {
+            // Not permitted here (no CAP_SYS_NICE, as a contributor's own user): the process's.
+            #expect(refused == EACCES || refused == EPERM)
+            #expect(thread == before)
+        } else {
+            #expect(thread == ReadingPriority.nice)
+        }
+    }
 }

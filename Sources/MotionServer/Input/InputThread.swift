@@ -30,6 +30,9 @@ final class InputThread: @unchecked Sendable {
     /// The pipe that wakes the thread; nil once closed.
     private(set) var wake: (read: Int32, write: Int32)?
     private var thread: JoinableThread?
+    /// Why the thread keeps the process's priority (an `errno`), if it does
+    /// (``ReadingPriority``); set by the thread before it starts its work.
+    private(set) var priorityRefused: Int32?
 
     /// What the thread does: given the input thread, the queue its batches go to, the wake
     /// pipe's read end, and the semaphore to signal once it is ready.
@@ -61,6 +64,7 @@ final class InputThread: @unchecked Sendable {
         let started = DispatchSemaphore(value: 0)
         do {
             thread = try JoinableThread(name: "motiond input") { [self] in
+                priorityRefused = ReadingPriority.raiseThisThread()
                 work(self, queue, wake.read, started)
             }
         } catch {
@@ -133,6 +137,9 @@ final class InputThread: @unchecked Sendable {
         do { queue.deliver(try hub.start()) } catch {
             logger.error("touch input stopped: \(error.description)")
             return
+        }
+        if let refused = priorityRefused {
+            logger.info("the input thread runs at the process's priority: nice \(ReadingPriority.nice) was refused (\(String(cString: strerror(refused))))")
         }
         signalStarted()
         while true {
