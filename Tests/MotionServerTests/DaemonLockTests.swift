@@ -158,70 +158,76 @@ struct DaemonLockTests {
         #expect(received == [0x81, 5] + Array("frame".utf8) + [0x88, 2, 0x03, 0xE8])
     }
 
-    @Test("a reading thread whose batch ran longer than its budget hands the next ones to the loop, which runs them while the thread goes on delivering; once the loop caught up, the thread runs its batches again")
-    func behindHandsToLoop() throws {
+    /// A queue handing its batches to a loop of its own when behind, whose handler notes where
+    /// each batch ran and takes three times the reading budget for the nodes in `slow`.
+    private final class BehindLoopBench {
         let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
-        defer { try? group.syncShutdownGracefully() }
-        let loop = group.next()
-        let loopThread = try loop.submit { Self.thisThread }.wait()
-        let lock = DaemonLock()
+        let loop: any EventLoop
+        let loopThread: UInt
         let ran = NIOLockedValueBox<[(node: String, thread: UInt)]>([])
-        let queue = InputQueue(lock: lock, behindLoop: loop) { batch, _ in
-            for case .skippedRemoved(let node) in batch { ran.withLockedValue { $0.append((node, Self.thisThread)) } }
-            // The first batch takes longer than a reading thread may run batches.
-            if batch.contains(where: { if case .skippedRemoved("/dev/input/event1") = $0 { true } else { false } }) {
-                usleep(useconds_t(InputQueue.readingBudget * 3_000_000))
+        private(set) var queue: InputQueue!
+
+        init(slow: Set<String>) throws {
+            loop = group.next()
+            loopThread = try loop.submit { DaemonLockTests.thisThread }.wait()
+            queue = InputQueue(lock: DaemonLock(), behindLoop: loop) { [ran] batch, _ in
+                for case .skippedRemoved(let node) in batch {
+                    ran.withLockedValue { $0.append((node, DaemonLockTests.thisThread)) }
+                    if slow.contains(node) { usleep(useconds_t(InputQueue.readingBudget * 3_000_000)) }
+                }
             }
         }
-        // The loop is busy until released, so that what it is handed cannot run early.
-        let busy = DispatchSemaphore(value: 0)
-        loop.execute { _ = busy.wait(timeout: .now() + 10) }
-        queue.deliver([Self.removed(1)])
-        queue.deliver([Self.removed(2)])
-        #expect(ran.withLockedValue { $0.map(\.node) } == ["/dev/input/event1"], "the second batch waits for the loop")
+
+        deinit { try? group.syncShutdownGracefully() }
+
+        /// Keeps the loop busy until the semaphore is signalled, so that what it is handed
+        /// meanwhile cannot run early.
+        func busyLoop() -> DispatchSemaphore {
+            let busy = DispatchSemaphore(value: 0)
+            loop.execute { _ = busy.wait(timeout: .now() + 10) }
+            return busy
+        }
+
+        func deliver(_ number: Int) { queue.deliver([DaemonLockTests.removed(number)]) }
+
+        /// Once the loop has run every task handed to it so far (tasks run in order).
+        func loopCaughtUp() throws { try loop.submit {}.wait() }
+
+        var nodes: [String] { ran.withLockedValue { $0.map(\.node) } }
+        var threads: [UInt] { ran.withLockedValue { $0.map(\.thread) } }
+    }
+
+    @Test("a reading thread whose batch ran longer than its budget hands the next ones to the loop, which runs them while the thread goes on delivering; once the loop caught up, the thread runs its batches again")
+    func behindHandsToLoop() throws {
+        let bench = try BehindLoopBench(slow: ["/dev/input/event1"])
+        let busy = bench.busyLoop()
+        bench.deliver(1)
+        bench.deliver(2)
+        #expect(bench.nodes == ["/dev/input/event1"], "the second batch waits for the loop")
         busy.signal()
-        // Tasks run in order: once this one has, so has the hand-over.
-        try loop.submit {}.wait()
-        queue.deliver([Self.removed(3)])
-        let runs = ran.withLockedValue { $0 }
-        #expect(runs.map(\.node) == ["/dev/input/event1", "/dev/input/event2", "/dev/input/event3"])
-        #expect(runs.map(\.thread) == [Self.thisThread, loopThread, Self.thisThread])
+        try bench.loopCaughtUp()
+        bench.deliver(3)
+        #expect(bench.nodes == ["/dev/input/event1", "/dev/input/event2", "/dev/input/event3"])
+        #expect(bench.threads == [Self.thisThread, bench.loopThread, Self.thisThread])
     }
 
     @Test("while the loop's own runs of the batches take longer than the budget, the loop keeps them: the reading thread runs none until one of the loop's runs is within it")
     func slowLoopKeepsTheBatches() throws {
-        let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
-        defer { try? group.syncShutdownGracefully() }
-        let loop = group.next()
-        let loopThread = try loop.submit { Self.thisThread }.wait()
-        let lock = DaemonLock()
-        let ran = NIOLockedValueBox<[(node: String, thread: UInt)]>([])
-        // The first two batches take longer than a reading thread may run batches.
-        let slow: Set<String> = ["/dev/input/event1", "/dev/input/event2"]
-        let queue = InputQueue(lock: lock, behindLoop: loop) { batch, _ in
-            for case .skippedRemoved(let node) in batch {
-                ran.withLockedValue { $0.append((node, Self.thisThread)) }
-                if slow.contains(node) { usleep(useconds_t(InputQueue.readingBudget * 3_000_000)) }
-            }
-        }
-        let busy = DispatchSemaphore(value: 0)
-        loop.execute { _ = busy.wait(timeout: .now() + 10) }
-        queue.deliver([Self.removed(1)])
-        queue.deliver([Self.removed(2)])
+        let bench = try BehindLoopBench(slow: ["/dev/input/event1", "/dev/input/event2"])
+        let busy = bench.busyLoop()
+        bench.deliver(1)
+        bench.deliver(2)
         busy.signal()
-        try loop.submit {}.wait()
+        try bench.loopCaughtUp()
         // The loop's run of the second batch was slow too: the third is the loop's as well.
-        let busyAgain = DispatchSemaphore(value: 0)
-        loop.execute { _ = busyAgain.wait(timeout: .now() + 10) }
-        queue.deliver([Self.removed(3)])
-        #expect(ran.withLockedValue { $0.map(\.node) } == ["/dev/input/event1", "/dev/input/event2"],
-                "the third batch waits for the loop")
+        let busyAgain = bench.busyLoop()
+        bench.deliver(3)
+        #expect(bench.nodes == ["/dev/input/event1", "/dev/input/event2"], "the third batch waits for the loop")
         busyAgain.signal()
-        try loop.submit {}.wait()
+        try bench.loopCaughtUp()
         // That run was within the budget: the thread runs the fourth.
-        queue.deliver([Self.removed(4)])
-        let runs = ran.withLockedValue { $0 }
-        #expect(runs.map(\.node) == ["/dev/input/event1", "/dev/input/event2", "/dev/input/event3", "/dev/input/event4"])
-        #expect(runs.map(\.thread) == [Self.thisThread, loopThread, loopThread, Self.thisThread])
+        bench.deliver(4)
+        #expect(bench.nodes == ["/dev/input/event1", "/dev/input/event2", "/dev/input/event3", "/dev/input/event4"])
+        #expect(bench.threads == [Self.thisThread, bench.loopThread, bench.loopThread, Self.thisThread])
     }
 }
