@@ -27,7 +27,8 @@ import lab_tests  # noqa: E402
 
 # The most one test may take, its recording's playing included; past it the test fails
 # (the rest still run), so that one hung step costs minutes, not the whole lab. A long
-# recording gets four times its estimate (a dense one is played three, then six times slower).
+# recording gets four times its estimate (a dense one may be played twice, the second time
+# twice as slow as the first).
 TEST_DEADLINE = 240
 
 

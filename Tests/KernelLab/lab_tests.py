@@ -50,7 +50,7 @@ def estimate(name):
         with open(recording_files(os.path.join(REPOSITORY, path))[1]) as source:
             times = [float(line.split()[1]) for line in source if line.startswith("E:")]
         # A dense recording is played slower without KVM (recordings.paces).
-        pace = preparing.SLOWER if family == "recording" and preparing.dense(os.path.join(REPOSITORY, path)) else 1
+        pace = preparing.emulated_paces(os.path.join(REPOSITORY, path))[0] if family == "recording" else 1
         # The panel made and announced, the scene reset, the panel removed: measured without KVM.
         return pace * (times[-1] - times[0] if times else 0) + (1 if family == "recording" else 3)
     return {"kernel": 30, "virtual field faults": 16}.get(family if family == "kernel" else name, 7)

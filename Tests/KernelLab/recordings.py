@@ -13,7 +13,7 @@ import os
 import labkit
 from labkit import (DRAG, SCRATCH, STEP, Bench, LabFailure, Panel, check, device_event, emulated, note, taken_in,
                     wait_for_frames, wait_until)
-from preparing import SLOWER, dense, expectation, merged_config, most_fingers, replay
+from preparing import SLOWER, dense, emulated_paces, expectation, merged_config, most_fingers, replay
 from virtual_device import VIRTUAL_TOLERANCE, DebugEvents, distance, on_screen, pair_touches, virtual_node
 
 # How far a final element value may be from the replay's. Positions and angles come from the
@@ -51,11 +51,9 @@ def recordings_bench():
 
 def paces(path):
     """How many times slower a recording is played first, and then if the guest could not keep
-    up. A dense recording (the Dell Canvas's 5 fingers, the Wacom's 10) in an emulated CPU is
-    played SLOWER times slower from the start: at its own pace the kernel dropped events for
-    motiond's debug build in every run on a loaded two-core host, and three times slower now
-    and then too, so it then gets twice that."""
-    return (SLOWER, 2 * SLOWER) if dense(path) and emulated() else (1, SLOWER)
+    up: at its own pace, then SLOWER times slower; in an emulated CPU a dense recording starts
+    slower (preparing.emulated_paces)."""
+    return emulated_paces(path) if emulated() else (1, SLOWER)
 
 
 def recording_test(path):
