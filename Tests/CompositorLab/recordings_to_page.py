@@ -266,9 +266,9 @@ def page_touches(page):
 # a recording varies is the panel motiond reads; what the compositors read is motiond's one
 # virtual touchscreen, the same for every recording, and the kernel lab shows every recording on
 # it to libinput (the compositors' reader). So these are chosen for the touches shown: taps in
-# quick succession and a double tap (Chromium's echo of a touch came after such), two fingers
-# scrolling, four, five and ten fingers down at once, a long hold, a drag, touches one after
-# another. Playing every recording, each compositor half of them, took the guests 180 s of the
+# quick succession and a double tap, two fingers scrolling and a drag (where Chromium's echoes
+# of an earlier touch came), four, five and ten fingers down at once, a long hold, touches one
+# after another. Playing every recording, each compositor half of them, took the guests 180 s of the
 # lab's 713 s on a loaded two-core host, for nothing these do not show.
 CHOSEN = {
     "weston": ("whot-evemu-devices__atmel-maxtouch__1f-fast-taps-x9.evemu",
