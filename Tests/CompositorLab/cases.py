@@ -66,6 +66,14 @@ class Lab:
             self.page = None
         self.compositor.restart(transform)
 
+    def turned(self, transform):
+        """The compositor's output turned by `transform`: while it runs where it can (sway), else
+        started again so (`fresh`)."""
+        if self.compositor.turns_live:
+            self.compositor.turn(transform)
+        else:
+            self.fresh(transform)
+
     def panel(self, desc):
         panel = Panel(desc, settle=False)
         self.client.next_event(device_event("added", panel.node), what=f"motiond to read {panel.node}")
@@ -464,10 +472,7 @@ def rotated_output(lab, expected=None):
             rows.append(f"{transform} | {MOTIOND_TRANSFORM[lab.kind][transform]} | {row}")
     finally:
         lab.motiond.turn(None)
-        if lab.compositor.turns_live:
-            lab.compositor.turn("0")
-        else:
-            lab.fresh()
+        lab.turned("0")
     check(all(found.values()), "\n".join(rows))
     expected = expected or {transform: "as is (u=x, v=y)" for transform in TRANSFORMS}
     wrong = {transform: found.get(transform) for transform in expected if found.get(transform) != expected[transform]}
@@ -479,11 +484,11 @@ def rotated_once(lab, scenario, transform, turned=False, fresh=True):
     """The mapping under one transform, and its row of the table. `turned`: motiond's
     `[screen]` is the turned picture, so its points are fractions of that. `fresh`: the
     compositor started again (with no touch down, the page closed), else, where it can, only its
-    output turned (`Compositor.turn`: the taps before were all lifted)."""
-    if fresh or not lab.compositor.turns_live:
+    output turned (`Lab.turned`: the taps before were all lifted)."""
+    if fresh:
         lab.fresh(transform)
     else:
-        lab.compositor.turn(transform)
+        lab.turned(transform)
     played = lab.play_all("wl_touch", [scenario])[scenario.name]
     touches = touches_of_wev(played["events"])[0]
     points = [track[0] for track in played["published"].values()]

@@ -159,8 +159,8 @@ class Player:
     Only so far: after a stall (the guest's one CPU taken by the host, the player's own
     `meanwhile` reading a backlog), the frames overdue are not all written at once. The kernel
     keeps eight frames for a reader (evdev's buffer), and a burst of half a second of frames
-    before motiond gets the CPU back made the kernel drop events for it (SYN_DROPPED), the
-    guest's speed and not motiond's. So the player is never more than MAX_BEHIND behind: the
+    before motiond gets the CPU back could make the kernel drop events for it (SYN_DROPPED),
+    the guest's speed and not motiond's. So the player is never more than MAX_BEHIND behind: the
     rest of the recording keeps its pace from where the player is, later (`held_back`).
     Frames the recording gives one time (a flood) still go together.
 

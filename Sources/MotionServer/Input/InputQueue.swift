@@ -89,10 +89,8 @@ final class InputQueue: @unchecked Sendable {
             add(&events)
             return true
         }
-        guard queued, let loop = behindLoop else {
-            if queued { daemonLock.runSoon() }
-            return
-        }
+        guard queued else { return }
+        guard let loop = behindLoop else { return daemonLock.runSoon() }
         if handedToLoop.load(ordering: .sequentiallyConsistent) {
             // The loop has them: a holder of the lock runs this batch as it lets go, or the loop.
             daemonLock.noteWaiting()
