@@ -71,6 +71,31 @@ struct ProtocolTests {
         #expect(keepingUp.writes < behind.writes, "some frame carried more than one update")
     }
 
+    @Test("a client that goes while a frame is sent to it is kept until the frame is sent, then let go; the others get the frame")
+    func clientLeavingMidFrame() throws {
+        let (daemon, clock) = try makeDaemon()
+        let leaving = LeavingOutput(), staying = RecordingOutput()
+        leaving.daemon = daemon
+        // Only the daemon holds the leaving client's session, as only a transport's would.
+        func connectLeaving() {
+            let session = daemon.connect(leaving, credentials: nil)
+            leaving.session = session
+            daemon.receive(#"{"id": 1, "op": "subscribe", "streams": ["marker.*"]}"#, from: session)
+        }
+        connectLeaving()
+        let other = daemon.connect(staying, credentials: nil)
+        daemon.receive(#"{"id": 1, "op": "subscribe", "streams": ["marker.*"]}"#, from: other)
+        daemon.receive(#"{"id": 2, "op": "set", "stream": "marker.destination", "value": {"x": 100, "y": 200}}"#, from: other)
+        _ = try staying.take()
+        for k in 1...90 { clock.tick(at: 100 + Double(k) / 60) }
+        #expect(leaving.aliveAfterLeaving == true, "the frame being sent holds its subscribers until it is sent")
+        #expect(leaving.session == nil, "once sent, nothing holds the client that went")
+        #expect(daemon.clientCount == 1)
+        let values = try staying.take().filter { $0["stream"]?.string == "marker.position" }
+        #expect(values.count > 10)
+        #expect(values.last?["value"] == .object(["x": .number(100), "y": .number(200)]))
+    }
+
     @Test("malformed lines get an error naming the problem, and the connection stays usable", arguments: [
         ("{not json", "bad_json", nil as Int?),
         ("[1, 2]", "bad_json", nil),
@@ -238,5 +263,34 @@ struct ProtocolTests {
             return String(match.output.1)
         })
         #expect(documented.isSuperset(of: Operation.allCases.map(\.rawValue)), "undocumented: \(Set(Operation.allCases.map(\.rawValue)).subtracting(documented))")
+    }
+}
+
+/// An output whose client goes while a frame is sent to it: it disconnects its own session
+/// from inside the send, as a transport does when the slow-client rule drops a client.
+private final class LeavingOutput: ClientOutput {
+    weak var daemon: Daemon?
+    weak var session: ClientSession?
+    /// Whether the session was still alive right after its disconnect, while the frame
+    /// was being sent; nil before the first frame.
+    var aliveAfterLeaving: Bool?
+    let coalesced = 0
+    let isKeepingUp = true
+
+    func send(_ line: ArraySlice<UInt8>, coalescing stream: StreamID?) {}
+    func flush() {}
+    func close(saying line: ArraySlice<UInt8>?) {}
+
+    func sendFrame(_ lines: ArraySlice<UInt8>, ranges: [Range<Int>]) -> Bool {
+        guard aliveAfterLeaving == nil else { return true }
+        leave()
+        aliveAfterLeaving = session != nil
+        return true
+    }
+
+    /// Disconnects, holding the session no longer than the call.
+    private func leave() {
+        guard let daemon, let session else { return }
+        daemon.disconnect(session)
     }
 }

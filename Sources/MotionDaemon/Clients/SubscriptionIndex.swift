@@ -8,9 +8,16 @@ struct SubscriptionIndex {
     /// Per ``StreamID/index``, the subscribers, in no particular order.
     private var lists: [[ClientSession]] = []
 
-    /// The subscribers of `stream`.
-    func subscribers(of stream: StreamID) -> [ClientSession] {
-        stream.index < lists.count ? lists[stream.index] : []
+    /// Calls `body` with each subscriber of `stream`, not retained: the index holds them.
+    /// The publisher visits every subscriber of every line of a frame, and a retain and a
+    /// release each cost more than the visit.
+    func forEachSubscriber(of stream: StreamID, _ body: (Unmanaged<ClientSession>) -> Void) {
+        guard stream.index < lists.count else { return }
+        lists[stream.index].withUnsafeBufferPointer { subscribers in
+            // By position, not `for subscriber in`: a named reference would be retained
+            // for as long as its name lives, across `body`.
+            for position in subscribers.indices { body(.passUnretained(subscribers[position])) }
+        }
     }
 
     /// Whether anyone subscribes to `stream`.
