@@ -26,6 +26,23 @@ import MotionWire
 /// runs a frame. `send(2)` is made from either; what is done with NIO's channel only on the
 /// loop, and in order (``withChannel(_:)``).
 final class ChannelOutput: ClientOutput {
+    // What a frame's send reads (``sendFrame(_:ranges:)``: ``isKeepingUp``, then the
+    // socket) comes first, so that it shares the object's first cache line or two: with a
+    // hundred clients, a frame's sends push the outputs out of the cache, and each line read
+    // is a miss.
+    /// A duplicate of the channel's socket descriptor, written to directly; -1 for none.
+    private var socket: Int32
+    private(set) var isClosed = false
+    /// Whether NIO is writing the rest of a direct write that the socket did not take.
+    private var inFlight = false
+    /// The channel's writability as of the last flush or writability change: asking the
+    /// channel before every line costs atomic reads that show with thousands of clients, and
+    /// writes between two flushes are one frame's lines, a bounded overshoot.
+    private var socketTakesMore: Bool
+    /// Since when lines have waited for the client, on the rule's clock.
+    private var behindSince: Double?
+    private(set) var pendingBytes = 0
+
     private let channel: Channel
     private let lock: DaemonLock
     /// What is to be done with the channel, made off the loop and waiting for it, in order.
@@ -43,18 +60,10 @@ final class ChannelOutput: ClientOutput {
     /// pong answer only the most recent ping, so a client that pings and never reads is owed
     /// one pong, counted in ``pendingBytes`` like lines, not a queue that grows.
     private var pendingPong: ByteBuffer?
-    private(set) var pendingBytes = 0
     private(set) var coalesced = 0
-    /// Since when lines have waited for the client, on the rule's clock.
-    private var behindSince: Double?
-    private(set) var isClosed = false
     /// Whether it was closed because the client did not read (the slow-client rule).
     private(set) var wasDropped = false
     var transport: ClientTransport { framing == .webSocket ? .websocket : .unix }
-    /// A duplicate of the channel's socket descriptor, written to directly; -1 for none.
-    private var socket: Int32
-    /// Whether NIO is writing the rest of a direct write that the socket did not take.
-    private var inFlight = false
     /// Whether writes go straight to the socket (for tests).
     var writesDirectly: Bool { socket >= 0 }
 
@@ -69,11 +78,6 @@ final class ChannelOutput: ClientOutput {
     }
 
     deinit { stopWritingDirectly() }
-
-    /// The channel's writability as of the last flush or writability change: asking the
-    /// channel before every line costs atomic reads that show with thousands of clients, and
-    /// writes between two flushes are one frame's lines, a bounded overshoot.
-    private var socketTakesMore: Bool
 
     /// What the slow-client rule judges the client by. A closed output holds nothing.
     var backlog: ClientBacklog {
