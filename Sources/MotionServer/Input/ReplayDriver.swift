@@ -5,7 +5,6 @@ import Logging
 import MotionConfiguration
 import MotionCore
 import NIOCore
-import Synchronization
 import TouchInput
 import MotionWire
 import MotionDaemon
@@ -42,9 +41,10 @@ final class ReplayDriver: @unchecked Sendable {
     /// thread's do.
     private let queue: InputQueue
     private var base = 0.0
-    /// The thread that plays (``ReplayPacing/ownThread``), and what tells it to stop.
+    /// The thread that plays (``ReplayPacing/ownThread``), and its wait for the next moment,
+    /// which a stop ends.
     private var thread: JoinableThread?
-    private let stopping = Atomic<Bool>(false)
+    private let waiting = StoppableWait()
     /// The timer that plays the next moment (``ReplayPacing/eventLoopTimers``).
     private var task: NIOScheduledCallback?
     /// What the loop calls back when the next moment is due: one object for the whole replay,
@@ -125,7 +125,7 @@ final class ReplayDriver: @unchecked Sendable {
             thread = try JoinableThread(name: "motiond replay") { [self] in
                 announce()
                 announced.signal()
-                while let at = nextDue(), sleep(until: at) { deliver() }
+                while let at = nextDue(), waiting.wait(until: at) { deliver() }
             }
             announced.wait()
         }
@@ -142,14 +142,14 @@ final class ReplayDriver: @unchecked Sendable {
         eventLoop.execute { [logger] in logger.info("\(said)") }
     }
 
-    /// Stops playing; with its own thread, once the thread has seen it (within
-    /// ``stopCheck``), or after a second whatever it is doing. The caller (the daemon's stop,
-    /// on the loop, holding the daemon's lock, which the thread never waits for) waits that
-    /// long.
+    /// Stops playing; with its own thread, once the thread has seen it (the stop ends its
+    /// wait for the next moment at once), or after a second whatever it is doing. The caller
+    /// (the daemon's stop, on the loop, holding the daemon's lock, which the thread never
+    /// waits for) waits that long.
     func stop() {
         task?.cancel()
         guard let thread else { return }
-        stopping.store(true, ordering: .releasing)
+        waiting.stop()
         _ = thread.join(timeout: 1)
         // What the thread queued last runs now, before the parts started earlier stop (the
         // scene's goodbye), not after them.
@@ -191,24 +191,6 @@ final class ReplayDriver: @unchecked Sendable {
     fileprivate func timerFired() {
         deliver()
         scheduleNext()
-    }
-
-    /// The longest the thread sleeps before it looks whether the replay stops, in seconds:
-    /// moments a few milliseconds apart are each slept for at once (one wake-up a frame, as a
-    /// panel's input thread has), and a long pause between them still ends at a stop.
-    static let stopCheck = 0.05
-
-    /// Sleeps until `deadline` on the monotonic clock (``now``'s with its own thread); false
-    /// once the replay stops.
-    private func sleep(until deadline: Double) -> Bool {
-        while !stopping.load(ordering: .acquiring) {
-            let current = now()
-            if current >= deadline { return true }
-            let until = Swift.min(deadline, current + Self.stopCheck)
-            var time = timespec(tv_sec: Int(until), tv_nsec: Int((until - until.rounded(.down)) * 1e9))
-            _ = clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &time, nil)
-        }
-        return false
     }
 
     /// When a moment at `time` on the recording's clock is due, on the driver's clock (the
