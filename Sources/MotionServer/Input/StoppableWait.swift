@@ -6,8 +6,8 @@ import Glibc
 /// A condition variable on `CLOCK_MONOTONIC`, so that a wait is one system call, as a
 /// panel's input thread's `poll` is, and a stop needs no wake-ups to be seen: the replay's
 /// thread once slept in slices of 50 ms to look for a stop, and in a virtual machine, where a
-/// thread's wake-up costs some 100 µs, those wake-ups in the pause between plays were a tenth
-/// of the replay's CPU at one client.
+/// thread's wake-up costs some 100 µs, those wake-ups in the pause between plays were some
+/// 8 % of motiond's CPU at one client (docs/performance.md).
 final class StoppableWait: @unchecked Sendable {
     private let mutex: UnsafeMutablePointer<pthread_mutex_t>
     private let condition: UnsafeMutablePointer<pthread_cond_t>
