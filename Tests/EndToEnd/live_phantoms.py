@@ -110,10 +110,15 @@ def main():
         def filtered():
             return ctl("stats")[0]["filtered"].get(NODE) or {}
 
+        def until_time(stamp):
+            """Returns once the monotonic clock reads `stamp` (each sleep bounded, and never
+            negative: the time can pass `stamp` between looking at the clock and sleeping)."""
+            while (left := stamp - time.monotonic()) > 0:
+                time.sleep(min(0.05, left))
+
         def at(stamp, events):
             """`events` (type, code, value), a frame stamped `stamp` (monotonic), once it has come."""
-            while time.monotonic() < stamp:
-                time.sleep(min(0.05, stamp - time.monotonic()))
+            until_time(stamp)
             panel._send([(stamp, event) for event in events + [(0, 0, 0)]])
 
         daemon.wait_for_panel()
@@ -133,8 +138,7 @@ def main():
             stamp = start + tap * 1.2
             down = [(3, 0x2F, 0), (3, 0x39, new_id()), (3, 0x35, 16000), (3, 0x36, 16000), (1, 0x14A, 1), (0, 0, 0)]
             lift = [(3, 0x39, -1), (1, 0x14A, 0), (0, 0, 0)]
-            while time.monotonic() < stamp + 0.008:
-                time.sleep(min(0.05, stamp + 0.008 - time.monotonic()))
+            until_time(stamp + 0.008)
             panel._send([(stamp, event) for event in down] + [(stamp + 0.008, event) for event in lift])
         counts = until("the phantom's taps counted", lambda: filtered().get("phantom_taps") == 2 and filtered())
         device = next(device for device in ctl("devices") if device.get("node") == NODE)
