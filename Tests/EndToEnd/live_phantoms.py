@@ -110,6 +110,18 @@ def main():
         def filtered():
             return ctl("stats")[0]["filtered"].get(NODE) or {}
 
+        def settled(read, quiet=0.5):
+            """A predicate for `until`: what `read` gives, once it gave the same for `quiet` s."""
+            seen = {"value": None, "since": 0.0}
+
+            def check():
+                value, now = read(), time.monotonic()
+                if value != seen["value"]:
+                    seen["value"], seen["since"] = value, now
+                    return None
+                return value if now - seen["since"] >= quiet else None
+            return check
+
         def until_time(stamp):
             """Returns once the monotonic clock reads `stamp` (each sleep bounded, and never
             negative: the time can pass `stamp` between looking at the clock and sleeping)."""
@@ -188,7 +200,9 @@ def main():
             return health if health.get("storms") else None
         named = until("health to name the storm", naming_the_storm)
         storm = named["storms"]
-        counts = filtered()
+        # Health names the storm from its 21st contact; the flood's last ones may still be on
+        # their way to motiond. The count is read once it no longer grows.
+        counts = until("the storm's contacts counted", settled(filtered))
         quiet_problem = [problem for problem in named["problems"] if "touch storm" in problem]
         until("the storm's quiet to end", lambda: not ctl("status")[0]["health"]["storms"], deadline=20)
         published, most = client.part()

@@ -57,8 +57,11 @@ class StandInCase(unittest.IsolatedAsyncioTestCase):
         stand_in = StandIn(self.path, answer)
         await stand_in.start()
         self.addAsyncCleanup(stand_in.stop)
-        client = motiond.Client(self.path, timeout=0.3, first_retry=0.05, max_retry=0.1)
+        # Connecting may take long on a loaded machine (the stand-in's hello is another task
+        # of this loop); the requests the tests leave unanswered then time out quickly.
+        client = motiond.Client(self.path, timeout=20.0, first_retry=0.05, max_retry=0.1)
         await client.connect()
+        client.timeout = 0.3
         self.addAsyncCleanup(client.close)
         return client
 
