@@ -12,9 +12,12 @@ import argparse
 import fcntl
 import json
 import os
-import struct
+import re
 import select
+import struct
 import subprocess
+import sys
+import threading
 import time
 
 import gi
@@ -82,6 +85,100 @@ E: 0.000000 0000 0000 0000
 """
 
 
+class EventNode:
+    """The master end of a fake event node in `testbed` (a pty), written in whole events:
+    each chunk of CHUNK bytes once the reader has read everything before it."""
+
+    def __init__(self, testbed, node):
+        self.fd = testbed.get_dev_fd(node)
+        if self.fd < 0:
+            raise PanelFailure(f"umockdev gave no descriptor for {node}")
+        # The pty's other end, opened only to ask whether the reader has read everything.
+        number = struct.unpack("I", fcntl.ioctl(self.fd, TIOCGPTN, b"\0" * 4))[0]
+        self.unread = select.poll()
+        self.unread.register(os.open(f"/dev/pts/{number}", os.O_RDONLY | os.O_NOCTTY | os.O_NONBLOCK), select.POLLIN)
+
+    def write(self, data, behind=False, deadline=30):
+        """`data`, struct input_events. `behind`: written even while the reader has yet to
+        read what came before, for a test that stopped it; at most CHUNK bytes, which fit
+        the pty whatever it holds unread. Each wait for the reader ends after `deadline` s."""
+        if behind and len(data) > CHUNK:
+            raise PanelFailure(f"{len(data)} bytes are too many to write while the reader is behind")
+        for start in range(0, len(data), CHUNK):
+            chunk = data[start:start + CHUNK]
+            if not behind:
+                self.wait_until_read(deadline)
+            written = os.write(self.fd, chunk)
+            if written != len(chunk):
+                raise PanelFailure(f"wrote {written} of {len(chunk)} bytes")
+
+    def wait_until_read(self, deadline=30):
+        """Until the reader has read everything written."""
+        end = time.monotonic() + deadline
+        while self.has_unread():
+            if time.monotonic() > end:
+                raise PanelFailure(f"the reader left what was written unread for {deadline} s")
+            time.sleep(0.001)
+
+    def has_unread(self):
+        return bool(self.unread.poll(0))
+
+    def play(self, path, running=lambda: True, deadline=30):
+        """Plays evemu events file `path` as libumockdev's load_evemu_events does, each frame
+        when its stamp comes (counted from now), but whole: a frame waits until the reader
+        has read what came before. Ends early once `running()` is false; PanelFailure when
+        the reader leaves a frame unread for `deadline` s."""
+        start = time.monotonic()
+        for stamp, data in evemu_frames(path):
+            while running() and (left := start + stamp - time.monotonic()) > 0:
+                time.sleep(min(0.05, left))
+            unread_since = time.monotonic()
+            while running() and self.has_unread():
+                if time.monotonic() - unread_since > deadline:
+                    raise PanelFailure(f"the reader left what was written unread for {deadline} s")
+                time.sleep(0.001)
+            if not running():
+                return
+            self.write(data)
+
+    def play_in_background(self, path):
+        """`play` on a thread of its own, for a script that waits on other things meanwhile;
+        a failure is said on standard error (what the reader then misses fails the test)."""
+        def play():
+            try:
+                self.play(path)
+            except PanelFailure as failure:
+                print(f"{path}: {failure}", file=sys.stderr, flush=True)
+        thread = threading.Thread(target=play, daemon=True)
+        thread.start()
+        return thread
+
+
+EVEMU_EVENT = re.compile(r"^E: ([0-9]+)\.([0-9]+) +([0-9a-fA-F]+) +([0-9a-fA-F]+) +(-?[0-9]+)")
+
+
+def evemu_frames(path):
+    """An evemu events file's frames: (seconds from its first event, the frame as
+    struct input_events, stamped as written), a frame being the events up to and including
+    a SYN_REPORT. Lines other than events are skipped, as libumockdev skips them."""
+    frame, first, stamp = b"", None, None
+    with open(path) as file:
+        for line in file:
+            match = EVEMU_EVENT.match(line)
+            if not match:
+                continue
+            seconds, micros, kind, code, value = match.groups()
+            time_of_event = int(seconds) + int(micros) / 1_000_000
+            first = time_of_event if first is None else first
+            stamp = time_of_event - first if stamp is None else stamp
+            frame += struct.pack("@qqHHi", int(seconds), int(micros), int(kind, 16), int(code, 16), int(value))
+            if int(kind, 16) == 0 and int(code, 16) == 0:
+                yield stamp, frame
+                frame, stamp = b"", None
+    if frame:
+        yield stamp, frame
+
+
 class Panel:
     """The fake touchscreen at NODE, or at `node` (/dev/input/eventNN) for a second one.
 
@@ -124,13 +221,7 @@ class Panel:
         if not self.testbed.add_from_file(description):
             raise PanelFailure("umockdev could not add the panel")
         self.testbed.load_ioctl(node, ioctl)
-        self.fd = self.testbed.get_dev_fd(node)
-        if self.fd < 0:
-            raise PanelFailure("umockdev gave no descriptor for the panel's node")
-        # The pty's other end, opened only to ask whether motiond has read everything.
-        number = struct.unpack("I", fcntl.ioctl(self.fd, TIOCGPTN, b"\0" * 4))[0]
-        self.unread = select.poll()
-        self.unread.register(os.open(f"/dev/pts/{number}", os.O_RDONLY | os.O_NOCTTY | os.O_NONBLOCK), select.POLLIN)
+        self.node = EventNode(self.testbed, node)
         self.touches = 0
 
     def write(self, events, delay_from=None, delay=0.05, behind=False):
@@ -150,25 +241,8 @@ class Panel:
                     for index, events in enumerate(frames) for event in events + [(0, 0, 0)]])
 
     def _send(self, stamped, behind=False):
-        data = b"".join(struct.pack("@qqHHi", int(stamp), int((stamp % 1) * 1_000_000), kind, code, value)
-                        for stamp, (kind, code, value) in stamped)
-        if behind and len(data) > CHUNK:
-            raise PanelFailure(f"{len(data)} bytes are too many to write while motiond is behind")
-        for start in range(0, len(data), CHUNK):
-            chunk = data[start:start + CHUNK]
-            if not behind:
-                self._wait_until_read()
-            written = os.write(self.fd, chunk)
-            if written != len(chunk):
-                raise PanelFailure(f"wrote {written} of {len(chunk)} bytes")
-
-    def _wait_until_read(self, deadline=30):
-        """Until motiond has read everything the panel wrote."""
-        end = time.monotonic() + deadline
-        while self.unread.poll(0):
-            if time.monotonic() > end:
-                raise PanelFailure(f"motiond left what the panel wrote unread for {deadline} s")
-            time.sleep(0.001)
+        self.node.write(b"".join(struct.pack("@qqHHi", int(stamp), int((stamp % 1) * 1_000_000), kind, code, value)
+                                 for stamp, (kind, code, value) in stamped), behind=behind)
 
     def unplug(self):
         """The panel goes away: a "remove" uevent, and its node and sysfs entry are gone."""

@@ -26,6 +26,9 @@ import subprocess
 import sys
 import time
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from fake_panel import EventNode, UMockdev  # noqa: E402
+
 # Longer than any step takes on a loaded build machine; shorter than the test's own
 # deadline for the whole run, so that the script, not the test runner, says what it awaited.
 WAIT_SECONDS = 45
@@ -54,10 +57,6 @@ class Lines:
         line, _, self.pending = self.pending.partition(b"\n")
         return line.decode("utf-8") + "\n"
 
-import gi
-
-gi.require_version("UMockdev", "1.0")
-from gi.repository import UMockdev  # noqa: E402
 
 
 def main():
@@ -84,7 +83,7 @@ def main():
         print(json.dumps({"step": name}), flush=True)
 
     syspath, node = plug(device_file, ioctl_file)
-    testbed.load_evemu_events(node, events_file)
+    EventNode(testbed, node).play_in_background(events_file)
     child = subprocess.Popen(reader, stdout=subprocess.PIPE)
     lines = Lines(child.stdout)
 

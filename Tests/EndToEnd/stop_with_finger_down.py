@@ -20,10 +20,8 @@ import subprocess
 import sys
 import tempfile
 
-import gi
-
-gi.require_version("UMockdev", "1.0")
-from gi.repository import UMockdev  # noqa: E402
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from fake_panel import EventNode, UMockdev  # noqa: E402
 
 
 def main():
@@ -53,7 +51,7 @@ def main():
         testbed.add_from_file(device_file)
         node = "/dev/input/" + os.path.basename(syspath)
         testbed.load_ioctl(node, ioctl_file)
-        testbed.load_evemu_events(node, events_file)
+        EventNode(testbed, node).play_in_background(events_file)
         testbed.uevent(syspath, "add")
 
         for line in lines:
