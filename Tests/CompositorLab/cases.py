@@ -25,6 +25,13 @@ PROBE_TRIES = 5
 TOLERANCE = 1.0
 # The lab panel's extent in its units (the Atmel's axes: x 0-799, y 0-479), over the output.
 PANEL_UNITS = (800, 480)
+# A play whose stamps put a frame this much later after the one before than the scenario does
+# (seconds) is played again, up to PLAY_TRIES times in all: the guest's one emulated CPU, taken
+# by Chromium or by the host, stalled the player, and a touch held still that long is another
+# touch (an 80 ms tap stalled 0.17 s is a finger resting for stuck_after = 0.25 s, which
+# motiond withdraws). A panel is hardware; nothing in its machine holds its touches back.
+PLAY_STRETCH = 0.1
+PLAY_TRIES = 3
 
 
 class Lab:
@@ -39,6 +46,7 @@ class Lab:
         self.open_page()
         self.probe_events = write_events("probe", tap(0, 99, PROBE_AT))
         self.screenshot = None
+        self.stretched = 0.0
 
     def open_page(self):
         """Chromium on the page, if it is not there; once it is ready."""
@@ -85,7 +93,8 @@ class Lab:
                 f"({self.page.size['width']} x {self.page.size['height']}, {self.page.ready['touch_points']} touch points)")
 
     def play(self, scenario):
-        """Plays `scenario` on its panel; motiond's published tracks, by contact id in landing order."""
+        """Plays `scenario` on its panel; motiond's published tracks, by contact id in landing
+        order. `stretched` is then how far the play's stamps stretched it (Player.stretched)."""
         self.motiond.configure(scenario.snippet, scenario.device)
         self.client.drain()
         self.client.events.clear()
@@ -95,7 +104,7 @@ class Lab:
             self.client.drain()
             if scenario.during:
                 scenario.during(self.client, time.monotonic() - start)
-        self.panels[scenario.panel].play(scenario.events, meanwhile=meanwhile)
+        self.stretched = self.panels[scenario.panel].play(scenario.events, meanwhile=meanwhile).stretched()
         # With a `final` touch, until motiond published it too: under load motiond may still be
         # behind when the touch before it has ended, and the record would end without it.
         wait_until("motiond to publish every finger lifted" + (" and the last touch landed" if scenario.final else ""),
@@ -120,11 +129,17 @@ class Lab:
             self.probe(client, target)
             played = {}
             for scenario in scenarios:
-                clock = time.monotonic()
-                client.mark()
-                published = self.play(scenario)
-                events = self.wait_for_client(client, target, scenario, published)
-                played[scenario.name] = {"published": published, "events": events, "seconds": time.monotonic() - clock}
+                for attempt in range(1, PLAY_TRIES + 1):
+                    clock = time.monotonic()
+                    client.mark()
+                    published = self.play(scenario)
+                    events = self.wait_for_client(client, target, scenario, published)
+                    if self.stretched <= PLAY_STRETCH or attempt == PLAY_TRIES:
+                        break
+                    note(f"{scenario.name} to {target}: the play's stamps stretched it {1000 * self.stretched:.0f} ms "
+                         f"(the guest stalled), over {1000 * PLAY_STRETCH:.0f}: played again")
+                played[scenario.name] = {"published": published, "events": events, "seconds": time.monotonic() - clock,
+                                         "stretched": self.stretched, "tries": attempt}
                 if target == "page" and scenario.name == "drag":
                     client.wait("the page to paint the drag", lambda: any(e["type"] == "painted" for e in client.events()))
                     self.screendump(f"{self.kind}-page-after-drag")
@@ -269,7 +284,7 @@ def cancel_verdict(kind, scenarios, records):
     """cancel_table's rows, the records that failed (problems), and what went wrong in a
     case, as (case, target, why)."""
     rows = [f"{kind}: case | client | touches (landing … last position, positions, ending) | click/contextmenu | "
-            "left down | the next tap"]
+            "left down | the next tap | the play stretched, tries"]
     problems = []
     wrong = []
     for scenario in scenarios:
@@ -301,7 +316,7 @@ def cancel_verdict(kind, scenarios, records):
             if left_down or next_tap is None:
                 wrong.append((scenario.name, target, f"{left_down} left down; the next tap {tap_said}"))
             rows.append(f"{scenario.name} | {target} | {summary(touches)}{f' ({unframed} unframed)' if unframed else ''} | "
-                        f"{clicks} | {left_down} | {tap_said}")
+                        f"{clicks} | {left_down} | {tap_said} | {1000 * record.get('stretched', 0):.0f} ms, {record.get('tries', 1)}")
     return rows, problems, wrong
 
 

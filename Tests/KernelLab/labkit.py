@@ -293,6 +293,16 @@ class Player:
         first, start = self.frames[0][0], self.written[0][0]
         return max(after - (start + at - first) for (at, _), (_, after) in zip(self.frames, self.written))
 
+    def stretched(self):
+        """The most the time between two frames the kernel stamped exceeded the recording's
+        (seconds; the middle of each write where no stamp was read back): how long a stall
+        of the player or of the guest held a touch still, as motiond saw it."""
+        stamps = self.stamps + [None] * (len(self.written) - len(self.stamps))
+        times = [read if read is not None else (before + after) / 2 for (before, after), read in zip(self.written, stamps)]
+        recorded = [at for at, _ in self.frames[:len(times)]]
+        return max((times[index] - times[index - 1] - (recorded[index] - recorded[index - 1]) for index in range(1, len(times))),
+                   default=0.0)
+
     def as_played(self, path):
         """The recording with the times its frames were written (the kernel's stamps where read
         back, else the middle of each write); its path."""
