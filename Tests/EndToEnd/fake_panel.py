@@ -112,10 +112,10 @@ class EventNode:
             if written != len(chunk):
                 raise PanelFailure(f"wrote {written} of {len(chunk)} bytes")
 
-    def wait_until_read(self, deadline=30):
-        """Until the reader has read everything written."""
+    def wait_until_read(self, deadline=30, running=lambda: True):
+        """Until the reader has read everything written, or `running()` is false."""
         end = time.monotonic() + deadline
-        while self.has_unread():
+        while running() and self.has_unread():
             if time.monotonic() > end:
                 raise PanelFailure(f"the reader left what was written unread for {deadline} s")
             time.sleep(0.001)
@@ -132,14 +132,10 @@ class EventNode:
         for stamp, data in evemu_frames(path):
             while running() and (left := start + stamp - time.monotonic()) > 0:
                 time.sleep(min(0.05, left))
-            unread_since = time.monotonic()
-            while running() and self.has_unread():
-                if time.monotonic() - unread_since > deadline:
-                    raise PanelFailure(f"the reader left what was written unread for {deadline} s")
-                time.sleep(0.001)
+            self.wait_until_read(deadline, running)
             if not running():
                 return
-            self.write(data)
+            self.write(data, deadline=deadline)
 
     def play_in_background(self, path):
         """`play` on a thread of its own, for a script that waits on other things meanwhile;
