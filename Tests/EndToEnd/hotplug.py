@@ -58,7 +58,6 @@ class Lines:
         return line.decode("utf-8") + "\n"
 
 
-
 def main():
     separator = sys.argv.index("--")
     device_file, ioctl_file, events_file, frames, again_device, again_ioctl = sys.argv[1:separator]
