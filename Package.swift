@@ -8,6 +8,7 @@
 //                 engine (pure, no I/O; re-exports TouchModel)
 //   CEvdev/CUdev/CMtdev/CYaml  the system libraries libevdev, libudev, libmtdev and libyaml,
 //                 through pkg-config
+//   CLinux        the Linux system calls Swift cannot make itself (a futex)
 //   TouchInput    devices, discovery, hotplug, recordings and replay, contact filters,
 //                 coordinate mapping and calibration (needs TouchModel, not MotionCore)
 //   MotionConfiguration  motiond.toml and its drop-ins: read, checked, and turned into a scene
@@ -94,6 +95,9 @@ let package = Package(
             pkgConfig: "yaml-0.1",
             providers: [.apt(["libyaml-dev"])]
         ),
+        // The Linux system calls Swift cannot make (`syscall` is variadic): a futex, for the
+        // replay's wait. A header only; nothing to link.
+        .systemLibrary(name: "CLinux"),
         .target(
             name: "TouchInput",
             dependencies: ["TouchModel", "CEvdev", "CUdev", "CMtdev", "CYaml"],
@@ -141,6 +145,7 @@ let package = Package(
                 "MotionTUIO",
                 "MotionWire",
                 "MotionDaemon",
+                "CLinux",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),

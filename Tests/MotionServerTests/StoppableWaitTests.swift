@@ -14,6 +14,17 @@ struct StoppableWaitTests {
         #expect(waiting.wait(until: deadline - 1), "a deadline already past ends the wait at once")
     }
 
+    @Test("a deadline whose fraction of a second rounds up to a whole one, or out of any range, is waited for, not refused")
+    func oddDeadlines() {
+        let waiting = StoppableWait()
+        let past = monotonicNow().rounded(.down) - 1 + 0.999_999_999_9
+        #expect(waiting.wait(until: past))
+        #expect(waiting.wait(until: -.infinity))
+        #expect(waiting.wait(until: .nan))
+        waiting.stop()
+        #expect(!waiting.wait(until: .infinity), "stopped: even a wait for ever ends at once")
+    }
+
     @Test("a stop ends the wait in progress at once (or the one about to begin), and every later one")
     func stopEndsTheWait() {
         let waiting = StoppableWait()
