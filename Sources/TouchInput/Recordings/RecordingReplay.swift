@@ -62,7 +62,7 @@ public struct RecordingReplay: Sendable {
     /// frame they swallowed: what the daemon reports of a replayed device as of a live one,
     /// at the time it happened. The last moment's counts are the whole recording's.
     public func replayedFrames(startingAt offset: Double = 0) -> [ReplayedFrame] {
-        var player = RecordingPlayer(self, startingAt: offset)
+        let player = RecordingPlayer(self, startingAt: offset)
         var moments: [ReplayedFrame] = []
         player.play(until: .infinity, into: &moments)
         return moments
@@ -73,7 +73,12 @@ public struct RecordingReplay: Sendable {
 /// ``RecordingReplay/replayedFrames(startingAt:)`` gives all at once, a moment at a time, for
 /// a replay that goes at the recording's pace (`motiond --replay`) and so runs the assembler
 /// and the filters when a panel's would run, not ahead of them.
-public struct RecordingPlayer {
+///
+/// A class: a play moves on as it plays, and its holder (the replay's driver, in another
+/// module) asks it what is next due every moment. As a struct held in a class, each such
+/// question copied the whole player, its assembler's slots included, and retained what they
+/// hold.
+public final class RecordingPlayer {
     private var assembler: TouchFrameAssembler
     private let events: [InputEvent]
     private var next = 0
@@ -101,7 +106,7 @@ public struct RecordingPlayer {
 
     /// Appends to `moments` what is due by `time`: each frame, and what the filters decided
     /// where they swallowed a frame, as a live device's would come.
-    public mutating func play(until time: Double, into moments: inout [RecordingReplay.ReplayedFrame]) {
+    public func play(until time: Double, into moments: inout [RecordingReplay.ReplayedFrame]) {
         while next < events.count {
             var event = events[next]
             event.time = self.time(of: event)
@@ -120,7 +125,7 @@ public struct RecordingPlayer {
     private func time(of event: InputEvent) -> Double { event.time - start + offset }
 
     /// A frame is always a moment; a time without one only when the filters acted.
-    private mutating func add(_ frame: TouchFrame?, at time: Double, to moments: inout [RecordingReplay.ReplayedFrame]) {
+    private func add(_ frame: TouchFrame?, at time: Double, to moments: inout [RecordingReplay.ReplayedFrame]) {
         let report = assembler.takeFilterReport()
         guard frame != nil || report.counts != nil || !report.notices.isEmpty else { return }
         moments.append(RecordingReplay.ReplayedFrame(time: time, frame: frame, counts: assembler.filterCounts, notices: report.notices))
