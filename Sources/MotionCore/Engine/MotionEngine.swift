@@ -73,6 +73,11 @@ public final class MotionEngine {
         attach(scene.container, interactions: [])
     }
 
+    /// The links that outlive the engine tell no one from now on (``PublishedWrites``).
+    deinit {
+        writes.engine = nil
+    }
+
     // MARK: Frames
 
     /// Processes one device's frame at its timestamp: what it changed, in order. `deviceName`
@@ -371,12 +376,14 @@ enum ReportPhase {
 
 /// Hears the writes to an engine's published properties (``WriteListener``) and marks their
 /// streams changed; of its elements' `enabled` flags (``FlagListener``), also lets go of the
-/// fingers on an element turned off. Apart from the engine, and holding it weakly, so that each of the
-/// thousands of links holds a plain reference rather than a weak one of its own; weakly,
-/// because a property may outlive its engine (an element a test keeps, a spring still moving
-/// when an engine is dropped), and then tells no one.
+/// fingers on an element turned off. Apart from the engine, so that each of the thousands of
+/// links holds a plain reference rather than one to the engine of its own. Its reference to
+/// the engine is not counted, and the engine's deinit clears it: a property may outlive its
+/// engine (an element a test keeps, a spring still moving when an engine is dropped), and then
+/// tells no one. Not weak: a weak reference gives the engine a side table, and every retain
+/// and release of an object with one takes the runtime's slow path, a few a frame.
 final class PublishedWrites: WriteListener, FlagListener {
-    weak var engine: MotionEngine?
+    unowned(unsafe) var engine: MotionEngine?
 
     /// A property was written: its stream, whose number is the tag it is followed with
     /// (``MotionEngine/attach(_:interactions:)``), changed.

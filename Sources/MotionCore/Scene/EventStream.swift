@@ -15,20 +15,28 @@ public final class EventStream<Value>: QuietSource {
     /// `.began` makes it active, its end brings it to rest).
     public init(state stateOf: @escaping (Value) -> MotionState? = { _ in nil }) {
         self.stateOf = stateOf
+        link.stream = self
+    }
+
+    deinit {
+        link.stream = nil
     }
 
     /// The stream to subscribe to.
     public var stream: MotionObservable<Value> { MotionObservable(from: self, connectObserver) }
 
+    /// How the subscriptions reach the stream (``EventStreamLink``).
+    private let link = EventStreamLink<Value>()
+
     /// What ``stream`` runs for each subscription: made once, where each `stream` made it anew,
     /// and an interaction draws several streams from one event stream. Not holding the stream:
     /// a held subscription keeps this function, and the stream keeps the held subscription.
-    private lazy var connectObserver: MotionObservable<Value>.Connect = { [weak self] observer in
-        guard let self else { return {} }
-        let id = self.nextID
-        self.nextID += 1
-        self.observers.append((id, observer))
-        return { [weak self] in self?.observers.removeAll { $0.id == id } }
+    private lazy var connectObserver: MotionObservable<Value>.Connect = { [link] observer in
+        guard let stream = link.stream else { return {} }
+        let id = stream.nextID
+        stream.nextID += 1
+        stream.observers.append((id, observer))
+        return { [link] in link.stream?.observers.removeAll { $0.id == id } }
     }
 
     /// Runs `connect` when the first value comes, in its turn among the subscriptions waiting
@@ -70,6 +78,15 @@ public final class EventStream<Value>: QuietSource {
             for entry in current { entry.observer.state(state) }
         }
     }
+}
+
+/// An event stream as its subscriptions reach it, which may outlive it: its reference is not
+/// counted, and the stream's deinit clears it, so that they then reach nothing. Not a weak
+/// reference: that gives the stream a side table, and every retain and release of an object
+/// with one takes the runtime's slow path (the engine sends on an element's streams every
+/// frame).
+private final class EventStreamLink<Value> {
+    unowned(unsafe) var stream: EventStream<Value>?
 }
 
 /// A subscription that runs a function when connected (``EventStream/onFirstValue(_:)``).

@@ -22,8 +22,12 @@ final class EngineTimer {
         if pending == nil && next == nil { return }
         cancel()
         guard let next else { return }
-        let cancel = scheduler.schedule(at: next) { [weak self, weak engine, unowned scheduler] in
-            guard let self, engine != nil else { return }
+        // Unowned, not weak: the timer cancels what it set as it goes (its deinit), and a
+        // weak reference would give it and the engine side tables, which put every retain and
+        // release of them, a few a frame, on the runtime's slow path. A reload's new engine
+        // moves the timer (``follow(_:)``, under the same lock), so a deadline set for an
+        // engine gone is cancelled before it can fire.
+        let cancel = scheduler.schedule(at: next) { [unowned self, unowned scheduler] in
             pending = nil
             fire(Swift.max(next, scheduler.now))
         }
@@ -34,5 +38,9 @@ final class EngineTimer {
     func cancel() {
         pending?.cancel()
         pending = nil
+    }
+
+    deinit {
+        cancel()
     }
 }
