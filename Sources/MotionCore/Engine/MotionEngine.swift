@@ -300,7 +300,21 @@ public final class MotionEngine {
         repairBroken()
         reportContacts(at: time)
         reportPhase = .handedOut
-        return report
+        // Moved out, not copied: a copy retained and released each of the report's seven
+        // arrays every frame. Whoever publishes it gives it back (``takeBack(_:)``), and the
+        // next report is filled in its storage.
+        var handedOut = FrameReport()
+        swap(&handedOut, &report)
+        return handedOut
+    }
+
+    /// Gives back a report this engine handed out, once it is published, for the next report
+    /// to be filled in its storage: a frame then allocates nothing for its report. A report
+    /// not given back costs the next one its arrays' storage, nothing more. Ignored when the
+    /// next report has begun meanwhile (a value changed after the report was handed out).
+    public func takeBack(_ handedOut: inout FrameReport) {
+        guard reportPhase == .handedOut else { return }
+        swap(&report, &handedOut)
     }
 
     /// The fingers, after the elements' values, if they changed since the last report. The

@@ -118,7 +118,11 @@ struct ContinuousGesture<Value: MotionVector & Sendable>: Sendable {
     mutating func report(_ value: Value, at time: Double, beyondThreshold: Bool, changed: Bool) -> Report? {
         velocity.add(value, at: time)
         let state = lifecycle.step(down: tracker.active.count, cancelled: tracker.cancelled, beyondThreshold: beyondThreshold, changed: changed)
-        let report = state.map { self.report($0, at: time, touches: isOver ? touchesBefore : tracker.active.count) }
+        // Not `state.map { self.report(...) }`: a closure over a mutating method's self
+        // captures a copy of the whole gesture (its velocity samples and tracked fingers), and
+        // this runs every frame.
+        var report: Report?
+        if let state { report = self.report(state, at: time, touches: isOver ? touchesBefore : tracker.active.count) }
         if isOver {
             velocity.reset()
             tracker.reset()

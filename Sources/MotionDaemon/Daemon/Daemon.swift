@@ -170,13 +170,16 @@ public final class Daemon {
         publish(engine.tick(at: clock.now))
     }
 
-    /// A frame's report to every sink, in order; `input` is the frame it is of, if any.
-    private func publish(_ report: FrameReport, input: FrameOrigin? = nil) {
+    /// A frame's report to every sink, in order; `input` is the frame it is of, if any. Then
+    /// back to the engine, whose next report reuses its storage (``MotionEngine/takeBack(_:)``).
+    private func publish(_ report: consuming FrameReport, input: FrameOrigin? = nil) {
         assert(mayEnter(), "the daemon was reached without its lock")
+        var report = report
         for repair in report.repairs {
             onEvent(.valuesRepaired(element: repair.element, streams: repair.streams))
         }
         for sink in sinks { sink.take(report, input: input) }
+        engine.takeBack(&report)
     }
 
     /// Counts frames the input left out because newer ones of the same device were already
