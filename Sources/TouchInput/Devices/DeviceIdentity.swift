@@ -12,27 +12,70 @@ public struct DeviceIdentity: Hashable, Sendable {
     /// opened: what the engine keeps two devices' contacts apart by (their tracking ids may
     /// coincide). A node keeps its number when its device is plugged in again.
     public var number: Int
-    /// Where the device is read from: `/dev/input/event5`, or `replay:FILE` for a recording
-    /// motiond replays. Clients, the log and the metrics' `device` label name it so.
-    public var node: String
-    /// udev's `ID_PATH`, where the device is plugged in (`pci-0000:00:14.0-usb-0:2:1.0`);
-    /// nil for a recording, which no `path` rule selects.
-    public var path: String?
-    /// The kernel's name for the device, as its firmware reports it.
-    public var name: String
     /// The USB (or other bus) vendor and product ids.
     public var vendor: UInt16
     public var product: UInt16
+    /// The texts, in one object of their own: an identity goes with every frame from the
+    /// input thread to the sinks, copied at each step, and its three strings were a retain
+    /// and a release each at every copy.
+    private var texts: Texts
+
+    /// Where the device is read from: `/dev/input/event5`, or `replay:FILE` for a recording
+    /// motiond replays. Clients, the log and the metrics' `device` label name it so.
+    public var node: String {
+        get { texts.node }
+        set { texts = Texts(node: newValue, path: path, name: name) }
+    }
+    /// udev's `ID_PATH`, where the device is plugged in (`pci-0000:00:14.0-usb-0:2:1.0`);
+    /// nil for a recording, which no `path` rule selects.
+    public var path: String? {
+        get { texts.path }
+        set { texts = Texts(node: node, path: newValue, name: name) }
+    }
+    /// The kernel's name for the device, as its firmware reports it.
+    public var name: String {
+        get { texts.name }
+        set { texts = Texts(node: node, path: path, name: newValue) }
+    }
 
     /// An identity with every part given; the name and ids are empty for a device whose
     /// description does not matter (a test's).
     public init(number: Int, node: String, path: String? = nil, name: String = "", vendor: UInt16 = 0, product: UInt16 = 0) {
         self.number = number
-        self.node = node
-        self.path = path
-        self.name = name
+        self.texts = Texts(node: node, path: path, name: name)
         self.vendor = vendor
         self.product = product
+    }
+
+    public static func == (left: DeviceIdentity, right: DeviceIdentity) -> Bool {
+        left.number == right.number && left.vendor == right.vendor && left.product == right.product
+            && (left.texts === right.texts || left.texts.equals(right.texts))
+    }
+
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(number)
+        hasher.combine(node)
+        hasher.combine(path)
+        hasher.combine(name)
+        hasher.combine(vendor)
+        hasher.combine(product)
+    }
+
+    /// Never changed once made: an identity given a new text gets new texts.
+    private final class Texts: Sendable {
+        let node: String
+        let path: String?
+        let name: String
+
+        init(node: String, path: String?, name: String) {
+            self.node = node
+            self.path = path
+            self.name = name
+        }
+
+        func equals(_ other: Texts) -> Bool {
+            node == other.node && path == other.path && name == other.name
+        }
     }
 
     /// The identity of the device numbered `number`, read from `node` (plugged in at `path`)
