@@ -134,10 +134,13 @@ final class InputQueue: @unchecked Sendable {
 
     /// Closes the queue, then runs what waited: how a stop makes sure the input thread's last
     /// batch (the contacts it cancelled) reached the daemon, whether or not the caller holds
-    /// the daemon's lock.
+    /// the daemon's lock. The lock then lets go of the queue.
     func closeAndRunWaiting() {
         close()
-        daemonLock.withLock { runWaiting() }
+        daemonLock.withLock {
+            runWaiting()
+            daemonLock.remove(self)
+        }
     }
 
     /// Runs what waits, if anything does; only under the daemon's lock (``DaemonLock``

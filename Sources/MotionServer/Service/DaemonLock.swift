@@ -30,15 +30,14 @@ final class DaemonLock: @unchecked Sendable {
     /// lets go: a batch whose thread found the lock taken is so run by the holder, or, if it
     /// came just as the holder let go, by whoever takes the lock next.
     private let waiting = Atomic<Bool>(false)
-    /// The queues whose waiting batches the holder runs as it lets go; under the mutex.
-    private var queues: [Weak] = []
+    /// The queues whose waiting batches the holder runs as it lets go, until they close
+    /// (``remove(_:)``); under the mutex. Not held weakly: a weak reference gives a queue a
+    /// side table, and loading it cost every batch a retain and a release on the runtime's
+    /// slow path.
+    private var queues: [InputQueue] = []
     /// Work a holder off the loop left for the loop (``forLoop(_:_:)``), by loop; under the
     /// mutex.
     private var loopWork: [(loop: any EventLoop, work: () -> Void)] = []
-
-    private struct Weak {
-        weak var queue: InputQueue?
-    }
 
     init() {
         mutex = .allocate(capacity: 1)
@@ -97,10 +96,11 @@ final class DaemonLock: @unchecked Sendable {
         }
         repeat {
             if waiting.exchange(false, ordering: .sequentiallyConsistent) {
-                for entry in queues { entry.queue?.runWaiting() }
+                for queue in queues { queue.runWaiting() }
             }
-            let handOver = loopWork
-            if !loopWork.isEmpty { loopWork.removeAll(keepingCapacity: true) }
+            // Taken out, not copied: nothing to retain when nothing was left for the loop.
+            var handOver: [(loop: any EventLoop, work: () -> Void)] = []
+            if !loopWork.isEmpty { swap(&handOver, &loopWork) }
             depth = 0
             owner.store(0, ordering: .relaxed)
             pthread_mutex_unlock(mutex)
@@ -144,12 +144,14 @@ final class DaemonLock: @unchecked Sendable {
         owner.load(ordering: .relaxed) == UInt(pthread_self())
     }
 
-    /// Has `queue`'s waiting batches run by whoever lets go of the lock; held weakly.
+    /// Has `queue`'s waiting batches run by whoever lets go of the lock, until it closes.
     func add(_ queue: InputQueue) {
-        withLock {
-            queues.removeAll { $0.queue == nil }
-            queues.append(Weak(queue: queue))
-        }
+        withLock { queues.append(queue) }
+    }
+
+    /// Runs `queue`'s batches no more: it closed (``InputQueue/closeAndRunWaiting()``).
+    func remove(_ queue: InputQueue) {
+        withLock { queues.removeAll { $0 === queue } }
     }
 }
 
