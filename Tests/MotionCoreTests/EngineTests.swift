@@ -46,6 +46,40 @@ struct EngineTests {
         #expect(screenTaps == 1)
     }
 
+    @Test("a report given back is filled again in its own storage; given back after the next report began, it changes nothing")
+    func reportGivenBack() throws {
+        let (engine, _) = makeEngine()
+        engine.add(card(), interactions: [Draggable()])
+        let frames = FingerScript(fingers: [.line(id: 1, from: Point(x: 960, y: 540), to: Point(x: 1160, y: 540), down: 0...0.2)]).frames(rate: 100)
+        try #require(frames.count >= 12)
+        func storage(_ report: FrameReport) -> UnsafePointer<PublishedUpdate>? { report.values.withUnsafeBufferPointer { $0.baseAddress } }
+
+        // A few frames for the arrays to grow to what a frame needs.
+        for frame in frames[0..<5] {
+            var report = engine.process(frame)
+            engine.takeBack(&report)
+        }
+        var report = engine.process(frames[5])
+        let kept = try #require(storage(report), "a moving finger moves the card: values to publish")
+        for frame in frames[6..<10] {
+            engine.takeBack(&report)
+            #expect(report.values.isEmpty, "what the engine gives in exchange is empty")
+            report = engine.process(frame)
+            #expect(storage(report) == kept, "the report was filled in the storage given back")
+        }
+
+        // Given back after an element's removal began the next report: ignored, so that what
+        // that report gathered is still reported.
+        engine.takeBack(&report)
+        var handedOut = engine.process(frames[10])
+        try #require(!handedOut.values.isEmpty)
+        engine.remove("card")
+        engine.takeBack(&handedOut)
+        #expect(!handedOut.values.isEmpty, "the report was not taken back")
+        let next = engine.tick(at: frames[10].time)
+        #expect(!next.removedStreams.isEmpty, "the removal is reported: \(next.removedStreams)")
+    }
+
     @Test("each changed property is published once per frame, with the frame's time, only when it changed")
     func coalescing() {
         let (engine, clock) = makeEngine()
