@@ -80,6 +80,36 @@ struct EngineTests {
         #expect(!next.removedStreams.isEmpty, "the removal is reported: \(next.removedStreams)")
     }
 
+    @Test("an element kept after its engine went: writing its values and turning it off reach no one; a subscription kept after its event stream went ends quietly")
+    func elementOutlivesItsEngine() throws {
+        let element = card()
+        var subscription: Subscription?
+        weak var gone: MotionEngine?
+        do {
+            let (engine, _) = makeEngine()
+            engine.add(element, interactions: [Draggable()])
+            let frames = FingerScript(fingers: [.line(id: 1, from: Point(x: 960, y: 540), to: Point(x: 1000, y: 540), down: 0...0.05)]).frames(rate: 100)
+            for frame in frames { _ = engine.process(frame) }
+            gone = engine
+        }
+        try #require(gone == nil, "the engine is gone, not kept by its scene")
+        element.position.value = Point(x: 1, y: 2)
+        element.enabled.value = false
+        #expect(element.position.value == Point(x: 1, y: 2))
+
+        weak var goneStream: EventStream<Int>?
+        var received: [Int] = []
+        do {
+            let stream = EventStream<Int>()
+            subscription = stream.stream.subscribe(next: { received.append($0) })
+            stream.send(1)
+            goneStream = stream
+        }
+        try #require(goneStream == nil, "the stream is gone, not kept by its subscription")
+        subscription?.unsubscribe()
+        #expect(received == [1])
+    }
+
     @Test("each changed property is published once per frame, with the frame's time, only when it changed")
     func coalescing() {
         let (engine, clock) = makeEngine()
