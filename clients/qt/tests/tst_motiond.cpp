@@ -371,6 +371,9 @@ void MotiondModuleTest::theBindingDrawsThePredictedPosition()
 
     QVERIFY(load(scene(m_socketPath)));
     QTRY_VERIFY_WITH_TIMEOUT(m_connection->property("connected").toBool(), deadline);
+    // The plain streams and the predicted ones are two subscriptions: the card may first be
+    // drawn where card.position says, before the first predicted value has come.
+    QTRY_VERIFY_WITH_TIMEOUT(latest(QStringLiteral("card.predicted_position")).isValid(), deadline);
     int ahead = 0;
     for (int move = 0; move < 60; ++move) {
         const QPointF predicted = nextMove("card.predicted_position");
