@@ -47,22 +47,8 @@ public struct DeviceIdentity: Hashable, Sendable {
         self.product = product
     }
 
-    public static func == (left: DeviceIdentity, right: DeviceIdentity) -> Bool {
-        left.number == right.number && left.vendor == right.vendor && left.product == right.product
-            && (left.texts === right.texts || left.texts.equals(right.texts))
-    }
-
-    public func hash(into hasher: inout Hasher) {
-        hasher.combine(number)
-        hasher.combine(node)
-        hasher.combine(path)
-        hasher.combine(name)
-        hasher.combine(vendor)
-        hasher.combine(product)
-    }
-
     /// Never changed once made: an identity given a new text gets new texts.
-    private final class Texts: Sendable {
+    private final class Texts: Hashable, Sendable {
         let node: String
         let path: String?
         let name: String
@@ -73,8 +59,14 @@ public struct DeviceIdentity: Hashable, Sendable {
             self.name = name
         }
 
-        func equals(_ other: Texts) -> Bool {
-            node == other.node && path == other.path && name == other.name
+        static func == (left: Texts, right: Texts) -> Bool {
+            left === right || (left.node == right.node && left.path == right.path && left.name == right.name)
+        }
+
+        func hash(into hasher: inout Hasher) {
+            hasher.combine(node)
+            hasher.combine(path)
+            hasher.combine(name)
         }
     }
 
