@@ -174,7 +174,6 @@ public final class Daemon {
     /// back to the engine, whose next report reuses its storage (``MotionEngine/takeBack(_:)``).
     private func publish(_ report: consuming FrameReport, input: FrameOrigin? = nil) {
         assert(mayEnter(), "the daemon was reached without its lock")
-        var report = report
         for repair in report.repairs {
             onEvent(.valuesRepaired(element: repair.element, streams: repair.streams))
         }
