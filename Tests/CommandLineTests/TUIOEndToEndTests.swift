@@ -81,6 +81,8 @@ extension Daemons {
             var tuio11: [OSCLine]
             var tuio20: [OSCLine]
             var socket: [[String: Any]]
+            /// What the client read, then motiond's log: for a failure's message.
+            var log: String
 
             /// A stream's values from the socket, in order.
             func values(_ stream: String) -> [Any] { socket.filter { $0["stream"] as? String == stream }.compactMap { $0["value"] } }
@@ -122,10 +124,16 @@ extension Daemons {
                 Run.productsDirectory.appendingPathComponent("motiond").path, "--config", configuration.path, "--socket", socket,
             ], absolute: true)
             try #require(run.status == 0, "\(run.error)")
+            // A motiond that ended by itself sends no last bundles: say so now, with its log,
+            // instead of waiting for them.
+            let socketLines = try run.jsonLines()
+            let stopped = try #require(socketLines.last)
+            try #require(stopped["step"] as? String == "stopped" && stopped["code"] as? Int == 0,
+                         "motiond did not stop cleanly on SIGTERM: \(stopped)\nthe client read:\n\(run.output.suffix(3000))\nmotiond's log:\n\(run.error.suffix(4000))")
             // motiond's last bundles say that nothing is alive: the elements are gone too.
             let tuio11 = v11.messages { $0.address == "/tuio/2Dobj" && $0.arguments == ["alive"] }
             let tuio20 = v20.messages { $0.address == "/tuio2/alv" && $0.arguments.isEmpty }
-            return Session(tuio11: tuio11, tuio20: tuio20, socket: try run.jsonLines())
+            return Session(tuio11: tuio11, tuio20: tuio20, socket: socketLines, log: run.output + "\n" + run.error)
         }
 
         /// Positions as TUIO has them: normalised over the screen.
@@ -201,7 +209,7 @@ extension Daemons {
         func rotation() throws {
             let session = try run("whot-evemu-devices__ep0430m09__2f-drag-scroll")
             let rotations = session.values("surface.rotation").compactMap { $0 as? Double }
-            try #require(rotations.count > 10 && Set(rotations).count > 5, "the fingers turned the surface: \(rotations.prefix(10))")
+            try #require(rotations.count > 10 && Set(rotations).count > 5, "the fingers turned the surface: \(rotations.prefix(10))\n\(session.log.suffix(6000))")
             func distinct(_ values: [Double]) -> [Double] {
                 values.reduce(into: []) { result, value in if result.last.map({ angleDistance($0, value) > 2e-6 }) ?? true { result.append(value) } }
             }
