@@ -76,6 +76,8 @@ parser.add_argument("--slow", type=float, default=1.0,
                     help="the measured plays this many times slower than recorded: on a loaded machine valgrind's loop is late "
                          "at the recorded speed and frames are coalesced (compare only runs made with the same factor)")
 parser.add_argument("--valgrind", default="valgrind")
+parser.add_argument("--dump-instr", action="store_true",
+                    help="count each instruction apart (callgrind --dump-instr=yes), for footprint.py's lines and pages a frame's code spans")
 parser.add_argument("--split", default="$s12MotionServer12ReplayDriverC5startyyAA14StartupFailureOYKF",
                     help="the (mangled) function before which callgrind dumps the start-up part (default ReplayDriver.start())")
 parser.add_argument("--started", default="replaying", help="what motiond logs once its replay has started")
@@ -83,7 +85,7 @@ args = parser.parse_args()
 RECORDING = os.path.join(args.repo, "data/recordings/atmel-maxtouch-drag-up-down.evemu")
 CONFIG = os.path.join(args.repo, "config/motiond.toml")
 os.makedirs(args.out, exist_ok=True)
-CALLGRIND = [args.valgrind, "--tool=callgrind", "--dump-instr=no", "--collect-jumps=no",
+CALLGRIND = [args.valgrind, "--tool=callgrind", f"--dump-instr={'yes' if args.dump_instr else 'no'}", "--collect-jumps=no",
              "--collect-systime=yes", "--separate-threads=no"]
 
 
