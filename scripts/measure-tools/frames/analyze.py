@@ -48,6 +48,9 @@ class Profile:
         names, objs = {}, {}
         fn = ob = cob = cfn = None
         pending_calls = None
+        # How many positions begin a cost line: one (the line) unless callgrind counted each
+        # instruction apart (`--dump-instr=yes`: "positions: instr line"), as footprint.py needs.
+        positions = 1
 
         def name_of(table, text):
             match = re.match(r"\((\d+)\)(?: (.*))?$", text)
@@ -69,7 +72,7 @@ class Profile:
                 c = line[0]
                 if c.isdigit() or c in "+-*":
                     parts = line.split()
-                    values = [int(v) for v in parts[1:]] + [0] * (len(self.events) - len(parts) + 1)
+                    values = [int(v) for v in parts[positions:]] + [0] * (len(self.events) - len(parts) + positions)
                     if pending_calls is not None:
                         key = (fn, cfn)
                         edge = self.edges.setdefault(key, [0, [0] * len(self.events)])
@@ -95,6 +98,8 @@ class Profile:
                     self.objects.setdefault("\0" + str(cob), cob)
                 elif key == "calls":
                     pending_calls = int(value.split()[0])
+                elif line.startswith("positions:"):
+                    positions = len(line.split()) - 1
                 elif line.startswith("events:"):
                     self.events = line.split()[1:]
                 elif line.startswith("totals:") or line.startswith("summary:"):

@@ -20,10 +20,12 @@ OUT=${2:-./out-$(date +%Y%m%d-%H%M%S)}
 REPO=${3:-$(readlink -f "$HERE/../../..")}
 mkdir -p "$OUT"
 strip --strip-debug "$BIN" -o "$OUT/motiond"
-python3 "$HERE/callgrind-frames.py" --motiond "$OUT/motiond" --out "$OUT" --repo "$REPO" ${CAPTURE:+--capture "$CAPTURE"} ${SLOW:+--slow "$SLOW"}
+python3 "$HERE/callgrind-frames.py" --motiond "$OUT/motiond" --out "$OUT" --repo "$REPO" --dump-instr ${CAPTURE:+--capture "$CAPTURE"} ${SLOW:+--slow "$SLOW"}
 python3 "$HERE/analyze.py" --out "$OUT" --tree 300 --names --markdown "$OUT/motiond.md" > /dev/null
 python3 "$HERE/analyze.py" --out "$OUT" --startup --markdown "$OUT/motiond-startup.md" > /dev/null
 python3 "$HERE/analyze.py" --out "$OUT" --server floor --markdown "$OUT/floor.md" > /dev/null
+# The lines and pages of code a frame runs (the runs count each instruction apart).
+{ python3 "$HERE/footprint.py" "$OUT"; echo; python3 "$HERE/footprint.py" "$OUT" --server floor --top 10; } > "$OUT/footprint.txt"
 # callgrind_annotate's own views of the longer runs, demangled (each function's whole counts
 # for that run, not per frame: analyze.py's tables are the per-frame differences).
 for run in motiond-3 floor-3; do
@@ -39,5 +41,6 @@ m, f = r["motiond_per_frame"]["Ir"], r["floor_per_frame"]["Ir"]
 mc = c.get("corrected_Ir_per_frame", m)
 print(f"motiond {m:,.0f} Ir per input frame ({mc:,.0f} with the clock frames valgrind missed), "
       f"floor {f:,.0f}, ratio {mc / f:.2f}; start-up (recording read, assembled, filtered) {r['motiond_startup_per_frame']['Ir']:,.0f} per frame")
-print(f"tables: {out}/motiond.md, {out}/motiond-startup.md, {out}/floor.md")
+print(open(f"{out}/footprint.txt").readline().rstrip())
+print(f"tables: {out}/motiond.md, {out}/motiond-startup.md, {out}/floor.md, {out}/footprint.txt")
 PY
