@@ -250,6 +250,16 @@ extension RunningDaemon {
         String(decoding: logReader?.waitUntil(seconds: seconds) { String(decoding: $0, as: UTF8.self).contains(text) } ?? Data(), as: UTF8.self)
     }
 
+    /// Runs `body`; an error it throws (a client's wait that ran out, most often) comes back
+    /// with motiond's log, which says what the daemon was doing meanwhile.
+    func withLogOnFailure<Result>(_ body: () throws -> Result) throws -> Result {
+        do {
+            return try body()
+        } catch {
+            throw Failure(description: "\(error)\nmotiond's log:\n\(log(containing: "", seconds: 0).suffix(6000))")
+        }
+    }
+
     /// The WebSocket URL motiond logged ("websocket on HOST:PORT"), within 30 s.
     func webSocketURL() throws -> String {
         let log = log(containing: "websocket on ")

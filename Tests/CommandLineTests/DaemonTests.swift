@@ -55,6 +55,12 @@ extension Daemons {
             // At 4× the fast client has seconds of slack in its socket buffer before the daemon
             // would see it blocked, so a busy test machine does not turn it into a slow client.
             let daemon = try RunningDaemon(["--replay", Self.bundled, "--loop", "--speed", "4"])
+            // Once, loaded by the labs beside it, a client here waited 30 s for a line: say
+            // what motiond did meanwhile.
+            try daemon.withLogOnFailure { try slowAndFastClients(on: daemon) }
+        }
+
+        func slowAndFastClients(on daemon: RunningDaemon) throws {
             let slow = try TestClient(daemon.socket)
             _ = try slow.next()
             slow.send(#"{"id": 1, "op": "subscribe", "streams": ["*"]}"# + "\n")
