@@ -121,6 +121,7 @@ public final class Daemon {
     /// Processes a frame from `device`: the pipeline every frame takes, calibration →
     /// engine → TUIO → clients. `readAt` is when the input thread read it (``TouchInputEvent``).
     public func process(_ frame: TouchFrame, from device: DeviceIdentity, readAt: Double? = nil) {
+        assert(mayEnter(), "the daemon was reached without its lock")
         clock.catchUp(to: frame.time)
         let now = clock.now
         status.frame(of: device, touches: frame.contacts.count { $0.phase == .began }, at: now)
